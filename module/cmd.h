@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Parser for the commands written to /proc/net/magnet (procfs-commands.md).
+ * Shared by the kernel module and the userspace unit tests.
+ */
+#ifndef MAGNET_CMD_H
+#define MAGNET_CMD_H
+
+#include "shared.h"
+
+/* Longest accepted command in bytes, trailing newline included. */
+#define MAGNET_CMD_MAX_LEN 255
+
+enum magnet_cmd_op {
+	MAGNET_CMD_FLUSH = 1,
+	MAGNET_CMD_FINISH,
+};
+
+struct magnet_cmd {
+	enum magnet_cmd_op op;
+};
+
+/*
+ * Parse one command of @len bytes (not NUL-terminated). Surrounding blanks
+ * (space, tab, CR, LF) are ignored, so `echo` and `echo -n` both work. Returns 0 and fills @cmd, or
+ * -1 and points @err at a one-line reason.
+ */
+int magnet_cmd_parse(const char *buf, size_t len, struct magnet_cmd *cmd,
+		     const char **err);
+
+#endif /* MAGNET_CMD_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Portability shim for the pure-C files (format.c, cmd.c) that compile both
+ * into the kernel module and into the userspace tools and unit tests.
+ */
+#ifndef MAGNET_SHARED_H
+#define MAGNET_SHARED_H
+
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/math64.h>
+#include <linux/types.h>
+static inline __u64 magnet_div_u64_rem(__u64 n, __u32 d, __u32 *rem)
+{
+	return div_u64_rem(n, d, rem);
+}
+#else
+#include <stdio.h>
+#include <string.h>
+#include <stddef.h>
+#include <linux/types.h>
+static inline __u64 magnet_div_u64_rem(__u64 n, __u32 d, __u32 *rem)
+{
+	*rem = (__u32)(n % d);
+	return n / d;
+}
+#endif
+
+#endif /* MAGNET_SHARED_H */
