@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Declarations shared between the module's subsystems.
+ */
+#ifndef MAGNET_H
+#define MAGNET_H
+
+#include <linux/types.h>
+#include <linux/cache.h>
+
+#define MAGNET_VERSION "0.1.0"
+
+/* direction= values, as ttprobe defined them */
+#define MAGNET_DIR_OUT 0
+#define MAGNET_DIR_IN 1
+#define MAGNET_DIR_BOTH 2
+
+/* Load-time configuration, validated by magnet_params_validate(). */
+struct magnet_config {
+	unsigned int port;	/* 0 = any; else either end must match */
+	unsigned int full;	/* 1 = every segment, 0 = on cwnd change */
+	unsigned int bufsize;	/* records per CPU ring, power of two */
+	unsigned int omode;	/* 0 = ttprobe ASCII */
+	unsigned int direction;	/* MAGNET_DIR_* */
+	unsigned int fwmark;	/* 0 = any */
+};
+
+extern struct magnet_config magnet_cfg __read_mostly;
+
+/* params.c */
+int magnet_params_validate(void);
+
+/* magnet_probe.c */
+int magnet_probes_register(void);
+void magnet_probes_unregister(void);
+unsigned long magnet_probes_nmissed(void);
+
+/* proc.c */
+int magnet_proc_init(void);
+void magnet_proc_exit(void);
+void magnet_wake_reader(void);
+
+/* main.c: one kernel log line with the loss counters */
+void magnet_log_stats(const char *when);
+
+#endif /* MAGNET_H */

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * magnet: records what happens to network traffic inside the protocol stack.
+ * Module init, exit and metadata only; see the other files for the parts.
+ */
+#include <linux/module.h>
+#include "magnet.h"
+#include "ring.h"
+
+static int __init magnet_init(void)
+{
+	int ret;
+
+	ret = magnet_params_validate();
+	if (ret)
+		return ret;
+
+	ret = magnet_rings_init(magnet_cfg.bufsize);
+	if (ret) {
+		pr_err("bufsize=%u: cannot allocate the per-CPU rings (%d)\n",
+		       magnet_cfg.bufsize, ret);
+		goto err_rings;
+	}
+	ret = magnet_proc_init();
+	if (ret)
+		goto err_proc;
+	ret = magnet_probes_register();
+	if (ret)
+		goto err_probes;
+
+	pr_info("version %s loaded: port=%u full=%u bufsize=%u omode=%u direction=%u fwmark=%u\n",
+		MAGNET_VERSION, magnet_cfg.port, magnet_cfg.full,
+		magnet_cfg.bufsize, magnet_cfg.omode, magnet_cfg.direction,
+		magnet_cfg.fwmark);
+	return 0;
+
+err_probes:
+	magnet_proc_exit();
+err_proc:
+	magnet_rings_exit();
+err_rings:
+	return ret;
+}
+
+static void __exit magnet_exit(void)
+{
+	magnet_probes_unregister();
+	magnet_proc_exit();
+	magnet_log_stats("unload");
+	magnet_rings_exit();
+}
+
+module_init(magnet_init);
+module_exit(magnet_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("magnet developers");
+MODULE_DESCRIPTION("Per-packet protocol-stack event recorder (MAGNeT / ttprobe compatible)");
+MODULE_VERSION(MAGNET_VERSION);

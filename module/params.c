@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters (ttprobe's names and meanings) and their validation.
+ * A bad value refuses the load with a log line naming the parameter.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/log2.h>
+#include "magnet.h"
+
+/* Largest ring: 2^20 records of 128 bytes = 128 MiB per CPU. */
+#define MAGNET_BUFSIZE_MAX (1U << 20)
+#define MAGNET_BUFSIZE_MIN 16U
+
+struct magnet_config magnet_cfg __read_mostly = {
+	.port = 0,
+	.full = 1,
+	.bufsize = 8192,
+	.omode = 0,
+	.direction = MAGNET_DIR_BOTH,
+	.fwmark = 0,
+};
+
+module_param_named(port, magnet_cfg.port, uint, 0444);
+MODULE_PARM_DESC(port, "TCP port to match at either end, 0 = all ports (default: 0)");
+module_param_named(full, magnet_cfg.full, uint, 0444);
+MODULE_PARM_DESC(full, "1 = log every segment, 0 = only when cwnd changes (default: 1)");
+module_param_named(bufsize, magnet_cfg.bufsize, uint, 0444);
+MODULE_PARM_DESC(bufsize, "Records per CPU ring, rounded up to a power of two, 16..1048576 (default: 8192)");
+module_param_named(omode, magnet_cfg.omode, uint, 0444);
+MODULE_PARM_DESC(omode, "Output mode: 0 = ttprobe ASCII (default: 0)");
+module_param_named(direction, magnet_cfg.direction, uint, 0444);
+MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (default: 2)");
+module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);
+MODULE_PARM_DESC(fwmark, "Only segments with this fwmark, 0 = any (default: 0)");
+
+int magnet_params_validate(void)
+{
+	struct magnet_config *c = &magnet_cfg;
+
+	if (c->port > 65535) {
+		pr_err("port=%u is invalid: must be 0..65535\n", c->port);
+		return -EINVAL;
+	}
+	if (c->full > 1) {
+		pr_err("full=%u is invalid: must be 0 or 1\n", c->full);
+		return -EINVAL;
+	}
+	if (c->bufsize == 0 || c->bufsize > MAGNET_BUFSIZE_MAX) {
+		pr_err("bufsize=%u is invalid: must be 1..%u records per CPU\n",
+		       c->bufsize, MAGNET_BUFSIZE_MAX);
+		return -EINVAL;
+	}
+	c->bufsize = roundup_pow_of_two(max(c->bufsize, MAGNET_BUFSIZE_MIN));
+	if (c->omode >= 1 && c->omode <= 3) {
+		pr_err("omode=%u is not implemented yet: only omode=0 (ttprobe ASCII) is available\n",
+		       c->omode);
+		return -EINVAL;
+	}
+	if (c->omode != 0) {
+		pr_err("omode=%u is invalid: must be 0 (ttprobe ASCII)\n", c->omode);
+		return -EINVAL;
+	}
+	if (c->direction > MAGNET_DIR_BOTH) {
+		pr_err("direction=%u is invalid: must be 0 (out), 1 (in) or 2 (both)\n",
+		       c->direction);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/net/magnet: the reader side and the command interface.
+ *
+ * One reader at a time (a second gets -EBUSY); any number of writers send
+ * commands. A read blocks until records are buffered and returns ttprobe
+ * lines merged across CPUs in timestamp order. The reader is woken in
+ * batches: when a ring reaches half full (irq_work from the writer), by a
+ * timer every MAGNET_WAKE_INTERVAL while records wait, and by flush, finish
+ * and unload. See procfs-commands.md.
+ */
+#include <linux/proc_fs.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/mutex.h>
+#include <linux/timekeeping.h>
+#include <net/net_namespace.h>
+#include "compat.h"
+#include "magnet.h"
+#include "ring.h"
+#include "format.h"
+#include "cmd.h"
+
+#define MAGNET_PROC_NAME "magnet"
+#define MAGNET_KBUF_SIZE (64 * 1024)
+#define MAGNET_WAKE_INTERVAL (HZ / 10)
+
+static DECLARE_WAIT_QUEUE_HEAD(magnet_wq);
+static unsigned long magnet_reader_busy;	/* bit 0: a reader is open */
+static atomic_t magnet_finish_gen = ATOMIC_INIT(0);
+static bool magnet_shutdown;			/* module is unloading */
+static bool magnet_timer_armed;
+static struct timer_list magnet_wake_timer;
+static struct proc_dir_entry *magnet_proc;
+
+struct magnet_reader {
+	struct mutex lock;
+	char *buf;		/* formatted text not yet read: [off, len) */
+	size_t off, len;
+	u64 lines;		/* ttprobe field 7 */
+	s64 rt_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at open */
+	int finish_gen;		/* finish commands seen at open */
+	bool draining;		/* finish seen: read up to ->limit, then EOF */
+	bool eof;
+	unsigned long *pos;	/* per CPU: next record to read */
+	unsigned long *end;	/* per CPU: end of this read's snapshot */
+	unsigned long *limit;	/* per CPU: head when finish was seen */
+};
+
+void magnet_wake_reader(void)
+{
+	wake_up_interruptible(&magnet_wq);
+}
+
+static void magnet_wake_timer_fn(struct timer_list *t)
+{
+	if (!magnet_rings_empty())
+		magnet_wake_reader();
+	if (READ_ONCE(magnet_timer_armed))
+		mod_timer(&magnet_wake_timer, jiffies + MAGNET_WAKE_INTERVAL);
+}
+
+static bool magnet_finish_requested(const struct magnet_reader *rd)
+{
+	return atomic_read(&magnet_finish_gen) != rd->finish_gen;
+}
+
+static bool magnet_reader_ready(const struct magnet_reader *rd)
+{
+	return READ_ONCE(rd->off) < READ_ONCE(rd->len) || READ_ONCE(rd->eof) ||
+	       READ_ONCE(magnet_shutdown) || magnet_finish_requested(rd) ||
+	       !magnet_rings_empty();
+}
+
+/*
+ * Format what the rings hold now into rd->buf, merged across CPUs by
+ * timestamp, until about @want bytes are ready. Returns records consumed.
+ */
+static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
+{
+	unsigned long consumed = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		unsigned long end = smp_load_acquire(&r->head);
+
+		if (rd->draining && (long)(end - rd->limit[cpu]) > 0)
+			end = rd->limit[cpu];
+		rd->pos[cpu] = r->tail;
+		rd->end[cpu] = end;
+	}
+
+	rd->off = 0;
+	rd->len = 0;
+	while (rd->len < want &&
+	       rd->len + MAGNET_TTPROBE_LINE_MAX <= MAGNET_KBUF_SIZE) {
+		const struct magnet_record *rec, *best = NULL;
+		int best_cpu = -1, n;
+
+		for_each_possible_cpu(cpu) {
+			struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+			if ((long)(rd->end[cpu] - rd->pos[cpu]) <= 0)
+				continue;
+			rec = &r->recs[rd->pos[cpu] & r->mask];
+			if (!best || rec->ts_ns < best->ts_ns) {
+				best = rec;
+				best_cpu = cpu;
+			}
+		}
+		if (!best)
+			break;
+		n = magnet_format_ttprobe(rd->buf + rd->len, best,
+					  rd->lines + 1, rd->rt_offset_ns);
+		if (n > 0) {
+			rd->lines++;
+			rd->len += n;
+		}
+		rd->pos[best_cpu]++;
+		consumed++;
+	}
+
+	for_each_possible_cpu(cpu)
+		smp_store_release(&per_cpu_ptr(magnet_rings, cpu)->tail,
+				  rd->pos[cpu]);
+	return consumed;
+}
+
+static void magnet_start_drain(struct magnet_reader *rd)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		rd->limit[cpu] =
+			smp_load_acquire(&per_cpu_ptr(magnet_rings, cpu)->head);
+	rd->draining = true;
+}
+
+static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	struct magnet_reader *rd = file->private_data;
+	ssize_t ret;
+
+	if (!count)
+		return 0;
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		/* unloading: end of file now, even with text pending */
+		if (READ_ONCE(magnet_shutdown)) {
+			ret = 0;
+			break;
+		}
+		if (rd->off == rd->len && !rd->eof) {
+			if (!rd->draining && magnet_finish_requested(rd))
+				magnet_start_drain(rd);
+			if (!magnet_fill(rd, count) && rd->draining)
+				rd->eof = true;
+		}
+		if (rd->off < rd->len) {
+			size_t n = min(count, rd->len - rd->off);
+
+			if (copy_to_user(ubuf, rd->buf + rd->off, n)) {
+				ret = -EFAULT;
+				break;
+			}
+			rd->off += n;
+			ret = n;
+			break;
+		}
+		if (rd->eof) {
+			ret = 0;
+			break;
+		}
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			break;
+		}
+		mutex_unlock(&rd->lock);
+		if (wait_event_interruptible(magnet_wq, magnet_reader_ready(rd)))
+			return -ERESTARTSYS;
+		if (mutex_lock_interruptible(&rd->lock))
+			return -ERESTARTSYS;
+	}
+	mutex_unlock(&rd->lock);
+	return ret;
+}
+
+static __poll_t magnet_poll(struct file *file, poll_table *wait)
+{
+	struct magnet_reader *rd = file->private_data;
+
+	if (!rd)
+		return EPOLLOUT | EPOLLWRNORM;
+	poll_wait(file, &magnet_wq, wait);
+	return magnet_reader_ready(rd) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static ssize_t magnet_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char buf[MAGNET_CMD_MAX_LEN];
+	struct magnet_cmd cmd;
+	const char *err;
+
+	if (count > MAGNET_CMD_MAX_LEN) {
+		pr_warn_ratelimited("rejected command: longer than %d bytes\n",
+				    MAGNET_CMD_MAX_LEN);
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	if (magnet_cmd_parse(buf, count, &cmd, &err)) {
+		size_t shown = count;
+
+		while (shown && (buf[shown - 1] == '\n' || buf[shown - 1] == '\r'))
+			shown--;
+		pr_warn_ratelimited("rejected command \"%*pE\": %s\n",
+				    (int)shown, buf, err);
+		return -EINVAL;
+	}
+
+	switch (cmd.op) {
+	case MAGNET_CMD_FLUSH:
+		break;
+	case MAGNET_CMD_FINISH:
+		atomic_inc(&magnet_finish_gen);
+		magnet_log_stats("finish");
+		break;
+	}
+	magnet_wake_reader();
+	return count;
+}
+
+static void magnet_reader_free(struct magnet_reader *rd)
+{
+	kfree(rd->pos);
+	kfree(rd->end);
+	kfree(rd->limit);
+	vfree(rd->buf);
+	kfree(rd);
+}
+
+static int magnet_open(struct inode *inode, struct file *file)
+{
+	struct magnet_reader *rd;
+
+	stream_open(inode, file);
+	if (!(file->f_mode & FMODE_READ))
+		return 0;	/* a command writer */
+
+	if (test_and_set_bit(0, &magnet_reader_busy))
+		return -EBUSY;
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd)
+		goto err;
+	mutex_init(&rd->lock);
+	rd->buf = vmalloc(MAGNET_KBUF_SIZE);
+	rd->pos = kcalloc(nr_cpu_ids, sizeof(*rd->pos), GFP_KERNEL);
+	rd->end = kcalloc(nr_cpu_ids, sizeof(*rd->end), GFP_KERNEL);
+	rd->limit = kcalloc(nr_cpu_ids, sizeof(*rd->limit), GFP_KERNEL);
+	if (!rd->buf || !rd->pos || !rd->end || !rd->limit) {
+		magnet_reader_free(rd);
+		goto err;
+	}
+	rd->finish_gen = atomic_read(&magnet_finish_gen);
+	rd->rt_offset_ns = ktime_get_real_ns() - ktime_get_mono_fast_ns();
+	file->private_data = rd;
+
+	WRITE_ONCE(magnet_timer_armed, true);
+	mod_timer(&magnet_wake_timer, jiffies + MAGNET_WAKE_INTERVAL);
+	return 0;
+err:
+	clear_bit(0, &magnet_reader_busy);
+	return -ENOMEM;
+}
+
+static int magnet_release(struct inode *inode, struct file *file)
+{
+	struct magnet_reader *rd = file->private_data;
+
+	if (!rd)
+		return 0;
+	WRITE_ONCE(magnet_timer_armed, false);
+	timer_delete_sync(&magnet_wake_timer);
+	magnet_reader_free(rd);
+	clear_bit(0, &magnet_reader_busy);
+	return 0;
+}
+
+static const struct proc_ops magnet_proc_ops = {
+	.proc_open = magnet_open,
+	.proc_read = magnet_read,
+	.proc_write = magnet_write,
+	.proc_poll = magnet_poll,
+	.proc_release = magnet_release,
+};
+
+int magnet_proc_init(void)
+{
+	timer_setup(&magnet_wake_timer, magnet_wake_timer_fn, 0);
+	magnet_proc = proc_create(MAGNET_PROC_NAME, 0600, init_net.proc_net,
+				  &magnet_proc_ops);
+	if (!magnet_proc) {
+		pr_err("cannot create /proc/net/%s\n", MAGNET_PROC_NAME);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A blocked reader gets end of file; proc_remove() waits until it has left
+ * magnet_read() and then releases every open file.
+ */
+void magnet_proc_exit(void)
+{
+	WRITE_ONCE(magnet_shutdown, true);
+	wake_up_all(&magnet_wq);
+	proc_remove(magnet_proc);
+	WRITE_ONCE(magnet_timer_armed, false);
+	timer_delete_sync(&magnet_wake_timer);
+}
