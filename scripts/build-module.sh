@@ -1,0 +1,27 @@
+#!/bin/bash
+# usage: scripts/build-module.sh KVER OUTDIR
+# Build magnet.ko for KVER in OUTDIR (a copy of module/, so builds for
+# several kernels do not clobber each other) with W=1, and fail if the
+# compiler warns about any of our files.
+set -eu
+kver=$1
+out=$2
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=/lib/modules/$kver/build
+if [ ! -d "$kdir" ]; then
+	echo "build-module: no headers for $kver at $kdir" >&2
+	exit 1
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+cp "$top"/module/Kbuild "$top"/module/*.c "$top"/module/*.h "$out"/
+make -s -C "$kdir" M="$out" W=1 modules > "$out/build.log" 2>&1 || {
+	cat "$out/build.log" >&2
+	echo "build-module: build for $kver failed" >&2
+	exit 1
+}
+if grep -E 'warning:|error:' "$out/build.log" >&2; then
+	echo "build-module: compiler warnings for $kver (W=1)" >&2
+	exit 1
+fi
+echo "build-module: $out/magnet.ko for $kver, no warnings at W=1"

@@ -1,0 +1,40 @@
+#!/bin/bash
+# make demo: install deps, build, boot a throwaway VM with a Debian kernel,
+# load magnet, run a short iperf3 transfer over a veth pair, and leave the
+# log and a summary in build/demo/.
+#
+# MAGNET_DEMO_KVER picks the kernel (default: the newest installed line);
+# MAGNET_VM_KVM=1 uses KVM instead of software emulation.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+scripts/deps.sh
+make -s userspace
+kver=${MAGNET_DEMO_KVER:-$(scripts/kernels.sh | tail -n 1)}
+out=$top/build/demo
+rm -rf "$out"
+mkdir -p "$out"
+scripts/build-module.sh "$kver" "$top/build/$kver"
+kvm=--disable-kvm
+[ "${MAGNET_VM_KVM:-0}" = 1 ] && kvm=
+
+echo "demo: booting $kver under QEMU (about a minute with software emulation)"
+timeout --kill-after=30 600 vng --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
+	--memory 1G --rwdir "$out" \
+	--exec "bash $top/scripts/demo-guest.sh $top/build/$kver/magnet.ko $out" \
+	< /dev/null > "$out/console.log" 2>&1 || {
+	echo "demo: the VM run failed; see $out/console.log" >&2
+	tail -n 20 "$out/console.log" >&2
+	exit 1
+}
+[ -s "$out/magnet.log" ] || { echo "demo: no log was written" >&2; exit 1; }
+
+{
+	echo "magnet demo on Linux $kver: iperf3, 8 MiB from 10.200.1.1 to 10.200.1.2 over veth"
+	echo
+	userspace/magnet-summary "$out/magnet.log"
+	grep -o 'magnet: finish: .*' "$out/dmesg.txt" | sed 's/^magnet: finish: /kernel counters: /'
+} > "$out/summary.txt"
+cat "$out/summary.txt"
+echo
+echo "demo: log in $out/magnet.log, summary in $out/summary.txt"

@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""Assertions on a ttprobe-format log written by magnet (compat-formats.md s.1).
+
+Used inside the test guests. Each subcommand exits non-zero with a reason on
+the first failed assertion and prints a one-line summary when it passes.
+
+  checklog.py format LOG T0 T1        every line well formed, field 7 counts
+                                      1,2,3..., timestamps within [T0-1, T1+1]
+  checklog.py flow LOG JSON [--role sender|receiver] [--bytes]
+                                      the iperf3 data flow in JSON appears with
+                                      the right addresses/ports; --bytes: the
+                                      sender's 'o' lengths account for the bytes
+                                      iperf3 reports sent
+  checklog.py absent LOG JSON         the flow in JSON does not appear
+  checklog.py only-dir LOG o|i        every line has that direction
+  checklog.py only-port LOG PORT      every line has PORT at one end
+  checklog.py cwnd-changes LOG        no flow has two consecutive lines with
+                                      the same cwnd (full=0)
+  checklog.py count LOG JSON          print the number of lines of the flow
+"""
+import ipaddress
+import json
+import re
+import sys
+
+ADDR4 = r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}"
+ADDR6 = r"[0-9A-F]{4}(?::[0-9A-F]{4}){7}"
+LINE = re.compile(
+    r"^[io],\d+\.\d{6},(?:%s|%s),\d+,(?:%s|%s),\d+(?:,\d+){11}$"
+    % (ADDR4, ADDR6, ADDR4, ADDR6))
+
+
+def fail(msg):
+    print("checklog: FAIL: " + msg)
+    sys.exit(1)
+
+
+def read_lines(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data and not data.endswith(b"\n"):
+        fail("%s: last line is incomplete" % path)
+    return data.decode("ascii").splitlines()
+
+
+def fields(path):
+    return [l.split(",") for l in read_lines(path)]
+
+
+def ttprobe_addr(text):
+    """An address as magnet prints it (v4-mapped IPv6 becomes IPv4)."""
+    a = ipaddress.ip_address(text)
+    if a.version == 6 and a.ipv4_mapped:
+        a = a.ipv4_mapped
+    if a.version == 4:
+        return str(a)
+    return a.exploded.upper()
+
+
+def iperf_flow(json_path, role):
+    """(local addr, local port, remote addr, remote port) of the data flow,
+    as seen by the sender (client) or the receiver (server) socket."""
+    with open(json_path) as f:
+        j = json.load(f)
+    c = j["start"]["connected"][0]
+    cli = (ttprobe_addr(c["local_host"]), str(c["local_port"]))
+    srv = (ttprobe_addr(c["remote_host"]), str(c["remote_port"]))
+    if role == "sender":
+        return cli + srv, j
+    return srv + cli, j
+
+
+def cmd_format(path, t0, t1):
+    rows = read_lines(path)
+    if not rows:
+        fail("%s is empty" % path)
+    for n, line in enumerate(rows, 1):
+        if not LINE.match(line):
+            fail("line %d is malformed: %r" % (n, line))
+        f = line.split(",")
+        if len(f) != 17:
+            fail("line %d has %d fields" % (n, len(f)))
+        if int(f[6]) != n:
+            fail("line %d: packet counter is %s" % (n, f[6]))
+        ts = float(f[1])
+        if not (float(t0) - 1 <= ts <= float(t1) + 1):
+            fail("line %d: timestamp %s outside [%s, %s] +- 1 s"
+                 % (n, f[1], t0, t1))
+    print("format ok: %d lines, 17 fields each, counter 1..%d, timestamps in range"
+          % (len(rows), len(rows)))
+
+
+def flow_rows(rows, key):
+    return [r for r in rows if tuple(r[2:6]) == key]
+
+
+def cmd_flow(path, json_path, role, check_bytes):
+    key, j = iperf_flow(json_path, role)
+    rows = flow_rows(fields(path), key)
+    if not rows:
+        fail("flow %s (%s) not in %s" % (",".join(key), role, path))
+    dirs = {r[0] for r in rows}
+    print("flow %s (%s): %d lines, directions %s"
+          % (",".join(key), role, len(rows), "".join(sorted(dirs))))
+    if check_bytes:
+        # iperf3's sum_sent counts bytes the client wrote to the socket; its
+        # sum_received what the server read. TCP must have transmitted at
+        # least every received byte, and no more than what was written
+        # (plus iperf3's 37-byte stream cookie and retransmissions, each at
+        # most one 64 KiB GSO segment). When the server closes before the
+        # client's send buffer drained, sent > received, and TCP never
+        # transmitted the difference.
+        sent = j["end"]["sum_sent"]["bytes"]
+        received = j["end"]["sum_received"]["bytes"]
+        retrans = j["end"]["sum_sent"].get("retransmits", 0)
+        if role == "sender":
+            total = sum(int(r[16]) for r in rows if r[0] == "o")
+            lo, hi = received, sent + 37 + retrans * 65536
+        else:
+            # 'i' lengths at TCP receive include the TCP header
+            total = sum(int(r[16]) for r in rows if r[0] == "i")
+            lo, hi = received, None
+        if total < lo:
+            fail("%s lengths sum to %d, iperf3 received %d"
+                 % (role, total, received))
+        if hi is not None and total > hi:
+            fail("'o' lengths sum to %d, iperf3 sent %d with %d retransmits"
+                 % (total, sent, retrans))
+        print("bytes ok (%s): lengths %d, iperf3 sent %d, received %d, %d retransmits"
+              % (role, total, sent, received, retrans))
+
+
+def cmd_absent(path, json_path):
+    for role in ("sender", "receiver"):
+        key, _ = iperf_flow(json_path, role)
+        if flow_rows(fields(path), key):
+            fail("flow %s should have been filtered out" % ",".join(key))
+    print("absent ok")
+
+
+def cmd_only_dir(path, d):
+    rows = fields(path)
+    if not rows:
+        fail("no lines")
+    bad = [r for r in rows if r[0] != d]
+    if bad:
+        fail("%d of %d lines are not '%s', first: %s"
+             % (len(bad), len(rows), d, ",".join(bad[0])))
+    print("direction ok: %d lines, all '%s'" % (len(rows), d))
+
+
+def cmd_only_port(path, port):
+    rows = fields(path)
+    if not rows:
+        fail("no lines")
+    bad = [r for r in rows if port not in (r[3], r[5])]
+    if bad:
+        fail("%d lines without port %s, first: %s"
+             % (len(bad), port, ",".join(bad[0])))
+    print("port ok: %d lines, all with port %s" % (len(rows), port))
+
+
+def cmd_cwnd_changes(path):
+    rows = fields(path)
+    if not rows:
+        fail("no lines")
+    last = {}
+    for r in rows:
+        key = tuple(r[2:6])
+        if key in last and last[key] == r[9]:
+            fail("flow %s repeats cwnd %s at line %s"
+                 % (",".join(key), r[9], r[6]))
+        last[key] = r[9]
+    print("cwnd ok: %d lines over %d flows, each a cwnd change"
+          % (len(rows), len(last)))
+
+
+def cmd_count(path, json_path):
+    key, _ = iperf_flow(json_path, "sender")
+    print(len(flow_rows(fields(path), key)))
+
+
+def main(argv):
+    if len(argv) < 3:
+        fail(__doc__)
+    cmd, args = argv[1], argv[2:]
+    if cmd == "format":
+        cmd_format(*args)
+    elif cmd == "flow":
+        role = "sender"
+        if "--role" in args:
+            role = args[args.index("--role") + 1]
+        cmd_flow(args[0], args[1], role, "--bytes" in args)
+    elif cmd == "absent":
+        cmd_absent(*args)
+    elif cmd == "only-dir":
+        cmd_only_dir(*args)
+    elif cmd == "only-port":
+        cmd_only_port(*args)
+    elif cmd == "cwnd-changes":
+        cmd_cwnd_changes(*args)
+    elif cmd == "count":
+        cmd_count(*args)
+    else:
+        fail("unknown check " + cmd)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,341 @@
+#!/bin/bash
+# magnet VM tests: runs inside a guest booted by tests/vm/run.sh.
+#
+# usage: guest.sh MAGNET_KO OUTDIR
+#
+# Topology (one guest kernel, so magnet sees both ends of every flow):
+#
+#   root namespace:  lo  127.0.0.1 / ::1          (loopback cases)
+#
+#   netns mg-cli                           netns mg-srv
+#   +----------------------+  veth pair  +----------------------+
+#   | mgc 10.200.1.1/24    |<----------->| mgs 10.200.1.2/24    |
+#   |     fd00:200::1/64   |             |     fd00:200::2/64   |
+#   | iperf3 client        |             | iperf3 -s            |
+#   +----------------------+             +----------------------+
+#
+# Each case runs in a subshell with `set -e`; a case passes only if every
+# command in it succeeds. cleanup() runs after each case and at exit. The
+# result ("N passed, N failed") and the guest's kernel log land in OUTDIR,
+# which run.sh checks for kernel warnings.
+set -u
+KO=$1
+OUT=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+L=/tmp/mg
+PY=/usr/bin/python3
+CHECK="$PY $HERE/checklog.py"
+PROCF="$PY $HERE/procfile.py"
+XFER=${MAGNET_TEST_XFER:-12M}
+READER=
+MODROOT=/tmp/mg-modroot
+
+mkdir -p "$L"
+passed=0
+failed=0
+failed_names=
+
+log() { echo "[guest] $*"; }
+
+nsexec() {
+	local ns=$1
+	shift
+	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+
+wait_listen() {
+	local i
+	for i in $(seq 100); do
+		nsexec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	log "no listener on port $2"
+	return 1
+}
+
+# xfer SRV_NS CLI_NS ADDR PORT JSON [iperf3 client args]: one iperf3 test
+xfer() {
+	local srvns=$1 clins=$2 addr=$3 port=$4 json=$5
+	shift 5
+	nsexec "$srvns" iperf3 -s -1 -p "$port" -D --logfile "$L/iperf3-s-$port.log"
+	wait_listen "$srvns" "$port"
+	nsexec "$clins" iperf3 -c "$addr" -p "$port" -J "$@" > "$json"
+}
+
+start_reader() {
+	cat /proc/net/magnet > "$1" &
+	READER=$!
+}
+
+# wait_exit PID SECONDS: PID must exit by itself in time; returns its
+# status, or 124 if it did not exit
+wait_exit() {
+	local pid=$1 i
+	for i in $(seq $(($2 * 10))); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			return $?
+		fi
+		sleep 0.1
+	done
+	log "process $pid did not exit within $2 s"
+	return 124
+}
+
+# TEACUP's stop sequence; the reader must then exit by itself with status 0
+teacup_stop() {
+	echo flush > /proc/net/magnet
+	sleep 0.5
+	echo finish > /proc/net/magnet
+	wait_exit "$READER" 10
+	READER=
+}
+
+# kernel log lines written since mark_log
+mark_log() { LOGMARK=$(dmesg | wc -l); }
+new_log() { dmesg | tail -n +$((LOGMARK + 1)); }
+
+cleanup() {
+	[ -n "$READER" ] && kill "$READER" 2>/dev/null
+	READER=
+	pkill -x iperf3 2>/dev/null
+	if [ -e /sys/module/magnet ]; then rmmod magnet; fi
+	sleep 0.2
+}
+
+setup_net() {
+	ip link set lo up
+	ip netns add mg-cli
+	ip netns add mg-srv
+	ip link add mgc netns mg-cli type veth peer name mgs netns mg-srv
+	ip -n mg-cli addr add 10.200.1.1/24 dev mgc
+	ip -n mg-srv addr add 10.200.1.2/24 dev mgs
+	ip -n mg-cli addr add fd00:200::1/64 dev mgc nodad
+	ip -n mg-srv addr add fd00:200::2/64 dev mgs nodad
+	for ns in mg-cli mg-srv; do
+		ip -n $ns link set lo up
+	done
+	ip -n mg-cli link set mgc up
+	ip -n mg-srv link set mgs up
+	ip netns exec mg-cli ping -c 1 -W 5 10.200.1.2 > /dev/null
+	ip netns exec mg-cli ping -6 -c 1 -W 5 fd00:200::2 > /dev/null
+}
+
+# `modprobe magnet` from a private module tree (the guest's /lib is the host's)
+setup_modprobe() {
+	local d=$MODROOT/lib/modules/$(uname -r)/extra
+	mkdir -p "$d"
+	cp "$KO" "$d/magnet.ko"
+	depmod -b "$MODROOT" "$(uname -r)" > "$L/depmod.log" 2>&1
+}
+
+# ---------------------------------------------------------------- cases
+
+# TEACUP lifecycle with TEACUP's parameters: modprobe, cat in the
+# background, traffic (IPv4/IPv6 over loopback and veth), flush, sleep 0.5,
+# finish, rmmod. The log must be complete and every transfer accounted for.
+case_teacup_lifecycle() {
+	local t0 t1 j
+	setup_modprobe
+	modprobe -d "$MODROOT" magnet port=0 full=1 bufsize=16384 omode=0 direction=2
+	grep -q '^16384$' /sys/module/magnet/parameters/bufsize
+	t0=$(date +%s.%N)
+	start_reader "$L/main.log"
+	sleep 0.2
+	$PROCF busy
+	xfer - - 127.0.0.1 5201 "$L/lo4.json" -n "$XFER"
+	xfer - - ::1 5201 "$L/lo6.json" -n "$XFER"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/veth4.json" -n "$XFER"
+	xfer mg-srv mg-cli fd00:200::2 5201 "$L/veth6.json" -n "$XFER"
+	mark_log
+	teacup_stop
+	t1=$(date +%s.%N)
+	modprobe -d "$MODROOT" -r magnet
+	$CHECK format "$L/main.log" "$t0" "$t1"
+	for j in lo4 lo6 veth4 veth6; do
+		$CHECK flow "$L/main.log" "$L/$j.json" --role sender --bytes
+		$CHECK flow "$L/main.log" "$L/$j.json" --role receiver --bytes
+	done
+	$CHECK count "$L/main.log" "$L/veth4.json" > "$L/veth4.full1.count"
+	new_log | grep -E 'magnet: finish: [0-9]+ records written, 0 lost \(ring full\), [0-9]+ unread, 0 probe misses'
+	new_log | grep -E 'magnet: unload: [0-9]+ records written, 0 lost'
+}
+
+# port= keeps only flows with that port at one end
+case_port_filter() {
+	insmod "$KO" port=5202
+	start_reader "$L/port.log"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/port-5201.json" -n 4M
+	xfer mg-srv mg-cli 10.200.1.2 5202 "$L/port-5202.json" -n "$XFER"
+	xfer mg-srv mg-cli fd00:200::2 5201 "$L/port6-5201.json" -n 4M
+	teacup_stop
+	rmmod magnet
+	$CHECK only-port "$L/port.log" 5202
+	$CHECK flow "$L/port.log" "$L/port-5202.json" --role sender --bytes
+	$CHECK absent "$L/port.log" "$L/port-5201.json"
+	$CHECK absent "$L/port.log" "$L/port6-5201.json"
+}
+
+case_direction_out() {
+	insmod "$KO" direction=0
+	start_reader "$L/dir0.log"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/dir0.json" -n "$XFER"
+	teacup_stop
+	rmmod magnet
+	$CHECK only-dir "$L/dir0.log" o
+	$CHECK flow "$L/dir0.log" "$L/dir0.json" --role sender --bytes
+}
+
+case_direction_in() {
+	insmod "$KO" direction=1
+	start_reader "$L/dir1.log"
+	xfer mg-srv mg-cli fd00:200::2 5201 "$L/dir1.json" -n "$XFER"
+	teacup_stop
+	rmmod magnet
+	$CHECK only-dir "$L/dir1.log" i
+	$CHECK flow "$L/dir1.log" "$L/dir1.json" --role receiver --bytes
+	$CHECK flow "$L/dir1.log" "$L/dir1.json" --role sender
+}
+
+# full=0: a line only when cwnd changed, so fewer lines than full=1 gave
+case_full0() {
+	local n0 n1
+	insmod "$KO" full=0
+	start_reader "$L/full0.log"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/full0.json" -n "$XFER"
+	teacup_stop
+	rmmod magnet
+	$CHECK cwnd-changes "$L/full0.log"
+	$CHECK flow "$L/full0.log" "$L/full0.json" --role sender
+	n0=$($CHECK count "$L/full0.log" "$L/full0.json")
+	n1=$(cat "$L/veth4.full1.count")
+	log "full=0: $n0 lines for the data flow, full=1: $n1"
+	[ "$n0" -lt "$n1" ]
+}
+
+# O_NONBLOCK gives EAGAIN when empty, poll() reports data
+case_nonblock_poll() {
+	insmod "$KO"
+	$PROCF nonblock
+	rmmod magnet
+}
+
+# a bad parameter refuses the load and the kernel log names it
+case_bad_params() {
+	local p name
+	for p in bufsize=0 bufsize=4294967295 bufsize=2000000 direction=7 \
+		 omode=1 omode=2 omode=9 full=2 port=70000 port=abc; do
+		name=${p%%=*}
+		mark_log
+		if insmod "$KO" "$p" 2> "$L/insmod.err"; then
+			log "insmod accepted $p"
+			rmmod magnet
+			return 1
+		fi
+		[ ! -e /proc/net/magnet ]
+		[ ! -e /sys/module/magnet ]
+		if ! new_log | grep "magnet: .*$name"; then
+			log "no kernel log line naming $name for $p"
+			return 1
+		fi
+	done
+}
+
+# bad commands fail with EINVAL and a log line; recording goes on
+case_bad_commands() {
+	local n
+	insmod "$KO"
+	start_reader "$L/cmd.log"
+	mark_log
+	$PROCF write 22 "'bogus'" "'flushx\n'" "'\n'" "'FLUSH'" "'fl\x00ush'" \
+		"'flush ' * 60"
+	n=$(new_log | grep -c 'magnet: rejected command')
+	log "$n rejected-command log lines"
+	[ "$n" -eq 6 ]
+	$PROCF write 0 "'flush'" "'flush\n'" "'  flush \t\n'"
+	kill -0 "$READER"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/cmd.json" -n "$XFER"
+	echo -n flush > /proc/net/magnet
+	sleep 0.5
+	echo -n finish > /proc/net/magnet
+	wait_exit "$READER" 10
+	READER=
+	rmmod magnet
+	$CHECK flow "$L/cmd.log" "$L/cmd.json" --role sender --bytes
+}
+
+# rmmod while iperf3 runs and a reader is attached: the reader exits by
+# itself. Blocked or inside read() it gets EOF; caught between two reads,
+# procfs gives its next read EIO (cat then exits 1). Both are clean.
+case_rmmod_under_traffic() {
+	local client rc
+	insmod "$KO"
+	start_reader "$L/rmmod.log"
+	ip netns exec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-rm.log"
+	wait_listen mg-srv 5201
+	ip netns exec mg-cli iperf3 -c 10.200.1.2 -p 5201 -t 4 > "$L/rmmod-iperf.txt" &
+	client=$!
+	sleep 1.5
+	rmmod magnet
+	rc=0
+	wait_exit "$READER" 10 || rc=$?
+	READER=
+	log "reader exit status after rmmod under traffic: $rc"
+	[ $rc -eq 0 ] || [ $rc -eq 1 ]
+	wait_exit "$client" 20
+	[ -s "$L/rmmod.log" ]
+	[ "$(tail -c 1 "$L/rmmod.log" | od -An -c | tr -d ' ')" = '\n' ]
+}
+
+# rmmod with a reader blocked on an idle ring: EOF, no hang
+case_rmmod_blocked_reader() {
+	insmod "$KO" port=9
+	start_reader "$L/blocked.log"
+	sleep 0.5
+	kill -0 "$READER"
+	rmmod magnet
+	wait_exit "$READER" 10
+	READER=
+	[ ! -s "$L/blocked.log" ]
+}
+
+# ---------------------------------------------------------------- driver
+
+run_case() {
+	local name=$1 rc
+	log "=== $name"
+	(set -e; "$name")
+	rc=$?
+	cleanup
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+		log "PASS $name"
+	else
+		failed=$((failed + 1))
+		failed_names="$failed_names $name"
+		log "FAIL $name (status $rc)"
+	fi
+}
+
+log "kernel $(uname -r), $(nproc) CPUs"
+if ! (set -e; setup_net); then
+	log "network setup failed"
+	failed=1
+else
+	for c in ${MAGNET_TEST_CASES:-case_teacup_lifecycle case_port_filter \
+		case_direction_out case_direction_in case_full0 \
+		case_nonblock_poll case_bad_params case_bad_commands \
+		case_rmmod_under_traffic case_rmmod_blocked_reader}; do
+		run_case "$c"
+	done
+fi
+
+dmesg > "$OUT/dmesg.txt"
+cp -r "$L" "$OUT/logs" 2>/dev/null
+{
+	echo "kernel $(uname -r)"
+	[ -n "$failed_names" ] && echo "failed:$failed_names"
+	echo "$passed passed, $failed failed"
+	echo MAGNET-VM-DONE
+} > "$OUT/result"
+cat "$OUT/result"

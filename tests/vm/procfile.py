@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Checks of /proc/net/magnet's file semantics, run inside the test guests.
+
+  procfile.py busy                 opening a second reader fails with EBUSY
+  procfile.py write ERRNO CMD...   each CMD written in one write() gets ERRNO
+                                   (0 = accepted; CMD is a Python literal, so
+                                   "'flush\\n'" and "'x' * 300" work)
+  procfile.py nonblock             with nothing buffered: O_NONBLOCK read gets
+                                   EAGAIN and poll() says not readable; after
+                                   TCP traffic on loopback poll() says readable
+                                   within 5 s and read() returns ttprobe lines
+"""
+import errno
+import os
+import select
+import socket
+import sys
+import time
+
+PROC = "/proc/net/magnet"
+
+
+def fail(msg):
+    print("procfile: FAIL: " + msg)
+    sys.exit(1)
+
+
+def cmd_busy():
+    try:
+        fd = os.open(PROC, os.O_RDONLY)
+    except OSError as e:
+        if e.errno == errno.EBUSY:
+            print("busy ok: second reader got EBUSY")
+            return
+        fail("second reader got %s, expected EBUSY" % errno.errorcode[e.errno])
+    os.close(fd)
+    fail("second reader was allowed to open")
+
+
+def cmd_write(want, cmds):
+    want = int(want)
+    for c in cmds:
+        data = eval(c, {})  # test-controlled literals only
+        if isinstance(data, str):
+            data = data.encode()
+        fd = os.open(PROC, os.O_WRONLY)
+        try:
+            n = os.write(fd, data)
+            got = 0
+            if n != len(data):
+                fail("short write of %r: %d" % (data, n))
+        except OSError as e:
+            got = e.errno
+        finally:
+            os.close(fd)
+        if got != want:
+            fail("write %r: got %s, expected %s"
+                 % (data[:40], errno.errorcode.get(got, got),
+                    errno.errorcode.get(want, want)))
+    print("write ok: %d commands, each %s"
+          % (len(cmds), errno.errorcode.get(want, "accepted")))
+
+
+def traffic():
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    cli = socket.create_connection(srv.getsockname())
+    conn, _ = srv.accept()
+    cli.sendall(b"x" * 100000)
+    got = 0
+    while got < 100000:
+        got += len(conn.recv(65536))
+    for s in (cli, conn, srv):
+        s.close()
+
+
+def cmd_nonblock():
+    fd = os.open(PROC, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        try:
+            os.read(fd, 65536)
+            fail("read with nothing buffered did not fail")
+        except OSError as e:
+            if e.errno != errno.EAGAIN:
+                fail("empty O_NONBLOCK read got %s" % errno.errorcode[e.errno])
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        if p.poll(0):
+            fail("poll() says readable with nothing buffered")
+        t0 = time.monotonic()
+        traffic()
+        ev = p.poll(5000)
+        if not ev or not ev[0][1] & select.POLLIN:
+            fail("poll() not readable 5 s after traffic")
+        waited = time.monotonic() - t0
+        data = os.read(fd, 65536)
+        if not data or data[:1] not in (b"i", b"o"):
+            fail("read after poll returned %r" % data[:40])
+        print("nonblock ok: EAGAIN when empty, readable %.2f s after traffic, %d bytes"
+              % (waited, len(data)))
+    finally:
+        os.close(fd)
+
+
+def main(argv):
+    if len(argv) < 2:
+        fail(__doc__)
+    if argv[1] == "busy":
+        cmd_busy()
+    elif argv[1] == "write":
+        cmd_write(argv[2], argv[3:])
+    elif argv[1] == "nonblock":
+        cmd_nonblock()
+    else:
+        fail("unknown check " + argv[1])
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,63 @@
+#!/bin/bash
+# usage: tests/vm/run.sh [KVER...]
+# Build magnet for each kernel (default: every installed kernel line, see
+# scripts/kernels.sh), boot that kernel under QEMU with virtme-ng, run
+# tests/vm/guest.sh in it and check the result. A kernel fails if any case
+# failed, the guest did not finish (timeout MAGNET_VM_TIMEOUT, default
+# 900 s), or its kernel log shows a warning, BUG, Oops, lockup, RCU stall
+# or kprobe error. Software emulation by default; MAGNET_VM_KVM=1 uses KVM.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kvers=${*:-$("$top"/scripts/kernels.sh)}
+timeout_s=${MAGNET_VM_TIMEOUT:-900}
+kvm=--disable-kvm
+[ "${MAGNET_VM_KVM:-0}" = 1 ] && kvm=
+BAD='BUG:|WARNING:|Oops|general protection|RCU stall|rcu_sched detected|soft lockup|hard LOCKUP|hung_task|Kernel panic|Call Trace|kprobe.*(fail|error)|Failed to register'
+
+if [ -z "$kvers" ]; then
+	echo "vm: no kernel with headers and /boot/vmlinuz found (run make deps)" >&2
+	exit 1
+fi
+total_pass=0
+total_fail=0
+for k in $kvers; do
+	out=$top/build/vm/$k
+	rm -rf "$out"
+	mkdir -p "$out"
+	if ! "$top"/scripts/build-module.sh "$k" "$top/build/$k"; then
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+	# the guest runs a snapshot, so editing tests/vm/ mid-run cannot derail it
+	cp -r "$top/tests/vm" "$out/tests"
+	echo "vm: booting $k (timeout ${timeout_s}s)"
+	start=$(date +%s)
+	timeout --kill-after=30 "$timeout_s" \
+		vng --verbose --run "/boot/vmlinuz-$k" $kvm --cpus 2 --memory 1G \
+		--rwdir "$out" \
+		--exec "MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
+		< /dev/null > "$out/console.log" 2>&1
+	rc=$?
+	echo "vm: $k finished in $(($(date +%s) - start)) s (status $rc)"
+	grep '^\[guest\]' "$out/console.log" | grep -E 'PASS|FAIL|===' | sed "s/^/  /"
+	ok=1
+	if ! grep -q MAGNET-VM-DONE "$out/result" 2>/dev/null; then
+		echo "vm: $k: the guest did not finish (status $rc); see $out/console.log"
+		tail -n 30 "$out/console.log"
+		ok=0
+	else
+		p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$out/result")
+		f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$out/result")
+		total_pass=$((total_pass + p))
+		total_fail=$((total_fail + f))
+		[ "$f" = 0 ] || { ok=0; grep '^failed:' "$out/result"; }
+	fi
+	if grep -E "$BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' | grep -v 'guest.sh'; then
+		echo "vm: $k: the kernel log shows a warning or error (above)"
+		ok=0
+		total_fail=$((total_fail + 1))
+	fi
+	[ $ok = 1 ] && echo "vm: $k: OK" || echo "vm: $k: FAILED (logs in $out)"
+done
+echo "vm: $total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]
