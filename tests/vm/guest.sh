@@ -220,6 +220,21 @@ case_nonblock_poll() {
 	rmmod magnet
 }
 
+# each read() returns lines merged across CPUs in timestamp order; traffic
+# in both directions over veth keeps both CPUs writing
+case_read_order() {
+	local reader
+	insmod "$KO"
+	$PROCF ordered "$L/order.log" &
+	reader=$!
+	sleep 0.3
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/order.json" -n "$XFER" --bidir
+	echo finish > /proc/net/magnet
+	wait_exit "$reader" 10
+	rmmod magnet
+	$CHECK flow "$L/order.log" "$L/order.json" --role sender
+}
+
 # a bad parameter refuses the load and the kernel log names it
 case_bad_params() {
 	local p name
@@ -324,7 +339,7 @@ if ! (set -e; setup_net); then
 else
 	for c in ${MAGNET_TEST_CASES:-case_teacup_lifecycle case_port_filter \
 		case_direction_out case_direction_in case_full0 \
-		case_nonblock_poll case_bad_params case_bad_commands \
+		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
 		case_rmmod_under_traffic case_rmmod_blocked_reader}; do
 		run_case "$c"
 	done

@@ -9,6 +9,10 @@
                                    EAGAIN and poll() says not readable; after
                                    TCP traffic on loopback poll() says readable
                                    within 5 s and read() returns ttprobe lines
+  procfile.py ordered OUT          read until end of file with 1 MiB reads,
+                                   writing the data to OUT; within each read
+                                   the complete lines have non-decreasing
+                                   timestamps (the per-read merge of the CPUs)
 """
 import errno
 import os
@@ -103,6 +107,40 @@ def cmd_nonblock():
         os.close(fd)
 
 
+def cmd_ordered(out):
+    fd = os.open(PROC, os.O_RDONLY)
+    reads = lines = multi = 0
+    carry = b""
+    with open(out, "wb") as f:
+        while True:
+            data = os.read(fd, 1 << 20)
+            if not data:
+                break
+            f.write(data)
+            reads += 1
+            text = carry + data
+            cut = text.rfind(b"\n") + 1
+            carry = text[cut:]
+            # the first line may have begun in the previous read: skip it
+            # unless this read started on a line boundary
+            chunk = text[:cut].split(b"\n")[:-1]
+            if len(text) != len(data):
+                chunk = chunk[1:]
+            ts = [float(l.split(b",")[1]) for l in chunk]
+            for a, b in zip(ts, ts[1:]):
+                if b < a:
+                    fail("read %d: timestamp %.6f after %.6f" % (reads, b, a))
+            lines += len(ts)
+            multi += len(ts) > 1
+    os.close(fd)
+    if carry:
+        fail("log ends with an incomplete line")
+    if multi == 0:
+        fail("no read returned more than one line")
+    print("ordered ok: %d reads, %d lines, each read in timestamp order"
+          % (reads, lines))
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
@@ -112,6 +150,8 @@ def main(argv):
         cmd_write(argv[2], argv[3:])
     elif argv[1] == "nonblock":
         cmd_nonblock()
+    elif argv[1] == "ordered":
+        cmd_ordered(argv[2])
     else:
         fail("unknown check " + argv[1])
 
