@@ -5,12 +5,29 @@
 #   make deps            install build and test dependencies (Debian 12)
 #   make check           unit tests, then VM tests on every installed kernel
 #   make demo            a short capture in a throwaway VM, with a summary
+#   make install         module to /lib/modules/KVER/updates, tools to PREFIX
+#   make uninstall       remove what make install installed
+#   make dkms-install    register, build and install with DKMS for KVER
+#   make dkms-uninstall  dkms remove, and the sources in /usr/src
+#   make install-ttprobe-compat    ttprobe.ko for TEACUP (see README)
+#   make uninstall-ttprobe-compat
+#   make dist            magnet-VERSION.tar.gz in build/
 #
 # KVER defaults to the running kernel when its headers exist, else the
 # newest /lib/modules/*/build. MAGNET_VM_KVM=1 lets the VM tests use KVM.
 
 KVER ?= $(shell scripts/default-kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
+VERSION := $(shell scripts/version.sh)
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/magnet
+MODDIR = $(DESTDIR)/lib/modules/$(KVER)
+DKMS_SRC = /usr/src/magnet-$(VERSION)
+TOOLS = magnet-summary
+MODULE_SRC = module/Kbuild $(wildcard module/*.c module/*.h)
 
 all: module userspace
 
@@ -36,10 +53,57 @@ check:
 demo:
 	scripts/demo.sh
 
+# depmod only for the real module tree, not for a staging DESTDIR
+install: all
+	install -D -m 0644 module/magnet.ko $(MODDIR)/updates/magnet.ko
+	test -n "$(DESTDIR)" || depmod $(KVER)
+	for t in $(TOOLS); do \
+		install -D -m 0755 userspace/$$t $(BINDIR)/$$t; \
+		install -D -m 0644 userspace/$$t.1 $(MAN1DIR)/$$t.1; \
+	done
+	install -D -m 0644 examples/modprobe.d/magnet.conf $(DOCDIR)/examples/modprobe.d/magnet.conf
+	install -D -m 0644 README.md $(DOCDIR)/README.md
+	install -D -m 0644 procfs-commands.md $(DOCDIR)/procfs-commands.md
+
+uninstall:
+	rm -f $(MODDIR)/updates/magnet.ko
+	test -n "$(DESTDIR)" || depmod $(KVER)
+	for t in $(TOOLS); do rm -f $(BINDIR)/$$t $(MAN1DIR)/$$t.1; done
+	rm -rf $(DOCDIR)
+
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)
+	install -m 0644 $(MODULE_SRC) $(DKMS_SRC)/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in > $(DKMS_SRC)/dkms.conf
+	dkms add -m magnet -v $(VERSION)
+	dkms build -m magnet -v $(VERSION) -k $(KVER)
+	dkms install -m magnet -v $(VERSION) -k $(KVER)
+
+dkms-uninstall:
+	-dkms remove -m magnet -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+# TEACUP loads `ttprobe` and checks /lib/modules/$(uname -r)/extra/ttprobe.ko
+install-ttprobe-compat:
+	scripts/build-module.sh $(KVER) $(CURDIR)/build/ttprobe-$(KVER) ttprobe
+	install -D -m 0644 build/ttprobe-$(KVER)/ttprobe.ko $(MODDIR)/extra/ttprobe.ko
+	test -n "$(DESTDIR)" || depmod $(KVER)
+
+uninstall-ttprobe-compat:
+	rm -f $(MODDIR)/extra/ttprobe.ko
+	test -n "$(DESTDIR)" || depmod $(KVER)
+
+dist:
+	mkdir -p build
+	git archive --format=tar.gz --prefix=magnet-$(VERSION)/ -o build/magnet-$(VERSION).tar.gz HEAD
+	@echo "build/magnet-$(VERSION).tar.gz"
+
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps unit vm check demo clean
+.PHONY: all module userspace deps unit vm check demo clean install uninstall \
+	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

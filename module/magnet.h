@@ -8,7 +8,10 @@
 #include <linux/types.h>
 #include <linux/cache.h>
 
+/* The one place the version lives: dkms.conf, `make dist` and the tools take it from here. */
 #define MAGNET_VERSION "0.1.0"
+
+#define MAGNET_PROCNAME_MAX 32
 
 /* direction= values, as ttprobe defined them */
 #define MAGNET_DIR_OUT 0
@@ -23,6 +26,7 @@ struct magnet_config {
 	unsigned int omode;	/* 0 = ttprobe ASCII */
 	unsigned int direction;	/* MAGNET_DIR_* */
 	unsigned int fwmark;	/* 0 = any */
+	char procname[MAGNET_PROCNAME_MAX];	/* /proc/net/<procname> */
 };
 
 extern struct magnet_config magnet_cfg __read_mostly;

@@ -28,10 +28,10 @@ static int __init magnet_init(void)
 	if (ret)
 		goto err_probes;
 
-	pr_info("version %s loaded: port=%u full=%u bufsize=%u omode=%u direction=%u fwmark=%u\n",
+	pr_info("magnet %s loaded: port=%u full=%u bufsize=%u omode=%u direction=%u fwmark=%u procname=%s\n",
 		MAGNET_VERSION, magnet_cfg.port, magnet_cfg.full,
 		magnet_cfg.bufsize, magnet_cfg.omode, magnet_cfg.direction,
-		magnet_cfg.fwmark);
+		magnet_cfg.fwmark, magnet_cfg.procname);
 	return 0;
 
 err_probes:

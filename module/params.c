@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/log2.h>
+#include <linux/ctype.h>
 #include "magnet.h"
 
 /* Largest ring: 2^20 records of 128 bytes = 128 MiB per CPU. */
@@ -19,6 +20,7 @@ struct magnet_config magnet_cfg __read_mostly = {
 	.omode = 0,
 	.direction = MAGNET_DIR_BOTH,
 	.fwmark = 0,
+	.procname = KBUILD_MODNAME,
 };
 
 module_param_named(port, magnet_cfg.port, uint, 0444);
@@ -33,6 +35,18 @@ module_param_named(direction, magnet_cfg.direction, uint, 0444);
 MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (default: 2)");
 module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);
 MODULE_PARM_DESC(fwmark, "Only segments with this fwmark, 0 = any (default: 0)");
+module_param_string(procname, magnet_cfg.procname, sizeof(magnet_cfg.procname), 0444);
+MODULE_PARM_DESC(procname, "Name of the file in /proc/net, letters, digits, '_' and '-' (default: the module name, " KBUILD_MODNAME ")");
+
+static bool magnet_procname_valid(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum(*s) && *s != '_' && *s != '-')
+			return false;
+	return true;
+}
 
 int magnet_params_validate(void)
 {
@@ -59,6 +73,11 @@ int magnet_params_validate(void)
 	}
 	if (c->omode != 0) {
 		pr_err("omode=%u is invalid: must be 0 (ttprobe ASCII)\n", c->omode);
+		return -EINVAL;
+	}
+	if (!magnet_procname_valid(c->procname)) {
+		pr_err("procname=%s is invalid: use 1-%d letters, digits, '_' or '-'\n",
+		       c->procname, MAGNET_PROCNAME_MAX - 1);
 		return -EINVAL;
 	}
 	if (c->direction > MAGNET_DIR_BOTH) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/net/magnet: the reader side and the command interface.
+ * /proc/net/magnet (or /proc/net/<procname>): the reader side and the
+ * command interface.
  *
  * One reader at a time (a second gets -EBUSY); any number of writers send
  * commands. A read blocks until records are buffered and returns ttprobe
@@ -25,7 +26,6 @@
 #include "format.h"
 #include "cmd.h"
 
-#define MAGNET_PROC_NAME "magnet"
 #define MAGNET_KBUF_SIZE (64 * 1024)
 #define MAGNET_WAKE_INTERVAL (HZ / 10)
 
@@ -305,11 +305,12 @@ static const struct proc_ops magnet_proc_ops = {
 int magnet_proc_init(void)
 {
 	timer_setup(&magnet_wake_timer, magnet_wake_timer_fn, 0);
-	magnet_proc = proc_create(MAGNET_PROC_NAME, 0600, init_net.proc_net,
+	magnet_proc = proc_create(magnet_cfg.procname, 0600, init_net.proc_net,
 				  &magnet_proc_ops);
 	if (!magnet_proc) {
-		pr_err("cannot create /proc/net/%s\n", MAGNET_PROC_NAME);
-		return -ENOMEM;
+		pr_err("procname=%s: cannot create /proc/net/%s (does it exist already?)\n",
+		       magnet_cfg.procname, magnet_cfg.procname);
+		return -EEXIST;
 	}
 	return 0;
 }

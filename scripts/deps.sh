@@ -1,13 +1,15 @@
 #!/bin/bash
 # Install what magnet needs on a Debian 12 machine: the toolchain, both
 # Debian kernel lines with headers (6.1 and 6.12), QEMU, the test traffic
-# tools, and virtme-ng from PyPI. Idempotent, and quiet when all is present.
+# tools, DKMS, and virtme-ng from PyPI. Idempotent, and quiet when all is
+# present.
 set -eu
 
 pkgs="gcc make libelf-dev bc kmod python3 \
 linux-image-amd64 linux-headers-amd64 \
 linux-image-6.12-amd64 linux-headers-6.12-amd64 \
-qemu-system-x86 iperf3 ethtool iproute2 iputils-ping procps"
+qemu-system-x86 iperf3 ethtool iproute2 iputils-ping procps \
+dkms git xz-utils"
 
 missing=
 for p in $pkgs; do

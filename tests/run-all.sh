@@ -1,6 +1,7 @@
 #!/bin/bash
-# Everything `make check` runs: the userspace build, the unit tests and the
-# VM tests on every installed kernel line. Prints one closing summary line.
+# Everything `make check` runs: the userspace build, the unit tests, the VM
+# tests on every installed kernel line and the packaging tests (which install
+# onto this machine and remove it all again). Prints one closing summary line.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -23,5 +24,6 @@ step() {
 step "userspace build" make -s userspace
 step "unit tests" make -s -C tests/unit check
 step "VM tests" tests/vm/run.sh
+step "packaging tests" tests/pkg/run.sh
 echo "check: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -17,6 +17,8 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py cwnd-changes LOG        no flow has two consecutive lines with
                                       the same cwnd (full=0)
   checklog.py count LOG JSON          print the number of lines of the flow
+  checklog.py same-shape LOG1 LOG2    both logs hold the same number of flows,
+                                      each flow with both 'i' and 'o' lines
 """
 import ipaddress
 import json
@@ -180,6 +182,24 @@ def cmd_count(path, json_path):
     print(len(flow_rows(fields(path), key)))
 
 
+def cmd_same_shape(a, b):
+    shapes = []
+    for path in (a, b):
+        flows = {}
+        for r in fields(path):
+            flows.setdefault(tuple(r[2:6]), set()).add(r[0])
+        # the listening socket only receives SYNs
+        data = [k for k in flows if k[3] != "0"]
+        one_way = [k for k in data if flows[k] != {"i", "o"}]
+        if one_way:
+            fail("%s: flow %s has only '%s' lines"
+                 % (path, ",".join(one_way[0]), "".join(flows[one_way[0]])))
+        shapes.append(len(data))
+    if shapes[0] != shapes[1]:
+        fail("%s has %d flows, %s has %d" % (a, shapes[0], b, shapes[1]))
+    print("same shape: %d flows in each, all with 'i' and 'o' lines" % shapes[0])
+
+
 def main(argv):
     if len(argv) < 3:
         fail(__doc__)
@@ -199,6 +219,8 @@ def main(argv):
         cmd_only_port(*args)
     elif cmd == "cwnd-changes":
         cmd_cwnd_changes(*args)
+    elif cmd == "same-shape":
+        cmd_same_shape(*args)
     elif cmd == "count":
         cmd_count(*args)
     else:

@@ -29,6 +29,8 @@ PROCF="$PY $HERE/procfile.py"
 XFER=${MAGNET_TEST_XFER:-12M}
 READER=
 MODROOT=/tmp/mg-modroot
+PROC=/proc/net/magnet
+export MAGNET_PROC=$PROC
 
 mkdir -p "$L"
 passed=0
@@ -63,7 +65,7 @@ xfer() {
 }
 
 start_reader() {
-	cat /proc/net/magnet > "$1" &
+	cat "$PROC" > "$1" &
 	READER=$!
 }
 
@@ -84,9 +86,9 @@ wait_exit() {
 
 # TEACUP's stop sequence; the reader must then exit by itself with status 0
 teacup_stop() {
-	echo flush > /proc/net/magnet
+	echo flush > "$PROC"
 	sleep 0.5
-	echo finish > /proc/net/magnet
+	echo finish > "$PROC"
 	wait_exit "$READER" 10
 	READER=
 }
@@ -99,7 +101,9 @@ cleanup() {
 	[ -n "$READER" ] && kill "$READER" 2>/dev/null
 	READER=
 	pkill -x iperf3 2>/dev/null
-	if [ -e /sys/module/magnet ]; then rmmod magnet; fi
+	for m in magnet ttprobe; do
+		if [ -e /sys/module/$m ]; then rmmod $m; fi
+	done
 	sleep 0.2
 }
 
@@ -239,7 +243,8 @@ case_read_order() {
 case_bad_params() {
 	local p name
 	for p in bufsize=0 bufsize=4294967295 bufsize=2000000 direction=7 \
-		 omode=1 omode=2 omode=9 full=2 port=70000 port=abc; do
+		 omode=1 omode=2 omode=9 full=2 port=70000 port=abc \
+		 procname=a/b procname= procname=$(printf 'x%.0s' $(seq 40)); do
 		name=${p%%=*}
 		mark_log
 		if insmod "$KO" "$p" 2> "$L/insmod.err"; then
@@ -312,6 +317,48 @@ case_rmmod_blocked_reader() {
 	wait_exit "$READER" 10
 	READER=
 	[ ! -s "$L/blocked.log" ]
+}
+
+# ------------------------------------------- installed modules (tests/pkg)
+
+# TEACUP's logger steps through the real module tree: modprobe MODULE with
+# TEACUP's parameters, cat $PROC in the background, IPv4 and IPv6 traffic,
+# flush, sleep 0.5, finish, rmmod. $PROC names the file.
+teacup_modprobe() {
+	local mod=$1 log=$2 t0 t1 j
+	rmmod "$mod" 2> /dev/null || true
+	modprobe "$mod" port=0 full=1 bufsize=16384 omode=0 direction=2
+	[ -e "$PROC" ]
+	t0=$(date +%s.%N)
+	start_reader "$log"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$log.v4.json" -n "$XFER"
+	xfer mg-srv mg-cli fd00:200::2 5201 "$log.v6.json" -n "$XFER"
+	teacup_stop
+	t1=$(date +%s.%N)
+	rmmod "$mod"
+	[ ! -e "$PROC" ]
+	$CHECK format "$log" "$t0" "$t1"
+	for j in "$log.v4.json" "$log.v6.json"; do
+		$CHECK flow "$log" "$j" --role sender --bytes
+		$CHECK flow "$log" "$j" --role receiver --bytes
+	done
+}
+
+# magnet installed by DKMS (tests/pkg/run.sh does dkms install on the host)
+case_dkms_modprobe() {
+	modinfo -n magnet | grep -E '/updates/dkms/magnet\.ko'
+	teacup_modprobe magnet "$L/dkms.log"
+}
+
+# after `make install-ttprobe-compat`: TEACUP's sanity check, modprobe
+# ttprobe, /proc/net/ttprobe; the log has the same shape as magnet's
+case_ttprobe_compat() {
+	[ -e "/lib/modules/$(uname -r)/extra/ttprobe.ko" ]
+	PROC=/proc/net/ttprobe
+	export MAGNET_PROC=$PROC
+	teacup_modprobe ttprobe "$L/ttprobe.log"
+	[ ! -e /proc/net/magnet ]
+	$CHECK same-shape "$L/dkms.log" "$L/ttprobe.log"
 }
 
 # ---------------------------------------------------------------- driver

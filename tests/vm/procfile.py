@@ -21,7 +21,7 @@ import socket
 import sys
 import time
 
-PROC = "/proc/net/magnet"
+PROC = os.environ.get("MAGNET_PROC", "/proc/net/magnet")
 
 
 def fail(msg):

@@ -6,6 +6,7 @@
 # failed, the guest did not finish (timeout MAGNET_VM_TIMEOUT, default
 # 900 s), or its kernel log shows a warning, BUG, Oops, lockup, RCU stall
 # or kprobe error. Software emulation by default; MAGNET_VM_KVM=1 uses KVM.
+# Logs go to build/vm/<kver>/ (MAGNET_VM_OUT overrides build/vm).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kvers=${*:-$("$top"/scripts/kernels.sh)}
@@ -21,7 +22,7 @@ fi
 total_pass=0
 total_fail=0
 for k in $kvers; do
-	out=$top/build/vm/$k
+	out=${MAGNET_VM_OUT:-$top/build/vm}/$k
 	rm -rf "$out"
 	mkdir -p "$out"
 	if ! "$top"/scripts/build-module.sh "$k" "$top/build/$k"; then

@@ -1,0 +1,152 @@
+#!/bin/bash
+# Packaging tests (part of make check). They install onto THIS machine and
+# remove everything again on exit:
+#   1. DKMS: dkms add, then build and install for every installed kernel
+#      line; dkms status shows magnet installed for each.
+#   2. For each kernel, `make install-ttprobe-compat`, then one VM boot (the
+#      guest sees this machine's /lib/modules) running case_dkms_modprobe
+#      (TEACUP lifecycle through `modprobe magnet`) and case_ttprobe_compat
+#      (the same through `modprobe ttprobe` and /proc/net/ttprobe).
+#   3. dkms remove and the compat uninstall leave no magnet files behind.
+#   4. make install / make uninstall into a scratch DESTDIR install and
+#      remove exactly the files the README lists.
+#   5. The make dist tarball builds in a scratch directory with the manual
+#      steps of the ttprobe report (extract, make, copy to extra/, depmod).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+version=$(scripts/version.sh)
+kvers=$(scripts/kernels.sh)
+tmp=$(mktemp -d /tmp/magnet-pkg.XXXXXX)
+pass=0
+fail=0
+
+cleanup() {
+	make -s dkms-uninstall > /dev/null 2>&1
+	for k in $kvers; do
+		make -s uninstall-ttprobe-compat KVER="$k" > /dev/null 2>&1
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+step() {
+	local name=$1
+	shift
+	echo "--- pkg: $name"
+	if (set -e; "$@"); then
+		pass=$((pass + 1))
+		echo "--- pkg: $name: ok"
+	else
+		fail=$((fail + 1))
+		echo "--- pkg: $name: FAILED"
+	fi
+}
+
+leftovers() {
+	find /lib/modules \( -name 'magnet.ko*' -o -name 'ttprobe.ko*' \) 2> /dev/null
+	ls -d /usr/src/magnet-* /var/lib/dkms/magnet 2> /dev/null
+	dkms status magnet 2> /dev/null
+}
+
+dkms_install_all() {
+	local first k
+	make -s dkms-uninstall > /dev/null 2>&1
+	first=$(echo "$kvers" | head -n 1)
+	make -s dkms-install KVER="$first" > "$tmp/dkms.log" 2>&1 || {
+		cat "$tmp/dkms.log"
+		return 1
+	}
+	for k in $kvers; do
+		[ "$k" = "$first" ] && continue
+		dkms build -m magnet -v "$version" -k "$k" >> "$tmp/dkms.log" 2>&1
+		dkms install -m magnet -v "$version" -k "$k" >> "$tmp/dkms.log" 2>&1
+	done
+	dkms status magnet
+	for k in $kvers; do
+		dkms status magnet | grep -q "^magnet/$version, $k, x86_64: installed"
+	done
+}
+
+vm_installed() {
+	local k
+	for k in $kvers; do
+		make -s install-ttprobe-compat KVER="$k"
+	done
+	MAGNET_TEST_CASES="case_dkms_modprobe case_ttprobe_compat" \
+		MAGNET_VM_OUT="$top/build/vm-pkg" tests/vm/run.sh $kvers
+}
+
+dkms_remove_clean() {
+	local left
+	make -s dkms-uninstall
+	for k in $kvers; do
+		make -s uninstall-ttprobe-compat KVER="$k"
+	done
+	left=$(leftovers)
+	if [ -n "$left" ]; then
+		echo "left behind after removal:"
+		echo "$left"
+		return 1
+	fi
+	echo "no magnet files left in /lib/modules, /usr/src, /var/lib/dkms"
+}
+
+# The files `make install` puts under DESTDIR (README, "Installing").
+expected_files() {
+	cat <<-EOF
+	./lib/modules/$1/updates/magnet.ko
+	./usr/local/bin/magnet-summary
+	./usr/local/share/doc/magnet/README.md
+	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
+	./usr/local/share/doc/magnet/procfs-commands.md
+	./usr/local/share/man/man1/magnet-summary.1
+	EOF
+}
+
+install_destdir() {
+	local k d
+	k=$(echo "$kvers" | tail -n 1)
+	d=$tmp/destdir
+	make -s install DESTDIR="$d" KVER="$k" > "$tmp/install.log" 2>&1 || {
+		cat "$tmp/install.log"
+		return 1
+	}
+	(cd "$d" && find . -type f | sort) > "$tmp/installed"
+	expected_files "$k" | sort > "$tmp/expected"
+	diff -u "$tmp/expected" "$tmp/installed"
+	modinfo -F version "$d/lib/modules/$k/updates/magnet.ko" | grep -qx "$version"
+	make -s uninstall DESTDIR="$d" KVER="$k"
+	left=$(cd "$d" && find . -type f)
+	[ -z "$left" ] || { echo "left after uninstall: $left"; return 1; }
+	echo "install/uninstall: exactly $(wc -l < "$tmp/expected") files"
+}
+
+dist_manual_build() {
+	local k root
+	make -s dist > /dev/null
+	for k in $kvers; do
+		rm -rf "$tmp/dist"
+		mkdir -p "$tmp/dist"
+		tar -xzf "build/magnet-$version.tar.gz" -C "$tmp/dist"
+		make -s -C "$tmp/dist/magnet-$version" KVER="$k" > "$tmp/dist.log" 2>&1 || {
+			cat "$tmp/dist.log"
+			return 1
+		}
+		root=$tmp/root-$k
+		mkdir -p "$root/lib/modules/$k/extra"
+		cp "$tmp/dist/magnet-$version/module/magnet.ko" "$root/lib/modules/$k/extra/"
+		depmod -b "$root" "$k" 2> /dev/null
+		grep -q '^extra/magnet.ko:' "$root/lib/modules/$k/modules.dep"
+		modinfo -F vermagic "$root/lib/modules/$k/extra/magnet.ko" | grep -q "^$k "
+		echo "dist tarball builds for $k and depmod finds extra/magnet.ko"
+	done
+}
+
+step "dkms add/build/install on $(echo $kvers)" dkms_install_all
+step "VM: modprobe magnet (DKMS) and modprobe ttprobe (compat)" vm_installed
+step "dkms remove leaves nothing" dkms_remove_clean
+step "make install/uninstall DESTDIR" install_destdir
+step "make dist builds with the manual steps" dist_manual_build
+echo "pkg: $pass passed, $fail failed"
+[ "$fail" = 0 ]
