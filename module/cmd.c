@@ -3,6 +3,7 @@
  * Command parsing for /proc/net/magnet, shared with userspace unit tests.
  */
 #include "cmd.h"
+#include "record.h"
 
 static int is_blank(char c)
 {
@@ -51,4 +52,66 @@ int magnet_cmd_parse(const char *buf, size_t len, struct magnet_cmd *cmd,
 	}
 	*err = "unknown command (expected flush or finish)";
 	return -1;
+}
+
+static const struct {
+	const char *word;
+	unsigned int mask;
+} magnet_layers[] = {
+	{ "app", MAGNET_LAYER_APP },
+	{ "tcp", MAGNET_LAYER_TCP },
+	{ "ip", MAGNET_LAYER_IP },
+	{ "dev", MAGNET_LAYER_DEV },
+	{ "all", MAGNET_LAYER_ALL },
+};
+
+int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
+			const char **err)
+{
+	unsigned int m = 0;
+	size_t pos = 0;
+
+	while (len && is_blank(buf[len - 1]))
+		len--;
+	if (!len) {
+		*err = "empty layer list (use app, tcp, ip, dev or all)";
+		return -1;
+	}
+	while (pos <= len) {
+		size_t end = pos, i;
+		int found = 0;
+
+		while (end < len && buf[end] != ',')
+			end++;
+		for (i = 0; i < sizeof(magnet_layers) / sizeof(magnet_layers[0]); i++) {
+			size_t wl = strlen(magnet_layers[i].word);
+
+			if (end - pos == wl &&
+			    !memcmp(buf + pos, magnet_layers[i].word, wl)) {
+				m |= magnet_layers[i].mask;
+				found = 1;
+			}
+		}
+		if (!found) {
+			*err = "unknown layer (use app, tcp, ip, dev or all, comma-separated)";
+			return -1;
+		}
+		pos = end + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+int magnet_format_events(char *buf, size_t size, unsigned int mask)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < 4; i++) {
+		if (!(mask & magnet_layers[i].mask))
+			continue;
+		n += snprintf(buf + n, size > n ? size - n : 0, "%s%s",
+			      n ? "," : "", magnet_layers[i].word);
+	}
+	return (int)n;
 }

@@ -28,4 +28,14 @@ struct magnet_cmd {
 int magnet_cmd_parse(const char *buf, size_t len, struct magnet_cmd *cmd,
 		     const char **err);
 
+/*
+ * Parse a layer list such as "tcp" or "app,tcp,ip,dev" (or "all") of @len
+ * bytes into a MAGNET_LAYER_* mask. Returns 0, or -1 with @err set.
+ */
+int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
+			const char **err);
+
+/* The layer list of @mask, e.g. "app,tcp", into @buf (32 bytes suffice). */
+int magnet_format_events(char *buf, size_t size, unsigned int mask);
+
 #endif /* MAGNET_CMD_H */

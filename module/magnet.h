@@ -27,7 +27,16 @@ struct magnet_config {
 	unsigned int direction;	/* MAGNET_DIR_* */
 	unsigned int fwmark;	/* 0 = any */
 	char procname[MAGNET_PROCNAME_MAX];	/* /proc/net/<procname> */
+	char events_str[64];	/* events= as given */
+	unsigned int events;	/* MAGNET_LAYER_* mask parsed from it */
+	unsigned int nontcp;	/* 1 = IP/device events of non-TCP packets too */
 };
+
+/* omode= values */
+#define MAGNET_OMODE_TTPROBE 0
+#define MAGNET_OMODE_BINARY 1
+#define MAGNET_OMODE_WEB10G 2
+#define MAGNET_OMODE_TEXT 3
 
 extern struct magnet_config magnet_cfg __read_mostly;
 
@@ -44,7 +53,7 @@ int magnet_proc_init(void);
 void magnet_proc_exit(void);
 void magnet_wake_reader(void);
 
-/* main.c: one kernel log line with the loss counters */
+/* ring.c: kernel log lines with the counters, in total and per CPU */
 void magnet_log_stats(const char *when);
 
 #endif /* MAGNET_H */

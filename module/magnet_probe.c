@@ -1,27 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Probe handlers: TCP segment transmit and receive.
+ * Probe handlers: the MAGNeT events at every layer.
  *
- * Each probe point is resolved on the running kernel from a list of candidate
- * functions and attached with ftrace at the function's entry. A handler decides every filter (port, fwmark, cwnd change) from
- * the socket before it reserves a ring slot, then fills the slot in place
- * with local interrupts off. It never sleeps, allocates or takes a lock.
+ *   layer  out (send path)           in (receive path)
+ *   app    tcp_sendmsg (kretprobe)   tcp_recvmsg (kretprobe)
+ *   tcp    __tcp_transmit_skb        tcp_v4_do_rcv, tcp_v6_do_rcv
+ *   ip     ip_output, ip6_output     ip_rcv_core/ip_rcv, ip6_rcv_core/ipv6_rcv
+ *   dev    __dev_queue_xmit          __netif_receive_skb
+ *
+ * Each probe point is resolved on the running kernel from a list of
+ * candidate functions. Packet and TCP handlers are ftrace callbacks at the
+ * function's entry; the application handlers are kretprobes, which see the
+ * size asked for at entry and the return value. A handler decides every
+ * filter (port, fwmark, TCP or not, cwnd change) before it reserves a ring
+ * slot, then fills the slot in place with local interrupts off. It never
+ * sleeps, allocates or takes a lock.
  */
 #include <linux/kprobes.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/siphash.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/netdevice.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <net/inet_sock.h>
+#include <net/inet_connection_sock.h>
 #include <net/ipv6.h>
 #include "compat.h"
 #include "magnet.h"
 #include "ring.h"
 
 static siphash_key_t magnet_sock_key __read_mostly;
+
+/* ------------------------------------------------------------ helpers */
 
 /*
  * full=0: last cwnd (bytes) seen per socket. A slot holds a 32-bit tag of
@@ -44,8 +62,52 @@ static bool notrace magnet_cwnd_changed(const struct sock *sk, u32 cwnd_bytes)
 }
 NOKPROBE_SYMBOL(magnet_cwnd_changed);
 
-static void notrace magnet_fill_addrs(struct magnet_record *rec, const struct sock *sk)
+static bool notrace magnet_port_ok(u16 lport, u16 rport)
 {
+	unsigned int port = magnet_cfg.port;
+
+	return !port || lport == port || rport == port;
+}
+NOKPROBE_SYMBOL(magnet_port_ok);
+
+/* Reserve a slot on this CPU, with local interrupts off until _end(). */
+static struct magnet_record *notrace
+magnet_rec_begin(struct magnet_ring **ringp, unsigned long *flags, u16 event)
+{
+	struct magnet_record *rec;
+	struct magnet_ring *ring;
+
+	local_irq_save(*flags);
+	ring = this_cpu_ptr(magnet_rings);
+	rec = magnet_ring_reserve(ring);
+	if (unlikely(!rec)) {
+		local_irq_restore(*flags);
+		return NULL;
+	}
+	rec->ts_ns = ktime_get_mono_fast_ns();
+	rec->event = event;
+	rec->cpu = smp_processor_id();
+	*ringp = ring;
+	return rec;
+}
+NOKPROBE_SYMBOL(magnet_rec_begin);
+
+static void notrace magnet_rec_end(struct magnet_ring *ring,
+				   unsigned long flags)
+{
+	magnet_ring_commit(ring);
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(magnet_rec_end);
+
+/* The socket's identity: id, family, addresses, ports, state. */
+static void notrace magnet_fill_sock(struct magnet_record *rec,
+				     const struct sock *sk, u16 lport, u16 rport)
+{
+	rec->sock_id = siphash_1u64((u64)(unsigned long)sk, &magnet_sock_key);
+	rec->state = READ_ONCE(sk->sk_state);
+	rec->lport = lport;
+	rec->rport = rport;
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk->sk_family == AF_INET6 &&
 	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
@@ -62,13 +124,76 @@ static void notrace magnet_fill_addrs(struct magnet_record *rec, const struct so
 	memcpy(rec->laddr, &sk->sk_rcv_saddr, 4);
 	memcpy(rec->raddr, &sk->sk_daddr, 4);
 }
-NOKPROBE_SYMBOL(magnet_fill_addrs);
+NOKPROBE_SYMBOL(magnet_fill_sock);
+
+/* The TCP state snapshot of a full TCP socket. */
+static void notrace magnet_fill_tcp(struct magnet_record *rec,
+				    const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+	const struct tcp_congestion_ops *ca = READ_ONCE(icsk->icsk_ca_ops);
+
+	rec->mss = tp->mss_cache;
+	rec->srtt_us = tp->srtt_us >> 3;
+	rec->rttvar_us = tp->mdev_us >> 2;
+	rec->rto_us = jiffies_to_usecs(icsk->icsk_rto);
+	rec->cwnd = tcp_snd_cwnd(tp);
+	rec->ssthresh = tp->snd_ssthresh;
+	rec->snd_wnd = tp->snd_wnd;
+	rec->rcv_wnd = tp->rcv_wnd;
+	rec->snd_una = tp->snd_una;
+	rec->snd_nxt = tp->snd_nxt;
+	rec->write_seq = tp->write_seq;
+	rec->copied_seq = tp->copied_seq;
+	rec->packets_out = tp->packets_out;
+	rec->retrans_out = tp->retrans_out;
+	rec->total_retrans = tp->total_retrans;
+	rec->ca_state = icsk->icsk_ca_state;
+	if (ca)
+		memcpy(rec->ca_name, ca->name, MAGNET_CA_NAME_LEN);
+	else
+		memset(rec->ca_name, 0, MAGNET_CA_NAME_LEN);
+}
+NOKPROBE_SYMBOL(magnet_fill_tcp);
+
+/* Zero what an event type does not fill (the ring slot holds old data). */
+static void notrace magnet_clear_app(struct magnet_record *rec)
+{
+	rec->pid = 0;
+	rec->ret = 0;
+	rec->req = 0;
+	memset(rec->comm, 0, sizeof(rec->comm));
+}
+NOKPROBE_SYMBOL(magnet_clear_app);
+
+static void notrace magnet_clear_pkt(struct magnet_record *rec)
+{
+	rec->ifindex = 0;
+	rec->ip_id = 0;
+	rec->ip_tos = 0;
+	rec->ip_ttl = 0;
+	rec->ip_proto = 0;
+}
+NOKPROBE_SYMBOL(magnet_clear_pkt);
+
+static void notrace magnet_clear_tcp(struct magnet_record *rec)
+{
+	/* mss .. total_retrans: the TCP snapshot's contiguous u32 fields */
+	memset((char *)rec + offsetof(struct magnet_record, mss), 0,
+	       offsetof(struct magnet_record, ifindex) -
+	       offsetof(struct magnet_record, mss));
+	rec->ca_state = 0;
+	memset(rec->ca_name, 0, MAGNET_CA_NAME_LEN);
+}
+NOKPROBE_SYMBOL(magnet_clear_tcp);
+
+/* ------------------------------------------------------------ TCP layer */
 
 static void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
-			      u16 event)
+				      u16 event)
 {
 	const struct magnet_config *cfg = &magnet_cfg;
-	const struct tcp_sock *tp;
 	struct magnet_record *rec;
 	struct magnet_ring *ring;
 	unsigned long flags;
@@ -81,88 +206,299 @@ static void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb
 	/* filters first: nothing is copied for a segment we do not keep */
 	lport = ntohs(inet_sk(sk)->inet_sport);
 	rport = ntohs(sk->sk_dport);
-	if (cfg->port && lport != cfg->port && rport != cfg->port)
+	if (!magnet_port_ok(lport, rport))
 		return;
 	mark = event == MAGNET_EV_TCP_OUT ? READ_ONCE(sk->sk_mark) : skb->mark;
 	if (cfg->fwmark && mark != cfg->fwmark)
 		return;
-	tp = tcp_sk(sk);
 	if (!cfg->full &&
-	    !magnet_cwnd_changed(sk, tcp_snd_cwnd(tp) * tp->mss_cache))
+	    !magnet_cwnd_changed(sk, tcp_snd_cwnd(tcp_sk(sk)) *
+				 tcp_sk(sk)->mss_cache))
 		return;
 
-	local_irq_save(flags);
-	ring = this_cpu_ptr(magnet_rings);
-	rec = magnet_ring_reserve(ring);
-	if (likely(rec)) {
-		rec->ts_ns = ktime_get_mono_fast_ns();
-		rec->sock_id = siphash_1u64((u64)(unsigned long)sk,
-					    &magnet_sock_key);
-		rec->event = event;
-		rec->cpu = smp_processor_id();
-		rec->state = READ_ONCE(sk->sk_state);
-		rec->reserved0 = 0;
-		rec->lport = lport;
-		rec->rport = rport;
-		rec->len = skb->len;
-		magnet_fill_addrs(rec, sk);
-		rec->mss = tp->mss_cache;
-		rec->srtt_us = tp->srtt_us >> 3;
-		rec->rttvar_us = tp->mdev_us >> 2;
-		rec->cwnd = tcp_snd_cwnd(tp);
-		rec->ssthresh = tp->snd_ssthresh;
-		rec->snd_wnd = tp->snd_wnd;
-		rec->rcv_wnd = tp->rcv_wnd;
-		rec->snd_una = tp->snd_una;
-		rec->snd_nxt = tp->snd_nxt;
-		rec->seq = TCP_SKB_CB(skb)->seq;
-		rec->end_seq = TCP_SKB_CB(skb)->end_seq;
-		rec->mark = mark;
-		rec->packets_out = tp->packets_out;
-		rec->retrans_out = tp->retrans_out;
-		rec->total_retrans = tp->total_retrans;
-		rec->reserved1 = 0;
-		magnet_ring_commit(ring);
-	}
-	local_irq_restore(flags);
+	rec = magnet_rec_begin(&ring, &flags, event);
+	if (!rec)
+		return;
+	rec->flags = MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ;
+	magnet_fill_sock(rec, sk, lport, rport);
+	rec->len = skb->len;
+	rec->seq = TCP_SKB_CB(skb)->seq;
+	rec->end_seq = TCP_SKB_CB(skb)->end_seq;
+	rec->mark = mark;
+	magnet_fill_tcp(rec, sk);
+	magnet_clear_app(rec);
+	magnet_clear_pkt(rec);
+	magnet_rec_end(ring, flags);
 }
 NOKPROBE_SYMBOL(magnet_record_tcp);
 
+/* ------------------------------------------------------- IP and device */
+
+/* What a packet's headers say; filled from linear data only. */
+struct magnet_pkt {
+	u8 family, proto, tos, ttl;
+	u16 id, sport, dport;
+	const u8 *saddr, *daddr;	/* in the skb */
+	bool has_seq;
+	u32 seq, end_seq;
+};
+
 /*
- * The handlers are ftrace callbacks on the probed functions' entry. Unlike a
- * kprobe, which is dropped (nmissed) whenever any kprobe is already running
- * on the CPU, ftrace's recursion guard is per context: a softirq that
- * interrupts a handler in task context records its own event. A miss is
- * left only for true same-context recursion, and is counted.
+ * Parse the IPv4/IPv6 header at @nh and, for TCP and UDP, the ports (and the
+ * TCP sequence range). Returns false for what magnet does not record:
+ * headers out of the linear data, other network protocols, and, without
+ * nontcp=1, anything but TCP.
  */
-#define MAGNET_HANDLER(name, event, skip)                                    \
-static void notrace name(unsigned long ip, unsigned long parent_ip,          \
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)   \
-{                                                                            \
-	struct sock *sk = (struct sock *)magnet_ftrace_arg(fregs, 0);        \
-	struct sk_buff *skb = (struct sk_buff *)magnet_ftrace_arg(fregs, 1); \
-	int bit = ftrace_test_recursion_trylock(ip, parent_ip);              \
-									     \
-	if (unlikely(bit < 0)) {                                             \
-		magnet_probe_missed(op);                                     \
-		return;                                                      \
-	}                                                                    \
-	if (!(skip))                                                         \
-		magnet_record_tcp(sk, skb, event);                           \
-	ftrace_test_recursion_unlock(bit);                                   \
-}                                                                            \
-NOKPROBE_SYMBOL(name)
+static bool notrace magnet_parse_pkt(const struct sk_buff *skb, const u8 *nh,
+				     struct magnet_pkt *p)
+{
+	long avail = skb_tail_pointer(skb) - nh;
+	unsigned int nhlen, plen;
+	const u8 *th;
+
+	if (avail < (long)sizeof(struct iphdr))
+		return false;
+	if ((nh[0] >> 4) == 4) {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+
+		nhlen = iph->ihl * 4;
+		if (nhlen < sizeof(*iph) || avail < nhlen)
+			return false;
+		p->family = MAGNET_FAMILY_INET;
+		p->proto = iph->protocol;
+		p->tos = iph->tos;
+		p->ttl = iph->ttl;
+		p->id = ntohs(iph->id);
+		p->saddr = (const u8 *)&iph->saddr;
+		p->daddr = (const u8 *)&iph->daddr;
+		/* a fragment other than the first has no transport header */
+		if (iph->frag_off & htons(IP_OFFSET))
+			nhlen = avail + 1;
+#if IS_ENABLED(CONFIG_IPV6)
+	} else if ((nh[0] >> 4) == 6) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
+
+		nhlen = sizeof(*ip6);
+		if (avail < nhlen)
+			return false;
+		p->family = MAGNET_FAMILY_INET6;
+		p->proto = ip6->nexthdr;
+		p->tos = ipv6_get_dsfield(ip6);
+		p->ttl = ip6->hop_limit;
+		p->id = 0;
+		p->saddr = ip6->saddr.s6_addr;
+		p->daddr = ip6->daddr.s6_addr;
+#endif
+	} else {
+		return false;
+	}
+	if (p->proto != IPPROTO_TCP && !magnet_cfg.nontcp)
+		return false;
+
+	th = nh + nhlen;
+	p->has_seq = false;
+	p->sport = 0;
+	p->dport = 0;
+	if (p->proto == IPPROTO_TCP && avail >= (long)nhlen + 20) {
+		const struct tcphdr *t = (const struct tcphdr *)th;
+
+		p->sport = ntohs(t->source);
+		p->dport = ntohs(t->dest);
+		plen = skb->len - (nh - skb->data) - nhlen;
+		if (t->doff * 4 <= plen) {
+			p->seq = ntohl(t->seq);
+			p->end_seq = p->seq + plen - t->doff * 4 + t->syn + t->fin;
+			p->has_seq = true;
+		}
+	} else if (p->proto == IPPROTO_UDP && avail >= (long)nhlen + 8) {
+		const struct udphdr *u = (const struct udphdr *)th;
+
+		p->sport = ntohs(u->source);
+		p->dport = ntohs(u->dest);
+	} else if (p->proto == IPPROTO_TCP) {
+		return false;	/* TCP, but its header is not in reach */
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(magnet_parse_pkt);
+
+/*
+ * One IP or device event for @skb whose network header is at @nh. @out:
+ * a packet this host sends (source = local end). The socket (sock_id,
+ * state) is known only where skb->sk is a full socket, i.e. on transmit.
+ */
+static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
+				      u16 event, bool out, bool dev)
+{
+	const struct magnet_config *cfg = &magnet_cfg;
+	struct magnet_record *rec;
+	struct magnet_ring *ring;
+	struct magnet_pkt p;
+	unsigned long flags;
+	const struct sock *sk;
+	u16 lport, rport;
+
+	if (unlikely(!skb || !nh) || !magnet_parse_pkt(skb, nh, &p))
+		return;
+	lport = out ? p.sport : p.dport;
+	rport = out ? p.dport : p.sport;
+	if (!magnet_port_ok(lport, rport))
+		return;
+	if (cfg->fwmark && skb->mark != cfg->fwmark)
+		return;
+
+	rec = magnet_rec_begin(&ring, &flags, event);
+	if (!rec)
+		return;
+	rec->flags = MAGNET_RF_IP | (dev ? MAGNET_RF_DEV : 0) |
+		     (p.has_seq ? MAGNET_RF_SEQ : 0);
+	sk = skb->sk;
+	if (out && sk && sk_fullsock(sk)) {
+		rec->flags |= MAGNET_RF_SOCK;
+		rec->sock_id = siphash_1u64((u64)(unsigned long)sk,
+					    &magnet_sock_key);
+		rec->state = READ_ONCE(sk->sk_state);
+	} else {
+		rec->sock_id = 0;
+		rec->state = 0;
+	}
+	rec->family = p.family;
+	memset(rec->laddr, 0, sizeof(rec->laddr));
+	memset(rec->raddr, 0, sizeof(rec->raddr));
+	memcpy(rec->laddr, out ? p.saddr : p.daddr, p.family == 4 ? 4 : 16);
+	memcpy(rec->raddr, out ? p.daddr : p.saddr, p.family == 4 ? 4 : 16);
+	rec->lport = lport;
+	rec->rport = rport;
+	rec->len = skb->len - (nh - skb->data);
+	rec->seq = p.has_seq ? p.seq : 0;
+	rec->end_seq = p.has_seq ? p.end_seq : 0;
+	rec->mark = skb->mark;
+	rec->ifindex = dev && skb->dev ? skb->dev->ifindex : 0;
+	rec->ip_id = p.id;
+	rec->ip_tos = p.tos;
+	rec->ip_ttl = p.ttl;
+	rec->ip_proto = p.proto;
+	magnet_clear_app(rec);
+	magnet_clear_tcp(rec);
+	magnet_rec_end(ring, flags);
+}
+NOKPROBE_SYMBOL(magnet_record_pkt);
+
+/* -------------------------------------------------------- application */
+
+/* what a kretprobe instance keeps from entry to return */
+struct magnet_app_call {
+	struct sock *sk;
+	u64 req;
+	u32 seq;
+};
+
+static int notrace magnet_app_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs, bool send)
+{
+	struct magnet_app_call *call = (struct magnet_app_call *)ri->data;
+	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
+
+	/* tcp_sendmsg(sk, msg, size) / tcp_recvmsg(sk, msg, len, ...) */
+	if (!sk || !sk_fullsock(sk) ||
+	    !magnet_port_ok(ntohs(inet_sk(sk)->inet_sport), ntohs(sk->sk_dport)))
+		return 1;	/* no return probe for this call */
+	if (magnet_cfg.fwmark && READ_ONCE(sk->sk_mark) != magnet_cfg.fwmark)
+		return 1;
+	call->sk = sk;
+	call->req = regs_get_kernel_argument(regs, 2);
+	call->seq = send ? READ_ONCE(tcp_sk(sk)->write_seq) :
+			   READ_ONCE(tcp_sk(sk)->copied_seq);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_app_entry);
+
+static int notrace magnet_app_send_entry(struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
+{
+	return magnet_app_entry(ri, regs, true);
+}
+NOKPROBE_SYMBOL(magnet_app_send_entry);
+
+static int notrace magnet_app_recv_entry(struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
+{
+	return magnet_app_entry(ri, regs, false);
+}
+NOKPROBE_SYMBOL(magnet_app_recv_entry);
+
+static int notrace magnet_app_return(struct kretprobe_instance *ri,
+				     struct pt_regs *regs, u16 event)
+{
+	const struct magnet_app_call *call =
+		(const struct magnet_app_call *)ri->data;
+	struct sock *sk = call->sk;
+	struct magnet_record *rec;
+	struct magnet_ring *ring;
+	unsigned long flags;
+
+	rec = magnet_rec_begin(&ring, &flags, event);
+	if (!rec)
+		return 0;
+	rec->flags = MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
+		     MAGNET_RF_APP;
+	magnet_fill_sock(rec, sk, ntohs(inet_sk(sk)->inet_sport),
+			 ntohs(sk->sk_dport));
+	/* tcp_sendmsg and tcp_recvmsg return int: rax's upper half is junk */
+	rec->ret = (int)regs_return_value(regs);
+	rec->req = call->req;
+	rec->len = rec->ret > 0 ? (u32)min_t(s64, rec->ret, U32_MAX) : 0;
+	rec->seq = call->seq;
+	rec->end_seq = event == MAGNET_EV_APP_SEND ?
+		       READ_ONCE(tcp_sk(sk)->write_seq) :
+		       READ_ONCE(tcp_sk(sk)->copied_seq);
+	rec->mark = READ_ONCE(sk->sk_mark);
+	rec->pid = current->tgid;
+	memcpy(rec->comm, current->comm, sizeof(rec->comm));
+	magnet_fill_tcp(rec, sk);
+	magnet_clear_pkt(rec);
+	magnet_rec_end(ring, flags);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_app_return);
+
+static int notrace magnet_app_send_ret(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	return magnet_app_return(ri, regs, MAGNET_EV_APP_SEND);
+}
+NOKPROBE_SYMBOL(magnet_app_send_ret);
+
+static int notrace magnet_app_recv_ret(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	return magnet_app_return(ri, regs, MAGNET_EV_APP_RECV);
+}
+NOKPROBE_SYMBOL(magnet_app_recv_ret);
+
+/* ------------------------------------------------------ probe table */
+
+struct magnet_candidate {
+	const char *name;
+	u8 skb_arg;		/* packet probes: which argument is the skb */
+};
 
 struct magnet_probe {
 	const char *what;
-	const char *const *candidates;
-	ftrace_func_t handler;
+	unsigned int layer;		/* MAGNET_LAYER_* */
 	unsigned int direction;		/* MAGNET_DIR_OUT or MAGNET_DIR_IN */
 	bool optional;			/* IPv6 may be absent */
+	const struct magnet_candidate *candidates;
+	ftrace_func_t handler;		/* ftrace probes */
+	kretprobe_handler_t entry, ret;	/* kretprobes (app layer) */
+	u16 event;
+	/* state */
 	bool registered;
-	const char *chosen;		/* the candidate in use */
+	const char *chosen;
+	u8 skb_arg;
 	atomic_long_t missed;
 	struct ftrace_ops ops;
+	struct kretprobe krp;
 };
 
 static void notrace magnet_probe_missed(struct ftrace_ops *op)
@@ -171,40 +507,145 @@ static void notrace magnet_probe_missed(struct ftrace_ops *op)
 }
 NOKPROBE_SYMBOL(magnet_probe_missed);
 
-/* __tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, ...) */
-MAGNET_HANDLER(magnet_tcp_out, MAGNET_EV_TCP_OUT, false);
-/* tcp_v4_do_rcv(struct sock *sk, struct sk_buff *skb) */
-MAGNET_HANDLER(magnet_tcp_v4_in, MAGNET_EV_TCP_IN, false);
 /*
- * tcp_v6_do_rcv(struct sock *sk, struct sk_buff *skb). An IPv4 segment on an
- * IPv6 socket is handed on to tcp_v4_do_rcv, whose handler records it.
+ * ftrace handlers. Unlike a kprobe, which is dropped (nmissed) whenever any
+ * kprobe is already running on the CPU, ftrace's recursion guard is per
+ * context: a softirq that interrupts a handler in task context records its
+ * own event. A miss is left only for true same-context recursion, and is
+ * counted.
  */
-MAGNET_HANDLER(magnet_tcp_v6_in, MAGNET_EV_TCP_IN,
-	       skb && skb->protocol == htons(ETH_P_IP));
+#define MAGNET_FTRACE_HANDLER(name, body)                                    \
+static void notrace name(unsigned long ip, unsigned long parent_ip,          \
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)   \
+{                                                                            \
+	struct magnet_probe *p = container_of(op, struct magnet_probe, ops); \
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);              \
+									     \
+	if (unlikely(bit < 0)) {                                             \
+		magnet_probe_missed(op);                                     \
+		return;                                                      \
+	}                                                                    \
+	{ body; }                                                            \
+	ftrace_test_recursion_unlock(bit);                                   \
+}                                                                            \
+NOKPROBE_SYMBOL(name)
 
-static const char *const magnet_tcp_out_syms[] = {
-	"__tcp_transmit_skb", "tcp_transmit_skb", NULL
-};
-static const char *const magnet_tcp_v4_in_syms[] = { "tcp_v4_do_rcv", NULL };
-static const char *const magnet_tcp_v6_in_syms[] = { "tcp_v6_do_rcv", NULL };
+#define ARG(n) magnet_ftrace_arg(fregs, n)
+#define SKB ((struct sk_buff *)ARG(p->skb_arg))
+
+/* __tcp_transmit_skb(sk, skb, ...), tcp_v4_do_rcv(sk, skb) */
+MAGNET_FTRACE_HANDLER(magnet_tcp_h,
+	magnet_record_tcp((struct sock *)ARG(0), (struct sk_buff *)ARG(1),
+			  p->event));
+/* tcp_v6_do_rcv(sk, skb): an IPv4 segment goes on to tcp_v4_do_rcv */
+MAGNET_FTRACE_HANDLER(magnet_tcp_v6_in_h,
+	struct sk_buff *skb = (struct sk_buff *)ARG(1);
+	if (skb && skb->protocol != htons(ETH_P_IP))
+		magnet_record_tcp((struct sock *)ARG(0), skb, p->event));
+/* ip_output / ip6_output: the IP header is built, at the network header */
+MAGNET_FTRACE_HANDLER(magnet_ip_out_h,
+	struct sk_buff *skb = SKB;
+	if (skb)
+		magnet_record_pkt(skb, skb_network_header(skb), p->event,
+				  true, false));
+/* ip_rcv_core / ipv6_rcv ...: skb->data is the IP header */
+MAGNET_FTRACE_HANDLER(magnet_ip_in_h,
+	struct sk_buff *skb = SKB;
+	if (skb)
+		magnet_record_pkt(skb, skb->data, p->event, false, false));
+/* __dev_queue_xmit(skb, sb_dev): the link header is pushed already */
+MAGNET_FTRACE_HANDLER(magnet_dev_out_h,
+	struct sk_buff *skb = SKB;
+	if (skb && (skb->protocol == htons(ETH_P_IP) ||
+		    skb->protocol == htons(ETH_P_IPV6)))
+		magnet_record_pkt(skb, skb_network_header(skb), p->event,
+				  true, true));
+/* __netif_receive_skb(skb): the link header is pulled, data = network */
+MAGNET_FTRACE_HANDLER(magnet_dev_in_h,
+	struct sk_buff *skb = SKB;
+	if (skb && (skb->protocol == htons(ETH_P_IP) ||
+		    skb->protocol == htons(ETH_P_IPV6)))
+		magnet_record_pkt(skb, skb->data, p->event, false, true));
+
+static const struct magnet_candidate magnet_app_send_c[] = {
+	{ "tcp_sendmsg" }, { NULL } };
+static const struct magnet_candidate magnet_app_recv_c[] = {
+	{ "tcp_recvmsg" }, { NULL } };
+static const struct magnet_candidate magnet_tcp_out_c[] = {
+	{ "__tcp_transmit_skb" }, { "tcp_transmit_skb" }, { NULL } };
+static const struct magnet_candidate magnet_tcp_v4_in_c[] = {
+	{ "tcp_v4_do_rcv" }, { NULL } };
+static const struct magnet_candidate magnet_tcp_v6_in_c[] = {
+	{ "tcp_v6_do_rcv" }, { NULL } };
+/* ip_output(net, sk, skb), ip_finish_output2(net, sk, skb) */
+static const struct magnet_candidate magnet_ip_out_c[] = {
+	{ "ip_output", 2 }, { "ip_finish_output2", 2 }, { NULL } };
+static const struct magnet_candidate magnet_ip6_out_c[] = {
+	{ "ip6_output", 2 }, { "ip6_finish_output2", 2 }, { NULL } };
+/* ip_rcv_core(skb, net) also sees GRO list receives; else ip_rcv(skb, ...) */
+static const struct magnet_candidate magnet_ip_in_c[] = {
+	{ "ip_rcv_core", 0 }, { "ip_rcv", 0 }, { NULL } };
+static const struct magnet_candidate magnet_ip6_in_c[] = {
+	{ "ip6_rcv_core", 0 }, { "ipv6_rcv", 0 }, { NULL } };
+static const struct magnet_candidate magnet_dev_out_c[] = {
+	{ "__dev_queue_xmit", 0 }, { "dev_queue_xmit", 0 }, { NULL } };
+static const struct magnet_candidate magnet_dev_in_c[] = {
+	{ "__netif_receive_skb", 0 }, { "__netif_receive_skb_one_core", 0 },
+	{ NULL } };
+
+#define FTRACE_PROBE(w, l, d, opt, c, h, ev) \
+	{ .what = w, .layer = l, .direction = d, .optional = opt, \
+	  .candidates = c, .handler = h, .event = ev }
 
 static struct magnet_probe magnet_probes[] = {
-	{ "TCP transmit", magnet_tcp_out_syms, magnet_tcp_out,
-	  MAGNET_DIR_OUT, false },
-	{ "TCP/IPv4 receive", magnet_tcp_v4_in_syms, magnet_tcp_v4_in,
-	  MAGNET_DIR_IN, false },
-	{ "TCP/IPv6 receive", magnet_tcp_v6_in_syms, magnet_tcp_v6_in,
-	  MAGNET_DIR_IN, true },
+	{ .what = "application send", .layer = MAGNET_LAYER_APP,
+	  .direction = MAGNET_DIR_OUT, .candidates = magnet_app_send_c,
+	  .entry = magnet_app_send_entry, .ret = magnet_app_send_ret },
+	{ .what = "application receive", .layer = MAGNET_LAYER_APP,
+	  .direction = MAGNET_DIR_IN, .candidates = magnet_app_recv_c,
+	  .entry = magnet_app_recv_entry, .ret = magnet_app_recv_ret },
+	FTRACE_PROBE("TCP transmit", MAGNET_LAYER_TCP, MAGNET_DIR_OUT, false,
+		     magnet_tcp_out_c, magnet_tcp_h, MAGNET_EV_TCP_OUT),
+	FTRACE_PROBE("TCP/IPv4 receive", MAGNET_LAYER_TCP, MAGNET_DIR_IN, false,
+		     magnet_tcp_v4_in_c, magnet_tcp_h, MAGNET_EV_TCP_IN),
+	FTRACE_PROBE("TCP/IPv6 receive", MAGNET_LAYER_TCP, MAGNET_DIR_IN, true,
+		     magnet_tcp_v6_in_c, magnet_tcp_v6_in_h, MAGNET_EV_TCP_IN),
+	FTRACE_PROBE("IPv4 transmit", MAGNET_LAYER_IP, MAGNET_DIR_OUT, false,
+		     magnet_ip_out_c, magnet_ip_out_h, MAGNET_EV_IP_OUT),
+	FTRACE_PROBE("IPv6 transmit", MAGNET_LAYER_IP, MAGNET_DIR_OUT, true,
+		     magnet_ip6_out_c, magnet_ip_out_h, MAGNET_EV_IP_OUT),
+	FTRACE_PROBE("IPv4 receive", MAGNET_LAYER_IP, MAGNET_DIR_IN, false,
+		     magnet_ip_in_c, magnet_ip_in_h, MAGNET_EV_IP_IN),
+	FTRACE_PROBE("IPv6 receive", MAGNET_LAYER_IP, MAGNET_DIR_IN, true,
+		     magnet_ip6_in_c, magnet_ip_in_h, MAGNET_EV_IP_IN),
+	FTRACE_PROBE("device transmit", MAGNET_LAYER_DEV, MAGNET_DIR_OUT, false,
+		     magnet_dev_out_c, magnet_dev_out_h, MAGNET_EV_DEV_OUT),
+	FTRACE_PROBE("device receive", MAGNET_LAYER_DEV, MAGNET_DIR_IN, false,
+		     magnet_dev_in_c, magnet_dev_in_h, MAGNET_EV_DEV_IN),
 };
 
-static int magnet_probe_attach(struct magnet_probe *p, const char *sym)
+/* kretprobe instances: calls in flight at once (blocked receivers count) */
+#define MAGNET_KRP_MAXACTIVE 512
+
+static int magnet_probe_attach(struct magnet_probe *p,
+			       const struct magnet_candidate *c)
 {
 	char name[KSYM_NAME_LEN];
 	int ret;
 
-	strscpy(name, sym, sizeof(name));
+	if (p->entry) {
+		memset(&p->krp, 0, sizeof(p->krp));
+		p->krp.kp.symbol_name = c->name;
+		p->krp.entry_handler = p->entry;
+		p->krp.handler = p->ret;
+		p->krp.data_size = sizeof(struct magnet_app_call);
+		p->krp.maxactive = MAGNET_KRP_MAXACTIVE;
+		return register_kretprobe(&p->krp);
+	}
+	strscpy(name, c->name, sizeof(name));
 	memset(&p->ops, 0, sizeof(p->ops));
 	p->ops.func = p->handler;
+	p->skb_arg = c->skb_arg;
 	ret = ftrace_set_filter(&p->ops, name, strlen(name), 1);
 	if (!ret)
 		ret = register_ftrace_function(&p->ops);
@@ -215,15 +656,15 @@ static int magnet_probe_attach(struct magnet_probe *p, const char *sym)
 
 static int magnet_probe_register(struct magnet_probe *p)
 {
-	const char *const *sym;
+	const struct magnet_candidate *c;
 	int ret = -ENOENT;
 
-	for (sym = p->candidates; *sym; sym++) {
-		ret = magnet_probe_attach(p, *sym);
+	for (c = p->candidates; c->name; c++) {
+		ret = magnet_probe_attach(p, c);
 		if (!ret) {
 			p->registered = true;
-			p->chosen = *sym;
-			pr_debug("%s: probing %s\n", p->what, *sym);
+			p->chosen = c->name;
+			pr_debug("%s: probing %s\n", p->what, c->name);
 			return 0;
 		}
 	}
@@ -233,7 +674,7 @@ static int magnet_probe_register(struct magnet_probe *p)
 		return 0;
 	}
 	pr_err("%s: none of the candidate functions can be probed on this kernel (first tried %s, last error %d)\n",
-	       p->what, p->candidates[0], ret);
+	       p->what, p->candidates[0].name, ret);
 	return ret;
 }
 
@@ -245,12 +686,21 @@ int magnet_probes_register(void)
 	/* fail the build if a probed function's signature changes */
 	BUILD_BUG_ON(!__same_type(&tcp_v4_do_rcv,
 				  int (*)(struct sock *, struct sk_buff *)));
+	BUILD_BUG_ON(!__same_type(&tcp_sendmsg,
+				  int (*)(struct sock *, struct msghdr *, size_t)));
+	BUILD_BUG_ON(!__same_type(&ip_output,
+				  int (*)(struct net *, struct sock *,
+					  struct sk_buff *)));
+	BUILD_BUG_ON(!__same_type(&__dev_queue_xmit,
+				  int (*)(struct sk_buff *, struct net_device *)));
 
 	get_random_bytes(&magnet_sock_key, sizeof(magnet_sock_key));
 
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
 
+		if (!(magnet_cfg.events & p->layer))
+			continue;
 		if (magnet_cfg.direction != MAGNET_DIR_BOTH &&
 		    magnet_cfg.direction != p->direction)
 			continue;
@@ -273,8 +723,14 @@ void magnet_probes_unregister(void)
 
 		if (!p->registered)
 			continue;
-		unregister_ftrace_function(&p->ops);
-		ftrace_free_filter(&p->ops);
+		if (p->entry) {
+			unregister_kretprobe(&p->krp);
+			atomic_long_add(p->krp.nmissed + p->krp.kp.nmissed,
+					&p->missed);
+		} else {
+			unregister_ftrace_function(&p->ops);
+			ftrace_free_filter(&p->ops);
+		}
 		p->registered = false;
 	}
 }
@@ -284,7 +740,13 @@ unsigned long magnet_probes_nmissed(void)
 	unsigned long n = 0;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++)
-		n += atomic_long_read(&magnet_probes[i].missed);
+	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
+		struct magnet_probe *p = &magnet_probes[i];
+
+		n += atomic_long_read(&p->missed);
+		if (p->registered && p->entry)
+			n += READ_ONCE(p->krp.nmissed) +
+			     READ_ONCE(p->krp.kp.nmissed);
+	}
 	return n;
 }

@@ -8,6 +8,7 @@
 #include <linux/log2.h>
 #include <linux/ctype.h>
 #include "magnet.h"
+#include "cmd.h"
 
 /* Largest ring: 2^20 records of 128 bytes = 128 MiB per CPU. */
 #define MAGNET_BUFSIZE_MAX (1U << 20)
@@ -21,6 +22,8 @@ struct magnet_config magnet_cfg __read_mostly = {
 	.direction = MAGNET_DIR_BOTH,
 	.fwmark = 0,
 	.procname = KBUILD_MODNAME,
+	.events_str = "tcp",
+	.nontcp = 0,
 };
 
 module_param_named(port, magnet_cfg.port, uint, 0444);
@@ -30,11 +33,15 @@ MODULE_PARM_DESC(full, "1 = log every segment, 0 = only when cwnd changes (defau
 module_param_named(bufsize, magnet_cfg.bufsize, uint, 0444);
 MODULE_PARM_DESC(bufsize, "Records per CPU ring, rounded up to a power of two, 16..1048576 (default: 8192)");
 module_param_named(omode, magnet_cfg.omode, uint, 0444);
-MODULE_PARM_DESC(omode, "Output mode: 0 = ttprobe ASCII (default: 0)");
+MODULE_PARM_DESC(omode, "Output mode: 0 = ttprobe ASCII, 1 = binary, 3 = magnet text (default: 0)");
 module_param_named(direction, magnet_cfg.direction, uint, 0444);
 MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (default: 2)");
 module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);
 MODULE_PARM_DESC(fwmark, "Only segments with this fwmark, 0 = any (default: 0)");
+module_param_string(events, magnet_cfg.events_str, sizeof(magnet_cfg.events_str), 0444);
+MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, or all (default: tcp)");
+module_param_named(nontcp, magnet_cfg.nontcp, uint, 0444);
+MODULE_PARM_DESC(nontcp, "1 = IP and device events for non-TCP packets too (default: 0)");
 module_param_string(procname, magnet_cfg.procname, sizeof(magnet_cfg.procname), 0444);
 MODULE_PARM_DESC(procname, "Name of the file in /proc/net, letters, digits, '_' and '-' (default: the module name, " KBUILD_MODNAME ")");
 
@@ -51,6 +58,7 @@ static bool magnet_procname_valid(const char *s)
 int magnet_params_validate(void)
 {
 	struct magnet_config *c = &magnet_cfg;
+	const char *err;
 
 	if (c->port > 65535) {
 		pr_err("port=%u is invalid: must be 0..65535\n", c->port);
@@ -66,13 +74,22 @@ int magnet_params_validate(void)
 		return -EINVAL;
 	}
 	c->bufsize = roundup_pow_of_two(max(c->bufsize, MAGNET_BUFSIZE_MIN));
-	if (c->omode >= 1 && c->omode <= 3) {
-		pr_err("omode=%u is not implemented yet: only omode=0 (ttprobe ASCII) is available\n",
+	if (c->omode == MAGNET_OMODE_WEB10G) {
+		pr_err("omode=2 (web10g) is not implemented yet: use 0 (ttprobe ASCII), 1 (binary) or 3 (magnet text)\n");
+		return -EINVAL;
+	}
+	if (c->omode > MAGNET_OMODE_TEXT) {
+		pr_err("omode=%u is invalid: must be 0 (ttprobe ASCII), 1 (binary) or 3 (magnet text)\n",
 		       c->omode);
 		return -EINVAL;
 	}
-	if (c->omode != 0) {
-		pr_err("omode=%u is invalid: must be 0 (ttprobe ASCII)\n", c->omode);
+	if (magnet_parse_events(c->events_str, strlen(c->events_str),
+				&c->events, &err)) {
+		pr_err("events=%s is invalid: %s\n", c->events_str, err);
+		return -EINVAL;
+	}
+	if (c->nontcp > 1) {
+		pr_err("nontcp=%u is invalid: must be 0 or 1\n", c->nontcp);
 		return -EINVAL;
 	}
 	if (!magnet_procname_valid(c->procname)) {

@@ -4,8 +4,10 @@
  * command interface.
  *
  * One reader at a time (a second gets -EBUSY); any number of writers send
- * commands. A read blocks until records are buffered and returns ttprobe
- * lines merged across CPUs in timestamp order. The reader is woken in
+ * commands. A read blocks until records are buffered and returns them
+ * merged across CPUs in timestamp order, as ttprobe lines (omode=0), binary
+ * records after a SYSINFO header (omode=1) or magnet text lines after a
+ * header line (omode=3). The reader is woken in
  * batches: when a ring reaches half full (irq_work from the writer), by a
  * timer every MAGNET_WAKE_INTERVAL while records wait, and by flush, finish
  * and unload. See procfs-commands.md.
@@ -20,6 +22,7 @@
 #include <linux/mutex.h>
 #include <linux/timekeeping.h>
 #include <net/net_namespace.h>
+#include <linux/utsname.h>
 #include "compat.h"
 #include "magnet.h"
 #include "ring.h"
@@ -39,12 +42,14 @@ static struct proc_dir_entry *magnet_proc;
 
 struct magnet_reader {
 	struct mutex lock;
-	char *buf;		/* formatted text not yet read: [off, len) */
+	unsigned int omode;	/* MAGNET_OMODE_* of this open */
+	char *buf;		/* output not yet read: [off, len) */
 	size_t off, len;
 	u64 lines;		/* ttprobe field 7 */
 	s64 rt_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at open */
 	int finish_gen;		/* finish commands seen at open */
 	bool draining;		/* finish seen: read up to ->limit, then EOF */
+	bool lost_flushed;	/* draining: pending losses were reported */
 	bool eof;
 	unsigned long *pos;	/* per CPU: next record to read */
 	unsigned long *end;	/* per CPU: end of this read's snapshot */
@@ -76,6 +81,93 @@ static bool magnet_reader_ready(const struct magnet_reader *rd)
 	       !magnet_rings_empty();
 }
 
+/* Append @rec to rd->buf in this open's output mode. */
+static void magnet_emit(struct magnet_reader *rd,
+			const struct magnet_record *rec)
+{
+	char *dst = rd->buf + rd->len;
+	int n = 0;
+
+	switch (rd->omode) {
+	case MAGNET_OMODE_TTPROBE:
+		n = magnet_format_ttprobe(dst, rec, rd->lines + 1,
+					  rd->rt_offset_ns);
+		if (n > 0)
+			rd->lines++;
+		break;
+	case MAGNET_OMODE_BINARY:
+		memcpy(dst, rec, sizeof(*rec));
+		n = sizeof(*rec);
+		break;
+	case MAGNET_OMODE_TEXT:
+		n = magnet_format_text(dst, rec, rd->rt_offset_ns);
+		break;
+	}
+	if (n > 0)
+		rd->len += n;
+}
+
+/* The stream's first bytes: SYSINFO (binary) or the column names (text). */
+static void magnet_emit_header(struct magnet_reader *rd)
+{
+	struct magnet_sysinfo *si = (struct magnet_sysinfo *)rd->buf;
+	const struct magnet_config *c = &magnet_cfg;
+
+	rd->off = 0;
+	rd->len = 0;
+	if (rd->omode == MAGNET_OMODE_TEXT) {
+		rd->len = magnet_format_text_header(rd->buf);
+	} else if (rd->omode == MAGNET_OMODE_BINARY) {
+		memset(si, 0, sizeof(*si));
+		si->magic = MAGNET_MAGIC;
+		si->version = MAGNET_FORMAT_VERSION;
+		si->record_size = sizeof(struct magnet_record);
+		si->sysinfo_size = sizeof(*si);
+		si->ncpus = nr_cpu_ids;
+		si->realtime_offset_ns = rd->rt_offset_ns;
+		si->start_ns = ktime_get_mono_fast_ns();
+		strscpy(si->release, init_utsname()->release,
+			sizeof(si->release));
+		si->port = c->port;
+		si->full = c->full;
+		si->bufsize = c->bufsize;
+		si->omode = c->omode;
+		si->direction = c->direction;
+		si->fwmark = c->fwmark;
+		si->events = c->events;
+		strscpy(si->procname, c->procname, sizeof(si->procname));
+		strscpy(si->version_string, MAGNET_VERSION,
+			sizeof(si->version_string));
+		rd->len = sizeof(*si);
+	}
+}
+
+/*
+ * At the end of a drain, report losses that no LOST record has carried yet
+ * (a writer reports them only when it next finds room), so the stream
+ * accounts for every event up to here. Only for a CPU whose ring is empty
+ * now, so the LOST record comes after everything that CPU wrote.
+ */
+static void magnet_emit_pending_lost(struct magnet_reader *rd)
+{
+	struct magnet_record lost;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		unsigned long n;
+
+		if (magnet_ring_count(r) ||
+		    !atomic_long_read(&r->lost_pending))
+			continue;
+		n = atomic_long_xchg(&r->lost_pending, 0);
+		if (!n)
+			continue;
+		magnet_ring_write_lost(&lost, cpu, n);
+		magnet_emit(rd, &lost);
+	}
+}
+
 /*
  * Format what the rings hold now into rd->buf, merged across CPUs by
  * timestamp, until about @want bytes are ready. Returns records consumed.
@@ -98,9 +190,9 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 	rd->off = 0;
 	rd->len = 0;
 	while (rd->len < want &&
-	       rd->len + MAGNET_TTPROBE_LINE_MAX <= MAGNET_KBUF_SIZE) {
+	       rd->len + MAGNET_TEXT_LINE_MAX <= MAGNET_KBUF_SIZE) {
 		const struct magnet_record *rec, *best = NULL;
-		int best_cpu = -1, n;
+		int best_cpu = -1;
 
 		for_each_possible_cpu(cpu) {
 			struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
@@ -115,12 +207,7 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 		}
 		if (!best)
 			break;
-		n = magnet_format_ttprobe(rd->buf + rd->len, best,
-					  rd->lines + 1, rd->rt_offset_ns);
-		if (n > 0) {
-			rd->lines++;
-			rd->len += n;
-		}
+		magnet_emit(rd, best);
 		rd->pos[best_cpu]++;
 		consumed++;
 	}
@@ -160,8 +247,14 @@ static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
 		if (rd->off == rd->len && !rd->eof) {
 			if (!rd->draining && magnet_finish_requested(rd))
 				magnet_start_drain(rd);
-			if (!magnet_fill(rd, count) && rd->draining)
-				rd->eof = true;
+			if (!magnet_fill(rd, count) && rd->draining) {
+				if (!rd->lost_flushed) {
+					magnet_emit_pending_lost(rd);
+					rd->lost_flushed = true;
+				}
+				if (rd->off == rd->len)
+					rd->eof = true;
+			}
 		}
 		if (rd->off < rd->len) {
 			size_t n = min(count, rd->len - rd->off);
@@ -271,6 +364,8 @@ static int magnet_open(struct inode *inode, struct file *file)
 	}
 	rd->finish_gen = atomic_read(&magnet_finish_gen);
 	rd->rt_offset_ns = ktime_get_real_ns() - ktime_get_mono_fast_ns();
+	rd->omode = magnet_cfg.omode;
+	magnet_emit_header(rd);
 	file->private_data = rd;
 
 	WRITE_ONCE(magnet_timer_armed, true);

@@ -1,35 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * magnet record layout, shared by the kernel module and the userspace tools.
+ * magnet's binary stream (omode=1): the layout shared by the kernel module
+ * and the userspace tools. docs/binary-format.md describes it for readers.
  *
- * One record is written per probe hit into the per-CPU ring. The layout is
- * fixed-size, naturally aligned, host-endian, and identical on every kernel
- * magnet builds for; the static asserts at the end of this file fail the
- * build (kernel and userspace alike) if a field moves.
+ * A stream is one SYSINFO header (struct magnet_sysinfo, sysinfo_size
+ * bytes) followed by records (struct magnet_record, record_size bytes),
+ * all in the writer's byte order. The SYSINFO magic tells the order: a
+ * reader that sees MAGNET_MAGIC_SWAPPED byte-swaps every field.
  *
- * Field meanings (TCP events):
- *   ts_ns        CLOCK_MONOTONIC nanoseconds, taken when the record is
- *                reserved; add the realtime offset of the capture to get
- *                wall-clock time.
- *   sock_id      keyed hash (siphash, random key per load) of the socket.
- *                Never a kernel address.
- *   event        MAGNET_EV_*.
- *   cpu          CPU that wrote the record.
- *   family       MAGNET_FAMILY_INET or MAGNET_FAMILY_INET6 (v4-mapped IPv6
- *                sockets are recorded as INET with their IPv4 addresses).
- *   state        sk_state (1 ESTABLISHED ... 10 LISTEN, 12 NEW_SYN_RECV).
- *   lport/rport  local / remote port of the socket, host byte order.
- *   len          skb->len at the probe point, bytes.
- *   laddr/raddr  local / remote address; IPv4 uses the first 4 bytes,
- *                network byte order, the rest is zero.
- *   mss          mss_cache, bytes.
- *   srtt_us      smoothed RTT in microseconds (srtt_us >> 3).
- *   rttvar_us    RTT mean deviation in microseconds (mdev_us >> 2).
- *   cwnd         snd_cwnd, packets.
- *   ssthresh     snd_ssthresh, packets.
- *   snd_wnd, rcv_wnd, snd_una, snd_nxt: the tcp_sock fields.
- *   seq, end_seq TCP sequence range of the segment (TCP_SKB_CB).
- *   mark         fwmark: sk_mark for sent, skb->mark for received segments.
+ * Records are naturally aligned and fixed-size; the static asserts at the
+ * end fail the build (kernel and userspace alike) if a field moves.
  */
 #ifndef MAGNET_RECORD_H
 #define MAGNET_RECORD_H
@@ -37,72 +17,189 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/build_bug.h>
+#include <linux/stddef.h>
 #define MAGNET_STATIC_ASSERT(c, m) static_assert(c, m)
 #else
 #include <linux/types.h>
 #include <stddef.h>
-#include <assert.h>
 #define MAGNET_STATIC_ASSERT(c, m) _Static_assert(c, m)
 #endif
 
-#define MAGNET_RECORD_VERSION 1
+#define MAGNET_MAGIC 0x01234567U
+#define MAGNET_MAGIC_SWAPPED 0x67452301U
+#define MAGNET_FORMAT_VERSION 1
 
 enum magnet_event {
 	MAGNET_EV_TCP_OUT = 1,	/* segment sent, at TCP transmit */
 	MAGNET_EV_TCP_IN = 2,	/* segment received, at TCP receive */
+	MAGNET_EV_APP_SEND = 3,	/* tcp_sendmsg() returned */
+	MAGNET_EV_APP_RECV = 4,	/* tcp_recvmsg() returned */
+	MAGNET_EV_IP_OUT = 5,	/* IP transmit of a TCP segment */
+	MAGNET_EV_IP_IN = 6,	/* IP receive */
+	MAGNET_EV_DEV_OUT = 7,	/* device queue transmit */
+	MAGNET_EV_DEV_IN = 8,	/* device receive */
+	MAGNET_EV_LOST = 9,	/* `req` records were lost on `cpu` */
+	MAGNET_EV_MAX = MAGNET_EV_LOST,
 };
+
+/* the layers of the events= parameter */
+#define MAGNET_LAYER_APP 0x1
+#define MAGNET_LAYER_TCP 0x2
+#define MAGNET_LAYER_IP 0x4
+#define MAGNET_LAYER_DEV 0x8
+#define MAGNET_LAYER_ALL 0xf
 
 #define MAGNET_FAMILY_INET 4
 #define MAGNET_FAMILY_INET6 6
 
+/* record flags: which groups of fields are valid */
+#define MAGNET_RF_TCP 0x01	/* mss .. total_retrans, ca_state, ca_name */
+#define MAGNET_RF_SEQ 0x02	/* seq, end_seq */
+#define MAGNET_RF_IP 0x04	/* ip_id, ip_tos, ip_ttl, ip_proto */
+#define MAGNET_RF_DEV 0x08	/* ifindex */
+#define MAGNET_RF_APP 0x10	/* pid, comm, req, ret */
+#define MAGNET_RF_SOCK 0x20	/* sock_id, state; else not tied to a socket */
+
+#define MAGNET_COMM_LEN 16
+#define MAGNET_CA_NAME_LEN 11
+
+/*
+ * One event. Unless a flag says otherwise, a field that does not apply is 0.
+ *   ts_ns       CLOCK_MONOTONIC ns; + sysinfo.realtime_offset_ns = wall time.
+ *   sock_id     keyed hash (siphash, random key per load) of the socket;
+ *               never a kernel address.
+ *   family      MAGNET_FAMILY_*; a v4-mapped IPv6 socket is recorded as
+ *               INET with its IPv4 addresses.
+ *   state       sk_state (1 ESTABLISHED ... 10 LISTEN).
+ *   lport/rport local/remote port, host order (the socket's own ends, also
+ *               for received packets).
+ *   len         bytes at this layer: skb->len (TCP out: payload; TCP in:
+ *               header + payload; IP and device: the packet).
+ *   laddr/raddr IPv4 in the first 4 bytes (network order), else IPv6.
+ *   seq/end_seq TCP sequence range: of the segment (TCP, IP, device), of
+ *               the data written (APP_SEND: write_seq before/after) or
+ *               read (APP_RECV: copied_seq before/after).
+ *   mark        sk_mark when sent, skb->mark when received.
+ *   pid/comm    process (tgid) and command (APP events).
+ *   req/ret     APP: size asked for, and the return value (bytes, or a
+ *               negative errno). LOST: req = number of records lost.
+ *   TCP state   mss_cache, srtt and rttvar (us), rto (us), snd_cwnd and
+ *               snd_ssthresh (packets), windows and sequence variables,
+ *               packets_out, retrans_out, total_retrans, ca_state, and the
+ *               congestion control's name (NUL-padded, may fill all 11).
+ *   ifindex     device events: the interface index.
+ *   ip_*        IP and device events: id (IPv4), tos (traffic class for
+ *               IPv6), ttl (hop limit for IPv6), and the protocol (6 TCP,
+ *               17 UDP, ...; IPv6: the first next-header).
+ */
 struct magnet_record {
-	__u64 ts_ns;		/*   0 */
-	__u64 sock_id;		/*   8 */
-	__u16 event;		/*  16 */
-	__u16 cpu;		/*  18 */
-	__u8 family;		/*  20 */
-	__u8 state;		/*  21 */
-	__u16 reserved0;	/*  22 */
-	__u16 lport;		/*  24 */
-	__u16 rport;		/*  26 */
-	__u32 len;		/*  28 */
-	__u8 laddr[16];		/*  32 */
-	__u8 raddr[16];		/*  48 */
-	__u32 mss;		/*  64 */
-	__u32 srtt_us;		/*  68 */
-	__u32 rttvar_us;	/*  72 */
-	__u32 cwnd;		/*  76 */
-	__u32 ssthresh;		/*  80 */
-	__u32 snd_wnd;		/*  84 */
-	__u32 rcv_wnd;		/*  88 */
-	__u32 snd_una;		/*  92 */
-	__u32 snd_nxt;		/*  96 */
-	__u32 seq;		/* 100 */
-	__u32 end_seq;		/* 104 */
-	__u32 mark;		/* 108 */
-	__u32 packets_out;	/* 112 */
-	__u32 retrans_out;	/* 116 */
-	__u32 total_retrans;	/* 120 */
-	__u32 reserved1;	/* 124 */
+	__u64 ts_ns;			/*   0 */
+	__u64 sock_id;			/*   8 */
+	__u16 event;			/*  16 */
+	__u16 cpu;			/*  18 */
+	__u8 family;			/*  20 */
+	__u8 state;			/*  21 */
+	__u8 ca_state;			/*  22 */
+	__u8 flags;			/*  23 */
+	__u16 lport;			/*  24 */
+	__u16 rport;			/*  26 */
+	__u32 len;			/*  28 */
+	__u8 laddr[16];			/*  32 */
+	__u8 raddr[16];			/*  48 */
+	__u32 seq;			/*  64 */
+	__u32 end_seq;			/*  68 */
+	__u32 mark;			/*  72 */
+	__u32 pid;			/*  76 */
+	__s64 ret;			/*  80 */
+	__u64 req;			/*  88 */
+	char comm[MAGNET_COMM_LEN];	/*  96 */
+	__u32 mss;			/* 112 */
+	__u32 srtt_us;			/* 116 */
+	__u32 rttvar_us;		/* 120 */
+	__u32 rto_us;			/* 124 */
+	__u32 cwnd;			/* 128 */
+	__u32 ssthresh;			/* 132 */
+	__u32 snd_wnd;			/* 136 */
+	__u32 rcv_wnd;			/* 140 */
+	__u32 snd_una;			/* 144 */
+	__u32 snd_nxt;			/* 148 */
+	__u32 write_seq;		/* 152 */
+	__u32 copied_seq;		/* 156 */
+	__u32 packets_out;		/* 160 */
+	__u32 retrans_out;		/* 164 */
+	__u32 total_retrans;		/* 168 */
+	__u32 ifindex;			/* 172 */
+	__u16 ip_id;			/* 176 */
+	__u8 ip_tos;			/* 178 */
+	__u8 ip_ttl;			/* 179 */
+	char ca_name[MAGNET_CA_NAME_LEN];	/* 180 */
+	__u8 ip_proto;			/* 191 */
 };
 
-#define MAGNET_RECORD_SIZE 128
+#define MAGNET_RECORD_SIZE 192
+
+/* The header of every stream (the first bytes of every open in omode=1). */
+struct magnet_sysinfo {
+	__u32 magic;			/*   0: MAGNET_MAGIC */
+	__u16 version;			/*   4: MAGNET_FORMAT_VERSION */
+	__u16 record_size;		/*   6: sizeof(struct magnet_record) */
+	__u16 sysinfo_size;		/*   8: sizeof(struct magnet_sysinfo) */
+	__u16 ncpus;			/*  10: nr_cpu_ids */
+	__u32 reserved0;		/*  12 */
+	__s64 realtime_offset_ns;	/*  16: CLOCK_REALTIME - ts clock */
+	__u64 start_ns;			/*  24: ts clock when the stream began */
+	char release[72];		/*  32: uname -r, NUL-terminated */
+	__u32 port;			/* 104: the parameters in force */
+	__u32 full;			/* 108 */
+	__u32 bufsize;			/* 112 */
+	__u32 omode;			/* 116 */
+	__u32 direction;		/* 120 */
+	__u32 fwmark;			/* 124 */
+	__u32 events;			/* 128: MAGNET_LAYER_* mask */
+	__u32 reserved1;		/* 132 */
+	char procname[32];		/* 136 */
+	char version_string[24];	/* 168: module version */
+	__u8 reserved2[64];		/* 192 */
+};
+
+#define MAGNET_SYSINFO_SIZE 256
 
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_record) == MAGNET_RECORD_SIZE,
-		     "magnet_record must be 128 bytes");
+		     "magnet_record must be 192 bytes");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, sock_id) == 8, "sock_id");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, event) == 16, "event");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, family) == 20, "family");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, lport) == 24, "lport");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, flags) == 23, "flags");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, len) == 28, "len");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, laddr) == 32, "laddr");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, raddr) == 48, "raddr");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, mss) == 64, "mss");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, cwnd) == 76, "cwnd");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, snd_nxt) == 96, "snd_nxt");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, seq) == 100, "seq");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, mark) == 108, "mark");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, total_retrans) == 120,
-		     "total_retrans");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, seq) == 64, "seq");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ret) == 80, "ret");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, req) == 88, "req");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, comm) == 96, "comm");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, mss) == 112, "mss");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, cwnd) == 128, "cwnd");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, write_seq) == 152,
+		     "write_seq");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ifindex) == 172,
+		     "ifindex");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ip_id) == 176, "ip_id");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ca_name) == 180,
+		     "ca_name");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ip_proto) == 191,
+		     "ip_proto");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_sysinfo) == MAGNET_SYSINFO_SIZE,
+		     "magnet_sysinfo must be 256 bytes");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, realtime_offset_ns) == 16,
+		     "realtime_offset_ns");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, release) == 32,
+		     "release");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, port) == 104, "port");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, events) == 128,
+		     "events");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, procname) == 136,
+		     "procname");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, version_string) == 168,
+		     "version_string");
 
 #endif /* MAGNET_RECORD_H */

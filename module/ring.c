@@ -5,6 +5,9 @@
 #include <linux/vmalloc.h>
 #include <linux/cpumask.h>
 #include <linux/topology.h>
+#include <linux/kprobes.h>
+#include <linux/timekeeping.h>
+#include <linux/string.h>
 #include "magnet.h"
 #include "ring.h"
 
@@ -57,6 +60,18 @@ void magnet_rings_exit(void)
 	magnet_rings = NULL;
 }
 
+/* A LOST record: @count events were dropped on @cpu before this point. */
+void magnet_ring_write_lost(struct magnet_record *rec, unsigned int cpu,
+			    unsigned long count)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->ts_ns = ktime_get_mono_fast_ns();
+	rec->event = MAGNET_EV_LOST;
+	rec->cpu = cpu;
+	rec->req = count;
+}
+NOKPROBE_SYMBOL(magnet_ring_write_lost);
+
 bool magnet_rings_empty(void)
 {
 	int cpu;
@@ -67,20 +82,30 @@ bool magnet_rings_empty(void)
 	return true;
 }
 
-/* One kernel log line with the ring and probe counters. */
+/*
+ * Kernel log lines with the counters: the totals, then one line per CPU
+ * that saw events. hits = events that passed the filters = written + lost.
+ */
 void magnet_log_stats(const char *when)
 {
-	unsigned long written = 0, lost = 0, unread = 0;
+	unsigned long hits = 0, lost = 0, unread = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
-		unsigned long head = READ_ONCE(r->head);
 
-		written += head;
+		hits += READ_ONCE(r->hits);
 		lost += READ_ONCE(r->lost);
-		unread += head - READ_ONCE(r->tail);
+		unread += READ_ONCE(r->head) - READ_ONCE(r->tail);
 	}
 	pr_info("%s: %lu records written, %lu lost (ring full), %lu unread, %lu probe misses\n",
-		when, written, lost, unread, magnet_probes_nmissed());
+		when, hits - lost, lost, unread, magnet_probes_nmissed());
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		unsigned long h = READ_ONCE(r->hits), l = READ_ONCE(r->lost);
+
+		if (h)
+			pr_info("%s: cpu %d: %lu hits, %lu written, %lu lost\n",
+				when, cpu, h, h - l, l);
+	}
 }

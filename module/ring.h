@@ -9,6 +9,7 @@
  * CPU or for the reader. When a ring is full the record is counted in
  * ->lost and nothing is overwritten. The one reader consumes with
  * acquire/release on head and tail and takes no lock a writer could spin on.
+ * Losses are reported in the stream as LOST records (see reserve).
  */
 #ifndef MAGNET_RING_H
 #define MAGNET_RING_H
@@ -20,10 +21,14 @@
 
 struct magnet_ring {
 	/* written by the producer (this CPU) only */
-	unsigned long head ____cacheline_aligned;	/* records committed */
-	unsigned long lost;				/* records dropped */
+	unsigned long head ____cacheline_aligned;	/* slots committed */
+	unsigned long next;		/* slot being filled, see reserve */
+	unsigned long hits;		/* events that passed the filters */
+	unsigned long lost;		/* events dropped: ring full */
+	/* losses not yet reported in the stream; the reader may take them */
+	atomic_long_t lost_pending;
 	/* written by the reader only */
-	unsigned long tail ____cacheline_aligned;	/* records consumed */
+	unsigned long tail ____cacheline_aligned;	/* slots consumed */
 	/* read-mostly */
 	struct magnet_record *recs ____cacheline_aligned;
 	unsigned long mask;
@@ -36,23 +41,49 @@ void magnet_rings_exit(void);
 
 extern struct magnet_ring __percpu *magnet_rings;
 
-/* Called with local interrupts disabled. NULL means full: counted as lost. */
+void magnet_ring_write_lost(struct magnet_record *rec, unsigned int cpu,
+			    unsigned long count);
+
+/*
+ * Called with local interrupts disabled, for one event that passed the
+ * filters. Returns the slot to fill, or NULL if the ring is full (the event
+ * is counted as lost). Losses not yet reported are first written as a LOST
+ * record, so the stream says where recording resumed and how much is
+ * missing; that needs two free slots.
+ */
 static __always_inline struct magnet_record *
 magnet_ring_reserve(struct magnet_ring *r)
 {
 	unsigned long head = r->head;
+	unsigned long used = head - smp_load_acquire(&r->tail);
 
-	if (unlikely(head - smp_load_acquire(&r->tail) > r->mask)) {
-		r->lost++;
-		return NULL;
+	r->hits++;
+	if (unlikely(atomic_long_read(&r->lost_pending))) {
+		unsigned long pending;
+
+		if (used + 2 > r->mask + 1)
+			goto full;
+		pending = atomic_long_xchg(&r->lost_pending, 0);
+		if (pending) {
+			magnet_ring_write_lost(&r->recs[head & r->mask],
+					       smp_processor_id(), pending);
+			head++;
+		}
+	} else if (unlikely(used > r->mask)) {
+		goto full;
 	}
+	r->next = head;
 	return &r->recs[head & r->mask];
+full:
+	r->lost++;
+	atomic_long_inc(&r->lost_pending);
+	return NULL;
 }
 
 /* Publish the slot returned by magnet_ring_reserve(); wake at watermark. */
 static __always_inline void magnet_ring_commit(struct magnet_ring *r)
 {
-	unsigned long head = r->head + 1;
+	unsigned long head = r->next + 1;
 
 	smp_store_release(&r->head, head);
 	if (unlikely(head - READ_ONCE(r->tail) == r->watermark))

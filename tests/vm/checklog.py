@@ -17,6 +17,12 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py cwnd-changes LOG        no flow has two consecutive lines with
                                       the same cwnd (full=0)
   checklog.py count LOG JSON          print the number of lines of the flow
+  checklog.py text LOG                magnet text (omode=3): a header of 41
+                                      named columns, 41 fields on every line,
+                                      all 8 event types, iperf3 as comm
+  checklog.py protos LOG P            magnet text: the set of ip_proto values
+                                      on IP/device lines is exactly P (e.g. 6
+                                      or 1,6)
   checklog.py same-shape LOG1 LOG2    both logs hold the same number of flows,
                                       each flow with both 'i' and 'o' lines
 """
@@ -200,6 +206,43 @@ def cmd_same_shape(a, b):
     print("same shape: %d flows in each, all with 'i' and 'o' lines" % shapes[0])
 
 
+def text_rows(path):
+    lines = read_lines(path)
+    if not lines:
+        fail("%s is empty" % path)
+    head = lines[0].split("\t")
+    rows = [dict(zip(head, l.split("\t"))) for l in lines[1:]]
+    for n, l in enumerate(lines[1:], 2):
+        if l.count("\t") != len(head) - 1:
+            fail("line %d has %d fields, header %d" % (n, l.count("\t") + 1, len(head)))
+    return head, rows
+
+
+def cmd_text(path):
+    head, rows = text_rows(path)
+    if len(head) != 41 or head[:3] != ["time", "cpu", "event"] or head[-1] != "lost":
+        fail("header has %d columns: %r" % (len(head), head[:5]))
+    kinds = {r["event"] for r in rows}
+    want = {"tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
+            "dev_out", "dev_in"}
+    if not want <= kinds:
+        fail("event types missing: %s" % sorted(want - kinds))
+    for r in rows:
+        if not re.match(r"^\d+\.\d{9}$", r["time"]):
+            fail("bad time %r" % r["time"])
+        if r["event"].startswith("app_") and r["comm"] != "iperf3":
+            fail("%s by %r" % (r["event"], r["comm"]))
+    print("text ok: %d lines, 41 columns, event types %s" % (len(rows), ",".join(sorted(kinds))))
+
+
+def cmd_protos(path, want):
+    _, rows = text_rows(path)
+    got = {r["ip_proto"] for r in rows if r["event"] in ("ip_out", "ip_in", "dev_out", "dev_in")}
+    if got != set(want.split(",")):
+        fail("ip_proto values %s, expected %s" % (sorted(got), want))
+    print("protos ok: %s" % ",".join(sorted(got)))
+
+
 def main(argv):
     if len(argv) < 3:
         fail(__doc__)
@@ -219,6 +262,10 @@ def main(argv):
         cmd_only_port(*args)
     elif cmd == "cwnd-changes":
         cmd_cwnd_changes(*args)
+    elif cmd == "text":
+        cmd_text(*args)
+    elif cmd == "protos":
+        cmd_protos(*args)
     elif cmd == "same-shape":
         cmd_same_shape(*args)
     elif cmd == "count":

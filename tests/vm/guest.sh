@@ -25,6 +25,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 L=/tmp/mg
 PY=/usr/bin/python3
 CHECK="$PY $HERE/checklog.py"
+STACK="$PY $HERE/checkstack.py"
+TTPB2ASCII=${MAGNET_TOP:-/nonexistent}/userspace/ttpb2ascii
 PROCF="$PY $HERE/procfile.py"
 XFER=${MAGNET_TEST_XFER:-12M}
 READER=
@@ -243,7 +245,8 @@ case_read_order() {
 case_bad_params() {
 	local p name
 	for p in bufsize=0 bufsize=4294967295 bufsize=2000000 direction=7 \
-		 omode=1 omode=2 omode=9 full=2 port=70000 port=abc \
+		 omode=2 omode=9 full=2 port=70000 port=abc \
+		 events=bogus events= events=tcp,foo nontcp=2 \
 		 procname=a/b procname= procname=$(printf 'x%.0s' $(seq 40)); do
 		name=${p%%=*}
 		mark_log
@@ -319,6 +322,113 @@ case_rmmod_blocked_reader() {
 	[ ! -s "$L/blocked.log" ]
 }
 
+# ------------------------------------------------ full stack (omode=1, 3)
+
+# events=all in binary: a 1 MiB transfer in 64 KiB writes, IPv4 and IPv6,
+# checked layer by layer (checkstack.py stack), and ttpb2ascii's ttprobe
+# view of the same log
+case_fullstack() {
+	local fam addr pid t0 t1 n_tcp n_lines
+	for fam in 4 6; do
+		addr=10.200.1.2
+		[ $fam = 6 ] && addr=fd00:200::2
+		insmod "$KO" events=all omode=1 port=5201
+		t0=$(date +%s.%N)
+		start_reader "$L/stack$fam.bin"
+		ip netns exec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-stack.log"
+		wait_listen mg-srv 5201
+		ip netns exec mg-cli iperf3 -c $addr -p 5201 -n 1M -l 64K -J > "$L/stack$fam.json" &
+		pid=$!
+		wait $pid
+		teacup_stop
+		t1=$(date +%s.%N)
+		rmmod magnet
+		$STACK stack "$L/stack$fam.bin" "$L/stack$fam.json" $pid 65536
+		$TTPB2ASCII "$L/stack$fam.bin" > "$L/stack$fam.txt"
+		$CHECK format "$L/stack$fam.txt" "$t0" "$t1"
+		n_tcp=$($STACK count "$L/stack$fam.bin" | awk '$1 ~ /^tcp_/ {n += $2} END {print n}')
+		n_lines=$(wc -l < "$L/stack$fam.txt")
+		log "IPv$fam: $n_tcp TCP records, $n_lines ttprobe lines from ttpb2ascii"
+		[ "$n_tcp" -eq "$n_lines" ]
+	done
+}
+
+# bufsize=16 and no reader during a transfer: LOST records, and per CPU the
+# events plus the LOST counts in the stream equal the hits the module counted
+case_lost_records() {
+	insmod "$KO" bufsize=16 events=all omode=1 port=5201
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/lost1.json" -n 2M
+	start_reader "$L/lost.bin"
+	sleep 0.5
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/lost2.json" -n 1M
+	teacup_stop
+	rmmod magnet
+	dmesg > "$L/lost.dmesg"
+	$STACK lost "$L/lost.bin" "$L/lost.dmesg"
+}
+
+# run_sampled OMODE OUT: all layers in that mode during a 2 s transfer, while
+# the kernel addresses of the live TCP sockets are sampled from /proc/net/tcp*
+run_sampled() {
+	local client i
+	insmod "$KO" events=all omode=$1 port=5201
+	start_reader "$2"
+	ip netns exec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-addr.log"
+	wait_listen mg-srv 5201
+	ip netns exec mg-cli iperf3 -c 10.200.1.2 -p 5201 -t 2 > /dev/null &
+	client=$!
+	for i in 1 2 3 4 5 6; do
+		for ns in mg-cli mg-srv; do
+			ip netns exec $ns cat /proc/net/tcp /proc/net/tcp6 |
+				awk 'NR > 1 && $1 ~ /:$/ { for (f = 12; f <= NF; f++) if (length($f) == 16 && $f ~ /^[0-9a-f]+$/) print $f }'
+		done
+		sleep 0.3
+	done >> "$L/ptrs"
+	wait_exit $client 20
+	teacup_stop
+	rmmod magnet
+}
+
+# no output mode contains a kernel address (the sockets' own addresses)
+case_no_kernel_addresses() {
+	sysctl -q -w kernel.kptr_restrict=1
+	: > "$L/ptrs"
+	run_sampled 1 "$L/addr1.bin"
+	run_sampled 3 "$L/addr3.txt"
+	run_sampled 0 "$L/addr0.txt"
+	$CHECK format "$L/addr0.txt" 0 9999999999
+	$STACK noaddr "$L/ptrs" "$L/addr1.bin" "$L/addr3.txt" "$L/addr0.txt"
+	$TTPB2ASCII -f magnet "$L/addr1.bin" > "$L/addr1.dec"
+	$STACK noaddr "$L/ptrs" "$L/addr1.dec"
+}
+
+# omode=3: a header naming 41 columns, every event type, 41 fields per line
+case_text_mode() {
+	insmod "$KO" events=all omode=3 port=5201
+	start_reader "$L/text.log"
+	xfer mg-srv mg-cli fd00:200::2 5201 "$L/text.json" -n 1M
+	teacup_stop
+	rmmod magnet
+	$CHECK text "$L/text.log"
+}
+
+# IP and device events of non-TCP packets only with nontcp=1
+case_nontcp() {
+	insmod "$KO" events=ip,dev omode=3
+	start_reader "$L/nontcp0.log"
+	ip netns exec mg-cli ping -c 3 -i 0.2 10.200.1.2 > /dev/null
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/nontcp0.json" -n 1M
+	teacup_stop
+	rmmod magnet
+	insmod "$KO" events=ip,dev omode=3 nontcp=1
+	start_reader "$L/nontcp1.log"
+	ip netns exec mg-cli ping -c 3 -i 0.2 10.200.1.2 > /dev/null
+	teacup_stop
+	rmmod magnet
+	$CHECK protos "$L/nontcp0.log" 6
+	$CHECK protos "$L/nontcp1.log" 1
+}
+
 # ------------------------------------------- installed modules (tests/pkg)
 
 # TEACUP's logger steps through the real module tree: modprobe MODULE with
@@ -387,6 +497,8 @@ else
 	for c in ${MAGNET_TEST_CASES:-case_teacup_lifecycle case_port_filter \
 		case_direction_out case_direction_in case_full0 \
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
+		case_fullstack case_lost_records case_no_kernel_addresses \
+		case_text_mode case_nontcp \
 		case_rmmod_under_traffic case_rmmod_blocked_reader}; do
 		run_case "$c"
 	done

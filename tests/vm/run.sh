@@ -36,7 +36,7 @@ for k in $kvers; do
 	timeout --kill-after=30 "$timeout_s" \
 		vng --verbose --run "/boot/vmlinuz-$k" $kvm --cpus 2 --memory 1G \
 		--rwdir "$out" \
-		--exec "MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
+		--exec "MAGNET_TOP=$top MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
 		< /dev/null > "$out/console.log" 2>&1
 	rc=$?
 	echo "vm: $k finished in $(($(date +%s) - start)) s (status $rc)"

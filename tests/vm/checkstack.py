@@ -1,0 +1,337 @@
+#!/usr/bin/python3
+"""Assertions on magnet's binary stream (omode=1), run inside the test guests.
+
+The stream is parsed here with Python's struct module, independently of
+ttpb2ascii, following module/record.h.
+
+  checkstack.py stack BIN JSON PID WSIZE    full-stack consistency of the
+        iperf3 data flow in JSON, whose client (pid PID) wrote WSIZE-byte
+        blocks: application events, TCP bytes, every TCP-out segment's IP-out
+        and device-out events, every TCP-in segment's device-in and IP-in
+        events, application receive bytes
+  checkstack.py lost BIN DMESG              per CPU: events in the stream plus
+        the LOST counts equal the hits the module logged on unload; LOST
+        records are present, one written where recording resumed
+  checkstack.py noaddr PTRS FILE...         no kernel socket address listed in
+        PTRS (hex, one per line) appears in any FILE, as text or as a u64
+  checkstack.py count BIN                   print "event count" per type
+"""
+import collections
+import ipaddress
+import json
+import os
+import re
+import struct
+import sys
+
+SYSINFO = struct.Struct("<IHHHHIqQ72sIIIIIIII32s24s64s")
+RECORD = struct.Struct("<QQHHBBBBHHI16s16sIIIIqQ16s16IHBB11sB")
+assert SYSINFO.size == 256 and RECORD.size == 192
+
+EV = {1: "tcp_out", 2: "tcp_in", 3: "app_send", 4: "app_recv", 5: "ip_out",
+      6: "ip_in", 7: "dev_out", 8: "dev_in", 9: "lost"}
+TCPF = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd snd_una "
+        "snd_nxt write_seq copied_seq packets_out retrans_out total_retrans "
+        "ifindex").split()
+
+
+def fail(msg):
+    print("checkstack: FAIL: " + msg)
+    sys.exit(1)
+
+
+def addr(family, raw):
+    if family == 4:
+        return str(ipaddress.ip_address(raw[:4]))
+    return str(ipaddress.ip_address(raw))
+
+
+def parse(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < SYSINFO.size:
+        fail("%s: %d bytes, shorter than SYSINFO" % (path, len(data)))
+    s = SYSINFO.unpack_from(data, 0)
+    si = dict(magic=s[0], version=s[1], record_size=s[2], sysinfo_size=s[3],
+              ncpus=s[4], offset=s[6], start=s[7],
+              release=s[8].split(b"\0")[0].decode(), port=s[9], full=s[10],
+              bufsize=s[11], omode=s[12], direction=s[13], fwmark=s[14],
+              events=s[15], procname=s[17].split(b"\0")[0].decode())
+    if si["magic"] != 0x01234567:
+        fail("bad magic %#x" % si["magic"])
+    if (si["version"], si["record_size"], si["sysinfo_size"]) != (1, 192, 256):
+        fail("unexpected version/sizes %r" % ((si["version"], si["record_size"],
+                                                si["sysinfo_size"]),))
+    body = data[SYSINFO.size:]
+    if len(body) % RECORD.size:
+        fail("%s: %d trailing bytes" % (path, len(body) % RECORD.size))
+    recs = []
+    for off in range(0, len(body), RECORD.size):
+        v = RECORD.unpack_from(body, off)
+        r = dict(ts=v[0], sock=v[1], event=EV.get(v[2]), cpu=v[3],
+                 family=v[4], state=v[5], ca_state=v[6], flags=v[7],
+                 lport=v[8], rport=v[9], len=v[10],
+                 laddr=addr(v[4], v[11]) if v[4] in (4, 6) else None,
+                 raddr=addr(v[4], v[12]) if v[4] in (4, 6) else None,
+                 seq=v[13], end_seq=v[14], mark=v[15], pid=v[16], ret=v[17],
+                 req=v[18], comm=v[19].split(b"\0")[0].decode(errors="replace"))
+        r.update(zip(TCPF, v[20:36]))
+        r.update(ip_id=v[36], ip_tos=v[37], ip_ttl=v[38],
+                 ca_name=v[39].split(b"\0")[0].decode(), ip_proto=v[40])
+        if r["event"] is None:
+            fail("record %d: unknown event %d" % (off // RECORD.size, v[2]))
+        recs.append(r)
+    return si, recs
+
+
+def key(r):
+    return (r["laddr"], r["lport"], r["raddr"], r["rport"])
+
+
+def iperf_keys(json_path):
+    with open(json_path) as f:
+        j = json.load(f)
+    c = j["start"]["connected"][0]
+
+    def norm(a):
+        a = ipaddress.ip_address(a)
+        if a.version == 6 and a.ipv4_mapped:
+            a = a.ipv4_mapped
+        return str(a)
+    cli = (norm(c["local_host"]), c["local_port"],
+           norm(c["remote_host"]), c["remote_port"])
+    srv = (cli[2], cli[3], cli[0], cli[1])
+    return cli, srv, j
+
+
+def match_chain(first, later, label, after=True):
+    """Pair each event of `first` with an unused event of `later` with the
+    same sequence range, later in time (after=True) or earlier. Returns the
+    number paired; fails on the first event without a partner."""
+    pool = collections.defaultdict(list)
+    for r in later:
+        pool[(r["seq"], r["end_seq"])].append(r)
+    for lst in pool.values():
+        lst.sort(key=lambda r: r["ts"])
+    used = set()
+    pairs = []
+    for r in sorted(first, key=lambda r: r["ts"]):
+        cands = pool.get((r["seq"], r["end_seq"]), [])
+        pick = None
+        for c in (cands if after else reversed(cands)):
+            if id(c) in used:
+                continue
+            if (after and c["ts"] >= r["ts"]) or (not after and c["ts"] <= r["ts"]):
+                pick = c
+                break
+        if pick is None:
+            fail("%s: %s seq %d-%d at %d has no partner"
+                 % (label, r["event"], r["seq"], r["end_seq"], r["ts"]))
+        used.add(id(pick))
+        pairs.append((r, pick))
+    return pairs
+
+
+def cmd_stack(path, json_path, pid, wsize):
+    pid, wsize = int(pid), int(wsize)
+    si, recs = parse(path)
+    if si["release"] != os.uname().release:
+        fail("SYSINFO release %r, kernel is %r" % (si["release"], os.uname().release))
+    if si["events"] != 0xf or si["omode"] != 1:
+        fail("SYSINFO events %#x omode %d" % (si["events"], si["omode"]))
+    cli, srv, j = iperf_keys(json_path)
+    sent = j["end"]["sum_sent"]["bytes"]
+    received = j["end"]["sum_received"]["bytes"]
+    retrans = j["end"]["sum_sent"].get("retransmits", 0)
+    by = collections.defaultdict(list)
+    for r in recs:
+        if r["event"] in ("tcp_out", "app_send", "ip_out", "dev_out"):
+            if key(r) == cli:
+                by[r["event"]].append(r)
+        elif r["event"] != "lost" and key(r) == srv:
+            by[r["event"]].append(r)
+    for ev in ("app_send", "tcp_out", "ip_out", "dev_out",
+               "dev_in", "ip_in", "tcp_in", "app_recv"):
+        if not by[ev]:
+            fail("no %s events for the data flow %r" % (ev, cli))
+    # stream timestamps never go backwards per CPU
+    last = {}
+    for r in recs:
+        if r["ts"] < last.get(r["cpu"], 0):
+            fail("cpu %d: timestamp goes back" % r["cpu"])
+        last[r["cpu"]] = r["ts"]
+
+    # application send: the client's writes, with sizes, pid and command.
+    # After the 37-byte cookie, iperf3 writes WSIZE-byte blocks; a partial
+    # write (or EAGAIN) is followed by a write of the remainder.
+    sends = sorted(by["app_send"], key=lambda r: r["ts"])
+    for r in sends:
+        if r["pid"] != pid or r["comm"] != "iperf3":
+            fail("app_send by pid %d %r, expected %d iperf3" % (r["pid"], r["comm"], pid))
+        if r["ret"] > 0 and (r["end_seq"] - r["seq"]) % (1 << 32) != r["ret"]:
+            fail("app_send of %d bytes advanced write_seq by %d"
+                 % (r["ret"], r["end_seq"] - r["seq"]))
+    if sends[0]["req"] != 37 or sends[0]["ret"] != 37:
+        fail("first app_send is %d/%d bytes, not the 37-byte cookie"
+             % (sends[0]["req"], sends[0]["ret"]))
+    blocks = partial = 0
+    remaining = wsize
+    for r in sends[1:]:
+        if r["req"] != remaining:
+            fail("app_send asked for %d bytes, %d were left of the %d-byte block"
+                 % (r["req"], remaining, wsize))
+        done = max(r["ret"], 0)
+        if r["ret"] < 0 and r["ret"] != -11:
+            fail("app_send returned error %d" % r["ret"])
+        if done < r["req"]:
+            partial += 1
+        remaining -= done
+        if remaining == 0:
+            blocks += 1
+            remaining = wsize
+    wrote = sum(r["ret"] for r in sends if r["ret"] > 0)
+    if wrote != sent + 37:
+        fail("app_send returned %d bytes in all, iperf3 sent %d + 37" % (wrote, sent))
+    if blocks != sent // wsize or remaining != wsize:
+        fail("%d complete %d-byte blocks (%d left over), iperf3 sent %d bytes"
+             % (blocks, wsize, wsize - remaining, sent))
+    print("app_send ok: %d calls by pid %d (iperf3): the cookie, %d blocks of %d bytes "
+          "(%d partial writes), %d bytes in all" % (len(sends), pid, blocks, wsize, partial, wrote))
+
+    # TCP out bytes account for the transfer
+    tcp_bytes = sum(r["len"] for r in by["tcp_out"])
+    if not received <= tcp_bytes <= sent + 37 + retrans * 65536:
+        fail("tcp_out lengths %d; iperf3 sent %d, received %d" % (tcp_bytes, sent, received))
+    print("tcp_out ok: %d segments, %d bytes (iperf3 sent %d, received %d)"
+          % (len(by["tcp_out"]), tcp_bytes, sent, received))
+
+    # every TCP-out segment goes through IP-out and device-out, in order
+    ip = match_chain(by["tcp_out"], by["ip_out"], "tcp_out->ip_out")
+    dev = match_chain([p for _, p in ip], by["dev_out"], "ip_out->dev_out")
+    for (t, i), (_, d) in zip(ip, dev):
+        if not t["ts"] <= i["ts"] <= d["ts"]:
+            fail("out path timestamps out of order")
+        if i["sock"] != t["sock"]:
+            fail("ip_out socket id differs from tcp_out's")
+    print("out path ok: %d tcp_out segments each with ip_out and dev_out, same seq range"
+          % len(ip))
+
+    # every TCP-in segment came through device-in and IP-in
+    ipin = match_chain(by["tcp_in"], by["ip_in"], "tcp_in<-ip_in", after=False)
+    devin = match_chain([p for _, p in ipin], by["dev_in"], "ip_in<-dev_in", after=False)
+    print("in path ok: %d tcp_in segments each with dev_in and ip_in before, same seq range"
+          % len(devin))
+    payload = sum((r["end_seq"] - r["seq"]) % (1 << 32) for r in by["ip_in"])
+    if payload < received:
+        fail("ip_in payload %d < bytes received %d" % (payload, received))
+
+    # application receive: the server read what iperf3 says it received
+    got = sum(r["ret"] for r in by["app_recv"] if r["ret"] > 0)
+    if got != received + 37:
+        fail("app_recv returned %d bytes, iperf3 received %d + 37" % (got, received))
+    for r in by["app_recv"]:
+        if r["ret"] > 0 and (r["end_seq"] - r["seq"]) % (1 << 32) != r["ret"]:
+            fail("app_recv of %d bytes advanced copied_seq by %d"
+                 % (r["ret"], r["end_seq"] - r["seq"]))
+        if r["comm"] != "iperf3":
+            fail("app_recv by %r" % r["comm"])
+    print("app_recv ok: %d calls, %d bytes (iperf3 received %d + 37)"
+          % (len(by["app_recv"]), got, received))
+
+    # TCP state rides along on TCP and application events
+    for r in by["tcp_out"] + by["app_send"]:
+        if not r["flags"] & 0x01 or r["mss"] == 0 or r["ca_name"] == "":
+            fail("%s without TCP state" % r["event"])
+    for r in by["ip_out"] + by["ip_in"]:
+        if r["ip_proto"] != 6 or r["ip_ttl"] == 0:
+            fail("%s without IP fields" % r["event"])
+    for r in by["dev_out"] + by["dev_in"]:
+        if r["ifindex"] == 0:
+            fail("%s without ifindex" % r["event"])
+    print("fields ok: TCP state, IP ttl/proto and ifindex present")
+
+
+def cmd_lost(path, dmesg):
+    _, recs = parse(path)
+    stats = {}
+    for line in open(dmesg, errors="replace"):
+        m = re.search(r"magnet: unload: cpu (\d+): (\d+) hits, (\d+) written, (\d+) lost", line)
+        if m:
+            stats[int(m.group(1))] = tuple(int(x) for x in m.group(2, 3, 4))
+    if not stats:
+        fail("no per-CPU unload statistics in the kernel log")
+    events = collections.Counter()
+    lost = collections.Counter()
+    resumed = 0
+    seen_event_after = collections.defaultdict(bool)
+    for i, r in enumerate(recs):
+        if r["event"] == "lost":
+            lost[r["cpu"]] += r["req"]
+            # written by the CPU itself when it found room again?
+            if any(x["cpu"] == r["cpu"] and x["event"] != "lost"
+                   for x in recs[i + 1:]):
+                resumed += 1
+        else:
+            events[r["cpu"]] += 1
+    total_lost = sum(v[2] for v in stats.values())
+    if total_lost == 0:
+        fail("nothing was lost: the test needs a stalled reader and a small bufsize")
+    for cpu, (hits, written, l) in sorted(stats.items()):
+        if events[cpu] + lost[cpu] != hits:
+            fail("cpu %d: %d events + %d lost in the stream, %d hits counted"
+                 % (cpu, events[cpu], lost[cpu], hits))
+        if events[cpu] != written or lost[cpu] != l:
+            fail("cpu %d: stream has %d written / %d lost, kernel %d / %d"
+                 % (cpu, events[cpu], lost[cpu], written, l))
+        print("cpu %d ok: %d events + %d lost = %d hits" % (cpu, events[cpu], lost[cpu], hits))
+    if resumed == 0:
+        fail("no LOST record was written where recording resumed")
+    print("lost ok: %d LOST records written where recording resumed" % resumed)
+
+
+def cmd_noaddr(ptrs, files):
+    addrs = set()
+    for line in open(ptrs):
+        line = line.strip()
+        # x86-64 kernel addresses are in the upper canonical half (with
+        # 5-level paging and KASLR the direct map starts below 0xffff8...)
+        if line and int(line, 16) >= 1 << 63:
+            addrs.add(int(line, 16))
+    if not addrs:
+        fail("no kernel socket addresses to look for")
+    for path in files:
+        data = open(path, "rb").read()
+        low = data.lower()
+        for a in addrs:
+            if ("%016x" % a).encode() in low:
+                fail("%s contains socket address %016x as text" % (path, a))
+            if struct.pack("<Q", a) in data:
+                fail("%s contains socket address %016x as a u64" % (path, a))
+    print("noaddr ok: none of %d socket addresses in %d files" % (len(addrs), len(files)))
+
+
+def cmd_count(path):
+    _, recs = parse(path)
+    c = collections.Counter(r["event"] for r in recs)
+    for ev in EV.values():
+        print(ev, c.get(ev, 0))
+
+
+def main(argv):
+    if len(argv) < 3:
+        fail(__doc__)
+    cmd, args = argv[1], argv[2:]
+    if cmd == "stack":
+        cmd_stack(*args)
+    elif cmd == "lost":
+        cmd_lost(*args)
+    elif cmd == "noaddr":
+        cmd_noaddr(args[0], args[1:])
+    elif cmd == "count":
+        cmd_count(*args)
+    else:
+        fail("unknown check " + cmd)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
