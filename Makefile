@@ -26,7 +26,7 @@ MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
 DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/magnet
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)
 DKMS_SRC = /usr/src/magnet-$(VERSION)
-TOOLS = magnet-summary
+TOOLS = magnet-summary ttpb2ascii
 MODULE_SRC = module/Kbuild $(wildcard module/*.c module/*.h)
 
 all: module userspace
@@ -64,6 +64,7 @@ install: all
 	install -D -m 0644 examples/modprobe.d/magnet.conf $(DOCDIR)/examples/modprobe.d/magnet.conf
 	install -D -m 0644 README.md $(DOCDIR)/README.md
 	install -D -m 0644 procfs-commands.md $(DOCDIR)/procfs-commands.md
+	install -D -m 0644 docs/binary-format.md $(DOCDIR)/binary-format.md
 
 uninstall:
 	rm -f $(MODDIR)/updates/magnet.ko

@@ -97,10 +97,13 @@ expected_files() {
 	cat <<-EOF
 	./lib/modules/$1/updates/magnet.ko
 	./usr/local/bin/magnet-summary
+	./usr/local/bin/ttpb2ascii
 	./usr/local/share/doc/magnet/README.md
+	./usr/local/share/doc/magnet/binary-format.md
 	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
 	./usr/local/share/doc/magnet/procfs-commands.md
 	./usr/local/share/man/man1/magnet-summary.1
+	./usr/local/share/man/man1/ttpb2ascii.1
 	EOF
 }
 
@@ -116,6 +119,7 @@ install_destdir() {
 	expected_files "$k" | sort > "$tmp/expected"
 	diff -u "$tmp/expected" "$tmp/installed"
 	modinfo -F version "$d/lib/modules/$k/updates/magnet.ko" | grep -qx "$version"
+	"$d/usr/local/bin/ttpb2ascii" --version | grep -q "$version"
 	make -s uninstall DESTDIR="$d" KVER="$k"
 	left=$(cd "$d" && find . -type f)
 	[ -z "$left" ] || { echo "left after uninstall: $left"; return 1; }

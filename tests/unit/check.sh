@@ -1,0 +1,274 @@
+#!/bin/bash
+# The unit checks (`make -C tests/unit check` builds the programs and runs
+# this): test_main (format.c and cmd.c), then ttpb2ascii's tests, which run
+# the ASan/UBSan build ttpb2ascii-asan on the fixtures that ttpb_fixture
+# writes, and the sanitizer-free ttpb2ascii-rss for the memory test.
+# Closes with one line: "unit: N passed, N failed".
+set -u
+cd "$(dirname "$0")"
+
+T=./ttpb2ascii-asan
+PLAIN=./ttpb2ascii-rss
+FIX=./ttpb_fixture
+RSS_LIMIT_KB=16384
+BIG_RECORDS=1100000	# 1.1 M records of 192 bytes: 211 MB through a pipe
+FUZZ_RUNS=300
+
+pass=0
+fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/magnet-unit.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+}
+# check DESCRIPTION COMMAND...: one assertion, the command's success
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok; else bad "$desc"; fi
+}
+# add the counts of a checker's "NAME: N passed, N failed" line
+fold() {
+	local line p f
+	line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -n1)
+	if [ -z "$line" ]; then
+		bad "$2: no summary line (crashed?)"
+		cat "$1"
+		return
+	fi
+	p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.*, ([0-9]+) failed/\1/' <<<"$line")
+	pass=$((pass + p))
+	fail=$((fail + f))
+	grep '^FAIL' "$1"
+	echo "  $2: $p passed, $f failed"
+}
+# run ARGS...: ttpb2ascii into $tmp/out and $tmp/err, exit code into $rc
+run() {
+	"$T" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+# one line on stderr, starting with "ttpb2ascii: ", matching ERE $1
+err_is() {
+	[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q '^ttpb2ascii: ' "$tmp/err" &&
+		grep -Eq "$1" "$tmp/err"
+}
+differ() { ! cmp -s "$1" "$2"; }
+no_sanitizer() { ! grep -Eq 'Sanitizer|runtime error' "$tmp/err"; }
+
+# ---- test_main: format.c and cmd.c ----
+echo "== test_main"
+./test_main >"$tmp/test_main.log" 2>&1
+sed -i 's/^unit: /test_main: /' "$tmp/test_main.log"
+fold "$tmp/test_main.log" test_main
+
+# ---- ttpb2ascii: command line ----
+echo "== ttpb2ascii: command line"
+run --help
+check "--help exits 0" [ "$rc" = 0 ]
+for w in ttprobe magnet legacy 'Exit status' '^  0 ' '^  1 ' '^  2 ' '^  3 '; do
+	check "--help mentions '$w'" grep -q -- "$w" "$tmp/out"
+done
+run -h
+check "-h exits 0 with usage" [ "$rc" = 0 -a -s "$tmp/out" ]
+run --version
+check "--version prints scripts/version.sh's version" \
+	[ "$rc" = 0 -a "$(cat "$tmp/out")" = "ttpb2ascii (magnet) $(../../scripts/version.sh)" ]
+for args in "-x" "--bogus" "-f" "-f bogus" "a b" "--format"; do
+	# shellcheck disable=SC2086
+	run $args
+	check "'$args' is a usage error (1)" [ "$rc" = 1 ]
+	check "'$args' explains itself" err_is 'try --help'
+done
+run /nonexistent/file
+check "missing input exits 2" [ "$rc" = 2 ]
+check "missing input message" err_is 'No such file'
+run .
+check "a directory as input exits 2" [ "$rc" = 2 ]
+check "a directory as input: read error" err_is 'read error'
+
+# ---- fixtures ----
+echo "== ttpb2ascii: fixtures"
+if ! $FIX write "$tmp" >"$tmp/fix.log" 2>&1; then
+	bad "ttpb_fixture write failed"
+	cat "$tmp/fix.log"
+	echo "unit: $pass passed, $((fail + 1)) failed"
+	exit 1
+fi
+ok
+
+# the swapped fixture really is swapped: magic bytes reversed, sizes differ
+magic_n=$(od -An -tx1 -N4 "$tmp/native.bin" | xargs)
+magic_s=$(od -An -tx1 -N4 "$tmp/swapped.bin" | xargs -n1 | tac | xargs)
+check "swapped fixture: magic bytes reversed ($magic_n)" [ "$magic_n" = "$magic_s" ]
+check "swapped fixture: differs from native" differ "$tmp/native.bin" "$tmp/swapped.bin"
+check "swapped fixture: same length" \
+	[ "$(stat -c %s "$tmp/native.bin")" = "$(stat -c %s "$tmp/swapped.bin")" ]
+
+# ---- round trip through -f magnet ----
+echo "== ttpb2ascii: -f magnet round trip"
+run -f magnet "$tmp/native.bin"
+check "native: exit 0" [ "$rc" = 0 ]
+check "native: nothing on stderr" [ ! -s "$tmp/err" ]
+cp "$tmp/out" "$tmp/native.txt"
+$FIX check-magnet "$tmp/native.txt" >"$tmp/check.log" 2>&1
+fold "$tmp/check.log" "fields of every record (native)"
+for f in swapped.bin native.bin.gz; do
+	run -f magnet "$tmp/$f"
+	check "$f: exit 0" [ "$rc" = 0 -a ! -s "$tmp/err" ]
+	check "$f: output byte-identical to native" cmp -s "$tmp/out" "$tmp/native.txt"
+done
+$FIX check-magnet "$tmp/out" >"$tmp/check.log" 2>&1
+fold "$tmp/check.log" "fields of every record (gzip)"
+"$T" -f magnet <"$tmp/native.bin" >"$tmp/out" 2>"$tmp/err"
+check "stdin: identical" cmp -s "$tmp/out" "$tmp/native.txt"
+cat "$tmp/swapped.bin" | "$T" -f magnet - >"$tmp/out" 2>"$tmp/err"
+check "'-' from a pipe, swapped: identical" cmp -s "$tmp/out" "$tmp/native.txt"
+cat "$tmp/native.bin.gz" | "$T" -f magnet >"$tmp/out" 2>"$tmp/err"
+check "gzip from a pipe: identical" cmp -s "$tmp/out" "$tmp/native.txt"
+run -f magnet -o "$tmp/o.txt" "$tmp/native.bin"
+check "-o OUT: exit 0, stdout empty" [ "$rc" = 0 -a ! -s "$tmp/out" ]
+check "-o OUT: identical" cmp -s "$tmp/o.txt" "$tmp/native.txt"
+cp "$tmp/native.bin" "$tmp/same.bin"
+run -o "$tmp/same.bin" "$tmp/same.bin"
+check "-o OUT = FILE: usage error (1)" [ "$rc" = 1 ]
+check "-o OUT = FILE: input intact" cmp -s "$tmp/same.bin" "$tmp/native.bin"
+check "-o OUT = FILE: message" err_is 'output is the input'
+run -o "$tmp/no/such/dir" "$tmp/native.bin"
+check "-o into a missing directory: exit 2" [ "$rc" = 2 ]
+check "-o into a missing directory: message" err_is 'No such file'
+run -f magnet "$tmp/header-only.bin"
+check "header only: exit 0, the header line alone" \
+	[ "$rc" = 0 -a "$(cat "$tmp/out")" = "$(head -n1 "$tmp/native.txt")" ]
+
+# ---- -f ttprobe: the kernel formatter's bytes ----
+echo "== ttpb2ascii: -f ttprobe"
+check "expect-ttprobe.txt has the 5 TCP records" \
+	[ "$(wc -l <"$tmp/expect-ttprobe.txt")" = 5 ]
+run -f ttprobe "$tmp/native.bin"
+check "ttprobe: exit 0" [ "$rc" = 0 -a ! -s "$tmp/err" ]
+check "ttprobe: byte-identical to magnet_format_ttprobe()" \
+	cmp "$tmp/out" "$tmp/expect-ttprobe.txt"
+run "$tmp/swapped.bin"
+check "ttprobe is the default; swapped input identical" \
+	cmp -s "$tmp/out" "$tmp/expect-ttprobe.txt"
+run -f ttprobe "$tmp/native.bin.gz"
+check "ttprobe from gzip identical" cmp -s "$tmp/out" "$tmp/expect-ttprobe.txt"
+run -f ttprobe "$tmp/header-only.bin"
+check "header only: no ttprobe lines, exit 0" [ "$rc" = 0 -a ! -s "$tmp/out" ]
+
+# ---- -f legacy ----
+echo "== ttpb2ascii: -f legacy"
+run -f legacy -o "$tmp/legacy.bin" "$tmp/native.bin"
+check "legacy: exit 0" [ "$rc" = 0 -a ! -s "$tmp/err" ]
+$FIX check-legacy "$tmp/legacy.bin" >"$tmp/check.log" 2>&1
+fold "$tmp/check.log" "legacy records at their offsets"
+run -f legacy "$tmp/swapped.bin"
+check "legacy from swapped input identical" cmp -s "$tmp/out" "$tmp/legacy.bin"
+
+# ---- bad input ----
+echo "== ttpb2ascii: bad input"
+# FILE RC STDERR-ERE
+while read -r f want re; do
+	run -f magnet "$tmp/$f"
+	check "$f: exit $want (got $rc)" [ "$rc" = "$want" ]
+	check "$f: one-line message /$re/ (got: $(head -c 200 "$tmp/err"))" err_is "$re"
+	check "$f: no output" [ ! -s "$tmp/out" ]
+done <<'EOF'
+empty.bin 2 empty
+short10.bin 2 only 10 bytes
+badmagic.bin 2 bad magic 0xdeadbeef
+version2.bin 2 unsupported format version 2
+recsize100.bin 2 bad record_size 100
+sysinfo300.bin 2 bad sysinfo_size 300
+garbage.bin 2 bad magic
+EOF
+for f in event77.bin event77-swapped.bin; do
+	run -f magnet "$tmp/$f"
+	check "$f: exit 2" [ "$rc" = 2 ]
+	check "$f: names the record and its offset" \
+		err_is 'record index 2 at byte offset 640: unknown event code 77'
+	check "$f: the two records before it are printed" \
+		cmp -s "$tmp/out" <(head -n 3 "$tmp/native.txt")
+done
+run -f magnet "$tmp/cut.bin"
+check "cut: exit 3" [ "$rc" = 3 ]
+check "cut: warns with the byte count" err_is 'warning: .*truncated: 50 of 192 bytes'
+check "cut: every complete record printed" \
+	cmp -s "$tmp/out" <(head -n -1 "$tmp/native.txt")
+run -f ttprobe "$tmp/cut.bin"
+check "cut, ttprobe: exit 3" [ "$rc" = 3 ]
+check "cut, ttprobe: every complete record printed" \
+	cmp -s "$tmp/out" <(head -n -1 "$tmp/expect-ttprobe.txt")
+run -f magnet "$tmp/trunc.bin.gz"
+check "truncated gzip: exit 2 or 3 (got $rc)" [ "$rc" = 2 -o "$rc" = 3 ]
+check "truncated gzip: message" err_is 'truncated|unexpected end'
+check "truncated gzip: no sanitizer report" no_sanitizer
+check "truncated gzip: what was printed is a prefix of the full output" \
+	cmp -s "$tmp/out" <(head -c "$(stat -c %s "$tmp/out")" "$tmp/native.txt")
+
+# ---- write errors ----
+echo "== ttpb2ascii: write errors"
+"$T" -f magnet "$tmp/native.bin" >/dev/full 2>"$tmp/err"
+rc=$?
+check "ENOSPC: exit 2" [ "$rc" = 2 ]
+check "ENOSPC: message" err_is 'write error: No space left'
+(
+	trap '' PIPE
+	$FIX stream 200000 2>/dev/null | "$T" -f magnet 2>"$tmp/err" | head -c 100 >/dev/null
+	echo "${PIPESTATUS[1]}" >"$tmp/rc"
+)
+rc=$(cat "$tmp/rc")
+check "EPIPE (SIGPIPE ignored): exit 2 (got $rc)" [ "$rc" = 2 ]
+check "EPIPE: message" err_is 'write error: Broken pipe'
+
+# ---- memory stays flat ----
+echo "== ttpb2ascii: memory on a $((BIG_RECORDS * 192 / 1000000)) MB stream"
+start=$SECONDS
+lines=$($FIX stream $BIG_RECORDS | ./maxrss "$tmp/rss" "$PLAIN" -f ttprobe 2>"$tmp/err" | wc -l)
+rss=$(cat "$tmp/rss" 2>/dev/null || echo 999999999)
+echo "  $lines lines, max RSS $rss KiB, $((SECONDS - start)) s"
+check "big stream: every record decoded ($lines lines)" [ "$lines" = $BIG_RECORDS ]
+check "big stream: nothing on stderr" [ ! -s "$tmp/err" ]
+check "big stream: max RSS $rss KiB < $RSS_LIMIT_KB KiB" [ "$rss" -lt $RSS_LIMIT_KB ]
+
+# ---- robustness: random mutations ----
+echo "== ttpb2ascii: $FUZZ_RUNS mutated inputs"
+mkdir "$tmp/mut" "$tmp/mutgz"
+$FIX mutate "$tmp/native.bin" "$tmp/mut" $((FUZZ_RUNS * 4 / 5)) 1
+$FIX mutate "$tmp/native.bin.gz" "$tmp/mutgz" $((FUZZ_RUNS / 5)) 2
+formats=(ttprobe magnet legacy)
+n=0 bad_rc=0 bad_err=0 san=0
+declare -A seen=()
+for f in "$tmp"/mut/*.bin "$tmp"/mutgz/*.bin; do
+	run -f "${formats[n % 3]}" "$f"
+	n=$((n + 1))
+	seen[$rc]=$((${seen[$rc]:-0} + 1))
+	case $rc in
+	0 | 2 | 3) ;;
+	*)
+		bad_rc=$((bad_rc + 1))
+		echo "  $f (-f ${formats[(n - 1) % 3]}): exit $rc"
+		head -n 20 "$tmp/err"
+		;;
+	esac
+	no_sanitizer || san=$((san + 1))
+	if [ "$rc" != 0 ] && ! grep -q '^ttpb2ascii: ' "$tmp/err"; then
+		bad_err=$((bad_err + 1))
+	fi
+done
+dist=""
+for k in "${!seen[@]}"; do dist="$dist exit $k: ${seen[$k]};"; done
+echo "  $n runs:$dist"
+check "fuzz: $n runs" [ "$n" = $FUZZ_RUNS ]
+check "fuzz: every exit code is 0, 2 or 3" [ "$bad_rc" = 0 ]
+check "fuzz: no sanitizer report" [ "$san" = 0 ]
+check "fuzz: every failure explained on stderr" [ "$bad_err" = 0 ]
+check "fuzz: the mutations reach both success and rejection" \
+	[ "${seen[0]:-0}" -gt 0 -a "${seen[2]:-0}" -gt 0 ]
+
+echo "unit: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ttpb2ascii: decode magnet's binary stream (omode=1) into the ttprobe ASCII
+ * format, magnet's tab-separated text format, or ttprobe v0.1's legacy
+ * 96-byte binary records.
+ *
+ * The stream is one struct magnet_sysinfo followed by struct magnet_record
+ * entries (module/record.h, docs/binary-format.md), in the writer's byte
+ * order. Input may be gzip-compressed. The text is produced by
+ * module/format.c, the same code the kernel module prints with, so both
+ * give byte-identical lines.
+ *
+ * It streams: one record at a time through a fixed buffer, so memory stays
+ * flat whatever the input size.
+ *
+ * Exit codes: 0 success, 1 usage error, 2 bad input or an I/O error,
+ * 3 the last record is truncated (every complete record is written first).
+ */
+#include <errno.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "format.h"
+
+#ifndef MAGNET_VERSION
+#define MAGNET_VERSION "unknown"
+#endif
+
+#define PROG "ttpb2ascii"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,
+	EXIT_BADINPUT = 2,
+	EXIT_TRUNCATED = 3,
+};
+
+enum out_format { FMT_TTPROBE, FMT_MAGNET, FMT_LEGACY };
+
+/*
+ * ttprobe v0.1's binary record (compat-formats.md section 2), as its x86-64
+ * build wrote it: a struct timeval, then the addresses, ports in network
+ * order, and the rest in host order.
+ */
+struct ttpb_legacy {
+	__s64 tv_sec;			/*  0: wall clock, seconds */
+	__s64 tv_usec;			/*  8: and microseconds */
+	__u8 src[16];			/* 16: local address, IPv4 in first 4 */
+	__u8 dst[16];			/* 32: remote address */
+	__u16 sport;			/* 48: local port, network order */
+	__u16 dport;			/* 50: remote port, network order */
+	__u16 length;			/* 52: skb->len, saturated at 65535 */
+	__u16 pad0;			/* 54 */
+	__u32 snd_nxt;			/* 56 */
+	__u32 snd_una;			/* 60 */
+	__u32 snd_wnd;			/* 64 */
+	__u32 rcv_wnd;			/* 68 */
+	__u32 snd_cwnd;			/* 72: packets */
+	__u32 ssthresh;			/* 76: packets */
+	__u32 srtt;			/* 80: microseconds */
+	__u32 mss_cache;		/* 84 */
+	__u8 sock_state;		/* 88 */
+	__u8 direction;			/* 89: 0 out, 1 in */
+	__u8 addr_family;		/* 90: AF_INET 2, AF_INET6 10 */
+	__u8 pad1[5];			/* 91 */
+};
+
+_Static_assert(sizeof(struct ttpb_legacy) == 96, "legacy record is 96 bytes");
+_Static_assert(offsetof(struct ttpb_legacy, src) == 16, "src");
+_Static_assert(offsetof(struct ttpb_legacy, dst) == 32, "dst");
+_Static_assert(offsetof(struct ttpb_legacy, sport) == 48, "sport");
+_Static_assert(offsetof(struct ttpb_legacy, dport) == 50, "dport");
+_Static_assert(offsetof(struct ttpb_legacy, length) == 52, "length");
+_Static_assert(offsetof(struct ttpb_legacy, snd_nxt) == 56, "snd_nxt");
+_Static_assert(offsetof(struct ttpb_legacy, snd_una) == 60, "snd_una");
+_Static_assert(offsetof(struct ttpb_legacy, snd_wnd) == 64, "snd_wnd");
+_Static_assert(offsetof(struct ttpb_legacy, rcv_wnd) == 68, "rcv_wnd");
+_Static_assert(offsetof(struct ttpb_legacy, snd_cwnd) == 72, "snd_cwnd");
+_Static_assert(offsetof(struct ttpb_legacy, ssthresh) == 76, "ssthresh");
+_Static_assert(offsetof(struct ttpb_legacy, srtt) == 80, "srtt");
+_Static_assert(offsetof(struct ttpb_legacy, mss_cache) == 84, "mss_cache");
+_Static_assert(offsetof(struct ttpb_legacy, sock_state) == 88, "sock_state");
+_Static_assert(offsetof(struct ttpb_legacy, direction) == 89, "direction");
+_Static_assert(offsetof(struct ttpb_legacy, addr_family) == 90,
+	       "addr_family");
+
+#define LEGACY_AF_INET 2
+#define LEGACY_AF_INET6 10
+
+static const char *in_name = "-";
+static const char *out_name = "-";
+static FILE *out;
+static char outbuf[1 << 18];
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [-f ttprobe|magnet|legacy] [-o OUT] [FILE]\n"
+		"\n"
+		"Decode a magnet binary log (omode=1) read from FILE, or from\n"
+		"standard input when FILE is absent or '-'. gzip-compressed input\n"
+		"is accepted. Output goes to OUT, or to standard output.\n"
+		"\n"
+		"  -f, --format FMT  output format:\n"
+		"      ttprobe  one ttprobe ASCII line per TCP-layer record\n"
+		"               (tcp_out, tcp_in); other events are skipped (default)\n"
+		"      magnet   magnet's tab-separated text: a header line, then one\n"
+		"               line per record, lost-record markers included\n"
+		"      legacy   ttprobe v0.1's 96-byte binary record per TCP-layer\n"
+		"               record\n"
+		"  -o, --output OUT  write to OUT instead of standard output\n"
+		"  -h, --help        print this help and exit\n"
+		"      --version     print the version and exit\n"
+		"\n"
+		"Exit status:\n"
+		"  0  success\n"
+		"  1  usage error\n"
+		"  2  bad input (not a magnet log, unsupported version or sizes,\n"
+		"     unknown event code) or an I/O error\n"
+		"  3  the last record is truncated; every complete record was written\n");
+}
+
+static void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int write_failed;
+
+static void write_error(int err)
+{
+	msg("%s: write error: %s",
+	    strcmp(out_name, "-") ? out_name : "standard output",
+	    strerror(err ? err : EIO));
+	write_failed = 1;
+}
+
+/*
+ * Flush and close the output, once; report a write error unless one was
+ * reported already. True when everything went out.
+ */
+static int finish_output(void)
+{
+	int err = 0;
+
+	if (!out)
+		return !write_failed;
+	if (!write_failed) {
+		errno = 0;
+		if (fflush(out) == EOF || ferror(out))
+			err = errno ? errno : EIO;
+	}
+	errno = 0;
+	if (fclose(out) == EOF && !write_failed && !err)
+		err = errno ? errno : EIO;
+	out = NULL;
+	if (err && !write_failed)
+		write_error(err);
+	return !write_failed;
+}
+
+/* fwrite that notices a failed flush (EPIPE, ENOSPC) at once */
+static int put(const void *buf, size_t n)
+{
+	if (write_failed)
+		return 0;
+	errno = 0;
+	if (fwrite(buf, 1, n, out) != n || ferror(out)) {
+		write_error(errno);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Read exactly @n bytes unless the input ends first. Returns the bytes
+ * read (less than @n at end of input), or -1 on a read error, which also
+ * covers a damaged or truncated gzip stream.
+ */
+static long read_full(gzFile gz, void *buf, size_t n)
+{
+	size_t got = 0;
+	const char *why;
+	int err;
+
+	while (got < n) {
+		int r = gzread(gz, (char *)buf + got, (unsigned int)(n - got));
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got == n)
+		return (long)got;
+	why = gzerror(gz, &err);
+	if (err == Z_OK || err == Z_STREAM_END)
+		return (long)got;
+	/* zlib prefixes its messages with "<fd:N>: " */
+	if (why && !strncmp(why, "<fd:", 4) && strstr(why, ">: "))
+		why = strstr(why, ">: ") + 3;
+	if (!why || !*why)
+		why = "unknown error";
+	switch (err) {
+	case Z_ERRNO:
+		msg("%s: read error: %s", in_name,
+		    strerror(errno ? errno : EIO));
+		break;
+	case Z_BUF_ERROR:
+		msg("%s: truncated gzip stream (unexpected end of compressed data)",
+		    in_name);
+		break;
+	case Z_DATA_ERROR:
+		msg("%s: corrupt gzip stream: %s", in_name, why);
+		break;
+	default:
+		msg("%s: read error: %s", in_name, why);
+		break;
+	}
+	return -1;
+}
+
+static __u16 sw16(__u16 v)
+{
+	return __builtin_bswap16(v);
+}
+
+static __u32 sw32(__u32 v)
+{
+	return __builtin_bswap32(v);
+}
+
+static __u64 sw64(__u64 v)
+{
+	return __builtin_bswap64(v);
+}
+
+/* byte-swap every multi-byte field; byte and char arrays stay */
+static void swap_sysinfo(struct magnet_sysinfo *s)
+{
+	s->magic = sw32(s->magic);
+	s->version = sw16(s->version);
+	s->record_size = sw16(s->record_size);
+	s->sysinfo_size = sw16(s->sysinfo_size);
+	s->ncpus = sw16(s->ncpus);
+	s->reserved0 = sw32(s->reserved0);
+	s->realtime_offset_ns = (__s64)sw64((__u64)s->realtime_offset_ns);
+	s->start_ns = sw64(s->start_ns);
+	s->port = sw32(s->port);
+	s->full = sw32(s->full);
+	s->bufsize = sw32(s->bufsize);
+	s->omode = sw32(s->omode);
+	s->direction = sw32(s->direction);
+	s->fwmark = sw32(s->fwmark);
+	s->events = sw32(s->events);
+	s->reserved1 = sw32(s->reserved1);
+}
+
+static void swap_record(struct magnet_record *r)
+{
+	r->ts_ns = sw64(r->ts_ns);
+	r->sock_id = sw64(r->sock_id);
+	r->event = sw16(r->event);
+	r->cpu = sw16(r->cpu);
+	r->lport = sw16(r->lport);
+	r->rport = sw16(r->rport);
+	r->len = sw32(r->len);
+	r->seq = sw32(r->seq);
+	r->end_seq = sw32(r->end_seq);
+	r->mark = sw32(r->mark);
+	r->pid = sw32(r->pid);
+	r->ret = (__s64)sw64((__u64)r->ret);
+	r->req = sw64(r->req);
+	r->mss = sw32(r->mss);
+	r->srtt_us = sw32(r->srtt_us);
+	r->rttvar_us = sw32(r->rttvar_us);
+	r->rto_us = sw32(r->rto_us);
+	r->cwnd = sw32(r->cwnd);
+	r->ssthresh = sw32(r->ssthresh);
+	r->snd_wnd = sw32(r->snd_wnd);
+	r->rcv_wnd = sw32(r->rcv_wnd);
+	r->snd_una = sw32(r->snd_una);
+	r->snd_nxt = sw32(r->snd_nxt);
+	r->write_seq = sw32(r->write_seq);
+	r->copied_seq = sw32(r->copied_seq);
+	r->packets_out = sw32(r->packets_out);
+	r->retrans_out = sw32(r->retrans_out);
+	r->total_retrans = sw32(r->total_retrans);
+	r->ifindex = sw32(r->ifindex);
+	r->ip_id = sw16(r->ip_id);
+}
+
+static void to_legacy(struct ttpb_legacy *l, const struct magnet_record *r,
+		      __s64 offset)
+{
+	__u64 wall = r->ts_ns + (__u64)offset;
+
+	memset(l, 0, sizeof(*l));
+	l->tv_sec = (__s64)(wall / 1000000000U);
+	l->tv_usec = (__s64)(wall % 1000000000U / 1000U);
+	if (r->family == MAGNET_FAMILY_INET) {
+		memcpy(l->src, r->laddr, 4);
+		memcpy(l->dst, r->raddr, 4);
+		l->addr_family = LEGACY_AF_INET;
+	} else {
+		memcpy(l->src, r->laddr, 16);
+		memcpy(l->dst, r->raddr, 16);
+		l->addr_family = r->family == MAGNET_FAMILY_INET6 ?
+				 LEGACY_AF_INET6 : 0;
+	}
+	l->sport = htons(r->lport);
+	l->dport = htons(r->rport);
+	l->length = r->len > 0xffff ? 0xffff : (__u16)r->len;
+	l->snd_nxt = r->snd_nxt;
+	l->snd_una = r->snd_una;
+	l->snd_wnd = r->snd_wnd;
+	l->rcv_wnd = r->rcv_wnd;
+	l->snd_cwnd = r->cwnd;
+	l->ssthresh = r->ssthresh;
+	l->srtt = r->srtt_us;
+	l->mss_cache = r->mss;
+	l->sock_state = r->state;
+	l->direction = r->event == MAGNET_EV_TCP_IN ? 1 : 0;
+}
+
+static int decode(gzFile gz, enum out_format fmt)
+{
+	struct magnet_sysinfo si;
+	struct magnet_record rec;
+	char line[MAGNET_TEXT_LINE_MAX > MAGNET_TTPROBE_LINE_MAX ?
+		  MAGNET_TEXT_LINE_MAX : MAGNET_TTPROBE_LINE_MAX];
+	unsigned long long index = 0, offset, counter = 0;
+	int swapped = 0;
+	long n;
+
+	memset(&si, 0, sizeof(si));
+	n = read_full(gz, &si, sizeof(si));
+	if (n < 0)
+		return EXIT_BADINPUT;
+	if (n == 0) {
+		msg("%s: empty input, not a magnet log", in_name);
+		return EXIT_BADINPUT;
+	}
+	if (n < 4) {
+		msg("%s: only %ld bytes, not a magnet log", in_name, n);
+		return EXIT_BADINPUT;
+	}
+	if (si.magic == MAGNET_MAGIC_SWAPPED) {
+		swapped = 1;
+		swap_sysinfo(&si);
+	} else if (si.magic != MAGNET_MAGIC) {
+		msg("%s: bad magic 0x%08x (want 0x%08x), not a magnet log",
+		    in_name, si.magic, MAGNET_MAGIC);
+		return EXIT_BADINPUT;
+	}
+	if (n >= 6 && si.version != MAGNET_FORMAT_VERSION) {
+		msg("%s: unsupported format version %u (this " PROG
+		    " reads version %u)", in_name, si.version,
+		    MAGNET_FORMAT_VERSION);
+		return EXIT_BADINPUT;
+	}
+	if (n < (long)sizeof(si)) {
+		msg("%s: only %ld bytes, shorter than the %zu-byte header, not a complete magnet log",
+		    in_name, n, sizeof(si));
+		return EXIT_BADINPUT;
+	}
+	if (si.record_size != sizeof(rec)) {
+		msg("%s: bad record_size %u (version %u records are %zu bytes)",
+		    in_name, si.record_size, si.version, sizeof(rec));
+		return EXIT_BADINPUT;
+	}
+	if (si.sysinfo_size != sizeof(si)) {
+		msg("%s: bad sysinfo_size %u (the version %u header is %zu bytes)",
+		    in_name, si.sysinfo_size, si.version, sizeof(si));
+		return EXIT_BADINPUT;
+	}
+
+	if (fmt == FMT_MAGNET) {
+		int len = magnet_format_text_header(line);
+
+		if (!put(line, (size_t)len))
+			return EXIT_BADINPUT;
+	}
+
+	for (offset = sizeof(si);; index++, offset += sizeof(rec)) {
+		int len = 0;
+
+		n = read_full(gz, &rec, sizeof(rec));
+		if (n < 0)
+			return EXIT_BADINPUT;
+		if (n == 0)
+			break;
+		if (n < (long)sizeof(rec)) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("warning: %s: last record truncated: %ld of %zu bytes at byte offset %llu (record index %llu) ignored",
+			    in_name, n, sizeof(rec), offset, index);
+			return EXIT_TRUNCATED;
+		}
+		if (swapped)
+			swap_record(&rec);
+		if (!magnet_event_name(rec.event)) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("%s: record index %llu at byte offset %llu: unknown event code %u",
+			    in_name, index, offset, rec.event);
+			return EXIT_BADINPUT;
+		}
+
+		switch (fmt) {
+		case FMT_TTPROBE:
+			if (rec.event != MAGNET_EV_TCP_OUT &&
+			    rec.event != MAGNET_EV_TCP_IN)
+				continue;
+			len = magnet_format_ttprobe(line, &rec, ++counter,
+						    si.realtime_offset_ns);
+			break;
+		case FMT_MAGNET:
+			len = magnet_format_text(line, &rec,
+						 si.realtime_offset_ns);
+			break;
+		case FMT_LEGACY:
+			if (rec.event == MAGNET_EV_TCP_OUT ||
+			    rec.event == MAGNET_EV_TCP_IN) {
+				struct ttpb_legacy l;
+
+				to_legacy(&l, &rec, si.realtime_offset_ns);
+				if (!put(&l, sizeof(l)))
+					return EXIT_BADINPUT;
+			}
+			continue;
+		}
+		/* cannot happen: format.c's lines fit their buffers */
+		if (len < 0 || len >= (fmt == FMT_TTPROBE ?
+				       MAGNET_TTPROBE_LINE_MAX :
+				       MAGNET_TEXT_LINE_MAX)) {
+			msg("%s: record index %llu: formatting failed",
+			    in_name, index);
+			return EXIT_BADINPUT;
+		}
+		if (len > 0 && !put(line, (size_t)len))
+			return EXIT_BADINPUT;
+	}
+	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum out_format fmt = FMT_TTPROBE;
+	gzFile gz;
+	int fd = STDIN_FILENO, c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "ttprobe")) {
+				fmt = FMT_TTPROBE;
+			} else if (!strcmp(optarg, "magnet")) {
+				fmt = FMT_MAGNET;
+			} else if (!strcmp(optarg, "legacy")) {
+				fmt = FMT_LEGACY;
+			} else {
+				msg("unknown format '%s' (ttprobe, magnet or legacy); try --help",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			out_name = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf(PROG " (magnet) %s\n", MAGNET_VERSION);
+			return EXIT_OK;
+		case ':':
+			msg("option '%s' needs an argument; try --help",
+			    argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			if (optopt)
+				msg("unknown option '-%c'; try --help", optopt);
+			else
+				msg("unknown option '%s'; try --help",
+				    argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		msg("more than one input file; try --help");
+		return EXIT_USAGE;
+	}
+	if (argc - optind == 1)
+		in_name = argv[optind];
+
+	if (strcmp(in_name, "-")) {
+		fd = open(in_name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			msg("%s: %s", in_name, strerror(errno));
+			return EXIT_BADINPUT;
+		}
+	} else {
+		in_name = "standard input";
+	}
+	gz = gzdopen(fd, "rb");
+	if (!gz) {
+		msg("%s: cannot read: %s", in_name,
+		    errno ? strerror(errno) : "out of memory");
+		return EXIT_BADINPUT;
+	}
+	gzbuffer(gz, 1 << 17);
+
+	if (strcmp(out_name, "-")) {
+		struct stat in_st, out_st;
+
+		/* opening OUT would truncate the input before it is read */
+		if (!fstat(fd, &in_st) && !stat(out_name, &out_st) &&
+		    in_st.st_dev == out_st.st_dev &&
+		    in_st.st_ino == out_st.st_ino) {
+			msg("%s: the output is the input file", out_name);
+			gzclose(gz);
+			return EXIT_USAGE;
+		}
+		out = fopen(out_name, "w");
+		if (!out) {
+			msg("%s: %s", out_name, strerror(errno));
+			gzclose(gz);
+			return EXIT_BADINPUT;
+		}
+	} else {
+		out = stdout;
+	}
+	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
+
+	ret = decode(gz, fmt);
+	/* after an early error, still write out what was decoded before it */
+	if (!finish_output())
+		ret = EXIT_BADINPUT;
+	gzclose(gz);
+	return ret;
+}
