@@ -10,19 +10,7 @@
 #include "format.h"
 #include "cmd.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (cond) {                                           \
-			passed++;                                     \
-		} else {                                              \
-			failed++;                                     \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);   \
-			printf(__VA_ARGS__);                          \
-			printf("\n");                                 \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 static struct magnet_record v4_record(void)
 {
