@@ -12,6 +12,7 @@
 #   make install-ttprobe-compat    ttprobe.ko for TEACUP (see README)
 #   make uninstall-ttprobe-compat
 #   make dist            magnet-VERSION.tar.gz in build/
+#   make bench           throughput with and without magnet (bench/run.sh)
 #
 # KVER defaults to the running kernel when its headers exist, else the
 # newest /lib/modules/*/build. MAGNET_VM_KVM=1 lets the VM tests use KVM.
@@ -52,6 +53,9 @@ check:
 
 demo:
 	scripts/demo.sh
+
+bench:
+	bench/run.sh
 
 # depmod only for the real module tree, not for a staging DESTDIR
 install: all
@@ -106,5 +110,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps unit vm check demo clean install uninstall \
+.PHONY: all module userspace deps unit vm check demo bench clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

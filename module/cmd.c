@@ -16,6 +16,7 @@ static const struct {
 } magnet_cmds[] = {
 	{ "flush", MAGNET_CMD_FLUSH },
 	{ "finish", MAGNET_CMD_FINISH },
+	{ "reset", MAGNET_CMD_RESET },
 };
 
 int magnet_cmd_parse(const char *buf, size_t len, struct magnet_cmd *cmd,
@@ -41,6 +42,11 @@ int magnet_cmd_parse(const char *buf, size_t len, struct magnet_cmd *cmd,
 		*err = "empty command";
 		return -1;
 	}
+	if (end - start >= 6 && !memcmp(buf + start, "filter", 6) &&
+	    (end - start == 6 || is_blank(buf[start + 6]))) {
+		cmd->op = MAGNET_CMD_FILTER;
+		return 0;
+	}
 	for (i = 0; i < sizeof(magnet_cmds) / sizeof(magnet_cmds[0]); i++) {
 		size_t wl = strlen(magnet_cmds[i].word);
 
@@ -50,7 +56,7 @@ int magnet_cmd_parse(const char *buf, size_t len, struct magnet_cmd *cmd,
 			return 0;
 		}
 	}
-	*err = "unknown command (expected flush or finish)";
+	*err = "unknown command (expected flush, finish, reset or filter)";
 	return -1;
 }
 

@@ -14,6 +14,8 @@
 enum magnet_cmd_op {
 	MAGNET_CMD_FLUSH = 1,
 	MAGNET_CMD_FINISH,
+	MAGNET_CMD_RESET,
+	MAGNET_CMD_FILTER,	/* "filter ...": parse the line with filter.h */
 };
 
 struct magnet_cmd {
@@ -22,7 +24,9 @@ struct magnet_cmd {
 
 /*
  * Parse one command of @len bytes (not NUL-terminated). Surrounding blanks
- * (space, tab, CR, LF) are ignored, so `echo` and `echo -n` both work. Returns 0 and fills @cmd, or
+ * (space, tab, CR, LF) are ignored, so `echo` and `echo -n` both work.
+ * A line whose first word is "filter" is MAGNET_CMD_FILTER; its terms are
+ * for magnet_filter_parse(). Returns 0 and fills @cmd, or
  * -1 and points @err at a one-line reason.
  */
 int magnet_cmd_parse(const char *buf, size_t len, struct magnet_cmd *cmd,

@@ -7,6 +7,8 @@
 
 #include <linux/types.h>
 #include <linux/cache.h>
+#include <linux/rcupdate.h>
+#include "filter.h"
 
 /* The one place the version lives: dkms.conf, `make dist` and the tools take it from here. */
 #define MAGNET_VERSION "0.1.0"
@@ -44,9 +46,27 @@ extern struct magnet_config magnet_cfg __read_mostly;
 int magnet_params_validate(void);
 
 /* magnet_probe.c */
-int magnet_probes_register(void);
+struct seq_file;
+int magnet_probes_register(unsigned int layers, unsigned int dirmask);
 void magnet_probes_unregister(void);
 unsigned long magnet_probes_nmissed(void);
+void magnet_probes_show(struct seq_file *m);
+
+/* control.c: the filter in force (RCU) */
+struct magnet_active_filter {
+	struct rcu_head rcu;
+	struct magnet_filter f;
+};
+extern struct magnet_active_filter __rcu *magnet_active;
+int magnet_control_init(void);
+void magnet_control_exit(void);
+int magnet_filter_set(const struct magnet_filter *terms);
+void magnet_filter_describe(char *buf, size_t size);
+
+/* stats.c: /proc/net/<procname>_stats */
+int magnet_stats_init(void);
+void magnet_stats_exit(void);
+bool magnet_reader_is_open(void);
 
 /* proc.c */
 int magnet_proc_init(void);

@@ -28,6 +28,7 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <linux/netdevice.h>
+#include <linux/seq_file.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <net/inet_sock.h>
@@ -38,6 +39,7 @@
 #include "ring.h"
 
 static siphash_key_t magnet_sock_key __read_mostly;
+static bool magnet_sock_key_set;
 
 /* ------------------------------------------------------------ helpers */
 
@@ -62,13 +64,81 @@ static bool notrace magnet_cwnd_changed(const struct sock *sk, u32 cwnd_bytes)
 }
 NOKPROBE_SYMBOL(magnet_cwnd_changed);
 
-static bool notrace magnet_port_ok(u16 lport, u16 rport)
+/* The filter in force; handlers run with preemption off (RCU-sched). */
+static __always_inline const struct magnet_filter *magnet_filter(void)
 {
-	unsigned int port = magnet_cfg.port;
-
-	return !port || lport == port || rport == port;
+	return &rcu_dereference_sched(magnet_active)->f;
 }
-NOKPROBE_SYMBOL(magnet_port_ok);
+
+static __always_inline void magnet_filtered(void)
+{
+	this_cpu_inc(magnet_rings->filtered);
+}
+
+static bool notrace magnet_ports_ok(const struct magnet_filter *f, u16 lport,
+				    u16 rport)
+{
+	if ((f->set & MAGNET_FT_PORT) && lport != f->port && rport != f->port)
+		return false;
+	if ((f->set & MAGNET_FT_SPORT) && lport != f->sport)
+		return false;
+	if ((f->set & MAGNET_FT_DPORT) && rport != f->dport)
+		return false;
+	return true;
+}
+NOKPROBE_SYMBOL(magnet_ports_ok);
+
+static bool notrace magnet_mark_ok(const struct magnet_filter *f, u32 mark)
+{
+	return !(f->set & MAGNET_FT_FWMARK) || !f->fwmark || mark == f->fwmark;
+}
+NOKPROBE_SYMBOL(magnet_mark_ok);
+
+static bool notrace magnet_netns_ok(const struct magnet_filter *f,
+				    const struct net *net)
+{
+	return !(f->set & MAGNET_FT_NETNS) || (net && net->ns.inum == f->netns);
+}
+NOKPROBE_SYMBOL(magnet_netns_ok);
+
+/* a socket's family and addresses, as magnet_fill_sock() records them */
+static u8 notrace magnet_sock_addrs(const struct sock *sk, u8 *laddr,
+				    u8 *raddr)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		memcpy(laddr, &sk->sk_v6_rcv_saddr, 16);
+		memcpy(raddr, &sk->sk_v6_daddr, 16);
+		return MAGNET_FAMILY_INET6;
+	}
+#endif
+	memset(laddr, 0, 16);
+	memset(raddr, 0, 16);
+	memcpy(laddr, &sk->sk_rcv_saddr, 4);
+	memcpy(raddr, &sk->sk_daddr, 4);
+	return MAGNET_FAMILY_INET;
+}
+NOKPROBE_SYMBOL(magnet_sock_addrs);
+
+/* every term that applies to a socket event of @layer in direction @dir */
+static bool notrace magnet_sock_ok(const struct magnet_filter *f,
+				   const struct sock *sk, u16 lport, u16 rport,
+				   u32 mark)
+{
+	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, mark) ||
+	    !magnet_netns_ok(f, sock_net(sk)))
+		return false;
+	if (f->set & MAGNET_FT_ADDR) {
+		u8 l[16], r[16], fam = magnet_sock_addrs(sk, l, r);
+
+		if (!magnet_filter_addr_match(f, fam, l) &&
+		    !magnet_filter_addr_match(f, fam, r))
+			return false;
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(magnet_sock_ok);
 
 /* Reserve a slot on this CPU, with local interrupts off until _end(). */
 static struct magnet_record *notrace
@@ -154,8 +224,43 @@ static void notrace magnet_fill_tcp(struct magnet_record *rec,
 		memcpy(rec->ca_name, ca->name, MAGNET_CA_NAME_LEN);
 	else
 		memset(rec->ca_name, 0, MAGNET_CA_NAME_LEN);
+	rec->segs_out = tp->segs_out;
+	rec->data_segs_out = tp->data_segs_out;
+	rec->segs_in = tp->segs_in;
+	rec->data_segs_in = tp->data_segs_in;
+	rec->bytes_sent = tp->bytes_sent;
+	rec->bytes_received = tp->bytes_received;
+	rec->bytes_acked = tp->bytes_acked;
+	rec->bytes_retrans = tp->bytes_retrans;
+	rec->rcv_nxt = tp->rcv_nxt;
+	rec->min_rtt_us = tcp_min_rtt(tp);
+	rec->rtt_us = tp->rack.rtt_us;
+	rec->advmss = tp->advmss;
+	rec->wscale = tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale;
+	rec->opts = (tp->rx_opt.tstamp_ok ? MAGNET_OPT_TIMESTAMPS : 0) |
+		    (tp->rx_opt.sack_ok ? MAGNET_OPT_SACK : 0) |
+		    (tp->ecn_flags & TCP_ECN_OK ? MAGNET_OPT_ECN : 0) |
+		    (tp->nonagle & TCP_NAGLE_OFF ? 0 : MAGNET_OPT_NAGLE);
 }
 NOKPROBE_SYMBOL(magnet_fill_tcp);
+
+/*
+ * At __tcp_transmit_skb's entry the segment is not counted yet: count it,
+ * so a tcp_out record carries the connection's state after this segment
+ * (and consecutive records of a flow never repeat the same counters).
+ */
+static void notrace magnet_count_out(struct magnet_record *rec,
+				     const struct sk_buff *skb)
+{
+	u32 pcount = max_t(u32, TCP_SKB_CB(skb)->tcp_gso_segs, 1);
+
+	rec->segs_out += pcount;
+	if (skb->len) {
+		rec->data_segs_out += pcount;
+		rec->bytes_sent += skb->len;
+	}
+}
+NOKPROBE_SYMBOL(magnet_count_out);
 
 /* Zero what an event type does not fill (the ring slot holds old data). */
 static void notrace magnet_clear_app(struct magnet_record *rec)
@@ -185,6 +290,9 @@ static void notrace magnet_clear_tcp(struct magnet_record *rec)
 	       offsetof(struct magnet_record, mss));
 	rec->ca_state = 0;
 	memset(rec->ca_name, 0, MAGNET_CA_NAME_LEN);
+	/* segs_out .. opts: the version 2 counters, to the record's end */
+	memset((char *)rec + offsetof(struct magnet_record, segs_out), 0,
+	       sizeof(*rec) - offsetof(struct magnet_record, segs_out));
 }
 NOKPROBE_SYMBOL(magnet_clear_tcp);
 
@@ -193,7 +301,7 @@ NOKPROBE_SYMBOL(magnet_clear_tcp);
 static void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 				      u16 event)
 {
-	const struct magnet_config *cfg = &magnet_cfg;
+	const struct magnet_filter *f = magnet_filter();
 	struct magnet_record *rec;
 	struct magnet_ring *ring;
 	unsigned long flags;
@@ -202,19 +310,20 @@ static void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb
 
 	if (unlikely(!sk || !skb || !sk_fullsock(sk)))
 		return;
-
 	/* filters first: nothing is copied for a segment we do not keep */
+	if (!(f->events & MAGNET_LAYER_TCP) ||
+	    !(f->dir & (event == MAGNET_EV_TCP_OUT ? MAGNET_FDIR_OUT :
+						     MAGNET_FDIR_IN)))
+		goto filtered;
 	lport = ntohs(inet_sk(sk)->inet_sport);
 	rport = ntohs(sk->sk_dport);
-	if (!magnet_port_ok(lport, rport))
-		return;
 	mark = event == MAGNET_EV_TCP_OUT ? READ_ONCE(sk->sk_mark) : skb->mark;
-	if (cfg->fwmark && mark != cfg->fwmark)
-		return;
-	if (!cfg->full &&
+	if (!magnet_sock_ok(f, sk, lport, rport, mark))
+		goto filtered;
+	if (!f->full &&
 	    !magnet_cwnd_changed(sk, tcp_snd_cwnd(tcp_sk(sk)) *
 				 tcp_sk(sk)->mss_cache))
-		return;
+		goto filtered;
 
 	rec = magnet_rec_begin(&ring, &flags, event);
 	if (!rec)
@@ -226,9 +335,14 @@ static void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb
 	rec->end_seq = TCP_SKB_CB(skb)->end_seq;
 	rec->mark = mark;
 	magnet_fill_tcp(rec, sk);
+	if (event == MAGNET_EV_TCP_OUT)
+		magnet_count_out(rec, skb);
 	magnet_clear_app(rec);
 	magnet_clear_pkt(rec);
 	magnet_rec_end(ring, flags);
+	return;
+filtered:
+	magnet_filtered();
 }
 NOKPROBE_SYMBOL(magnet_record_tcp);
 
@@ -293,7 +407,7 @@ static bool notrace magnet_parse_pkt(const struct sk_buff *skb, const u8 *nh,
 		return false;
 	}
 	if (p->proto != IPPROTO_TCP && !magnet_cfg.nontcp)
-		return false;
+		return false;	/* counted as filtered by the caller */
 
 	th = nh + nhlen;
 	p->has_seq = false;
@@ -330,7 +444,7 @@ NOKPROBE_SYMBOL(magnet_parse_pkt);
 static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 				      u16 event, bool out, bool dev)
 {
-	const struct magnet_config *cfg = &magnet_cfg;
+	const struct magnet_filter *f = magnet_filter();
 	struct magnet_record *rec;
 	struct magnet_ring *ring;
 	struct magnet_pkt p;
@@ -338,14 +452,24 @@ static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	const struct sock *sk;
 	u16 lport, rport;
 
-	if (unlikely(!skb || !nh) || !magnet_parse_pkt(skb, nh, &p))
+	if (unlikely(!skb || !nh))
 		return;
+	if (!(f->events & (dev ? MAGNET_LAYER_DEV : MAGNET_LAYER_IP)) ||
+	    !(f->dir & (out ? MAGNET_FDIR_OUT : MAGNET_FDIR_IN)) ||
+	    !magnet_parse_pkt(skb, nh, &p))
+		goto filtered;
 	lport = out ? p.sport : p.dport;
 	rport = out ? p.dport : p.sport;
-	if (!magnet_port_ok(lport, rport))
-		return;
-	if (cfg->fwmark && skb->mark != cfg->fwmark)
-		return;
+	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
+		goto filtered;
+	if ((f->set & MAGNET_FT_NETNS) &&
+	    !magnet_netns_ok(f, skb->dev ? dev_net(skb->dev) :
+			     (skb->sk ? sock_net(skb->sk) : NULL)))
+		goto filtered;
+	if ((f->set & MAGNET_FT_ADDR) &&
+	    !magnet_filter_addr_match(f, p.family, out ? p.saddr : p.daddr) &&
+	    !magnet_filter_addr_match(f, p.family, out ? p.daddr : p.saddr))
+		goto filtered;
 
 	rec = magnet_rec_begin(&ring, &flags, event);
 	if (!rec)
@@ -381,6 +505,9 @@ static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	magnet_clear_app(rec);
 	magnet_clear_tcp(rec);
 	magnet_rec_end(ring, flags);
+	return;
+filtered:
+	magnet_filtered();
 }
 NOKPROBE_SYMBOL(magnet_record_pkt);
 
@@ -398,13 +525,21 @@ static int notrace magnet_app_entry(struct kretprobe_instance *ri,
 {
 	struct magnet_app_call *call = (struct magnet_app_call *)ri->data;
 	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
+	const struct magnet_filter *f = magnet_filter();
 
 	/* tcp_sendmsg(sk, msg, size) / tcp_recvmsg(sk, msg, len, ...) */
-	if (!sk || !sk_fullsock(sk) ||
-	    !magnet_port_ok(ntohs(inet_sk(sk)->inet_sport), ntohs(sk->sk_dport)))
+	if (!sk || !sk_fullsock(sk))
 		return 1;	/* no return probe for this call */
-	if (magnet_cfg.fwmark && READ_ONCE(sk->sk_mark) != magnet_cfg.fwmark)
+	if (!(f->events & MAGNET_LAYER_APP) ||
+	    !(f->dir & (send ? MAGNET_FDIR_OUT : MAGNET_FDIR_IN)) ||
+	    !magnet_sock_ok(f, sk, ntohs(inet_sk(sk)->inet_sport),
+			    ntohs(sk->sk_dport), READ_ONCE(sk->sk_mark)) ||
+	    ((f->set & MAGNET_FT_PID) && current->tgid != f->pid) ||
+	    ((f->set & MAGNET_FT_COMM) &&
+	     strncmp(current->comm, f->comm, sizeof(current->comm)))) {
+		magnet_filtered();
 		return 1;
+	}
 	call->sk = sk;
 	call->req = regs_get_kernel_argument(regs, 2);
 	call->seq = send ? READ_ONCE(tcp_sk(sk)->write_seq) :
@@ -494,6 +629,7 @@ struct magnet_probe {
 	u16 event;
 	/* state */
 	bool registered;
+	bool absent;			/* optional and not found */
 	const char *chosen;
 	u8 skb_arg;
 	atomic_long_t missed;
@@ -504,6 +640,7 @@ struct magnet_probe {
 static void notrace magnet_probe_missed(struct ftrace_ops *op)
 {
 	atomic_long_inc(&container_of(op, struct magnet_probe, ops)->missed);
+	this_cpu_inc(magnet_rings->missed);
 }
 NOKPROBE_SYMBOL(magnet_probe_missed);
 
@@ -671,6 +808,7 @@ static int magnet_probe_register(struct magnet_probe *p)
 	if (p->optional) {
 		pr_warn("%s: no probe point (last error %d); not recorded\n",
 			p->what, ret);
+		p->absent = true;
 		return 0;
 	}
 	pr_err("%s: none of the candidate functions can be probed on this kernel (first tried %s, last error %d)\n",
@@ -678,7 +816,13 @@ static int magnet_probe_register(struct magnet_probe *p)
 	return ret;
 }
 
-int magnet_probes_register(void)
+/*
+ * Register the probes of @layers (MAGNET_LAYER_*) in the directions of
+ * @dirmask (MAGNET_FDIR_*) that are not registered yet. Called at load and
+ * when a filter widens what is recorded (process context, serialised by
+ * the caller). On failure, the probes registered so far stay.
+ */
+int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 {
 	size_t i;
 	int ret;
@@ -694,21 +838,22 @@ int magnet_probes_register(void)
 	BUILD_BUG_ON(!__same_type(&__dev_queue_xmit,
 				  int (*)(struct sk_buff *, struct net_device *)));
 
-	get_random_bytes(&magnet_sock_key, sizeof(magnet_sock_key));
+	if (!magnet_sock_key_set) {
+		get_random_bytes(&magnet_sock_key, sizeof(magnet_sock_key));
+		magnet_sock_key_set = true;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
+		unsigned int d = p->direction == MAGNET_DIR_OUT ?
+				 MAGNET_FDIR_OUT : MAGNET_FDIR_IN;
 
-		if (!(magnet_cfg.events & p->layer))
-			continue;
-		if (magnet_cfg.direction != MAGNET_DIR_BOTH &&
-		    magnet_cfg.direction != p->direction)
+		if (p->registered || p->absent || !(layers & p->layer) ||
+		    !(dirmask & d))
 			continue;
 		ret = magnet_probe_register(p);
-		if (ret) {
-			magnet_probes_unregister();
+		if (ret)
 			return ret;
-		}
 	}
 	return 0;
 }
@@ -732,7 +877,9 @@ void magnet_probes_unregister(void)
 			ftrace_free_filter(&p->ops);
 		}
 		p->registered = false;
+		p->absent = false;
 	}
+	magnet_sock_key_set = false;
 }
 
 unsigned long magnet_probes_nmissed(void)
@@ -749,4 +896,19 @@ unsigned long magnet_probes_nmissed(void)
 			     READ_ONCE(p->krp.kp.nmissed);
 	}
 	return n;
+}
+
+/* /proc/net/<procname>_stats: the function chosen for each probe */
+void magnet_probes_show(struct seq_file *m)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
+		const struct magnet_probe *p = &magnet_probes[i];
+
+		if (p->registered)
+			seq_printf(m, "probe\t%s\t%s\t%s\n", p->what,
+				   p->entry ? "kretprobe" : "ftrace",
+				   p->chosen);
+	}
 }

@@ -24,9 +24,13 @@ static int __init magnet_init(void)
 	ret = magnet_proc_init();
 	if (ret)
 		goto err_proc;
-	ret = magnet_probes_register();
+	ret = magnet_stats_init();
 	if (ret)
-		goto err_probes;
+		goto err_stats;
+	/* publishes the load-time filter and registers its probes */
+	ret = magnet_control_init();
+	if (ret)
+		goto err_control;
 
 	pr_info("magnet %s loaded: port=%u full=%u bufsize=%u omode=%u direction=%u fwmark=%u procname=%s\n",
 		MAGNET_VERSION, magnet_cfg.port, magnet_cfg.full,
@@ -34,7 +38,11 @@ static int __init magnet_init(void)
 		magnet_cfg.fwmark, magnet_cfg.procname);
 	return 0;
 
-err_probes:
+err_control:
+	magnet_probes_unregister();
+	magnet_control_exit();
+	magnet_stats_exit();
+err_stats:
 	magnet_proc_exit();
 err_proc:
 	magnet_rings_exit();
@@ -45,6 +53,8 @@ err_rings:
 static void __exit magnet_exit(void)
 {
 	magnet_probes_unregister();
+	magnet_control_exit();
+	magnet_stats_exit();
 	magnet_proc_exit();
 	magnet_log_stats("unload");
 	magnet_rings_exit();

@@ -33,7 +33,7 @@ MODULE_PARM_DESC(full, "1 = log every segment, 0 = only when cwnd changes (defau
 module_param_named(bufsize, magnet_cfg.bufsize, uint, 0444);
 MODULE_PARM_DESC(bufsize, "Records per CPU ring, rounded up to a power of two, 16..1048576 (default: 8192)");
 module_param_named(omode, magnet_cfg.omode, uint, 0444);
-MODULE_PARM_DESC(omode, "Output mode: 0 = ttprobe ASCII, 1 = binary, 3 = magnet text (default: 0)");
+MODULE_PARM_DESC(omode, "Output mode: 0 = ttprobe ASCII, 1 = binary, 2 = web10g, 3 = magnet text (default: 0)");
 module_param_named(direction, magnet_cfg.direction, uint, 0444);
 MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (default: 2)");
 module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);
@@ -74,12 +74,8 @@ int magnet_params_validate(void)
 		return -EINVAL;
 	}
 	c->bufsize = roundup_pow_of_two(max(c->bufsize, MAGNET_BUFSIZE_MIN));
-	if (c->omode == MAGNET_OMODE_WEB10G) {
-		pr_err("omode=2 (web10g) is not implemented yet: use 0 (ttprobe ASCII), 1 (binary) or 3 (magnet text)\n");
-		return -EINVAL;
-	}
 	if (c->omode > MAGNET_OMODE_TEXT) {
-		pr_err("omode=%u is invalid: must be 0 (ttprobe ASCII), 1 (binary) or 3 (magnet text)\n",
+		pr_err("omode=%u is invalid: must be 0 (ttprobe ASCII), 1 (binary), 2 (web10g) or 3 (magnet text)\n",
 		       c->omode);
 		return -EINVAL;
 	}

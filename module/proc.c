@@ -23,11 +23,14 @@
 #include <linux/timekeeping.h>
 #include <net/net_namespace.h>
 #include <linux/utsname.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
 #include "compat.h"
 #include "magnet.h"
 #include "ring.h"
 #include "format.h"
 #include "cmd.h"
+#include "filter.h"
 
 #define MAGNET_KBUF_SIZE (64 * 1024)
 #define MAGNET_WAKE_INTERVAL (HZ / 10)
@@ -39,6 +42,16 @@ static bool magnet_shutdown;			/* module is unloading */
 static bool magnet_timer_armed;
 static struct timer_list magnet_wake_timer;
 static struct proc_dir_entry *magnet_proc;
+/* held while rings are consumed: by the reader's fill, and by reset */
+static DEFINE_MUTEX(magnet_consume_mutex);
+static unsigned long magnet_reset_pending;	/* under the mutex above */
+
+/* web10g connection ids: sock_id -> small integer, per open */
+#define MAGNET_CID_SLOTS 4096
+struct magnet_cid {
+	u64 sock_id;
+	u32 cid;
+};
 
 struct magnet_reader {
 	struct mutex lock;
@@ -48,6 +61,9 @@ struct magnet_reader {
 	u64 lines;		/* ttprobe field 7 */
 	s64 rt_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at open */
 	int finish_gen;		/* finish commands seen at open */
+	size_t line_max;	/* longest output of one record */
+	struct magnet_cid *cids;	/* omode=2 */
+	u32 next_cid;
 	bool draining;		/* finish seen: read up to ->limit, then EOF */
 	bool lost_flushed;	/* draining: pending losses were reported */
 	bool eof;
@@ -78,7 +94,33 @@ static bool magnet_reader_ready(const struct magnet_reader *rd)
 {
 	return READ_ONCE(rd->off) < READ_ONCE(rd->len) || READ_ONCE(rd->eof) ||
 	       READ_ONCE(magnet_shutdown) || magnet_finish_requested(rd) ||
+	       (rd->omode != MAGNET_OMODE_TTPROBE &&
+		rd->omode != MAGNET_OMODE_WEB10G &&
+		READ_ONCE(magnet_reset_pending)) ||
 	       !magnet_rings_empty();
+}
+
+bool magnet_reader_is_open(void)
+{
+	return test_bit(0, &magnet_reader_busy);
+}
+
+/* The web10g connection id of a socket: 1, 2, ... in order of appearance. */
+static u32 magnet_cid(struct magnet_reader *rd, u64 sock_id)
+{
+	u32 i, n;
+
+	for (i = (u32)hash_64(sock_id, 12), n = 0; n < MAGNET_CID_SLOTS;
+	     i = (i + 1) % MAGNET_CID_SLOTS, n++) {
+		if (rd->cids[i].cid && rd->cids[i].sock_id == sock_id)
+			return rd->cids[i].cid;
+		if (!rd->cids[i].cid) {
+			rd->cids[i].sock_id = sock_id;
+			rd->cids[i].cid = ++rd->next_cid;
+			return rd->cids[i].cid;
+		}
+	}
+	return 0;	/* more than MAGNET_CID_SLOTS connections in one open */
 }
 
 /* Append @rec to rd->buf in this open's output mode. */
@@ -102,6 +144,11 @@ static void magnet_emit(struct magnet_reader *rd,
 	case MAGNET_OMODE_TEXT:
 		n = magnet_format_text(dst, rec, rd->rt_offset_ns);
 		break;
+	case MAGNET_OMODE_WEB10G:
+		if (rec->event == MAGNET_EV_TCP_OUT || rec->event == MAGNET_EV_TCP_IN)
+			n = magnet_format_web10g(dst, rec, rd->rt_offset_ns,
+						 magnet_cid(rd, rec->sock_id));
+		break;
 	}
 	if (n > 0)
 		rd->len += n;
@@ -117,6 +164,8 @@ static void magnet_emit_header(struct magnet_reader *rd)
 	rd->len = 0;
 	if (rd->omode == MAGNET_OMODE_TEXT) {
 		rd->len = magnet_format_text_header(rd->buf);
+	} else if (rd->omode == MAGNET_OMODE_WEB10G) {
+		rd->len = magnet_format_web10g_header(rd->buf);
 	} else if (rd->omode == MAGNET_OMODE_BINARY) {
 		memset(si, 0, sizeof(*si));
 		si->magic = MAGNET_MAGIC;
@@ -177,6 +226,17 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 	unsigned long consumed = 0;
 	int cpu;
 
+	mutex_lock(&magnet_consume_mutex);
+	rd->off = 0;
+	rd->len = 0;
+	if (magnet_reset_pending) {
+		struct magnet_record mark;
+
+		magnet_ring_write_lost(&mark, 0, magnet_reset_pending);
+		mark.event = MAGNET_EV_RESET;
+		magnet_emit(rd, &mark);
+		magnet_reset_pending = 0;
+	}
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 		unsigned long end = smp_load_acquire(&r->head);
@@ -187,10 +247,7 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 		rd->end[cpu] = end;
 	}
 
-	rd->off = 0;
-	rd->len = 0;
-	while (rd->len < want &&
-	       rd->len + MAGNET_TEXT_LINE_MAX <= MAGNET_KBUF_SIZE) {
+	while (rd->len < want && rd->len + rd->line_max <= MAGNET_KBUF_SIZE) {
 		const struct magnet_record *rec, *best = NULL;
 		int best_cpu = -1;
 
@@ -215,7 +272,27 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 	for_each_possible_cpu(cpu)
 		smp_store_release(&per_cpu_ptr(magnet_rings, cpu)->tail,
 				  rd->pos[cpu]);
+	mutex_unlock(&magnet_consume_mutex);
 	return consumed;
+}
+
+/* `reset`: discard what the rings hold; the stream says how much. */
+static void magnet_reset(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	mutex_lock(&magnet_consume_mutex);
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		unsigned long head = smp_load_acquire(&r->head);
+
+		n += head - r->tail;
+		smp_store_release(&r->tail, head);
+	}
+	magnet_reset_pending += n;
+	mutex_unlock(&magnet_consume_mutex);
+	pr_info("reset: %lu buffered records discarded\n", n);
 }
 
 static void magnet_start_drain(struct magnet_reader *rd)
@@ -247,7 +324,8 @@ static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
 		if (rd->off == rd->len && !rd->eof) {
 			if (!rd->draining && magnet_finish_requested(rd))
 				magnet_start_drain(rd);
-			if (!magnet_fill(rd, count) && rd->draining) {
+			if (!magnet_fill(rd, count) && rd->draining &&
+			    rd->off == rd->len) {
 				if (!rd->lost_flushed) {
 					magnet_emit_pending_lost(rd);
 					rd->lost_flushed = true;
@@ -299,8 +377,13 @@ static ssize_t magnet_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	char buf[MAGNET_CMD_MAX_LEN];
+	char desc[MAGNET_FILTER_TEXT_MAX];
+	struct magnet_filter filt;
+	enum magnet_filter_op fop;
 	struct magnet_cmd cmd;
 	const char *err;
+	size_t shown;
+	int ret;
 
 	if (count > MAGNET_CMD_MAX_LEN) {
 		pr_warn_ratelimited("rejected command: longer than %d bytes\n",
@@ -309,15 +392,11 @@ static ssize_t magnet_write(struct file *file, const char __user *ubuf,
 	}
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
-	if (magnet_cmd_parse(buf, count, &cmd, &err)) {
-		size_t shown = count;
-
-		while (shown && (buf[shown - 1] == '\n' || buf[shown - 1] == '\r'))
-			shown--;
-		pr_warn_ratelimited("rejected command \"%*pE\": %s\n",
-				    (int)shown, buf, err);
-		return -EINVAL;
-	}
+	shown = count;
+	while (shown && (buf[shown - 1] == '\n' || buf[shown - 1] == '\r'))
+		shown--;
+	if (magnet_cmd_parse(buf, count, &cmd, &err))
+		goto reject;
 
 	switch (cmd.op) {
 	case MAGNET_CMD_FLUSH:
@@ -326,9 +405,28 @@ static ssize_t magnet_write(struct file *file, const char __user *ubuf,
 		atomic_inc(&magnet_finish_gen);
 		magnet_log_stats("finish");
 		break;
+	case MAGNET_CMD_RESET:
+		magnet_reset();
+		break;
+	case MAGNET_CMD_FILTER:
+		if (magnet_filter_parse(buf, count, &fop, &filt, &err))
+			goto reject;
+		ret = magnet_filter_set(fop == MAGNET_FILTER_CLEAR ? NULL : &filt);
+		if (ret) {
+			pr_warn_ratelimited("rejected command \"%*pE\": cannot apply it (%d); the filter is unchanged\n",
+					    (int)shown, buf, ret);
+			return -EINVAL;
+		}
+		magnet_filter_describe(desc, sizeof(desc));
+		pr_info("filter in force: %s\n", desc);
+		break;
 	}
 	magnet_wake_reader();
 	return count;
+reject:
+	pr_warn_ratelimited("rejected command \"%*pE\": %s\n", (int)shown, buf,
+			    err);
+	return -EINVAL;
 }
 
 static void magnet_reader_free(struct magnet_reader *rd)
@@ -336,6 +434,7 @@ static void magnet_reader_free(struct magnet_reader *rd)
 	kfree(rd->pos);
 	kfree(rd->end);
 	kfree(rd->limit);
+	kvfree(rd->cids);
 	vfree(rd->buf);
 	kfree(rd);
 }
@@ -365,6 +464,16 @@ static int magnet_open(struct inode *inode, struct file *file)
 	rd->finish_gen = atomic_read(&magnet_finish_gen);
 	rd->rt_offset_ns = ktime_get_real_ns() - ktime_get_mono_fast_ns();
 	rd->omode = magnet_cfg.omode;
+	rd->line_max = MAGNET_TEXT_LINE_MAX;
+	if (rd->omode == MAGNET_OMODE_WEB10G) {
+		rd->line_max = MAGNET_WEB10G_LINE_MAX;
+		rd->cids = kvcalloc(MAGNET_CID_SLOTS, sizeof(*rd->cids),
+				    GFP_KERNEL);
+		if (!rd->cids) {
+			magnet_reader_free(rd);
+			goto err;
+		}
+	}
 	magnet_emit_header(rd);
 	file->private_data = rd;
 

@@ -27,7 +27,7 @@
 
 #define MAGNET_MAGIC 0x01234567U
 #define MAGNET_MAGIC_SWAPPED 0x67452301U
-#define MAGNET_FORMAT_VERSION 1
+#define MAGNET_FORMAT_VERSION 2
 
 enum magnet_event {
 	MAGNET_EV_TCP_OUT = 1,	/* segment sent, at TCP transmit */
@@ -39,7 +39,9 @@ enum magnet_event {
 	MAGNET_EV_DEV_OUT = 7,	/* device queue transmit */
 	MAGNET_EV_DEV_IN = 8,	/* device receive */
 	MAGNET_EV_LOST = 9,	/* `req` records were lost on `cpu` */
-	MAGNET_EV_MAX = MAGNET_EV_LOST,
+	MAGNET_EV_RESET = 10,	/* `req` buffered records were discarded by
+				 * the reset command (cpu: 0) */
+	MAGNET_EV_MAX = MAGNET_EV_RESET,
 };
 
 /* the layers of the events= parameter */
@@ -88,6 +90,14 @@ enum magnet_event {
  *               packets_out, retrans_out, total_retrans, ca_state, and the
  *               congestion control's name (NUL-padded, may fill all 11).
  *   ifindex     device events: the interface index.
+ *   segs_out .. opts (version 2): the connection's counters (RFC 4898
+ *               web10g variables): segments and data segments out/in,
+ *               bytes sent (incl. retransmissions), received (in order),
+ *               acked, retransmitted, rcv_nxt, the windowed minimum RTT
+ *               and the latest RTT sample (us), the advertised MSS, window
+ *               scales, and the MAGNET_OPT_* options. A tcp_out record's
+ *               counters include the segment being sent (its entry point
+ *               runs before TCP counts it).
  *   ip_*        IP and device events: id (IPv4), tos (traffic class for
  *               IPv6), ttl (hop limit for IPv6), and the protocol (6 TCP,
  *               17 UDP, ...; IPv6: the first next-header).
@@ -134,9 +144,30 @@ struct magnet_record {
 	__u8 ip_ttl;			/* 179 */
 	char ca_name[MAGNET_CA_NAME_LEN];	/* 180 */
 	__u8 ip_proto;			/* 191 */
+	/* version 2: the per-connection counters web10g needs (RF_TCP) */
+	__u32 segs_out;			/* 192: tp->segs_out */
+	__u32 data_segs_out;		/* 196 */
+	__u32 segs_in;			/* 200 */
+	__u32 data_segs_in;		/* 204 */
+	__u64 bytes_sent;		/* 208: incl. retransmissions */
+	__u64 bytes_received;		/* 216: in-order data received */
+	__u64 bytes_acked;		/* 224 */
+	__u64 bytes_retrans;		/* 232 */
+	__u32 rcv_nxt;			/* 240 */
+	__u32 min_rtt_us;		/* 244: windowed min RTT, ~0U = none */
+	__u32 rtt_us;			/* 248: latest RTT sample, 0 = none */
+	__u16 advmss;			/* 252: MSS we advertised */
+	__u8 wscale;			/* 254: snd_wscale << 4 | rcv_wscale */
+	__u8 opts;			/* 255: MAGNET_OPT_* */
 };
 
-#define MAGNET_RECORD_SIZE 192
+#define MAGNET_RECORD_SIZE 256
+
+/* record.opts: negotiated options and socket settings (RF_TCP) */
+#define MAGNET_OPT_TIMESTAMPS 0x01	/* tcp_timestamps in use */
+#define MAGNET_OPT_SACK 0x02		/* SACK permitted */
+#define MAGNET_OPT_ECN 0x04		/* ECN negotiated */
+#define MAGNET_OPT_NAGLE 0x08		/* Nagle on (no TCP_NODELAY) */
 
 /* The header of every stream (the first bytes of every open in omode=1). */
 struct magnet_sysinfo {
@@ -165,7 +196,7 @@ struct magnet_sysinfo {
 #define MAGNET_SYSINFO_SIZE 256
 
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_record) == MAGNET_RECORD_SIZE,
-		     "magnet_record must be 192 bytes");
+		     "magnet_record must be 256 bytes");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, sock_id) == 8, "sock_id");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, event) == 16, "event");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, family) == 20, "family");
@@ -188,6 +219,15 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ca_name) == 180,
 		     "ca_name");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ip_proto) == 191,
 		     "ip_proto");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, segs_out) == 192,
+		     "segs_out");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, bytes_sent) == 208,
+		     "bytes_sent");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, rcv_nxt) == 240,
+		     "rcv_nxt");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, advmss) == 252,
+		     "advmss");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, opts) == 255, "opts");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_sysinfo) == MAGNET_SYSINFO_SIZE,
 		     "magnet_sysinfo must be 256 bytes");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, realtime_offset_ns) == 16,

@@ -27,6 +27,9 @@ struct magnet_ring {
 	unsigned long lost;		/* events dropped: ring full */
 	/* losses not yet reported in the stream; the reader may take them */
 	atomic_long_t lost_pending;
+	/* this_cpu_inc() from any context on this CPU */
+	unsigned long filtered;		/* events the filter rejected */
+	unsigned long missed;		/* handler re-entered: not recorded */
 	/* written by the reader only */
 	unsigned long tail ____cacheline_aligned;	/* slots consumed */
 	/* read-mostly */

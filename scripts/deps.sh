@@ -9,7 +9,7 @@ pkgs="gcc make libelf-dev bc kmod python3 \
 linux-image-amd64 linux-headers-amd64 \
 linux-image-6.12-amd64 linux-headers-6.12-amd64 \
 qemu-system-x86 iperf3 ethtool iproute2 iputils-ping procps \
-dkms git xz-utils zlib1g-dev"
+dkms git xz-utils zlib1g-dev clang libclang-rt-14-dev"
 
 missing=
 for p in $pkgs; do

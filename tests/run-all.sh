@@ -1,5 +1,6 @@
 #!/bin/bash
-# Everything `make check` runs: the userspace build, the unit tests, the VM
+# Everything `make check` runs: the userspace build, the unit tests, a short
+# fuzz run of the command parsers, the VM
 # tests on every installed kernel line and the packaging tests (which install
 # onto this machine and remove it all again). Prints one closing summary line.
 set -u
@@ -23,6 +24,7 @@ step() {
 
 step "userspace build" make -s userspace
 step "unit tests" make -s -C tests/unit check
+step "fuzz (20 s)" make -s -C tests/fuzz run
 step "VM tests" tests/vm/run.sh
 step "packaging tests" tests/pkg/run.sh
 echo "check: $pass passed, $fail failed"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * ttpb2ascii: decode magnet's binary stream (omode=1) into the ttprobe ASCII
- * format, magnet's tab-separated text format, or ttprobe v0.1's legacy
- * 96-byte binary records.
+ * format, magnet's tab-separated text format, web10g-logger lines, or
+ * ttprobe v0.1's legacy 96-byte binary records.
  *
  * The stream is one struct magnet_sysinfo followed by struct magnet_record
  * entries (module/record.h, docs/binary-format.md), in the writer's byte
@@ -11,7 +11,8 @@
  * give byte-identical lines.
  *
  * It streams: one record at a time through a fixed buffer, so memory stays
- * flat whatever the input size.
+ * flat whatever the input size (web10g keeps one small entry per socket,
+ * for its connection ids).
  *
  * Exit codes: 0 success, 1 usage error, 2 bad input or an I/O error,
  * 3 the last record is truncated (every complete record is written first).
@@ -43,7 +44,7 @@ enum {
 	EXIT_TRUNCATED = 3,
 };
 
-enum out_format { FMT_TTPROBE, FMT_MAGNET, FMT_LEGACY };
+enum out_format { FMT_TTPROBE, FMT_MAGNET, FMT_WEB10G, FMT_LEGACY };
 
 /*
  * ttprobe v0.1's binary record (compat-formats.md section 2), as its x86-64
@@ -103,7 +104,7 @@ static char outbuf[1 << 18];
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " [-f ttprobe|magnet|legacy] [-o OUT] [FILE]\n"
+		"usage: " PROG " [-f ttprobe|magnet|web10g|legacy] [-o OUT] [FILE]\n"
 		"\n"
 		"Decode a magnet binary log (omode=1) read from FILE, or from\n"
 		"standard input when FILE is absent or '-'. gzip-compressed input\n"
@@ -113,7 +114,11 @@ static void usage(FILE *f)
 		"      ttprobe  one ttprobe ASCII line per TCP-layer record\n"
 		"               (tcp_out, tcp_in); other events are skipped (default)\n"
 		"      magnet   magnet's tab-separated text: a header line, then one\n"
-		"               line per record, lost-record markers included\n"
+		"               line per record, lost and reset markers included\n"
+		"      web10g   web10g-logger 2.0.9 lines (RFC 4898 variables, 128\n"
+		"               comma-separated columns): a header line, then one line\n"
+		"               per TCP-layer record; connection ids (CID) 1, 2, ...\n"
+		"               per socket, in order of first appearance\n"
 		"      legacy   ttprobe v0.1's 96-byte binary record per TCP-layer\n"
 		"               record\n"
 		"  -o, --output OUT  write to OUT instead of standard output\n"
@@ -125,7 +130,10 @@ static void usage(FILE *f)
 		"  1  usage error\n"
 		"  2  bad input (not a magnet log, unsupported version or sizes,\n"
 		"     unknown event code) or an I/O error\n"
-		"  3  the last record is truncated; every complete record was written\n");
+		"  3  the last record is truncated; every complete record was written\n"
+		"\n"
+		"This " PROG " reads format version %u (the module's omode=1).\n",
+		MAGNET_FORMAT_VERSION);
 }
 
 static void msg(const char *fmt, ...)
@@ -301,6 +309,82 @@ static void swap_record(struct magnet_record *r)
 	r->total_retrans = sw32(r->total_retrans);
 	r->ifindex = sw32(r->ifindex);
 	r->ip_id = sw16(r->ip_id);
+	r->segs_out = sw32(r->segs_out);
+	r->data_segs_out = sw32(r->data_segs_out);
+	r->segs_in = sw32(r->segs_in);
+	r->data_segs_in = sw32(r->data_segs_in);
+	r->bytes_sent = sw64(r->bytes_sent);
+	r->bytes_received = sw64(r->bytes_received);
+	r->bytes_acked = sw64(r->bytes_acked);
+	r->bytes_retrans = sw64(r->bytes_retrans);
+	r->rcv_nxt = sw32(r->rcv_nxt);
+	r->min_rtt_us = sw32(r->min_rtt_us);
+	r->rtt_us = sw32(r->rtt_us);
+	r->advmss = sw16(r->advmss);
+}
+
+/*
+ * web10g connection ids: 1, 2, ... per distinct sock_id, in order of first
+ * appearance. An open-addressing hash table, grown by doubling; one entry
+ * per socket, so memory grows with the sockets in the log, not its length.
+ */
+struct cid_entry {
+	__u64 sock_id;
+	__u32 cid;		/* 0: a free slot */
+};
+
+static struct cid_entry *cid_table;
+static size_t cid_cap, cid_count;
+
+static size_t cid_hash(__u64 id, size_t cap)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return (size_t)id & (cap - 1);
+}
+
+static int cid_grow(void)
+{
+	size_t cap = cid_cap ? cid_cap * 2 : 256, i;
+	struct cid_entry *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return 0;
+	for (i = 0; i < cid_cap; i++) {
+		size_t j;
+
+		if (!cid_table[i].cid)
+			continue;
+		for (j = cid_hash(cid_table[i].sock_id, cap); t[j].cid;
+		     j = (j + 1) & (cap - 1))
+			;
+		t[j] = cid_table[i];
+	}
+	free(cid_table);
+	cid_table = t;
+	cid_cap = cap;
+	return 1;
+}
+
+/* the connection id of @sock_id, a new one at its first appearance; 0 if
+ * out of memory
+ */
+static __u32 cid_of(__u64 sock_id)
+{
+	size_t j;
+
+	if ((cid_count + 1) * 2 > cid_cap && !cid_grow())
+		return 0;
+	for (j = cid_hash(sock_id, cid_cap); cid_table[j].cid;
+	     j = (j + 1) & (cid_cap - 1))
+		if (cid_table[j].sock_id == sock_id)
+			return cid_table[j].cid;
+	if (cid_count >= 0xffffffffU)
+		return 0;
+	cid_table[j].sock_id = sock_id;
+	cid_table[j].cid = (__u32)++cid_count;
+	return cid_table[j].cid;
 }
 
 static void to_legacy(struct ttpb_legacy *l, const struct magnet_record *r,
@@ -340,8 +424,11 @@ static int decode(gzFile gz, enum out_format fmt)
 {
 	struct magnet_sysinfo si;
 	struct magnet_record rec;
-	char line[MAGNET_TEXT_LINE_MAX > MAGNET_TTPROBE_LINE_MAX ?
-		  MAGNET_TEXT_LINE_MAX : MAGNET_TTPROBE_LINE_MAX];
+	static char line[MAGNET_WEB10G_LINE_MAX > MAGNET_TEXT_LINE_MAX ?
+			 MAGNET_WEB10G_LINE_MAX : MAGNET_TEXT_LINE_MAX];
+	const int line_max = fmt == FMT_TTPROBE ? MAGNET_TTPROBE_LINE_MAX :
+			     fmt == FMT_WEB10G ? MAGNET_WEB10G_LINE_MAX :
+			     MAGNET_TEXT_LINE_MAX;
 	unsigned long long index = 0, offset, counter = 0;
 	int swapped = 0;
 	long n;
@@ -367,7 +454,7 @@ static int decode(gzFile gz, enum out_format fmt)
 		return EXIT_BADINPUT;
 	}
 	if (n >= 6 && si.version != MAGNET_FORMAT_VERSION) {
-		msg("%s: unsupported format version %u (this " PROG
+		msg("%s: unsupported version %u (this " PROG
 		    " reads version %u)", in_name, si.version,
 		    MAGNET_FORMAT_VERSION);
 		return EXIT_BADINPUT;
@@ -388,8 +475,9 @@ static int decode(gzFile gz, enum out_format fmt)
 		return EXIT_BADINPUT;
 	}
 
-	if (fmt == FMT_MAGNET) {
-		int len = magnet_format_text_header(line);
+	if (fmt == FMT_MAGNET || fmt == FMT_WEB10G) {
+		int len = fmt == FMT_MAGNET ? magnet_format_text_header(line) :
+			  magnet_format_web10g_header(line);
 
 		if (!put(line, (size_t)len))
 			return EXIT_BADINPUT;
@@ -432,6 +520,22 @@ static int decode(gzFile gz, enum out_format fmt)
 			len = magnet_format_text(line, &rec,
 						 si.realtime_offset_ns);
 			break;
+		case FMT_WEB10G: {
+			__u32 cid;
+
+			if (rec.event != MAGNET_EV_TCP_OUT &&
+			    rec.event != MAGNET_EV_TCP_IN)
+				continue;
+			cid = cid_of(rec.sock_id);
+			if (!cid) {
+				msg("%s: record index %llu: out of memory for connection ids",
+				    in_name, index);
+				return EXIT_BADINPUT;
+			}
+			len = magnet_format_web10g(line, &rec,
+						   si.realtime_offset_ns, cid);
+			break;
+		}
 		case FMT_LEGACY:
 			if (rec.event == MAGNET_EV_TCP_OUT ||
 			    rec.event == MAGNET_EV_TCP_IN) {
@@ -444,9 +548,7 @@ static int decode(gzFile gz, enum out_format fmt)
 			continue;
 		}
 		/* cannot happen: format.c's lines fit their buffers */
-		if (len < 0 || len >= (fmt == FMT_TTPROBE ?
-				       MAGNET_TTPROBE_LINE_MAX :
-				       MAGNET_TEXT_LINE_MAX)) {
+		if (len < 0 || len >= line_max) {
 			msg("%s: record index %llu: formatting failed",
 			    in_name, index);
 			return EXIT_BADINPUT;
@@ -478,10 +580,12 @@ int main(int argc, char **argv)
 				fmt = FMT_TTPROBE;
 			} else if (!strcmp(optarg, "magnet")) {
 				fmt = FMT_MAGNET;
+			} else if (!strcmp(optarg, "web10g")) {
+				fmt = FMT_WEB10G;
 			} else if (!strcmp(optarg, "legacy")) {
 				fmt = FMT_LEGACY;
 			} else {
-				msg("unknown format '%s' (ttprobe, magnet or legacy); try --help",
+				msg("unknown format '%s' (ttprobe, magnet, web10g or legacy); try --help",
 				    optarg);
 				return EXIT_USAGE;
 			}
@@ -555,6 +659,7 @@ int main(int argc, char **argv)
 	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
 
 	ret = decode(gz, fmt);
+	free(cid_table);
 	/* after an early error, still write out what was decoded before it */
 	if (!finish_output())
 		ret = EXIT_BADINPUT;

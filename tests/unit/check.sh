@@ -11,7 +11,7 @@ T=./ttpb2ascii-asan
 PLAIN=./ttpb2ascii-rss
 FIX=./ttpb_fixture
 RSS_LIMIT_KB=16384
-BIG_RECORDS=1100000	# 1.1 M records of 192 bytes: 211 MB through a pipe
+BIG_RECORDS=800000	# 0.8 M records of 256 bytes: 205 MB through a pipe
 FUZZ_RUNS=300
 
 pass=0
@@ -33,7 +33,7 @@ check() {
 # add the counts of a checker's "NAME: N passed, N failed" line
 fold() {
 	local line p f
-	line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -n1)
+	line=$(grep -E '^[a-z0-9_]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -n1)
 	if [ -z "$line" ]; then
 		bad "$2: no summary line (crashed?)"
 		cat "$1"
@@ -65,11 +65,21 @@ echo "== test_main"
 sed -i 's/^unit: /test_main: /' "$tmp/test_main.log"
 fold "$tmp/test_main.log" test_main
 
+# ---- test_filter: filter.c (the filter command) ----
+echo "== test_filter"
+./test_filter >"$tmp/test_filter.log" 2>&1
+fold "$tmp/test_filter.log" test_filter
+
+# ---- test_web10g: format.c's web10g lines, text column counts ----
+echo "== test_web10g"
+./test_web10g >"$tmp/test_web10g.log" 2>&1
+fold "$tmp/test_web10g.log" test_web10g
+
 # ---- ttpb2ascii: command line ----
 echo "== ttpb2ascii: command line"
 run --help
 check "--help exits 0" [ "$rc" = 0 ]
-for w in ttprobe magnet legacy 'Exit status' '^  0 ' '^  1 ' '^  2 ' '^  3 '; do
+for w in ttprobe magnet web10g legacy 'reads format version 2' 'Exit status' '^  0 ' '^  1 ' '^  2 ' '^  3 '; do
 	check "--help mentions '$w'" grep -q -- "$w" "$tmp/out"
 done
 run -h
@@ -160,6 +170,24 @@ check "ttprobe from gzip identical" cmp -s "$tmp/out" "$tmp/expect-ttprobe.txt"
 run -f ttprobe "$tmp/header-only.bin"
 check "header only: no ttprobe lines, exit 0" [ "$rc" = 0 -a ! -s "$tmp/out" ]
 
+# ---- -f web10g: header + format.c's lines, cid per sock_id ----
+echo "== ttpb2ascii: -f web10g"
+check "expect-web10g.txt: header and the 5 TCP records, 3 sockets" \
+	[ "$(wc -l <"$tmp/expect-web10g.txt")" = 6 -a \
+	"$(cut -d, -f2 "$tmp/expect-web10g.txt" | tr '\n' ' ')" = "CID 1 2 3 1 1 " ]
+for f in native.bin swapped.bin native.bin.gz; do
+	run -f web10g "$tmp/$f"
+	check "web10g, $f: exit 0" [ "$rc" = 0 -a ! -s "$tmp/err" ]
+	check "web10g, $f: byte-identical to magnet_format_web10g()" \
+		cmp "$tmp/out" "$tmp/expect-web10g.txt"
+done
+run -f web10g "$tmp/header-only.bin"
+check "web10g, header only: the header line alone" \
+	[ "$rc" = 0 -a "$(cat "$tmp/out")" = "$(head -n1 "$tmp/expect-web10g.txt")" ]
+run -f web10g "$tmp/cut.bin"
+check "web10g, cut: exit 3, every complete record printed" \
+	[ "$rc" = 3 ] && cmp -s "$tmp/out" <(head -n -1 "$tmp/expect-web10g.txt")
+
 # ---- -f legacy ----
 echo "== ttpb2ascii: -f legacy"
 run -f legacy -o "$tmp/legacy.bin" "$tmp/native.bin"
@@ -181,7 +209,8 @@ done <<'EOF'
 empty.bin 2 empty
 short10.bin 2 only 10 bytes
 badmagic.bin 2 bad magic 0xdeadbeef
-version2.bin 2 unsupported format version 2
+version1.bin 2 unsupported version 1 \(this ttpb2ascii reads version 2\)
+version3.bin 2 unsupported version 3 \(this ttpb2ascii reads version 2\)
 recsize100.bin 2 bad record_size 100
 sysinfo300.bin 2 bad sysinfo_size 300
 garbage.bin 2 bad magic
@@ -190,13 +219,13 @@ for f in event77.bin event77-swapped.bin; do
 	run -f magnet "$tmp/$f"
 	check "$f: exit 2" [ "$rc" = 2 ]
 	check "$f: names the record and its offset" \
-		err_is 'record index 2 at byte offset 640: unknown event code 77'
+		err_is 'record index 2 at byte offset 768: unknown event code 77'
 	check "$f: the two records before it are printed" \
 		cmp -s "$tmp/out" <(head -n 3 "$tmp/native.txt")
 done
 run -f magnet "$tmp/cut.bin"
 check "cut: exit 3" [ "$rc" = 3 ]
-check "cut: warns with the byte count" err_is 'warning: .*truncated: 50 of 192 bytes'
+check "cut: warns with the byte count" err_is 'warning: .*truncated: 50 of 256 bytes'
 check "cut: every complete record printed" \
 	cmp -s "$tmp/out" <(head -n -1 "$tmp/native.txt")
 run -f ttprobe "$tmp/cut.bin"
@@ -226,7 +255,7 @@ check "EPIPE (SIGPIPE ignored): exit 2 (got $rc)" [ "$rc" = 2 ]
 check "EPIPE: message" err_is 'write error: Broken pipe'
 
 # ---- memory stays flat ----
-echo "== ttpb2ascii: memory on a $((BIG_RECORDS * 192 / 1000000)) MB stream"
+echo "== ttpb2ascii: memory on a $((BIG_RECORDS * 256 / 1000000)) MB stream"
 start=$SECONDS
 lines=$($FIX stream $BIG_RECORDS | ./maxrss "$tmp/rss" "$PLAIN" -f ttprobe 2>"$tmp/err" | wc -l)
 rss=$(cat "$tmp/rss" 2>/dev/null || echo 999999999)
@@ -240,18 +269,18 @@ echo "== ttpb2ascii: $FUZZ_RUNS mutated inputs"
 mkdir "$tmp/mut" "$tmp/mutgz"
 $FIX mutate "$tmp/native.bin" "$tmp/mut" $((FUZZ_RUNS * 4 / 5)) 1
 $FIX mutate "$tmp/native.bin.gz" "$tmp/mutgz" $((FUZZ_RUNS / 5)) 2
-formats=(ttprobe magnet legacy)
+formats=(ttprobe magnet web10g legacy)
 n=0 bad_rc=0 bad_err=0 san=0
 declare -A seen=()
 for f in "$tmp"/mut/*.bin "$tmp"/mutgz/*.bin; do
-	run -f "${formats[n % 3]}" "$f"
+	run -f "${formats[n % 4]}" "$f"
 	n=$((n + 1))
 	seen[$rc]=$((${seen[$rc]:-0} + 1))
 	case $rc in
 	0 | 2 | 3) ;;
 	*)
 		bad_rc=$((bad_rc + 1))
-		echo "  $f (-f ${formats[(n - 1) % 3]}): exit $rc"
+		echo "  $f (-f ${formats[(n - 1) % 4]}): exit $rc"
 		head -n 20 "$tmp/err"
 		;;
 	esac

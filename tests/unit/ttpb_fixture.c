@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Fixtures and checkers for the ttpb2ascii tests (test_ttpb2ascii.sh).
+ * Fixtures and checkers for the ttpb2ascii tests (check.sh).
  *
  *   ttpb_fixture write DIR          the binary logs the tests decode (below)
+ *                                   and the expected ttprobe and web10g text
  *   ttpb_fixture check-magnet FILE  parse `ttpb2ascii -f magnet` output of
  *                                   DIR/native.bin back, compare every field
  *   ttpb_fixture check-legacy FILE  decode `-f legacy` output at the
@@ -15,9 +16,11 @@
  * "ttpb_fixture: N passed, N failed"; the driver adds those up.
  *
  * The records are built here from record.h alone; the expected text is
- * derived independently of format.c, except expect-ttprobe.txt, which is
- * format.c's own output (the kernel's formatter) for the byte-for-byte
- * comparison.
+ * derived independently of format.c, except expect-ttprobe.txt and
+ * expect-web10g.txt, which are format.c's own output (the kernel's
+ * formatter) for the byte-for-byte comparison; the web10g connection ids
+ * in expect-web10g.txt are assigned here (1, 2, ... per sock_id in order of
+ * first appearance), independently of ttpb2ascii.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,19 +31,7 @@
 #include <zlib.h>
 #include "format.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (cond) {                                           \
-			passed++;                                     \
-		} else {                                              \
-			failed++;                                     \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);   \
-			printf(__VA_ARGS__);                          \
-			printf("\n");                                 \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 static void die(const char *what)
 {
@@ -51,7 +42,7 @@ static void die(const char *what)
 /* ---- the fixture log ---- */
 
 #define REALTIME_OFFSET 1700000000123456789LL
-#define NREC 13
+#define NREC 14
 
 static const __u8 v4a[4] = { 10, 200, 1, 1 };
 static const __u8 v4b[4] = { 192, 0, 2, 254 };
@@ -113,6 +104,21 @@ static void set_tcp(struct magnet_record *r, __u32 k)
 	r->total_retrans = 0x01020304 + k;
 	r->ca_state = (__u8)(1 + k % 4);
 	strcpy(r->ca_name, "cubic");
+	/* version 2 */
+	r->segs_out = 0x00112233 + k;
+	r->data_segs_out = 0x00102030 + k;
+	r->segs_in = 0x00221100 + k;
+	r->data_segs_in = 0x00201000 + k;
+	r->bytes_sent = 0x0000000123456789ULL + k;
+	r->bytes_received = 0x000000fedcba9876ULL + k;
+	r->bytes_acked = 0x0000000fedcba987ULL + k;
+	r->bytes_retrans = 0x00000001a2b3c4d5ULL + k;
+	r->rcv_nxt = 0xd1e2f3a4 + k;
+	r->min_rtt_us = k == 9 ? ~0U : 0x00001357 + k;
+	r->rtt_us = k == 10 ? 0 : 0x00002468 + k;
+	r->advmss = (__u16)(1460 - k);
+	r->wscale = (__u8)((7 << 4) | (k % 15));
+	r->opts = (__u8)(k & 0xf);
 }
 
 /* record i of the fixture: every event type, distinctive values */
@@ -220,11 +226,14 @@ static struct magnet_record fixture_record(int i)
 		memcpy(r.ca_name, "abcdefghijklmnop", MAGNET_CA_NAME_LEN);
 		r.state = 8;
 		break;
-	case 10:	/* TCP in, IPv4 */
+	case 10:	/* TCP in, IPv4, the socket of record 0 */
 		r.event = MAGNET_EV_TCP_IN;
 		set_addrs(&r, 0);
 		set_tcp(&r, k);
 		r.len = 52;
+		r.sock_id = 0x0123456789abcdefULL;
+		r.lport = 0xa1b2;
+		r.rport = 5201;
 		break;
 	case 11:	/* app send, comm with a blank and a control byte */
 		r.event = MAGNET_EV_APP_SEND;
@@ -235,11 +244,20 @@ static struct magnet_record fixture_record(int i)
 		r.req = 0;
 		r.ret = -4;
 		break;
-	default:	/* 12: the last one, TCP out again */
+	case 12:	/* buffered records discarded by a reset */
+		memset(&r, 0, sizeof(r));
+		r.ts_ns = 0x0000123456789abcULL + (__u64)i * 1000003ULL;
+		r.event = MAGNET_EV_RESET;
+		r.req = 0x00000000fedcba98ULL;
+		break;
+	default:	/* 13: the last one, TCP out again, socket of 0 */
 		r.event = MAGNET_EV_TCP_OUT;
 		set_addrs(&r, 0);
 		set_tcp(&r, k);
 		r.state = 1;
+		r.sock_id = 0x0123456789abcdefULL;
+		r.lport = 0xa1b2;
+		r.rport = 5201;
 		break;
 	}
 	return r;
@@ -268,7 +286,11 @@ static const struct field record_fields[] = {
 	RF(write_seq, 1), RF(copied_seq, 1), RF(packets_out, 1),
 	RF(retrans_out, 1), RF(total_retrans, 1), RF(ifindex, 1),
 	RF(ip_id, 1), RF(ip_tos, 0), RF(ip_ttl, 0), RF(ca_name, 0),
-	RF(ip_proto, 0),
+	RF(ip_proto, 0), RF(segs_out, 1), RF(data_segs_out, 1),
+	RF(segs_in, 1), RF(data_segs_in, 1), RF(bytes_sent, 1),
+	RF(bytes_received, 1), RF(bytes_acked, 1), RF(bytes_retrans, 1),
+	RF(rcv_nxt, 1), RF(min_rtt_us, 1), RF(rtt_us, 1), RF(advmss, 1),
+	RF(wscale, 0), RF(opts, 0),
 };
 
 static const struct field sysinfo_fields[] = {
@@ -405,9 +427,10 @@ static int cmd_write(const char *dir)
 {
 	struct buf native, swapped, bad, gz;
 	struct magnet_sysinfo *s;
-	char path[4096], line[MAGNET_TTPROBE_LINE_MAX];
+	char path[4096], line[MAGNET_WEB10G_LINE_MAX];
 	unsigned char garbage[4096];
-	__u64 counter = 0;
+	__u64 counter = 0, socks[NREC];
+	int nsocks = 0, n;
 	FILE *f;
 	gzFile z;
 	size_t i;
@@ -445,7 +468,6 @@ static int cmd_write(const char *dir)
 		die(path);
 	for (i = 0; i < NREC; i++) {
 		struct magnet_record r = fixture_record((int)i);
-		int n;
 
 		if (r.event != MAGNET_EV_TCP_OUT && r.event != MAGNET_EV_TCP_IN)
 			continue;
@@ -457,6 +479,40 @@ static int cmd_write(const char *dir)
 	if (fclose(f))
 		die(path);
 
+	/* web10g: the header, then the TCP records with their connection
+	 * ids: 1, 2, ... per sock_id in order of first appearance
+	 */
+	snprintf(path, sizeof(path), "%s/expect-web10g.txt", dir);
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	n = magnet_format_web10g_header(line);
+	if (n <= 0 || fwrite(line, 1, (size_t)n, f) != (size_t)n)
+		die("format");
+	for (i = 0; i < NREC; i++) {
+		struct magnet_record r = fixture_record((int)i);
+		int k;
+
+		if (r.event != MAGNET_EV_TCP_OUT && r.event != MAGNET_EV_TCP_IN)
+			continue;
+		for (k = 0; k < nsocks && socks[k] != r.sock_id; k++)
+			;
+		if (k == nsocks)
+			socks[nsocks++] = r.sock_id;
+		n = magnet_format_web10g(line, &r, REALTIME_OFFSET,
+					 (__u32)k + 1);
+		if (n <= 0 || fwrite(line, 1, (size_t)n, f) != (size_t)n)
+			die("format");
+	}
+	if (fclose(f))
+		die(path);
+	/* three sockets: records 0, 10 and 13 share one */
+	if (nsocks != 3) {
+		fprintf(stderr, "ttpb_fixture: %d web10g sockets, want 3\n",
+			nsocks);
+		return 1;
+	}
+
 	/* corrupt inputs */
 	write_file(dir, "empty.bin", "", 0);
 	write_file(dir, "short10.bin", native.p, 10);
@@ -466,8 +522,13 @@ static int cmd_write(const char *dir)
 	s->magic = 0xdeadbeef;
 	write_file(dir, "badmagic.bin", bad.p, bad.len);
 	s->magic = MAGNET_MAGIC;
-	s->version = 2;
-	write_file(dir, "version2.bin", bad.p, bad.len);
+	/* a version 1 log: 192-byte records, never released */
+	s->version = 1;
+	s->record_size = 192;
+	write_file(dir, "version1.bin", bad.p, 256 + 3 * 192);
+	s->version = 3;
+	s->record_size = sizeof(struct magnet_record);
+	write_file(dir, "version3.bin", bad.p, bad.len);
 	s->version = MAGNET_FORMAT_VERSION;
 	s->record_size = 100;
 	write_file(dir, "recsize100.bin", bad.p, bad.len);
@@ -509,7 +570,10 @@ static const char *const columns[] = {
 	"ssthresh", "snd_wnd", "rcv_wnd", "snd_una", "snd_nxt", "write_seq",
 	"copied_seq", "packets_out", "retrans_out", "total_retrans",
 	"ca_state", "ca_name", "ifindex", "ip_id", "ip_tos", "ip_ttl",
-	"ip_proto", "lost",
+	"ip_proto", "segs_out", "data_segs_out", "segs_in", "data_segs_in",
+	"bytes_sent", "bytes_received", "bytes_acked", "bytes_retrans",
+	"rcv_nxt", "min_rtt_us", "rtt_us", "advmss", "snd_wscale",
+	"rcv_wscale", "opts", "lost",
 };
 
 #define NCOL (sizeof(columns) / sizeof(columns[0]))
@@ -521,12 +585,18 @@ enum col {
 	C_SND_WND, C_RCV_WND, C_SND_UNA, C_SND_NXT, C_WRITE_SEQ,
 	C_COPIED_SEQ, C_PACKETS_OUT, C_RETRANS_OUT, C_TOTAL_RETRANS,
 	C_CA_STATE, C_CA_NAME, C_IFINDEX, C_IP_ID, C_IP_TOS, C_IP_TTL,
-	C_IP_PROTO, C_LOST,
+	C_IP_PROTO, C_SEGS_OUT, C_DATA_SEGS_OUT, C_SEGS_IN, C_DATA_SEGS_IN,
+	C_BYTES_SENT, C_BYTES_RECEIVED, C_BYTES_ACKED, C_BYTES_RETRANS,
+	C_RCV_NXT, C_MIN_RTT, C_RTT, C_ADVMSS, C_SND_WSCALE, C_RCV_WSCALE,
+	C_OPTS, C_LOST,
 };
+
+_Static_assert(NCOL == MAGNET_TEXT_NCOLS, "the text format's column count");
+_Static_assert(C_LOST + 1 == NCOL, "one enum entry per column");
 
 static const char *const event_names[] = {
 	NULL, "tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
-	"dev_out", "dev_in", "lost",
+	"dev_out", "dev_in", "lost", "reset",
 };
 
 /* a decimal number that is all of @s */
@@ -624,10 +694,10 @@ static void check_line(int i, char *line)
 	      "record %d: event '%s', want %s", i, f[C_EVENT],
 	      event_names[r->event]);
 
-	if (r->event == MAGNET_EV_LOST) {
+	if (r->event == MAGNET_EV_LOST || r->event == MAGNET_EV_RESET) {
 		for (c = C_SOCK; c < C_LOST; c++)
-			CHECK(!*f[c], "record %d (lost): %s '%s' not empty", i,
-			      columns[c], f[c]);
+			CHECK(!*f[c], "record %d (%s): %s '%s' not empty", i,
+			      event_names[r->event], columns[c], f[c]);
 		CHECK(num_is(f[C_LOST], r->req), "record %d: lost '%s', want %llu",
 		      i, f[C_LOST], r->req);
 		return;
@@ -691,6 +761,14 @@ static void check_line(int i, char *line)
 			r->packets_out, r->retrans_out, r->total_retrans,
 			r->ca_state,
 		};
+		const __u64 v2[] = {
+			r->segs_out, r->data_segs_out, r->segs_in,
+			r->data_segs_in, r->bytes_sent, r->bytes_received,
+			r->bytes_acked, r->bytes_retrans, r->rcv_nxt,
+			r->min_rtt_us, r->rtt_us, r->advmss,
+			(__u64)(r->wscale >> 4), (__u64)(r->wscale & 0xf),
+			r->opts,
+		};
 
 		for (c = C_MSS; c <= C_CA_STATE; c++)
 			CHECK(num_is(f[c], tcp[c - C_MSS]),
@@ -700,8 +778,15 @@ static void check_line(int i, char *line)
 		CHECK(!strcmp(f[C_CA_NAME], str),
 		      "record %d: ca_name '%s', want '%s'", i, f[C_CA_NAME],
 		      str);
+		for (c = C_SEGS_OUT; c <= C_OPTS; c++)
+			CHECK(num_is(f[c], v2[c - C_SEGS_OUT]),
+			      "record %d: %s '%s', want %llu", i, columns[c],
+			      f[c], v2[c - C_SEGS_OUT]);
 	} else {
 		for (c = C_MSS; c <= C_CA_NAME; c++)
+			CHECK(!*f[c], "record %d: %s '%s' not empty", i,
+			      columns[c], f[c]);
+		for (c = C_SEGS_OUT; c <= C_OPTS; c++)
 			CHECK(!*f[c], "record %d: %s '%s' not empty", i,
 			      columns[c], f[c]);
 	}
@@ -900,7 +985,8 @@ static int cmd_mutate(const char *in, const char *dir, int count, __u64 seed)
 					(unsigned char)(1u << (rng() % 8));
 			break;
 		case 3:		/* random bytes over a record's event/cpu */
-			j = 256 + 192 * (rng() % NREC) + 16;
+			j = sizeof(struct magnet_sysinfo) +
+			    sizeof(struct magnet_record) * (rng() % NREC) + 16;
 			if (j + 4 <= len) {
 				__u64 v = rng();
 

@@ -17,8 +17,8 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py cwnd-changes LOG        no flow has two consecutive lines with
                                       the same cwnd (full=0)
   checklog.py count LOG JSON          print the number of lines of the flow
-  checklog.py text LOG                magnet text (omode=3): a header of 41
-                                      named columns, 41 fields on every line,
+  checklog.py text LOG                magnet text (omode=3): a header of 56
+                                      named columns, 56 fields on every line,
                                       all 8 event types, iperf3 as comm
   checklog.py protos LOG P            magnet text: the set of ip_proto values
                                       on IP/device lines is exactly P (e.g. 6
@@ -220,7 +220,7 @@ def text_rows(path):
 
 def cmd_text(path):
     head, rows = text_rows(path)
-    if len(head) != 41 or head[:3] != ["time", "cpu", "event"] or head[-1] != "lost":
+    if len(head) != 56 or head[:3] != ["time", "cpu", "event"] or head[-1] != "lost":
         fail("header has %d columns: %r" % (len(head), head[:5]))
     kinds = {r["event"] for r in rows}
     want = {"tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
@@ -232,7 +232,7 @@ def cmd_text(path):
             fail("bad time %r" % r["time"])
         if r["event"].startswith("app_") and r["comm"] != "iperf3":
             fail("%s by %r" % (r["event"], r["comm"]))
-    print("text ok: %d lines, 41 columns, event types %s" % (len(rows), ",".join(sorted(kinds))))
+    print("text ok: %d lines, 56 columns, event types %s" % (len(rows), ",".join(sorted(kinds))))
 
 
 def cmd_protos(path, want):

@@ -25,11 +25,11 @@ import struct
 import sys
 
 SYSINFO = struct.Struct("<IHHHHIqQ72sIIIIIIII32s24s64s")
-RECORD = struct.Struct("<QQHHBBBBHHI16s16sIIIIqQ16s16IHBB11sB")
-assert SYSINFO.size == 256 and RECORD.size == 192
+RECORD = struct.Struct("<QQHHBBBBHHI16s16sIIIIqQ16s16IHBB11sB4IQQQQIIIHBB")
+assert SYSINFO.size == 256 and RECORD.size == 256
 
 EV = {1: "tcp_out", 2: "tcp_in", 3: "app_send", 4: "app_recv", 5: "ip_out",
-      6: "ip_in", 7: "dev_out", 8: "dev_in", 9: "lost"}
+      6: "ip_in", 7: "dev_out", 8: "dev_in", 9: "lost", 10: "reset"}
 TCPF = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd snd_una "
         "snd_nxt write_seq copied_seq packets_out retrans_out total_retrans "
         "ifindex").split()
@@ -59,7 +59,7 @@ def parse(path):
               events=s[15], procname=s[17].split(b"\0")[0].decode())
     if si["magic"] != 0x01234567:
         fail("bad magic %#x" % si["magic"])
-    if (si["version"], si["record_size"], si["sysinfo_size"]) != (1, 192, 256):
+    if (si["version"], si["record_size"], si["sysinfo_size"]) != (2, 256, 256):
         fail("unexpected version/sizes %r" % ((si["version"], si["record_size"],
                                                 si["sysinfo_size"]),))
     body = data[SYSINFO.size:]
@@ -78,6 +78,10 @@ def parse(path):
         r.update(zip(TCPF, v[20:36]))
         r.update(ip_id=v[36], ip_tos=v[37], ip_ttl=v[38],
                  ca_name=v[39].split(b"\0")[0].decode(), ip_proto=v[40])
+        r.update(zip(("segs_out", "data_segs_out", "segs_in", "data_segs_in",
+                      "bytes_sent", "bytes_received", "bytes_acked",
+                      "bytes_retrans", "rcv_nxt", "min_rtt_us", "rtt_us",
+                      "advmss", "wscale", "opts"), v[41:55]))
         if r["event"] is None:
             fail("record %d: unknown event %d" % (off // RECORD.size, v[2]))
         recs.append(r)

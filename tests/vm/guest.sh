@@ -26,6 +26,9 @@ L=/tmp/mg
 PY=/usr/bin/python3
 CHECK="$PY $HERE/checklog.py"
 STACK="$PY $HERE/checkstack.py"
+CTL="$PY $HERE/checkctl.py"
+FLOW="$PY $HERE/tcpflow.py"
+TT_KO=${MAGNET_TT_KO:-/nonexistent}
 TTPB2ASCII=${MAGNET_TOP:-/nonexistent}/userspace/ttpb2ascii
 PROCF="$PY $HERE/procfile.py"
 XFER=${MAGNET_TEST_XFER:-12M}
@@ -245,7 +248,7 @@ case_read_order() {
 case_bad_params() {
 	local p name
 	for p in bufsize=0 bufsize=4294967295 bufsize=2000000 direction=7 \
-		 omode=2 omode=9 full=2 port=70000 port=abc \
+		 omode=4 omode=9 full=2 port=70000 port=abc \
 		 events=bogus events= events=tcp,foo nontcp=2 \
 		 procname=a/b procname= procname=$(printf 'x%.0s' $(seq 40)); do
 		name=${p%%=*}
@@ -402,7 +405,7 @@ case_no_kernel_addresses() {
 	$STACK noaddr "$L/ptrs" "$L/addr1.dec"
 }
 
-# omode=3: a header naming 41 columns, every event type, 41 fields per line
+# omode=3: a header naming 56 columns, every event type, 56 fields per line
 case_text_mode() {
 	insmod "$KO" events=all omode=3 port=5201
 	start_reader "$L/text.log"
@@ -427,6 +430,219 @@ case_nontcp() {
 	rmmod magnet
 	$CHECK protos "$L/nontcp0.log" 6
 	$CHECK protos "$L/nontcp1.log" 1
+}
+
+# ------------------------------------------ control plane and web10g
+
+SRV4=10.200.1.2
+SRV6=FD00:0200:0000:0000:0000:0000:0000:0002
+ANY6=0000:0000:0000:0000:0000:0000:0000:0000
+
+# traffic with several flows: IPv4 veth (5201), IPv6 veth (5202), IPv4
+# loopback (5203), and a python3 flow with fwmark 36 (5204)
+traffic() {
+	local pre=$1
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/$pre.v4.json" -n 1M
+	xfer mg-srv mg-cli fd00:200::2 5202 "$L/$pre.v6.json" -n 1M
+	xfer - - 127.0.0.1 5203 "$L/$pre.lo.json" -n 1M
+	local srv
+	ip netns exec mg-srv $FLOW serve 5204 &
+	srv=$!
+	wait_listen mg-srv 5204
+	ip netns exec mg-cli $FLOW send 10.200.1.2 5204 200000 --mark 36
+	wait_exit $srv 10
+}
+
+# flows of an iperf3 run as the sender's and the receiver's socket see them
+flows_of() {
+	$PY -c '
+import json, sys
+sys.path.insert(0, "'"$HERE"'")
+from checklog import iperf_flow
+for role in sys.argv[2:]:
+    print(",".join(iperf_flow(sys.argv[1], role)[0]))' "$@"
+}
+
+# filter TERM, reset, record the traffic (magnet text), check every line
+# obeys the term and the listed flows appear
+run_term() {
+	local name=$1 term=$2 key=${2%%=*} value=${2#*=}
+	shift 2
+	echo "filter $term" > "$PROC"
+	echo reset > "$PROC"
+	start_reader "$L/f-$name.log"
+	traffic "f-$name"
+	teacup_stop
+	$CTL term "$L/f-$name.log" "$key" "$value" "$@"
+}
+
+# every filter term narrows live traffic with several flows
+case_filter_terms() {
+	local srvns spid
+	insmod "$KO" events=all omode=3
+	run_term port port=5202
+	$CTL term "$L/f-port.log" port 5202 $(flows_of "$L/f-port.v6.json" sender receiver)
+	run_term sport sport=5201
+	$CTL term "$L/f-sport.log" sport 5201 $(flows_of "$L/f-sport.v4.json" receiver)
+	$CTL absent "$L/f-sport.log" $(flows_of "$L/f-sport.v4.json" sender)
+	run_term dport dport=5201
+	$CTL term "$L/f-dport.log" dport 5201 $(flows_of "$L/f-dport.v4.json" sender)
+	run_term addr6 addr=fd00:200::/64
+	$CTL absent "$L/f-addr6.log" $(flows_of "$L/f-addr6.v4.json" sender receiver)
+	run_term addr4 addr=127.0.0.0/8
+	$CTL term "$L/f-addr4.log" addr 127.0.0.0/8 $(flows_of "$L/f-addr4.lo.json" sender receiver)
+	run_term dirout dir=o
+	run_term dirin dir=i
+	run_term app events=app
+	run_term ipdev events=ip,dev
+	run_term mark fwmark=36
+	srvns=$(stat -L -c %i /run/netns/mg-srv)
+	echo "filter netns=$srvns" > "$PROC"
+	echo reset > "$PROC"
+	start_reader "$L/f-netns.log"
+	traffic f-netns
+	teacup_stop
+	# events of mg-srv: its sockets and packets, listeners on wildcards too
+	$CTL term "$L/f-netns.log" netns "$SRV4|$SRV6|0.0.0.0|$ANY6" \
+		$(flows_of "$L/f-netns.v4.json" receiver)
+	run_term comm comm=python3
+	# pid: the iperf3 server's; its receive calls stay, the client's go
+	ip netns exec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-pid.log"
+	wait_listen mg-srv 5201
+	spid=$(pgrep -n -x iperf3)
+	echo "filter pid=$spid events=app" > "$PROC"
+	echo reset > "$PROC"
+	start_reader "$L/f-pid.log"
+	ip netns exec mg-cli iperf3 -c 10.200.1.2 -p 5201 -n 1M -J > "$L/f-pid.json"
+	teacup_stop
+	$CTL term "$L/f-pid.log" pid "$spid" $(flows_of "$L/f-pid.json" receiver)
+	$CTL absent "$L/f-pid.log" $(flows_of "$L/f-pid.json" sender)
+	rmmod magnet
+}
+
+# stats line of the filter in force
+filter_now() { grep '^filter' /proc/net/magnet_stats | cut -f2; }
+
+# `filter clear` returns to the load-time parameters
+case_filter_clear() {
+	local f0
+	insmod "$KO" events=all omode=3 port=5203
+	f0=$(filter_now)
+	log "load-time filter: $f0"
+	echo "filter port=5201 dir=o" > "$PROC"
+	filter_now | grep -q 'port=5201'
+	filter_now | grep -q 'dir=o '
+	echo "filter clear" > "$PROC"
+	[ "$(filter_now)" = "$f0" ]
+	echo reset > "$PROC"
+	start_reader "$L/clear.log"
+	traffic clear
+	teacup_stop
+	rmmod magnet
+	$CTL term "$L/clear.log" port 5203 $(flows_of "$L/clear.lo.json" sender receiver)
+	$CTL absent "$L/clear.log" $(flows_of "$L/clear.v4.json" sender receiver)
+}
+
+# bad filter commands: EINVAL, a log line each, the filter and the
+# recording untouched
+case_filter_bad() {
+	local f0 n
+	insmod "$KO" events=all omode=3
+	echo "filter port=5202" > "$PROC"
+	f0=$(filter_now)
+	start_reader "$L/bad.log"
+	mark_log
+	$PROCF write 22 "'filter port=99999'" "'filter addr=10.0.0.1/33'" \
+		"'filter bogus=1'" "'filter'" "'filter port=5201 port=5202'" \
+		"'filter port='" "'filter addr=' + '1' * 300" "'filter dir=x'" \
+		"'filter events=foo'" "'filter port=5201x'" "'filter addr=fd00::1::2'"
+	n=$(new_log | grep -c 'magnet: rejected command')
+	log "$n rejected-command log lines"
+	[ "$n" -eq 11 ]
+	[ "$(filter_now)" = "$f0" ]
+	kill -0 "$READER"
+	traffic bad
+	teacup_stop
+	rmmod magnet
+	$CTL term "$L/bad.log" port 5202 $(flows_of "$L/bad.v6.json" sender receiver)
+}
+
+# reset discards what is buffered and says how much in the stream
+case_reset() {
+	local fill
+	insmod "$KO" omode=3 port=5201
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/reset1.json" -n 1M
+	fill=$(awk '$1 == "total" { print $7 }' /proc/net/magnet_stats)
+	log "$fill records buffered before reset"
+	[ "$fill" -gt 0 ]
+	echo reset > "$PROC"
+	[ "$(awk '$1 == "total" { print $7 }' /proc/net/magnet_stats)" = 0 ]
+	start_reader "$L/reset.log"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/reset2.json" -n 1M
+	teacup_stop
+	rmmod magnet
+	sed -n 2p "$L/reset.log" | awk -F'\t' -v n="$fill" '$3 == "reset" && $NF == n { ok = 1 } END { exit !ok }'
+	$CTL absent "$L/reset.log" $(flows_of "$L/reset1.json" sender receiver)
+	$CTL term "$L/reset.log" port 5201 $(flows_of "$L/reset2.json" sender receiver)
+}
+
+# the statistics add up against the records actually read
+case_stats() {
+	insmod "$KO" events=all omode=1 port=5201 bufsize=64
+	start_reader "$L/stats.bin"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/stats.json" -n 2M
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/stats.txt"
+	rmmod magnet
+	cat "$L/stats.txt"
+	grep -q '^reader	closed' "$L/stats.txt"
+	grep -qE '^probe	TCP transmit	ftrace	__tcp_transmit_skb' "$L/stats.txt"
+	$CTL stats "$L/stats.txt" "$L/stats.bin"
+}
+
+# web10g (omode=2) next to ttprobe (omode=0) on the same segments
+case_web10g() {
+	insmod "$KO" omode=2 port=5201
+	insmod "$TT_KO" omode=0 port=5201
+	cat /proc/net/magnet > "$L/w10g.log" &
+	local r1=$!
+	cat /proc/net/ttprobe > "$L/w10g-tt.log" &
+	local r2=$!
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/w10g4.json" -n 4M
+	xfer mg-srv mg-cli fd00:200::2 5201 "$L/w10g6.json" -n 2M
+	for f in /proc/net/magnet /proc/net/ttprobe; do echo flush > $f; done
+	sleep 0.5
+	for f in /proc/net/magnet /proc/net/ttprobe; do echo finish > $f; done
+	wait_exit $r1 10
+	wait_exit $r2 10
+	rmmod ttprobe
+	rmmod magnet
+	$CTL web10g "$L/w10g.log" "$L/w10g-tt.log"
+	$CTL octets "$L/w10g.log" "$L/w10g4.json"
+	$CTL octets "$L/w10g.log" "$L/w10g6.json"
+}
+
+# the last web10g line of a quiet connection agrees with ss -tin
+case_web10g_ss() {
+	local client cport srv
+	insmod "$KO" omode=2 port=5300
+	start_reader "$L/w10g-ss.log"
+	ip netns exec mg-srv $FLOW serve 5300 &
+	srv=$!
+	wait_listen mg-srv 5300
+	ip netns exec mg-cli $FLOW send 10.200.1.2 5300 1000000 --hold 6 --portfile "$L/cport" &
+	client=$!
+	sleep 3
+	cport=$(cat "$L/cport")
+	ip netns exec mg-cli ss -tin "sport = :$cport" > "$L/ss.txt"
+	cat "$L/ss.txt"
+	echo finish > "$PROC"
+	wait_exit "$READER" 10
+	READER=
+	wait_exit $client 20
+	wait_exit $srv 10
+	rmmod magnet
+	$CTL ss "$L/w10g-ss.log" "$L/ss.txt" "10.200.1.1,$cport,10.200.1.2,5300"
 }
 
 # ------------------------------------------- installed modules (tests/pkg)
@@ -499,6 +715,8 @@ else
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
 		case_fullstack case_lost_records case_no_kernel_addresses \
 		case_text_mode case_nontcp \
+		case_filter_terms case_filter_clear case_filter_bad case_reset \
+		case_stats case_web10g case_web10g_ss \
 		case_rmmod_under_traffic case_rmmod_blocked_reader}; do
 		run_case "$c"
 	done

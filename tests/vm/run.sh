@@ -25,7 +25,8 @@ for k in $kvers; do
 	out=${MAGNET_VM_OUT:-$top/build/vm}/$k
 	rm -rf "$out"
 	mkdir -p "$out"
-	if ! "$top"/scripts/build-module.sh "$k" "$top/build/$k"; then
+	if ! "$top"/scripts/build-module.sh "$k" "$top/build/$k" ||
+	   ! "$top"/scripts/build-module.sh "$k" "$top/build/$k-ttprobe" ttprobe; then
 		total_fail=$((total_fail + 1))
 		continue
 	fi
@@ -36,7 +37,7 @@ for k in $kvers; do
 	timeout --kill-after=30 "$timeout_s" \
 		vng --verbose --run "/boot/vmlinuz-$k" $kvm --cpus 2 --memory 1G \
 		--rwdir "$out" \
-		--exec "MAGNET_TOP=$top MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
+		--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
 		< /dev/null > "$out/console.log" 2>&1
 	rc=$?
 	echo "vm: $k finished in $(($(date +%s) - start)) s (status $rc)"

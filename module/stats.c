@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/net/<procname>_stats: a read-only view of the counters, the filter
+ * in force and the probes in use (procfs-commands.md).
+ *
+ * Per CPU: hits (events that passed the filter) = written + lost; filtered
+ * (events the filter rejected); missed (a handler re-entered in the same
+ * context, not recorded); fill (records in the ring now, of its size).
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+#include "magnet.h"
+#include "ring.h"
+
+static struct proc_dir_entry *magnet_stats_proc;
+static char magnet_stats_name[MAGNET_PROCNAME_MAX + 8];
+
+static int magnet_stats_show(struct seq_file *m, void *v)
+{
+	unsigned long t_hits = 0, t_lost = 0, t_filt = 0, t_miss = 0, t_fill = 0;
+	char desc[MAGNET_FILTER_TEXT_MAX];
+	int cpu;
+
+	magnet_filter_describe(desc, sizeof(desc));
+	seq_printf(m, "version\t%s\n", MAGNET_VERSION);
+	seq_printf(m, "procname\t%s\n", magnet_cfg.procname);
+	seq_printf(m, "omode\t%u\n", magnet_cfg.omode);
+	seq_printf(m, "bufsize\t%u\n", magnet_cfg.bufsize);
+	seq_printf(m, "reader\t%s\n", magnet_reader_is_open() ? "open" : "closed");
+	seq_printf(m, "filter\t%s\n", desc);
+	magnet_probes_show(m);
+	seq_puts(m, "cpu\thits\twritten\tlost\tfiltered\tmissed\tfill\n");
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		unsigned long hits = READ_ONCE(r->hits), lost = READ_ONCE(r->lost);
+		unsigned long filt = READ_ONCE(r->filtered);
+		unsigned long miss = READ_ONCE(r->missed);
+		unsigned long fill = READ_ONCE(r->head) - READ_ONCE(r->tail);
+
+		seq_printf(m, "%d\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu/%lu\n", cpu, hits,
+			   hits - lost, lost, filt, miss, fill, r->mask + 1);
+		t_hits += hits;
+		t_lost += lost;
+		t_filt += filt;
+		t_miss += miss;
+		t_fill += fill;
+	}
+	seq_printf(m, "total\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu\n", t_hits,
+		   t_hits - t_lost, t_lost, t_filt, t_miss, t_fill);
+	seq_printf(m, "probe_misses\t%lu\n", magnet_probes_nmissed());
+	return 0;
+}
+
+int magnet_stats_init(void)
+{
+	snprintf(magnet_stats_name, sizeof(magnet_stats_name), "%s_stats",
+		 magnet_cfg.procname);
+	magnet_stats_proc = proc_create_single(magnet_stats_name, 0400,
+					       init_net.proc_net,
+					       magnet_stats_show);
+	if (!magnet_stats_proc) {
+		pr_err("cannot create /proc/net/%s\n", magnet_stats_name);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+void magnet_stats_exit(void)
+{
+	proc_remove(magnet_stats_proc);
+}

@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""Assertions for the control plane (filter, reset, statistics) and the
+web10g output, run inside the test guests.
+
+  checkctl.py term LOG KEY VALUE [FLOW...]
+        LOG is magnet text (omode=3) recorded under `filter KEY=VALUE`:
+        every event line satisfies the term, there are event lines, and each
+        FLOW (laddr,lport,raddr,rport as the socket sees it) appears
+  checkctl.py absent LOG FLOW...       no event line of these flows
+  checkctl.py web10g W10G TTPROBE      web10g lines (omode=2): 128 columns,
+        no lowercase letter in data lines, no repeated counters for a flow,
+        counters that only grow; CurCwnd and SmoothedRTT equal the ttprobe
+        fields of the same segments (TTPROBE recorded at the same time)
+  checkctl.py octets W10G JSON         for the iperf3 data flow in JSON the
+        octet counters account for the bytes iperf3 reports
+  checkctl.py ss W10G SS FLOW          the flow's last web10g line agrees with
+        `ss -tin` (file SS) on segments, data segments, bytes sent and MSS
+  checkctl.py stats STATS BIN          the statistics add up: written + lost =
+        hits per CPU and in total, and the total written equals the events
+        read from the binary stream BIN (LOST and RESET markers excluded)
+"""
+import ipaddress
+import json
+import re
+import struct
+import sys
+
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+from checklog import text_rows, ttprobe_addr  # noqa: E402
+
+OUT_EVENTS = {"tcp_out", "app_send", "ip_out", "dev_out"}
+MARKERS = {"lost", "reset"}
+
+
+def fail(msg):
+    print("checkctl: FAIL: " + msg)
+    sys.exit(1)
+
+
+def flow_of(r):
+    return ",".join((r["laddr"], r["lport"], r["raddr"], r["rport"]))
+
+
+def events(path):
+    _, rows = text_rows(path)
+    return [r for r in rows if r["event"] not in MARKERS]
+
+
+def in_net(addr, net):
+    a = ipaddress.ip_address(addr if ":" not in addr or addr.count(":") != 7
+                             else addr)
+    return a.version == net.version and a in net
+
+
+def term_ok(r, key, value):
+    if key == "port":
+        return value in (r["lport"], r["rport"])
+    if key == "sport":
+        return r["lport"] == value
+    if key == "dport":
+        return r["rport"] == value
+    if key == "addr":
+        net = ipaddress.ip_network(value, strict=False)
+        return in_net(r["laddr"], net) or in_net(r["raddr"], net)
+    if key == "dir":
+        out = r["event"] in OUT_EVENTS
+        return (out and "o" in value) or (not out and "i" in value)
+    if key == "events":
+        layer = {"app": "app_", "tcp": "tcp_", "ip": "ip_", "dev": "dev_"}
+        return any(r["event"].startswith(layer[l]) for l in value.split(","))
+    if key == "fwmark":
+        return int(r["mark"]) == int(value, 0)
+    if key == "comm":
+        return not r["event"].startswith("app_") or r["comm"] == value
+    if key == "pid":
+        return not r["event"].startswith("app_") or r["pid"] == value
+    if key == "netns":
+        # the test passes the namespace's addresses: events of that netns
+        # carry one of them as their local address
+        return r["laddr"] in value.split("|")
+    fail("no check for term " + key)
+
+
+def cmd_term(path, key, value, flows):
+    rows = events(path)
+    if not rows:
+        fail("%s: no event lines under %s=%s" % (path, key, value))
+    for r in rows:
+        if not term_ok(r, key, value):
+            fail("%s=%s: line breaks the filter: %s %s %s"
+                 % (key, value, r["event"], flow_of(r), r.get("comm", "")))
+    seen = {flow_of(r) for r in rows}
+    for fl in flows:
+        if fl not in seen:
+            fail("%s=%s: flow %s missing (seen: %s)" % (key, value, fl, sorted(seen)))
+    print("term ok: %s=%s, %d lines, %d flows" % (key, value, len(rows), len(seen)))
+
+
+def cmd_absent(path, flows):
+    seen = {flow_of(r) for r in events(path)}
+    for fl in flows:
+        if fl in seen:
+            fail("flow %s should have been filtered out" % fl)
+    print("absent ok: %d flows" % len(flows))
+
+
+W10G_COLS = 128
+
+
+def web10g_rows(path):
+    lines = open(path).read().splitlines()
+    if not lines:
+        fail("%s is empty" % path)
+    head = lines[0].split(",")
+    if len(head) != W10G_COLS or head[:6] != ["Timestamp", "CID", "LocalAddress",
+                                              "LocalPort", "RemAddress", "RemPort"]:
+        fail("web10g header has %d columns: %r" % (len(head), head[:8]))
+    rows = []
+    for n, l in enumerate(lines[1:], 2):
+        f = l.split(",")
+        if len(f) != W10G_COLS:
+            fail("web10g line %d has %d columns" % (n, len(f)))
+        if re.search("[a-z]", l):
+            fail("web10g line %d has a lowercase letter: %s" % (n, l[:80]))
+        rows.append(dict(zip(head, f)))
+    return rows
+
+
+def w_flow(r):
+    return ",".join((r["LocalAddress"], r["LocalPort"], r["RemAddress"], r["RemPort"]))
+
+
+def cmd_web10g(w10g, ttprobe):
+    rows = web10g_rows(w10g)
+    tp = [l.split(",") for l in open(ttprobe).read().splitlines()]
+    byflow_w, byflow_t = {}, {}
+    for r in rows:
+        byflow_w.setdefault(w_flow(r), []).append(r)
+    for f in tp:
+        if f[13] != "10":     # web10g has no lines for listening sockets
+            byflow_t.setdefault(",".join(f[2:6]), []).append(f)
+    if set(byflow_w) != set(byflow_t):
+        fail("flows differ: web10g %s, ttprobe %s" % (sorted(byflow_w), sorted(byflow_t)))
+    keys = ("SegsOut", "DataSegsOut", "SegsIn", "DataSegsIn")
+    compared = repeats = inlines = 0
+    for fl, ws in byflow_w.items():
+        ts = byflow_t[fl]
+        if len(ws) != len(ts):
+            fail("flow %s: %d web10g lines, %d ttprobe lines" % (fl, len(ws), len(ts)))
+        prev = None
+        for w, t in zip(ws, ts):
+            if w["CurCwnd"] != t[9]:
+                fail("flow %s: CurCwnd %s, ttprobe cwnd %s" % (fl, w["CurCwnd"], t[9]))
+            if w["SmoothedRTT"] != str(int(t[8]) // 1000):
+                fail("flow %s: SmoothedRTT %s ms, ttprobe srtt %s us"
+                     % (fl, w["SmoothedRTT"], t[8]))
+            if (w["SndUna"], w["SndNxt"]) != (t[14], t[15]):
+                fail("flow %s: SndUna/SndNxt differ from ttprobe" % fl)
+            cur = tuple(int(w[k]) for k in keys)
+            inlines += t[0] == "i"
+            if prev is not None:
+                if cur == prev:
+                    # TEACUP would drop this line. A tcp_out record counts
+                    # its own segment, so it never repeats; a tcp_in record
+                    # repeats when its segment waited in the socket backlog
+                    # (Linux counted it, and later arrivals, on arrival):
+                    # the known limitation in docs/web10g.md, measured here
+                    if t[0] == "o":
+                        fail("flow %s: tcp_out line repeats counters %r" % (fl, cur))
+                    repeats += 1
+                if any(c < p for c, p in zip(cur, prev)):
+                    fail("flow %s: counters go back %r -> %r" % (fl, prev, cur))
+            prev = cur
+            compared += 1
+    print("web10g ok: %d lines, %d flows; CurCwnd, SmoothedRTT, SndUna/SndNxt equal "
+          "ttprobe's; no tcp_out line repeats counters; %d of %d tcp_in lines do "
+          "(backlogged segments, docs/web10g.md)" % (compared, len(byflow_w), repeats, inlines))
+
+
+def cmd_octets(w10g, json_path):
+    rows = web10g_rows(w10g)
+    j = json.load(open(json_path))
+    c = j["start"]["connected"][0]
+    cli = "%s,%d,%s,%d" % (ttprobe_addr(c["local_host"]), c["local_port"],
+                           ttprobe_addr(c["remote_host"]), c["remote_port"])
+    srv = "%s,%d,%s,%d" % (ttprobe_addr(c["remote_host"]), c["remote_port"],
+                           ttprobe_addr(c["local_host"]), c["local_port"])
+    sent = j["end"]["sum_sent"]["bytes"] + 37
+    received = j["end"]["sum_received"]["bytes"] + 37
+    out = [r for r in rows if w_flow(r) == cli]
+    inn = [r for r in rows if w_flow(r) == srv]
+    if not out or not inn:
+        fail("data flow %s not in both directions" % cli)
+    hc_out = int(out[-1]["HCDataOctetsOut"])
+    if not received <= hc_out <= sent + 65536 * (1 + j["end"]["sum_sent"].get("retransmits", 0)):
+        fail("sender HCDataOctetsOut %d; iperf3 sent %d, received %d" % (hc_out, sent, received))
+    hc_in = int(inn[-1]["HCDataOctetsIn"])
+    # at a segment's arrival TCP has not yet counted it: the last value
+    # lags by at most one (GSO) segment
+    if not received - 65536 <= hc_in <= received:
+        fail("receiver HCDataOctetsIn %d; iperf3 received %d" % (hc_in, received))
+    print("octets ok: sender HCDataOctetsOut %d (sent %d), receiver HCDataOctetsIn %d "
+          "(received %d)" % (hc_out, sent, hc_in, received))
+
+
+def cmd_ss(w10g, ss_path, flow):
+    rows = [r for r in web10g_rows(w10g) if w_flow(r) == flow]
+    if not rows:
+        fail("flow %s not in %s" % (flow, w10g))
+    last = rows[-1]
+    text = open(ss_path).read()
+    want = {}
+    for k, col in (("segs_out", "SegsOut"), ("segs_in", "SegsIn"),
+                   ("data_segs_out", "DataSegsOut"), ("data_segs_in", "DataSegsIn"),
+                   ("bytes_sent", "HCDataOctetsOut"), ("mss", "CurMSS")):
+        m = re.search(r"\b%s:(\d+)" % k, text)
+        if m:
+            want[col] = m.group(1)
+        elif k == "mss":
+            fail("ss -tin shows no mss: %s" % text.strip()[:200])
+        else:
+            want[col] = "0"    # ss leaves out counters that are 0
+    for col, v in want.items():
+        if last[col] != v:
+            fail("%s: web10g %s, ss -tin %s" % (col, last[col], v))
+    print("ss ok: the last web10g line equals ss -tin on %s" % ", ".join(sorted(want)))
+
+
+def cmd_stats(stats, binpath):
+    tot = None
+    per = []
+    for line in open(stats):
+        f = line.rstrip("\n").split("\t")
+        if f[0].isdigit() and len(f) == 7:
+            per.append([int(x) for x in f[1:6]])
+        elif f[0] == "total":
+            tot = [int(x) for x in f[1:7]]
+    if tot is None or not per:
+        fail("no counters in %s" % stats)
+    for p in per:
+        hits, written, lost = p[0], p[1], p[2]
+        if written + lost != hits:
+            fail("cpu line: written %d + lost %d != hits %d" % (written, lost, hits))
+    for i in range(5):
+        if sum(p[i] for p in per) != tot[i]:
+            fail("total column %d is not the sum of the CPUs" % i)
+    data = open(binpath, "rb").read()
+    n = (len(data) - 256) // 256
+    events = sum(1 for i in range(n)
+                 if struct.unpack_from("<H", data, 256 + i * 256 + 16)[0] not in (9, 10))
+    if events != tot[1]:
+        fail("stream has %d events, statistics say %d written" % (events, tot[1]))
+    print("stats ok: hits %d = written %d + lost %d; filtered %d; %d events read"
+          % (tot[0], tot[1], tot[2], tot[3], events))
+
+
+def main(argv):
+    if len(argv) < 3:
+        fail(__doc__)
+    cmd, a = argv[1], argv[2:]
+    if cmd == "term":
+        cmd_term(a[0], a[1], a[2], a[3:])
+    elif cmd == "absent":
+        cmd_absent(a[0], a[1:])
+    elif cmd == "web10g":
+        cmd_web10g(*a)
+    elif cmd == "octets":
+        cmd_octets(*a)
+    elif cmd == "ss":
+        cmd_ss(*a)
+    elif cmd == "stats":
+        cmd_stats(*a)
+    else:
+        fail("unknown check " + cmd)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""A TCP flow with what iperf3 cannot do: a socket mark, or a connection
+held open (quiet) so that `ss -tin` can be read while it exists.
+
+  tcpflow.py serve PORT                 accept one connection (IPv4 or
+                                        IPv6), read to EOF, exit
+  tcpflow.py send HOST PORT BYTES [--mark N] [--hold SECONDS] [--portfile F]
+                                        send BYTES, wait until the peer has
+                                        acked them all, hold the connection
+                                        open SECONDS, close; F gets the local
+                                        port
+"""
+import socket
+import sys
+import time
+
+SO_MARK = 36
+
+
+def serve(port):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("::", int(port)))
+    s.listen(1)
+    c, _ = s.accept()
+    while c.recv(65536):
+        pass
+    c.close()
+    s.close()
+
+
+def send(host, port, nbytes, mark=None, hold=0.0, portfile=None):
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    if mark is not None:
+        s.setsockopt(socket.SOL_SOCKET, SO_MARK, int(mark))
+    s.connect((host, int(port)))
+    if portfile:
+        with open(portfile, "w") as f:
+            f.write("%d\n" % s.getsockname()[1])
+    s.sendall(b"m" * int(nbytes))
+    # wait for the peer's ACKs: the send queue drains (SIOCOUTQ = TIOCOUTQ)
+    import fcntl
+    import termios
+    import array
+    for _ in range(500):
+        buf = array.array("i", [0])
+        fcntl.ioctl(s.fileno(), termios.TIOCOUTQ, buf)
+        if buf[0] == 0:
+            break
+        time.sleep(0.01)
+    time.sleep(float(hold))
+    s.close()
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "serve":
+        serve(argv[2])
+    elif len(argv) >= 5 and argv[1] == "send":
+        opts = dict(zip(argv[5::2], argv[6::2]))
+        send(argv[2], argv[3], argv[4], mark=opts.get("--mark"),
+             hold=opts.get("--hold", 0), portfile=opts.get("--portfile"))
+    else:
+        print(__doc__)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
