@@ -73,19 +73,20 @@ static int magnet_filter_publish(const struct magnet_filter *terms)
 		return -ENOMEM;
 	magnet_filter_effective(&new->f, terms);
 
+	/* publish before registering: a new probe's handler reads the filter */
 	mutex_lock(&magnet_filter_mutex);
-	ret = magnet_probes_register(new->f.events, new->f.dir);
-	if (ret) {
-		mutex_unlock(&magnet_filter_mutex);
-		kfree(new);
-		return ret;
-	}
 	old = rcu_replace_pointer(magnet_active, new,
 				  lockdep_is_held(&magnet_filter_mutex));
+	ret = magnet_probes_register(new->f.events, new->f.dir);
+	if (ret && old) {
+		/* keep the filter that was in force; probes added stay */
+		rcu_assign_pointer(magnet_active, old);
+		old = new;
+	}
 	mutex_unlock(&magnet_filter_mutex);
 	if (old)
 		kfree_rcu(old, rcu);
-	return 0;
+	return ret;
 }
 
 /* `filter ...` (terms) or `filter clear` (NULL) */
