@@ -20,9 +20,9 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py text LOG                magnet text (omode=3): a header of 56
                                       named columns, 56 fields on every line,
                                       all 8 event types, iperf3 as comm
-  checklog.py protos LOG P            magnet text: the set of ip_proto values
-                                      on IP/device lines is exactly P (e.g. 6
-                                      or 1,6)
+  checklog.py protos LOG P [includes] magnet text: the set of ip_proto values
+                                      on IP/device lines is exactly P (e.g. 6),
+                                      or includes P
   checklog.py same-shape LOG1 LOG2    both logs hold the same number of flows,
                                       each flow with both 'i' and 'o' lines
 """
@@ -235,12 +235,15 @@ def cmd_text(path):
     print("text ok: %d lines, 56 columns, event types %s" % (len(rows), ",".join(sorted(kinds))))
 
 
-def cmd_protos(path, want):
+def cmd_protos(path, want, mode="exactly"):
     _, rows = text_rows(path)
     got = {r["ip_proto"] for r in rows if r["event"] in ("ip_out", "ip_in", "dev_out", "dev_in")}
-    if got != set(want.split(",")):
-        fail("ip_proto values %s, expected %s" % (sorted(got), want))
-    print("protos ok: %s" % ",".join(sorted(got)))
+    want = set(want.split(","))
+    if mode == "exactly" and got != want:
+        fail("ip_proto values %s, expected exactly %s" % (sorted(got), sorted(want)))
+    if mode == "includes" and not want <= got:
+        fail("ip_proto values %s, expected to include %s" % (sorted(got), sorted(want)))
+    print("protos ok: %s (%s %s)" % (",".join(sorted(got)), mode, ",".join(sorted(want))))
 
 
 def main(argv):
