@@ -63,7 +63,8 @@ static void magnet_filter_effective(struct magnet_filter *eff,
 	}
 }
 
-static int magnet_filter_publish(const struct magnet_filter *terms)
+/* `filter ...` (terms) or `filter clear` and the load (NULL) */
+int magnet_filter_set(const struct magnet_filter *terms)
 {
 	struct magnet_active_filter *new, *old;
 	int ret;
@@ -89,12 +90,6 @@ static int magnet_filter_publish(const struct magnet_filter *terms)
 	return ret;
 }
 
-/* `filter ...` (terms) or `filter clear` (NULL) */
-int magnet_filter_set(const struct magnet_filter *terms)
-{
-	return magnet_filter_publish(terms);
-}
-
 /* The filter in force as text, e.g. "port=5201 dir=io events=tcp full=1". */
 void magnet_filter_describe(char *buf, size_t size)
 {
@@ -111,7 +106,7 @@ void magnet_filter_describe(char *buf, size_t size)
 
 int magnet_control_init(void)
 {
-	return magnet_filter_publish(NULL);
+	return magnet_filter_set(NULL);
 }
 
 /* after the probes are gone: no reader of magnet_active is left */

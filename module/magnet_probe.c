@@ -101,7 +101,10 @@ static bool notrace magnet_netns_ok(const struct magnet_filter *f,
 }
 NOKPROBE_SYMBOL(magnet_netns_ok);
 
-/* a socket's family and addresses, as magnet_fill_sock() records them */
+/*
+ * A socket's family and addresses (16 bytes each): IPv6, or IPv4 in the
+ * first 4 bytes for AF_INET and for an IPv6 socket talking to an IPv4 peer.
+ */
 static u8 notrace magnet_sock_addrs(const struct sock *sk, u8 *laddr,
 				    u8 *raddr)
 {
@@ -121,7 +124,7 @@ static u8 notrace magnet_sock_addrs(const struct sock *sk, u8 *laddr,
 }
 NOKPROBE_SYMBOL(magnet_sock_addrs);
 
-/* every term that applies to a socket event of @layer in direction @dir */
+/* the port, mark, netns and address terms, for an event tied to @sk */
 static bool notrace magnet_sock_ok(const struct magnet_filter *f,
 				   const struct sock *sk, u16 lport, u16 rport,
 				   u32 mark)
@@ -178,21 +181,7 @@ static void notrace magnet_fill_sock(struct magnet_record *rec,
 	rec->state = READ_ONCE(sk->sk_state);
 	rec->lport = lport;
 	rec->rport = rport;
-#if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_family == AF_INET6 &&
-	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
-		rec->family = MAGNET_FAMILY_INET6;
-		memcpy(rec->laddr, &sk->sk_v6_rcv_saddr, 16);
-		memcpy(rec->raddr, &sk->sk_v6_daddr, 16);
-		return;
-	}
-#endif
-	/* AF_INET, or an IPv6 socket talking to an IPv4 peer */
-	rec->family = MAGNET_FAMILY_INET;
-	memset(rec->laddr, 0, sizeof(rec->laddr));
-	memset(rec->raddr, 0, sizeof(rec->raddr));
-	memcpy(rec->laddr, &sk->sk_rcv_saddr, 4);
-	memcpy(rec->raddr, &sk->sk_daddr, 4);
+	rec->family = magnet_sock_addrs(sk, rec->laddr, rec->raddr);
 }
 NOKPROBE_SYMBOL(magnet_fill_sock);
 
