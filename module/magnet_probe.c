@@ -8,6 +8,10 @@
  *   ip     ip_output, ip6_output     ip_rcv_core/ip_rcv, ip6_rcv_core/ipv6_rcv
  *   dev    __dev_queue_xmit          __netif_receive_skb
  *
+ * A kretprobe on tcp_add_backlog records nothing: it counts the segments
+ * that wait in a socket's backlog, so that tcp_in records carry the
+ * counters as TCP processed them (backlog.c).
+ *
  * Each probe point is resolved on the running kernel from a list of
  * candidate functions. Packet and TCP handlers are ftrace callbacks at the
  * function's entry; the application handlers are kretprobes, which see the
@@ -37,6 +41,7 @@
 #include "compat.h"
 #include "magnet.h"
 #include "ring.h"
+#include "backlog.h"
 
 static siphash_key_t magnet_sock_key __read_mostly;
 static bool magnet_sock_key_set;
@@ -217,6 +222,10 @@ static void notrace magnet_fill_tcp(struct magnet_record *rec,
 	rec->data_segs_out = tp->data_segs_out;
 	rec->segs_in = tp->segs_in;
 	rec->data_segs_in = tp->data_segs_in;
+	/* while a task owns the socket, arrivals may wait in its backlog */
+	if (READ_ONCE(magnet_bl_on) && sock_owned_by_user_nocheck(sk) &&
+	    rec->state != TCP_LISTEN)
+		magnet_backlog_segs_in(sk, &rec->segs_in, &rec->data_segs_in);
 	rec->bytes_sent = tp->bytes_sent;
 	rec->bytes_received = tp->bytes_received;
 	rec->bytes_acked = tp->bytes_acked;
@@ -287,6 +296,14 @@ NOKPROBE_SYMBOL(magnet_clear_tcp);
 
 /* ------------------------------------------------------------ TCP layer */
 
+/* What tcp_segs_in() counted for @skb: segments, and segments with data. */
+static __always_inline void magnet_skb_segs(const struct sk_buff *skb,
+					    u32 *segs, u32 *dsegs)
+{
+	*segs = max_t(u16, 1, skb_shinfo(skb)->gso_segs);
+	*dsegs = skb->len > tcp_hdrlen(skb) ? *segs : 0;
+}
+
 static void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 				      u16 event)
 {
@@ -299,6 +316,17 @@ static void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb
 
 	if (unlikely(!sk || !skb || !sk_fullsock(sk)))
 		return;
+	/*
+	 * The owner processes a segment from the backlog: no longer pending
+	 * (backlog.c). Counted for every socket, whatever the filter says.
+	 */
+	if (event == MAGNET_EV_TCP_IN && READ_ONCE(magnet_bl_on) &&
+	    sock_owned_by_user_nocheck(sk) && sk->sk_state != TCP_LISTEN) {
+		u32 segs, dsegs;
+
+		magnet_skb_segs(skb, &segs, &dsegs);
+		magnet_backlog_consume(sk, segs, dsegs);
+	}
 	/* filters first: nothing is copied for a segment we do not keep */
 	if (!(f->events & MAGNET_LAYER_TCP) ||
 	    !(f->dir & (event == MAGNET_EV_TCP_OUT ? MAGNET_FDIR_OUT :
@@ -600,6 +628,48 @@ static int notrace magnet_app_recv_ret(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(magnet_app_recv_ret);
 
+/* ---------------------------------------------------------- TCP backlog */
+
+/* what a tcp_add_backlog kretprobe instance keeps from entry to return */
+struct magnet_bl_call {
+	const struct sock *sk;
+	u32 segs, dsegs;
+	bool fresh;
+};
+
+/* tcp_add_backlog(sk, skb, ...): called with the socket spinlock held */
+static int notrace magnet_bl_entry(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct magnet_bl_call *call = (struct magnet_bl_call *)ri->data;
+	const struct sock *sk = (const struct sock *)regs_get_kernel_argument(regs, 0);
+	const struct sk_buff *skb =
+		(const struct sk_buff *)regs_get_kernel_argument(regs, 1);
+
+	if (!sk || !skb)
+		return 1;
+	call->sk = sk;
+	magnet_skb_segs(skb, &call->segs, &call->dsegs);
+	/* sk_backlog.len is reset only when __release_sock has drained it */
+	call->fresh = READ_ONCE(sk->sk_backlog.len) == 0;
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_bl_entry);
+
+/* returns true when it dropped the segment (and unlocked the socket) */
+static int notrace magnet_bl_ret(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	const struct magnet_bl_call *call =
+		(const struct magnet_bl_call *)ri->data;
+
+	if (!(u8)regs_return_value(regs))
+		magnet_backlog_add(call->sk, call->segs, call->dsegs,
+				   call->fresh);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_bl_ret);
+
 /* ------------------------------------------------------ probe table */
 
 struct magnet_candidate {
@@ -699,6 +769,8 @@ static const struct magnet_candidate magnet_app_recv_c[] = {
 	{ "tcp_recvmsg" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_out_c[] = {
 	{ "__tcp_transmit_skb" }, { "tcp_transmit_skb" }, { NULL } };
+static const struct magnet_candidate magnet_tcp_backlog_c[] = {
+	{ "tcp_add_backlog" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_v4_in_c[] = {
 	{ "tcp_v4_do_rcv" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_v6_in_c[] = {
@@ -730,6 +802,11 @@ static struct magnet_probe magnet_probes[] = {
 	{ .what = "application receive", .layer = MAGNET_LAYER_APP,
 	  .direction = MAGNET_DIR_IN, .candidates = magnet_app_recv_c,
 	  .entry = magnet_app_recv_entry, .ret = magnet_app_recv_ret },
+	/* before the receive probes: counts what tcp_v4_do_rcv consumes */
+	{ .what = "TCP backlog", .layer = MAGNET_LAYER_TCP,
+	  .direction = MAGNET_DIR_IN, .optional = true,
+	  .candidates = magnet_tcp_backlog_c,
+	  .entry = magnet_bl_entry, .ret = magnet_bl_ret },
 	FTRACE_PROBE("TCP transmit", MAGNET_LAYER_TCP, MAGNET_DIR_OUT, false,
 		     magnet_tcp_out_c, magnet_tcp_h, MAGNET_EV_TCP_OUT),
 	FTRACE_PROBE("TCP/IPv4 receive", MAGNET_LAYER_TCP, MAGNET_DIR_IN, false,
@@ -764,7 +841,8 @@ static int magnet_probe_attach(struct magnet_probe *p,
 		p->krp.kp.symbol_name = c->name;
 		p->krp.entry_handler = p->entry;
 		p->krp.handler = p->ret;
-		p->krp.data_size = sizeof(struct magnet_app_call);
+		p->krp.data_size = max(sizeof(struct magnet_app_call),
+				       sizeof(struct magnet_bl_call));
 		p->krp.maxactive = MAGNET_KRP_MAXACTIVE;
 		return register_kretprobe(&p->krp);
 	}
@@ -790,12 +868,14 @@ static int magnet_probe_register(struct magnet_probe *p)
 		if (!ret) {
 			p->registered = true;
 			p->chosen = c->name;
+			if (p->ret == magnet_bl_ret)
+				WRITE_ONCE(magnet_bl_on, true);
 			pr_debug("%s: probing %s\n", p->what, c->name);
 			return 0;
 		}
 	}
 	if (p->optional) {
-		pr_warn("%s: no probe point (last error %d); not recorded\n",
+		pr_warn("%s: no probe point (last error %d); left out\n",
 			p->what, ret);
 		p->absent = true;
 		return 0;
@@ -852,6 +932,7 @@ void magnet_probes_unregister(void)
 {
 	size_t i;
 
+	WRITE_ONCE(magnet_bl_on, false);
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
 
@@ -869,6 +950,7 @@ void magnet_probes_unregister(void)
 		p->absent = false;
 	}
 	magnet_sock_key_set = false;
+	magnet_backlog_clear();
 }
 
 unsigned long magnet_probes_nmissed(void)

@@ -616,9 +616,10 @@ case_web10g() {
 	for f in /proc/net/magnet /proc/net/ttprobe; do echo finish > $f; done
 	wait_exit $r1 10
 	wait_exit $r2 10
+	cat /proc/net/magnet_stats > "$L/w10g-stats.txt"
 	rmmod ttprobe
 	rmmod magnet
-	$CTL web10g "$L/w10g.log" "$L/w10g-tt.log"
+	$CTL web10g "$L/w10g.log" "$L/w10g-tt.log" "$L/w10g-stats.txt"
 	$CTL octets "$L/w10g.log" "$L/w10g4.json"
 	$CTL octets "$L/w10g.log" "$L/w10g6.json"
 }
