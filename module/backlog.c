@@ -12,10 +12,11 @@
  * segs_in minus the segments still pending.
  *
  * Pending segments are counted per socket in a small table, only while a
- * backlog exists: tcp_add_backlog's return adds a queued segment (a dropped
- * one never reaches TCP and stays counted, as in Linux), tcp_v4_do_rcv in
+ * backlog exists: tcp_add_backlog adds a queued segment, tcp_v4_do_rcv in
  * the owner subtracts the segment it processes, and the slot is free again
- * when the count is back to zero. A slot is one 64-bit word updated with
+ * when the count is back to zero, or at the latest when release_sock calls
+ * tcp_release_cb with the backlog drained. (A segment tcp_add_backlog drops
+ * stays counted as pending until then, and Linux keeps it in segs_in.) A slot is one 64-bit word updated with
  * cmpxchg: a tag of the socket, the pending segments and the pending data
  * segments. There is no lock: the adders of one socket hold its spinlock,
  * and its only consumer is the task that owns it.
@@ -148,6 +149,24 @@ void notrace magnet_backlog_consume(const struct sock *sk, u32 segs,
 }
 NOKPROBE_SYMBOL(magnet_backlog_consume);
 
+/* The task releases @sk, its backlog drained: nothing is pending. */
+void notrace magnet_backlog_release(const struct sock *sk)
+{
+	u64 tag = bl_tag(sk);
+	atomic64_t *s;
+	s64 v;
+
+	if (!tag)
+		return;
+	s = bl_find(sk, tag);
+	if (!s)
+		return;
+	v = atomic64_read(s);
+	while (BL_TAG(v) == tag && !atomic64_try_cmpxchg(s, &v, 0))
+		;
+}
+NOKPROBE_SYMBOL(magnet_backlog_release);
+
 static u64 notrace bl_pending(const struct sock *sk, u64 tag)
 {
 	const atomic64_t *s = bl_find(sk, tag);
@@ -161,41 +180,52 @@ NOKPROBE_SYMBOL(bl_pending);
  * segs_in and data_segs_in as TCP has processed them. Called only for a
  * socket a task owns, outside the socket spinlock or under it.
  *
- * An arrival raises segs_in before its backlog entry is counted here; both
- * happen under the socket spinlock. A read is consistent when the pending
- * count is the same before and after reading segs_in and the spinlock was
- * free in between. A few retries cover an arrival in progress; if the lock
- * stays held, it is most likely held by this very task (release_sock runs
- * its release callback under it), where no arrival can be in progress.
+ * An arrival raises segs_in and queues the segment (sk_backlog.len grows,
+ * then its pending count here) under the socket spinlock. So a read of
+ * segs_in is consistent when, after it, the spinlock was free and the
+ * pending count was the same before and after: no arrival was half done.
+ * Usually the backlog is empty and the lock free, and segs_in stands.
+ * Otherwise a few retries cover an arrival in progress. A lock that a
+ * task holds with bottom halves off is, here, its own: release_sock runs
+ * the release callback under it, and no arrival can be in progress then.
  */
 void notrace magnet_backlog_segs_in(const struct sock *sk, u32 *segs,
 				    u32 *dsegs)
 {
+	spinlock_t *slock = (spinlock_t *)&sk->sk_lock.slock;
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u64 tag = bl_tag(sk), p1, p2;
+	bool locked;
 	u32 s, d;
 	int tries = 8;
 
+	s = READ_ONCE(tp->segs_in);
+	d = READ_ONCE(tp->data_segs_in);
+	smp_rmb();
+	locked = spin_is_locked(slock);
+	smp_rmb();
+	if (!locked && !READ_ONCE(sk->sk_backlog.len))
+		goto out;	/* nothing waits, nothing arrives */
 	if (!tag)
-		return;
+		goto out;
 	do {
 		p1 = bl_pending(sk, tag);
 		smp_rmb();
 		s = READ_ONCE(tp->segs_in);
 		d = READ_ONCE(tp->data_segs_in);
 		smp_rmb();
-		if (!spin_is_locked((spinlock_t *)&sk->sk_lock.slock)) {
-			smp_rmb();
-			p2 = bl_pending(sk, tag);
-			if (p1 == p2)
-				break;
-		} else {
-			p2 = bl_pending(sk, tag);
-		}
+		locked = spin_is_locked(slock);
+		smp_rmb();
+		p2 = bl_pending(sk, tag);
+		if (p1 == p2 && (!locked || (in_task() && in_softirq())))
+			break;
 		cpu_relax();
 	} while (--tries);
-	*segs = s - (u32)BL_SEGS(p2);
-	*dsegs = d - (u32)BL_DSEGS(p2);
+	s -= BL_SEGS(p2);
+	d -= BL_DSEGS(p2);
+out:
+	*segs = s;
+	*dsegs = d;
 }
 NOKPROBE_SYMBOL(magnet_backlog_segs_in);
 

@@ -15,6 +15,7 @@ extern bool magnet_bl_on;
 void magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 			bool fresh);
 void magnet_backlog_consume(const struct sock *sk, u32 segs, u32 dsegs);
+void magnet_backlog_release(const struct sock *sk);
 void magnet_backlog_segs_in(const struct sock *sk, u32 *segs, u32 *dsegs);
 unsigned long magnet_backlog_queued(void);
 unsigned long magnet_backlog_untracked(void);

@@ -51,6 +51,7 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask);
 void magnet_probes_unregister(void);
 unsigned long magnet_probes_nmissed(void);
 void magnet_probes_show(struct seq_file *m);
+u64 magnet_sock_id(u64 sk);
 
 /* control.c: the filter in force (RCU) */
 struct magnet_active_filter {

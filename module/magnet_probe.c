@@ -8,9 +8,10 @@
  *   ip     ip_output, ip6_output     ip_rcv_core/ip_rcv, ip6_rcv_core/ipv6_rcv
  *   dev    __dev_queue_xmit          __netif_receive_skb
  *
- * A kretprobe on tcp_add_backlog records nothing: it counts the segments
- * that wait in a socket's backlog, so that tcp_in records carry the
- * counters as TCP processed them (backlog.c).
+ * Two more ftrace handlers record nothing: tcp_add_backlog's counts the
+ * segments that wait in a socket's backlog, and tcp_release_cb's forgets
+ * them when the task releases the socket, so that records carry segs_in as
+ * TCP processed it (backlog.c).
  *
  * Each probe point is resolved on the running kernel from a list of
  * candidate functions. Packet and TCP handlers are ftrace callbacks at the
@@ -45,6 +46,17 @@
 
 static siphash_key_t magnet_sock_key __read_mostly;
 static bool magnet_sock_key_set;
+
+/*
+ * A record's sock_id, as the handler stored it, is the socket's address:
+ * it never leaves the kernel. The reader turns it into this keyed hash as
+ * it takes the record from the ring, so the siphash costs the reader, not
+ * the traffic.
+ */
+u64 magnet_sock_id(u64 sk)
+{
+	return siphash_1u64(sk, &magnet_sock_key);
+}
 
 /* ------------------------------------------------------------ helpers */
 
@@ -182,7 +194,7 @@ NOKPROBE_SYMBOL(magnet_rec_end);
 static void notrace magnet_fill_sock(struct magnet_record *rec,
 				     const struct sock *sk, u16 lport, u16 rport)
 {
-	rec->sock_id = siphash_1u64((u64)(unsigned long)sk, &magnet_sock_key);
+	rec->sock_id = (u64)(unsigned long)sk;	/* hashed by the reader */
 	rec->state = READ_ONCE(sk->sk_state);
 	rec->lport = lport;
 	rec->rport = rport;
@@ -496,8 +508,7 @@ static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	sk = skb->sk;
 	if (out && sk && sk_fullsock(sk)) {
 		rec->flags |= MAGNET_RF_SOCK;
-		rec->sock_id = siphash_1u64((u64)(unsigned long)sk,
-					    &magnet_sock_key);
+		rec->sock_id = (u64)(unsigned long)sk;	/* hashed by the reader */
 		rec->state = READ_ONCE(sk->sk_state);
 	} else {
 		rec->sock_id = 0;
@@ -628,48 +639,6 @@ static int notrace magnet_app_recv_ret(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(magnet_app_recv_ret);
 
-/* ---------------------------------------------------------- TCP backlog */
-
-/* what a tcp_add_backlog kretprobe instance keeps from entry to return */
-struct magnet_bl_call {
-	const struct sock *sk;
-	u32 segs, dsegs;
-	bool fresh;
-};
-
-/* tcp_add_backlog(sk, skb, ...): called with the socket spinlock held */
-static int notrace magnet_bl_entry(struct kretprobe_instance *ri,
-				   struct pt_regs *regs)
-{
-	struct magnet_bl_call *call = (struct magnet_bl_call *)ri->data;
-	const struct sock *sk = (const struct sock *)regs_get_kernel_argument(regs, 0);
-	const struct sk_buff *skb =
-		(const struct sk_buff *)regs_get_kernel_argument(regs, 1);
-
-	if (!sk || !skb)
-		return 1;
-	call->sk = sk;
-	magnet_skb_segs(skb, &call->segs, &call->dsegs);
-	/* sk_backlog.len is reset only when __release_sock has drained it */
-	call->fresh = READ_ONCE(sk->sk_backlog.len) == 0;
-	return 0;
-}
-NOKPROBE_SYMBOL(magnet_bl_entry);
-
-/* returns true when it dropped the segment (and unlocked the socket) */
-static int notrace magnet_bl_ret(struct kretprobe_instance *ri,
-				 struct pt_regs *regs)
-{
-	const struct magnet_bl_call *call =
-		(const struct magnet_bl_call *)ri->data;
-
-	if (!(u8)regs_return_value(regs))
-		magnet_backlog_add(call->sk, call->segs, call->dsegs,
-				   call->fresh);
-	return 0;
-}
-NOKPROBE_SYMBOL(magnet_bl_ret);
-
 /* ------------------------------------------------------ probe table */
 
 struct magnet_candidate {
@@ -714,7 +683,8 @@ NOKPROBE_SYMBOL(magnet_probe_missed);
 static void notrace name(unsigned long ip, unsigned long parent_ip,          \
 			 struct ftrace_ops *op, struct ftrace_regs *fregs)   \
 {                                                                            \
-	struct magnet_probe *p = container_of(op, struct magnet_probe, ops); \
+	struct magnet_probe *p __maybe_unused =                              \
+		container_of(op, struct magnet_probe, ops);                  \
 	int bit = ftrace_test_recursion_trylock(ip, parent_ip);              \
 									     \
 	if (unlikely(bit < 0)) {                                             \
@@ -733,6 +703,35 @@ NOKPROBE_SYMBOL(name)
 MAGNET_FTRACE_HANDLER(magnet_tcp_h,
 	magnet_record_tcp((struct sock *)ARG(0), (struct sk_buff *)ARG(1),
 			  p->event));
+/*
+ * tcp_add_backlog(sk, skb, ...), under the socket spinlock: the segment
+ * waits for the task that owns the socket. sk_backlog.len is reset only
+ * when __release_sock has drained the backlog: 0 means none is pending.
+ */
+static void notrace magnet_bl_add(const struct sock *sk,
+				   const struct sk_buff *skb)
+{
+	u32 segs, dsegs;
+
+	if (!sk || !skb)
+		return;
+	magnet_skb_segs(skb, &segs, &dsegs);
+	magnet_backlog_add(sk, segs, dsegs, !READ_ONCE(sk->sk_backlog.len));
+}
+NOKPROBE_SYMBOL(magnet_bl_add);
+
+MAGNET_FTRACE_HANDLER(magnet_bl_add_h,
+	magnet_bl_add((const struct sock *)ARG(0),
+		      (const struct sk_buff *)ARG(1)));
+/*
+ * tcp_release_cb(sk), from release_sock under the spinlock, the backlog
+ * drained: nothing is pending any more (a segment tcp_add_backlog dropped
+ * was counted and never processed).
+ */
+MAGNET_FTRACE_HANDLER(magnet_bl_release_h,
+	const struct sock *sk = (const struct sock *)ARG(0);
+	if (sk)
+		magnet_backlog_release(sk));
 /* tcp_v6_do_rcv(sk, skb): an IPv4 segment goes on to tcp_v4_do_rcv */
 MAGNET_FTRACE_HANDLER(magnet_tcp_v6_in_h,
 	struct sk_buff *skb = (struct sk_buff *)ARG(1);
@@ -771,6 +770,8 @@ static const struct magnet_candidate magnet_tcp_out_c[] = {
 	{ "__tcp_transmit_skb" }, { "tcp_transmit_skb" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_backlog_c[] = {
 	{ "tcp_add_backlog" }, { NULL } };
+static const struct magnet_candidate magnet_tcp_release_c[] = {
+	{ "tcp_release_cb" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_v4_in_c[] = {
 	{ "tcp_v4_do_rcv" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_v6_in_c[] = {
@@ -803,10 +804,10 @@ static struct magnet_probe magnet_probes[] = {
 	  .direction = MAGNET_DIR_IN, .candidates = magnet_app_recv_c,
 	  .entry = magnet_app_recv_entry, .ret = magnet_app_recv_ret },
 	/* before the receive probes: counts what tcp_v4_do_rcv consumes */
-	{ .what = "TCP backlog", .layer = MAGNET_LAYER_TCP,
-	  .direction = MAGNET_DIR_IN, .optional = true,
-	  .candidates = magnet_tcp_backlog_c,
-	  .entry = magnet_bl_entry, .ret = magnet_bl_ret },
+	FTRACE_PROBE("TCP release", MAGNET_LAYER_TCP, MAGNET_DIR_IN, true,
+		     magnet_tcp_release_c, magnet_bl_release_h, 0),
+	FTRACE_PROBE("TCP backlog", MAGNET_LAYER_TCP, MAGNET_DIR_IN, true,
+		     magnet_tcp_backlog_c, magnet_bl_add_h, 0),
 	FTRACE_PROBE("TCP transmit", MAGNET_LAYER_TCP, MAGNET_DIR_OUT, false,
 		     magnet_tcp_out_c, magnet_tcp_h, MAGNET_EV_TCP_OUT),
 	FTRACE_PROBE("TCP/IPv4 receive", MAGNET_LAYER_TCP, MAGNET_DIR_IN, false,
@@ -841,8 +842,7 @@ static int magnet_probe_attach(struct magnet_probe *p,
 		p->krp.kp.symbol_name = c->name;
 		p->krp.entry_handler = p->entry;
 		p->krp.handler = p->ret;
-		p->krp.data_size = max(sizeof(struct magnet_app_call),
-				       sizeof(struct magnet_bl_call));
+		p->krp.data_size = sizeof(struct magnet_app_call);
 		p->krp.maxactive = MAGNET_KRP_MAXACTIVE;
 		return register_kretprobe(&p->krp);
 	}
@@ -868,7 +868,7 @@ static int magnet_probe_register(struct magnet_probe *p)
 		if (!ret) {
 			p->registered = true;
 			p->chosen = c->name;
-			if (p->ret == magnet_bl_ret)
+			if (p->handler == magnet_bl_add_h)
 				WRITE_ONCE(magnet_bl_on, true);
 			pr_debug("%s: probing %s\n", p->what, c->name);
 			return 0;

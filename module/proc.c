@@ -264,6 +264,10 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 		}
 		if (!best)
 			break;
+		/* the slot is the reader's until tail moves past it */
+		if (best->flags & MAGNET_RF_SOCK)
+			((struct magnet_record *)best)->sock_id =
+				magnet_sock_id(best->sock_id);
 		magnet_emit(rd, best);
 		rd->pos[best_cpu]++;
 		consumed++;
