@@ -9,6 +9,9 @@
 #   baseline     no module
 #   tcp-ascii    events=tcp omode=0 (ttprobe's volume and format)
 #   all-binary   events=all omode=1 (every layer, binary)
+#   handlers     the same, but the reader starts after the transfer: what
+#                the traffic pays for the probe handlers alone, as on a
+#                machine where the reader has a core of its own
 #   baseline2    no module again: shows the runs are repeatable
 # Reports throughput, the ratio to baseline, events, lost records, and the
 # cost per event in instructions. KVER defaults to the 6.1 line (the
@@ -23,7 +26,7 @@ out=$top/build/bench/$kver
 rm -rf "$out"
 mkdir -p "$out"
 "$top"/scripts/build-module.sh "$kver" "$top/build/$kver" > /dev/null
-cp "$top"/bench/guest.sh "$out/guest.sh"
+cp "$top"/bench/guest.sh "$top"/scripts/netpair.sh "$out/"
 echo "bench: $kver, iperf3 -n $bytes over veth, TSO/GSO/GRO off, -icount shift=0,sleep=off"
 timeout --kill-after=30 1800 vng --verbose --run "/boot/vmlinuz-$kver" --disable-kvm --cpus 1 \
 	--memory 1G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off" \
@@ -47,7 +50,7 @@ def run(name):
     return e["bytes"], e["seconds"], e["bits_per_second"]
 b0, s0, bps0 = run("baseline")
 print("%-11s %12s %8s %10s %8s %14s" % ("config", "Mbit/s", "ratio", "events", "lost", "instr/event"))
-for name in ("baseline", "tcp-ascii", "all-binary", "baseline2"):
+for name in ("baseline", "tcp-ascii", "all-binary", "handlers", "baseline2"):
     b, s, bps = run(name)
     ev = lost = "-"
     per = "-"

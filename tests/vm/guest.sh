@@ -28,6 +28,7 @@ CHECK="$PY $HERE/checklog.py"
 STACK="$PY $HERE/checkstack.py"
 CTL="$PY $HERE/checkctl.py"
 FLOW="$PY $HERE/tcpflow.py"
+. "$HERE/netpair.sh"
 TT_KO=${MAGNET_TT_KO:-/nonexistent}
 TTPB2ASCII=${MAGNET_TOP:-/nonexistent}/userspace/ttpb2ascii
 PROCF="$PY $HERE/procfile.py"
@@ -51,13 +52,7 @@ nsexec() {
 }
 
 wait_listen() {
-	local i
-	for i in $(seq 100); do
-		nsexec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
-		sleep 0.1
-	done
-	log "no listener on port $2"
-	return 1
+	netpair_wait_listen "$1" "$2" || { log "no listener on port $2"; return 1; }
 }
 
 # xfer SRV_NS CLI_NS ADDR PORT JSON [iperf3 client args]: one iperf3 test
@@ -112,22 +107,9 @@ cleanup() {
 	sleep 0.2
 }
 
+# the two hosts of every test (netpair.sh, copied next to this script)
 setup_net() {
-	ip link set lo up
-	ip netns add mg-cli
-	ip netns add mg-srv
-	ip link add mgc netns mg-cli type veth peer name mgs netns mg-srv
-	ip -n mg-cli addr add 10.200.1.1/24 dev mgc
-	ip -n mg-srv addr add 10.200.1.2/24 dev mgs
-	ip -n mg-cli addr add fd00:200::1/64 dev mgc nodad
-	ip -n mg-srv addr add fd00:200::2/64 dev mgs nodad
-	for ns in mg-cli mg-srv; do
-		ip -n $ns link set lo up
-	done
-	ip -n mg-cli link set mgc up
-	ip -n mg-srv link set mgs up
-	ip netns exec mg-cli ping -c 1 -W 5 10.200.1.2 > /dev/null
-	ip netns exec mg-cli ping -6 -c 1 -W 5 fd00:200::2 > /dev/null
+	netpair_setup mg-cli mg-srv
 }
 
 # `modprobe magnet` from a private module tree (the guest's /lib is the host's)

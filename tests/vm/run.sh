@@ -32,6 +32,7 @@ for k in $kvers; do
 	fi
 	# the guest runs a snapshot, so editing tests/vm/ mid-run cannot derail it
 	cp -r "$top/tests/vm" "$out/tests"
+	cp "$top/scripts/netpair.sh" "$out/tests/"
 	echo "vm: booting $k (timeout ${timeout_s}s)"
 	start=$(date +%s)
 	timeout --kill-after=30 "$timeout_s" \

@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# Sourced by the guest scripts of the VM tests, the demo and the benchmark:
+# two hosts in network namespaces joined by a veth pair.
+#
+#   netns CLI: mgc 10.200.1.1/24 fd00:200::1/64 <--veth--> mgs 10.200.1.2/24 fd00:200::2/64 :netns SRV
+#
+# netpair_setup CLI SRV [nooffload]: build it and check that both ends
+#   answer; nooffload turns TSO, GSO and GRO off on both ends, so every
+#   MTU-sized segment is one event at each layer.
+netpair_setup() {
+	local cli=$1 srv=$2 ns
+	ip link set lo up
+	ip netns add "$cli"
+	ip netns add "$srv"
+	ip link add mgc netns "$cli" type veth peer name mgs netns "$srv"
+	ip -n "$cli" addr add 10.200.1.1/24 dev mgc
+	ip -n "$srv" addr add 10.200.1.2/24 dev mgs
+	ip -n "$cli" addr add fd00:200::1/64 dev mgc nodad
+	ip -n "$srv" addr add fd00:200::2/64 dev mgs nodad
+	for ns in "$cli" "$srv"; do
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$cli" link set mgc up
+	ip -n "$srv" link set mgs up
+	if [ "${3:-}" = nooffload ]; then
+		ip netns exec "$cli" ethtool -K mgc tso off gso off gro off > /dev/null
+		ip netns exec "$srv" ethtool -K mgs tso off gso off gro off > /dev/null
+	fi
+	ip netns exec "$cli" ping -c 1 -W 5 10.200.1.2 > /dev/null
+	ip netns exec "$cli" ping -6 -c 1 -W 5 fd00:200::2 > /dev/null
+}
+
+# netpair_wait_listen NS PORT: wait up to 10 s for a TCP listener in NS
+# ("-": the initial namespace)
+netpair_wait_listen() {
+	local i ns=()
+	[ "$1" = - ] || ns=(ip netns exec "$1")
+	for i in $(seq 100); do
+		"${ns[@]}" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "no listener on port $2 in netns $1" >&2
+	return 1
+}
