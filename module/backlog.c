@@ -62,13 +62,19 @@ static __always_inline unsigned int bl_home(const struct sock *sk)
 	return hash_ptr((void *)sk, BL_BITS);
 }
 
+/* the @i-th slot of the window that starts at @home */
+static __always_inline atomic64_t *bl_slot(unsigned int home, unsigned int i)
+{
+	return &magnet_bl[(home + i) & ((1 << BL_BITS) - 1)];
+}
+
 /* The socket's slot, or NULL. */
 static atomic64_t *notrace bl_find(const struct sock *sk, u64 tag)
 {
 	unsigned int i, home = bl_home(sk);
 
 	for (i = 0; i < BL_WINDOW; i++) {
-		atomic64_t *s = &magnet_bl[(home + i) & ((1 << BL_BITS) - 1)];
+		atomic64_t *s = bl_slot(home, i);
 
 		if (BL_TAG(atomic64_read(s)) == tag)
 			return s;
@@ -87,10 +93,10 @@ void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 {
 	u64 tag = bl_tag(sk), nv;
 	unsigned int i, home;
+	atomic64_t *s;
 	s64 v;
 
-	this_cpu_add(magnet_bl_queued, segs);	atomic64_t *s;
-
+	this_cpu_add(magnet_bl_queued, segs);
 	if (!tag)
 		goto untracked;
 	s = bl_find(sk, tag);
@@ -115,7 +121,7 @@ void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 		goto untracked;
 	home = bl_home(sk);
 	for (i = 0; i < BL_WINDOW; i++) {
-		s = &magnet_bl[(home + i) & ((1 << BL_BITS) - 1)];
+		s = bl_slot(home, i);
 		v = 0;
 		if (atomic64_try_cmpxchg(s, &v, bl_word(tag, segs, dsegs)))
 			return;
@@ -125,7 +131,10 @@ untracked:
 }
 NOKPROBE_SYMBOL(magnet_backlog_add);
 
-/* The owner processes a backlogged segment of @segs (@dsegs with data). */
+/*
+ * The owner processes a backlogged segment of @segs (@dsegs with data).
+ * The slot is freed when nothing is left pending.
+ */
 void notrace magnet_backlog_consume(const struct sock *sk, u32 segs,
 				    u32 dsegs)
 {
@@ -152,18 +161,7 @@ NOKPROBE_SYMBOL(magnet_backlog_consume);
 /* The task releases @sk, its backlog drained: nothing is pending. */
 void notrace magnet_backlog_release(const struct sock *sk)
 {
-	u64 tag = bl_tag(sk);
-	atomic64_t *s;
-	s64 v;
-
-	if (!tag)
-		return;
-	s = bl_find(sk, tag);
-	if (!s)
-		return;
-	v = atomic64_read(s);
-	while (BL_TAG(v) == tag && !atomic64_try_cmpxchg(s, &v, 0))
-		;
+	magnet_backlog_consume(sk, U32_MAX, U32_MAX);
 }
 NOKPROBE_SYMBOL(magnet_backlog_release);
 

@@ -202,6 +202,16 @@ static void notrace magnet_fill_sock(struct magnet_record *rec,
 }
 NOKPROBE_SYMBOL(magnet_fill_sock);
 
+/*
+ * A task owns @sk, so arrivals may wait in its backlog (backlog.c; a
+ * listener has none).
+ */
+static __always_inline bool magnet_bl_owned(const struct sock *sk)
+{
+	return READ_ONCE(magnet_bl_on) && sock_owned_by_user_nocheck(sk) &&
+	       READ_ONCE(sk->sk_state) != TCP_LISTEN;
+}
+
 /* The TCP state snapshot of a full TCP socket. */
 static void notrace magnet_fill_tcp(struct magnet_record *rec,
 				    const struct sock *sk)
@@ -234,9 +244,7 @@ static void notrace magnet_fill_tcp(struct magnet_record *rec,
 	rec->data_segs_out = tp->data_segs_out;
 	rec->segs_in = tp->segs_in;
 	rec->data_segs_in = tp->data_segs_in;
-	/* while a task owns the socket, arrivals may wait in its backlog */
-	if (READ_ONCE(magnet_bl_on) && sock_owned_by_user_nocheck(sk) &&
-	    rec->state != TCP_LISTEN)
+	if (magnet_bl_owned(sk))
 		magnet_backlog_segs_in(sk, &rec->segs_in, &rec->data_segs_in);
 	rec->bytes_sent = tp->bytes_sent;
 	rec->bytes_received = tp->bytes_received;
@@ -332,8 +340,7 @@ static void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb
 	 * The owner processes a segment from the backlog: no longer pending
 	 * (backlog.c). Counted for every socket, whatever the filter says.
 	 */
-	if (event == MAGNET_EV_TCP_IN && READ_ONCE(magnet_bl_on) &&
-	    sock_owned_by_user_nocheck(sk) && sk->sk_state != TCP_LISTEN) {
+	if (event == MAGNET_EV_TCP_IN && magnet_bl_owned(sk)) {
 		u32 segs, dsegs;
 
 		magnet_skb_segs(skb, &segs, &dsegs);
