@@ -2,23 +2,32 @@
 # Everything `make check` runs: the userspace build, the unit tests, a short
 # fuzz run of the command parsers, the VM
 # tests on every installed kernel line and the packaging tests (which install
-# onto this machine and remove it all again). Prints one closing summary line.
+# onto this machine and remove it all again). Ends with the last lines of
+# every failed step, then one summary line; each step's whole output is in
+# build/check/.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 pass=0
 fail=0
+failed=()
+logs=$top/build/check
+mkdir -p "$logs"
 
 step() {
-	local name=$1
+	local name=$1 log rc
 	shift
+	log=$logs/${name%% *}.log
 	echo "=== $name"
-	if "$@"; then
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1))
 		echo "=== $name: ok"
 	else
 		fail=$((fail + 1))
-		echo "=== $name: FAILED"
+		failed+=("$name")
+		echo "=== $name: FAILED (status $rc)"
 	fi
 }
 
@@ -27,5 +36,9 @@ step "unit tests" make -s -C tests/unit check
 step "fuzz (20 s)" make -s -C tests/fuzz run
 step "VM tests" tests/vm/run.sh
 step "packaging tests" tests/pkg/run.sh
-echo "check: $pass passed, $fail failed"
+for name in "${failed[@]}"; do
+	echo "=== recap: $name FAILED; its last lines (all in $logs/${name%% *}.log):"
+	tail -n 25 "$logs/${name%% *}.log"
+done
+echo "check: $pass passed, $fail failed${failed:+ (${failed[*]})}"
 [ "$fail" = 0 ]

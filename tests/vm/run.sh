@@ -21,6 +21,19 @@ if [ -z "$kvers" ]; then
 fi
 total_pass=0
 total_fail=0
+recap=$(mktemp)
+trap 'rm -f "$recap"' EXIT
+
+# case_tail KVER CASE: the last guest lines of a failed case, for the recap
+case_tail() {
+	awk -v s="[guest] === $2" -v e="[guest] FAIL $2" \
+		'index($0, s) == 1 { n = 0; on = 1; next }
+		 index($0, e) == 1 { on = 0 }
+		 on { l[n++ % 12] = $0 }
+		 END { for (i = (n > 12 ? n - 12 : 0); i < n; i++) print l[i % 12] }' \
+		"$out/console.log" | sed "s/^/  $1 $2| /"
+}
+
 for k in $kvers; do
 	out=${MAGNET_VM_OUT:-$top/build/vm}/$k
 	rm -rf "$out"
@@ -28,6 +41,7 @@ for k in $kvers; do
 	if ! "$top"/scripts/build-module.sh "$k" "$top/build/$k" ||
 	   ! "$top"/scripts/build-module.sh "$k" "$top/build/$k-ttprobe" ttprobe; then
 		total_fail=$((total_fail + 1))
+		echo "  $k: the module did not build" >> "$recap"
 		continue
 	fi
 	# the guest runs a snapshot, so editing tests/vm/ mid-run cannot derail it
@@ -47,20 +61,34 @@ for k in $kvers; do
 	if ! grep -q MAGNET-VM-DONE "$out/result" 2>/dev/null; then
 		echo "vm: $k: the guest did not finish (status $rc); see $out/console.log"
 		tail -n 30 "$out/console.log"
+		echo "  $k: the guest did not finish (status $rc)" >> "$recap"
+		tail -n 8 "$out/console.log" | sed "s/^/  $k| /" >> "$recap"
 		ok=0
 	else
 		p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$out/result")
 		f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$out/result")
 		total_pass=$((total_pass + p))
 		total_fail=$((total_fail + f))
-		[ "$f" = 0 ] || { ok=0; grep '^failed:' "$out/result"; }
+		if [ "$f" != 0 ]; then
+			ok=0
+			grep '^failed:' "$out/result"
+			for c in $(sed -n 's/^failed://p' "$out/result"); do
+				case_tail "$k" "$c" >> "$recap"
+			done
+		fi
 	fi
 	if grep -E "$BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' | grep -v 'guest.sh'; then
 		echo "vm: $k: the kernel log shows a warning or error (above)"
+		grep -E "$BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' |
+			grep -v 'guest.sh' | head -n 5 | sed "s/^/  $k kernel log| /" >> "$recap"
 		ok=0
 		total_fail=$((total_fail + 1))
 	fi
 	[ $ok = 1 ] && echo "vm: $k: OK" || echo "vm: $k: FAILED (logs in $out)"
 done
+if [ -s "$recap" ]; then
+	echo "vm: what failed (the last lines of each failed case):"
+	cat "$recap"
+fi
 echo "vm: $total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]
