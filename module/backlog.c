@@ -8,18 +8,29 @@
  * in the backlog (tcp_add_backlog) and TCP processes it later, in
  * __release_sock, through tcp_v4_do_rcv. Read there, segs_in already counts
  * every later arrival, so consecutive tcp_in records would repeat the same
- * counters. magnet reports the counters as TCP has processed them instead:
- * segs_in minus the segments still pending.
+ * counters. magnet reports the counters as TCP has processed them instead.
  *
- * Pending segments are counted per socket in a small table, only while a
- * backlog exists: tcp_add_backlog adds a queued segment, tcp_v4_do_rcv in
- * the owner subtracts the segment it processes, and the slot is free again
- * when the count is back to zero, or at the latest when release_sock calls
- * tcp_release_cb with the backlog drained. (A segment tcp_add_backlog drops
- * stays counted as pending until then, and Linux keeps it in segs_in.) A slot is one 64-bit word updated with
- * cmpxchg: a tag of the socket, the pending segments and the pending data
- * segments. There is no lock: the adders of one socket hold its spinlock,
- * and its only consumer is the task that owns it.
+ * While a backlog exists, a small table holds, per socket, the segments
+ * (and data segments) TCP has processed, modulo 2^20:
+ *   - The first segment queued to an empty backlog sets it. That runs under
+ *     the socket spinlock, after Linux counted the segment, and nothing else
+ *     is pending (sk_backlog.len is reset only when __release_sock has
+ *     processed everything): processed = segs_in - this segment. Later
+ *     arrivals change nothing here.
+ *   - The owner adds each segment it processes from the backlog, in arrival
+ *     order, so the count is exact whatever arrives meanwhile.
+ *   - tcp_release_cb, which release_sock calls under the spinlock with the
+ *     backlog drained, frees the slot.
+ * A record then reports segs_in - ((segs_in - processed) mod 2^20): exact
+ * while fewer than 2^20 segments wait, with no retry and no lock, even as
+ * arrivals on other CPUs raise segs_in. A segment tcp_add_backlog drops
+ * stays counted as pending until the next empty backlog; Linux keeps it in
+ * segs_in.
+ *
+ * A slot is one 64-bit word: a 24-bit tag of the socket and the two 20-bit
+ * counts. Sockets claim free slots with cmpxchg. A claimed slot is written
+ * only under the socket's spinlock (set, free) or by its owner with a
+ * backlog pending (process); the two never overlap, so no lock is taken.
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -29,33 +40,23 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include "backlog.h"
+#include "blcount.h"
 
 #define BL_BITS 10
 #define BL_WINDOW 8			/* slots probed from the hashed one */
-#define BL_CNT_BITS 20
-#define BL_CNT_MAX ((1ULL << BL_CNT_BITS) - 1)
-#define BL_TAG_SHIFT (2 * BL_CNT_BITS)	/* tag: the top 24 bits */
+#define BL_TRIES 16			/* reads while an arrival may be half done */
 
 static atomic64_t magnet_bl[1 << BL_BITS];
 static atomic_long_t magnet_bl_untracked;
+static atomic_long_t magnet_bl_unsettled;
 static DEFINE_PER_CPU(unsigned long, magnet_bl_queued);
 bool magnet_bl_on __read_mostly;
 
+/* bits 3..26 of the address: distinct for sockets < 128 MiB apart */
 static __always_inline u64 bl_tag(const struct sock *sk)
 {
-	/* bits 3..26 of the address: distinct for sockets < 128 MiB apart */
-	return ((unsigned long)sk >> 3) & ((1ULL << (64 - BL_TAG_SHIFT)) - 1);
+	return ((unsigned long)sk >> 3) & MAGNET_BL_TAG_MASK;
 }
-
-static __always_inline u64 bl_word(u64 tag, u64 segs, u64 dsegs)
-{
-	return tag << BL_TAG_SHIFT | segs << BL_CNT_BITS | dsegs;
-}
-
-/* atomic64_t holds a signed value: shift it as unsigned */
-#define BL_TAG(v) ((u64)(v) >> BL_TAG_SHIFT)
-#define BL_SEGS(v) (((u64)(v) >> BL_CNT_BITS) & BL_CNT_MAX)
-#define BL_DSEGS(v) ((u64)(v) & BL_CNT_MAX)
 
 static __always_inline unsigned int bl_home(const struct sock *sk)
 {
@@ -76,7 +77,7 @@ static atomic64_t *notrace bl_find(const struct sock *sk, u64 tag)
 	for (i = 0; i < BL_WINDOW; i++) {
 		atomic64_t *s = bl_slot(home, i);
 
-		if (BL_TAG(atomic64_read(s)) == tag)
+		if (magnet_bl_tag(atomic64_read(s)) == tag)
 			return s;
 	}
 	return NULL;
@@ -84,144 +85,119 @@ static atomic64_t *notrace bl_find(const struct sock *sk, u64 tag)
 NOKPROBE_SYMBOL(bl_find);
 
 /*
- * @segs segments (@dsegs with data) queued to @sk's backlog. @fresh: the
- * backlog was empty, so the count starts over (clearing what a missed
- * consumer left). Called with the socket spinlock held.
+ * A segment of @segs (@dsegs with data) is queued to @sk's backlog; Linux
+ * has counted it. @fresh: nothing else is pending. Called with the socket
+ * spinlock held.
  */
 void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 				bool fresh)
 {
+	const struct tcp_sock *tp = tcp_sk(sk);
 	u64 tag = bl_tag(sk), nv;
 	unsigned int i, home;
 	atomic64_t *s;
 	s64 v;
 
 	this_cpu_add(magnet_bl_queued, segs);
-	if (!tag)
-		goto untracked;
+	if (!fresh || !tag)
+		return;
+	nv = magnet_bl_word(tag, READ_ONCE(tp->segs_in) - segs,
+			    READ_ONCE(tp->data_segs_in) - dsegs);
 	s = bl_find(sk, tag);
 	if (s) {
-		v = atomic64_read(s);
-		do {
-			if (BL_TAG(v) != tag)	/* consumed to zero meanwhile */
-				break;
-			if (fresh) {
-				nv = bl_word(tag, segs, dsegs);
-			} else {
-				if (BL_SEGS(v) + segs > BL_CNT_MAX ||
-				    BL_DSEGS(v) + dsegs > BL_CNT_MAX)
-					goto untracked;
-				nv = v + bl_word(0, segs, dsegs);
-			}
-		} while (!atomic64_try_cmpxchg(s, &v, nv));
-		if (BL_TAG(v) == tag)
-			return;
+		atomic64_set(s, nv);
+		return;
 	}
-	if (segs > BL_CNT_MAX || dsegs > BL_CNT_MAX)
-		goto untracked;
 	home = bl_home(sk);
 	for (i = 0; i < BL_WINDOW; i++) {
 		s = bl_slot(home, i);
 		v = 0;
-		if (atomic64_try_cmpxchg(s, &v, bl_word(tag, segs, dsegs)))
+		if (atomic64_try_cmpxchg(s, &v, nv))
 			return;
 	}
-untracked:
-	atomic_long_inc(&magnet_bl_untracked);
+	/* the window is full: the owner counts the segments as untracked */
 }
 NOKPROBE_SYMBOL(magnet_backlog_add);
 
 /*
  * The owner processes a backlogged segment of @segs (@dsegs with data).
- * The slot is freed when nothing is left pending.
+ * A backlog whose first segment found no slot is counted as untracked.
  */
 void notrace magnet_backlog_consume(const struct sock *sk, u32 segs,
 				    u32 dsegs)
 {
-	u64 tag = bl_tag(sk), nv, ns, nd;
-	atomic64_t *s;
-	s64 v;
+	u64 tag = bl_tag(sk);
+	atomic64_t *s = tag ? bl_find(sk, tag) : NULL;
 
-	if (!tag)
+	if (!s) {
+		if (READ_ONCE(sk->sk_backlog.len))
+			atomic_long_add(segs, &magnet_bl_untracked);
 		return;
-	s = bl_find(sk, tag);
-	if (!s)
-		return;
-	v = atomic64_read(s);
-	do {
-		if (BL_TAG(v) != tag)
-			return;
-		ns = BL_SEGS(v) > segs ? BL_SEGS(v) - segs : 0;
-		nd = BL_DSEGS(v) > dsegs ? BL_DSEGS(v) - dsegs : 0;
-		nv = ns ? bl_word(tag, ns, nd) : 0;
-	} while (!atomic64_try_cmpxchg(s, &v, nv));
+	}
+	atomic64_set(s, magnet_bl_processed(atomic64_read(s), segs, dsegs));
 }
 NOKPROBE_SYMBOL(magnet_backlog_consume);
 
-/* The task releases @sk, its backlog drained: nothing is pending. */
+/* release_sock, under the spinlock, the backlog drained: free the slot. */
 void notrace magnet_backlog_release(const struct sock *sk)
 {
-	magnet_backlog_consume(sk, U32_MAX, U32_MAX);
+	u64 tag = bl_tag(sk);
+	atomic64_t *s = tag ? bl_find(sk, tag) : NULL;
+
+	if (s)
+		atomic64_set(s, 0);
 }
 NOKPROBE_SYMBOL(magnet_backlog_release);
-
-static u64 notrace bl_pending(const struct sock *sk, u64 tag)
-{
-	const atomic64_t *s = bl_find(sk, tag);
-	u64 v = s ? atomic64_read(s) : 0;
-
-	return BL_TAG(v) == tag ? v : 0;
-}
-NOKPROBE_SYMBOL(bl_pending);
 
 /*
  * segs_in and data_segs_in as TCP has processed them. Called only for a
  * socket a task owns, outside the socket spinlock or under it.
  *
- * An arrival raises segs_in and queues the segment (sk_backlog.len grows,
- * then its pending count here) under the socket spinlock. So a read of
- * segs_in is consistent when, after it, the spinlock was free and the
- * pending count was the same before and after: no arrival was half done.
- * Usually the backlog is empty and the lock free, and segs_in stands.
- * Otherwise a few retries cover an arrival in progress. A lock that a
- * task holds with bottom halves off is, here, its own: release_sock runs
- * the release callback under it, and no arrival can be in progress then.
+ * With a slot, the processed counts are exact. Without one, segs_in stands
+ * unless an arrival is half done: it holds the spinlock, has raised
+ * segs_in, and is about to set a slot. So the read is accepted when, after
+ * it, the lock was free or a slot exists. A task that holds the lock with
+ * bottom halves off is, here, the owner itself (release_sock runs the
+ * release callback under it), and no arrival can be in progress then.
+ * After BL_TRIES reads the arrival still holds the lock (its CPU may be
+ * preempted, in a VM): the record keeps segs_in, and the read is counted
+ * as unsettled.
  */
 void notrace magnet_backlog_segs_in(const struct sock *sk, u32 *segs,
 				    u32 *dsegs)
 {
 	spinlock_t *slock = (spinlock_t *)&sk->sk_lock.slock;
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u64 tag = bl_tag(sk), p1, p2;
+	u64 tag = bl_tag(sk), v;
+	const atomic64_t *sl;
+	int tries = BL_TRIES;
 	bool locked;
 	u32 s, d;
-	int tries = 8;
 
-	s = READ_ONCE(tp->segs_in);
-	d = READ_ONCE(tp->data_segs_in);
-	smp_rmb();
-	locked = spin_is_locked(slock);
-	smp_rmb();
-	if (!locked && !READ_ONCE(sk->sk_backlog.len))
-		goto out;	/* nothing waits, nothing arrives */
-	if (!tag)
-		goto out;
-	do {
-		p1 = bl_pending(sk, tag);
+	for (;;) {
+		/* Linux raises segs_in first: never see more data segments */
+		d = READ_ONCE(tp->data_segs_in);
 		smp_rmb();
 		s = READ_ONCE(tp->segs_in);
-		d = READ_ONCE(tp->data_segs_in);
 		smp_rmb();
 		locked = spin_is_locked(slock);
 		smp_rmb();
-		p2 = bl_pending(sk, tag);
-		if (p1 == p2 && (!locked || (in_task() && in_softirq())))
+		if (!locked && !READ_ONCE(sk->sk_backlog.len))
+			break;		/* nothing waits, nothing arrives */
+		sl = tag ? bl_find(sk, tag) : NULL;
+		v = sl ? atomic64_read(sl) : 0;
+		if (sl && magnet_bl_tag(v) == tag) {
+			magnet_bl_segs_in(v, s, d, segs, dsegs);
+			return;
+		}
+		if (!locked || (in_task() && in_softirq()))
 			break;
+		if (!--tries) {
+			atomic_long_inc(&magnet_bl_unsettled);
+			break;
+		}
 		cpu_relax();
-	} while (--tries);
-	s -= BL_SEGS(p2);
-	d -= BL_DSEGS(p2);
-out:
+	}
 	*segs = s;
 	*dsegs = d;
 }
@@ -241,6 +217,11 @@ unsigned long magnet_backlog_queued(void)
 unsigned long magnet_backlog_untracked(void)
 {
 	return atomic_long_read(&magnet_bl_untracked);
+}
+
+unsigned long magnet_backlog_unsettled(void)
+{
+	return atomic_long_read(&magnet_bl_unsettled);
 }
 
 unsigned int magnet_backlog_pending_sockets(void)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Segments counted in segs_in that wait in a socket's backlog (backlog.c).
+ * Segments counted in segs_in that wait in a socket's backlog (backlog.c):
+ * segs_in as TCP has processed it.
  */
 #ifndef MAGNET_BACKLOG_H
 #define MAGNET_BACKLOG_H
@@ -19,6 +20,7 @@ void magnet_backlog_release(const struct sock *sk);
 void magnet_backlog_segs_in(const struct sock *sk, u32 *segs, u32 *dsegs);
 unsigned long magnet_backlog_queued(void);
 unsigned long magnet_backlog_untracked(void);
+unsigned long magnet_backlog_unsettled(void);
 unsigned int magnet_backlog_pending_sockets(void);
 void magnet_backlog_clear(void);
 

@@ -8,10 +8,10 @@
  *   ip     ip_output, ip6_output     ip_rcv_core/ip_rcv, ip6_rcv_core/ipv6_rcv
  *   dev    __dev_queue_xmit          __netif_receive_skb
  *
- * Two more ftrace handlers record nothing: tcp_add_backlog's counts the
- * segments that wait in a socket's backlog, and tcp_release_cb's forgets
- * them when the task releases the socket, so that records carry segs_in as
- * TCP processed it (backlog.c).
+ * Two more ftrace handlers record nothing: tcp_add_backlog's notes where a
+ * socket's backlog starts, and tcp_release_cb's forgets it when the task
+ * releases the socket, so that records carry segs_in as TCP processed it
+ * (backlog.c).
  *
  * Each probe point is resolved on the running kernel from a list of
  * candidate functions. Packet and TCP handlers are ftrace callbacks at the
@@ -714,13 +714,14 @@ MAGNET_FTRACE_HANDLER(magnet_tcp_h,
  * tcp_add_backlog(sk, skb, ...), under the socket spinlock: the segment
  * waits for the task that owns the socket. sk_backlog.len is reset only
  * when __release_sock has drained the backlog: 0 means none is pending.
+ * A listener's backlog holds no data of a connection: not counted.
  */
 static void notrace magnet_bl_add(const struct sock *sk,
 				   const struct sk_buff *skb)
 {
 	u32 segs, dsegs;
 
-	if (!sk || !skb)
+	if (!sk || !skb || READ_ONCE(sk->sk_state) == TCP_LISTEN)
 		return;
 	magnet_skb_segs(skb, &segs, &dsegs);
 	magnet_backlog_add(sk, segs, dsegs, !READ_ONCE(sk->sk_backlog.len));
@@ -732,8 +733,7 @@ MAGNET_FTRACE_HANDLER(magnet_bl_add_h,
 		      (const struct sk_buff *)ARG(1)));
 /*
  * tcp_release_cb(sk), from release_sock under the spinlock, the backlog
- * drained: nothing is pending any more (a segment tcp_add_backlog dropped
- * was counted and never processed).
+ * drained: the socket's slot is free again.
  */
 MAGNET_FTRACE_HANDLER(magnet_bl_release_h,
 	const struct sock *sk = (const struct sock *)ARG(0);

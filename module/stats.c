@@ -50,9 +50,9 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "total\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu\n", t_hits,
 		   t_hits - t_lost, t_lost, t_filt, t_miss, t_fill);
 	seq_printf(m, "probe_misses\t%lu\n", magnet_probes_nmissed());
-	seq_printf(m, "backlog\tqueued %lu\tpending %u\tuntracked %lu\n",
+	seq_printf(m, "backlog\tqueued %lu\tpending %u\tuntracked %lu\tunsettled %lu\n",
 		   magnet_backlog_queued(), magnet_backlog_pending_sockets(),
-		   magnet_backlog_untracked());
+		   magnet_backlog_untracked(), magnet_backlog_unsettled());
 	return 0;
 }
 

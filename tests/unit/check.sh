@@ -75,6 +75,11 @@ echo "== test_web10g"
 ./test_web10g >"$tmp/test_web10g.log" 2>&1
 fold "$tmp/test_web10g.log" test_web10g
 
+# ---- test_backlog: blcount.h (segs_in as TCP processed it) ----
+echo "== test_backlog"
+./test_backlog >"$tmp/test_backlog.log" 2>&1
+fold "$tmp/test_backlog.log" test_backlog
+
 # ---- ttpb2ascii: command line ----
 echo "== ttpb2ascii: command line"
 run --help

@@ -583,10 +583,11 @@ case_stats() {
 	$CTL stats "$L/stats.txt" "$L/stats.bin"
 }
 
-# web10g (omode=2) next to ttprobe (omode=0) on the same segments
+# web10g (omode=2) next to ttprobe (omode=0) on the same segments, every
+# segment (full=1), with rings that hold a whole transfer
 case_web10g() {
-	insmod "$KO" omode=2 port=5201
-	insmod "$TT_KO" omode=0 port=5201
+	insmod "$KO" omode=2 port=5201 full=1 bufsize=65536
+	insmod "$TT_KO" omode=0 port=5201 full=1 bufsize=65536
 	cat /proc/net/magnet > "$L/w10g.log" &
 	local r1=$!
 	cat /proc/net/ttprobe > "$L/w10g-tt.log" &
@@ -599,9 +600,11 @@ case_web10g() {
 	wait_exit $r1 10
 	wait_exit $r2 10
 	cat /proc/net/magnet_stats > "$L/w10g-stats.txt"
+	cat /proc/net/ttprobe_stats > "$L/w10g-tt-stats.txt"
 	rmmod ttprobe
 	rmmod magnet
-	$CTL web10g "$L/w10g.log" "$L/w10g-tt.log" "$L/w10g-stats.txt"
+	$CTL web10g "$L/w10g.log" "$L/w10g-tt.log" "$L/w10g-stats.txt" \
+		"$L/w10g-tt-stats.txt"
 	$CTL octets "$L/w10g.log" "$L/w10g4.json"
 	$CTL octets "$L/w10g.log" "$L/w10g6.json"
 }
