@@ -84,6 +84,17 @@ wait_exit() {
 	return 124
 }
 
+# wait_file FILE SECONDS: FILE must appear in time
+wait_file() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	log "$1 did not appear within $2 s"
+	return 1
+}
+
 # TEACUP's stop sequence; the reader must then exit by itself with status 0
 teacup_stop() {
 	echo flush > "$PROC"
@@ -617,9 +628,12 @@ case_web10g_ss() {
 	ip netns exec mg-srv $FLOW serve 5300 &
 	srv=$!
 	wait_listen mg-srv 5300
-	ip netns exec mg-cli $FLOW send 10.200.1.2 5300 1000000 --hold 6 --portfile "$L/cport" &
+	rm -f "$L/quiet"
+	ip netns exec mg-cli $FLOW send 10.200.1.2 5300 1000000 --hold 3 \
+		--portfile "$L/cport" --quietfile "$L/quiet" &
 	client=$!
-	sleep 3
+	wait_file "$L/quiet" 60
+	sleep 1	# window updates as the receiver reads the last bytes
 	cport=$(cat "$L/cport")
 	ip netns exec mg-cli ss -tin "sport = :$cport" > "$L/ss.txt"
 	cat "$L/ss.txt"
@@ -679,7 +693,10 @@ case_ttprobe_compat() {
 run_case() {
 	local name=$1 rc
 	log "=== $name"
-	(set -e; "$name")
+	rm -f "$L/err"
+	# set -e stops the case at its first failing command, which the ERR
+	# trap notes last
+	(set -eE; trap 'echo "line $LINENO: $BASH_COMMAND" >> "$L/err"' ERR; "$name")
 	rc=$?
 	cleanup
 	if [ $rc -eq 0 ]; then
@@ -688,6 +705,7 @@ run_case() {
 	else
 		failed=$((failed + 1))
 		failed_names="$failed_names $name"
+		[ -s "$L/err" ] && log "failed at $(tail -n 1 "$L/err")"
 		log "FAIL $name (status $rc)"
 	fi
 }

@@ -5,10 +5,10 @@ held open (quiet) so that `ss -tin` can be read while it exists.
   tcpflow.py serve PORT                 accept one connection (IPv4 or
                                         IPv6), read to EOF, exit
   tcpflow.py send HOST PORT BYTES [--mark N] [--hold SECONDS] [--portfile F]
-                                        send BYTES, wait until the peer has
-                                        acked them all, hold the connection
-                                        open SECONDS, close; F gets the local
-                                        port
+                [--quietfile Q]         send BYTES, wait (up to 60 s) until
+                                        the peer has acked them all, create
+                                        Q, hold the connection open SECONDS,
+                                        close; F gets the local port
 """
 import socket
 import sys
@@ -29,7 +29,7 @@ def serve(port):
     s.close()
 
 
-def send(host, port, nbytes, mark=None, hold=0.0, portfile=None):
+def send(host, port, nbytes, mark=None, hold=0.0, portfile=None, quietfile=None):
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)
     if mark is not None:
@@ -43,12 +43,16 @@ def send(host, port, nbytes, mark=None, hold=0.0, portfile=None):
     import fcntl
     import termios
     import array
-    for _ in range(500):
+    for _ in range(6000):
         buf = array.array("i", [0])
         fcntl.ioctl(s.fileno(), termios.TIOCOUTQ, buf)
         if buf[0] == 0:
             break
         time.sleep(0.01)
+    else:
+        sys.exit("tcpflow: %d bytes still unacked after 60 s" % buf[0])
+    if quietfile:
+        open(quietfile, "w").close()
     time.sleep(float(hold))
     s.close()
 
@@ -59,7 +63,8 @@ def main(argv):
     elif len(argv) >= 5 and argv[1] == "send":
         opts = dict(zip(argv[5::2], argv[6::2]))
         send(argv[2], argv[3], argv[4], mark=opts.get("--mark"),
-             hold=opts.get("--hold", 0), portfile=opts.get("--portfile"))
+             hold=opts.get("--hold", 0), portfile=opts.get("--portfile"),
+             quietfile=opts.get("--quietfile"))
     else:
         print(__doc__)
         sys.exit(1)
