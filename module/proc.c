@@ -6,8 +6,9 @@
  * One reader at a time (a second gets -EBUSY); any number of writers send
  * commands. A read blocks until records are buffered and returns them
  * merged across CPUs in timestamp order, as ttprobe lines (omode=0), binary
- * records after a SYSINFO header (omode=1) or magnet text lines after a
- * header line (omode=3). The reader is woken in
+ * records after a SYSINFO header (omode=1; whole records are copied
+ * straight from the rings) or magnet text lines after a header line
+ * (omode=3). The reader is woken in
  * batches: when a ring reaches half full (irq_work from the writer), by a
  * timer every MAGNET_WAKE_INTERVAL while records wait, and by flush, finish
  * and unload. See procfs-commands.md.
@@ -217,6 +218,60 @@ static void magnet_emit_pending_lost(struct magnet_reader *rd)
 	}
 }
 
+/* Under magnet_consume_mutex: this fill reads each ring up to its head now. */
+static void magnet_fill_begin(struct magnet_reader *rd)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		unsigned long end = smp_load_acquire(&r->head);
+
+		if (rd->draining && (long)(end - rd->limit[cpu]) > 0)
+			end = rd->limit[cpu];
+		rd->pos[cpu] = r->tail;
+		rd->end[cpu] = end;
+	}
+}
+
+/* The oldest record not yet taken in this fill, across CPUs, or NULL. */
+static struct magnet_record *magnet_fill_next(struct magnet_reader *rd,
+					      int *cpup)
+{
+	struct magnet_record *rec, *best = NULL;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+		if ((long)(rd->end[cpu] - rd->pos[cpu]) <= 0)
+			continue;
+		rec = &r->recs[rd->pos[cpu] & r->mask];
+		if (!best || rec->ts_ns < best->ts_ns) {
+			best = rec;
+			*cpup = cpu;
+		}
+	}
+	return best;
+}
+
+/* The records taken are the writers' again. */
+static void magnet_fill_end(struct magnet_reader *rd)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		smp_store_release(&per_cpu_ptr(magnet_rings, cpu)->tail,
+				  rd->pos[cpu]);
+}
+
+/* The socket id a record carries out: the keyed hash, not the address. */
+static u64 magnet_out_sock_id(const struct magnet_record *rec)
+{
+	return rec->flags & MAGNET_RF_SOCK ? magnet_sock_id(rec->sock_id) :
+					     rec->sock_id;
+}
+
 /*
  * Format what the rings hold now into rd->buf, merged across CPUs by
  * timestamp, until about @want bytes are ready. Returns records consumed.
@@ -224,6 +279,7 @@ static void magnet_emit_pending_lost(struct magnet_reader *rd)
 static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 {
 	unsigned long consumed = 0;
+	struct magnet_record *rec;
 	int cpu;
 
 	mutex_lock(&magnet_consume_mutex);
@@ -237,47 +293,59 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 		magnet_emit(rd, &mark);
 		magnet_reset_pending = 0;
 	}
-	for_each_possible_cpu(cpu) {
-		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
-		unsigned long end = smp_load_acquire(&r->head);
-
-		if (rd->draining && (long)(end - rd->limit[cpu]) > 0)
-			end = rd->limit[cpu];
-		rd->pos[cpu] = r->tail;
-		rd->end[cpu] = end;
-	}
-
-	while (rd->len < want && rd->len + rd->line_max <= MAGNET_KBUF_SIZE) {
-		const struct magnet_record *rec, *best = NULL;
-		int best_cpu = -1;
-
-		for_each_possible_cpu(cpu) {
-			struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
-
-			if ((long)(rd->end[cpu] - rd->pos[cpu]) <= 0)
-				continue;
-			rec = &r->recs[rd->pos[cpu] & r->mask];
-			if (!best || rec->ts_ns < best->ts_ns) {
-				best = rec;
-				best_cpu = cpu;
-			}
-		}
-		if (!best)
-			break;
+	magnet_fill_begin(rd);
+	while (rd->len < want && rd->len + rd->line_max <= MAGNET_KBUF_SIZE &&
+	       (rec = magnet_fill_next(rd, &cpu))) {
 		/* the slot is the reader's until tail moves past it */
-		if (best->flags & MAGNET_RF_SOCK)
-			((struct magnet_record *)best)->sock_id =
-				magnet_sock_id(best->sock_id);
-		magnet_emit(rd, best);
-		rd->pos[best_cpu]++;
+		rec->sock_id = magnet_out_sock_id(rec);
+		magnet_emit(rd, rec);
+		rd->pos[cpu]++;
 		consumed++;
 	}
-
-	for_each_possible_cpu(cpu)
-		smp_store_release(&per_cpu_ptr(magnet_rings, cpu)->tail,
-				  rd->pos[cpu]);
+	magnet_fill_end(rd);
 	mutex_unlock(&magnet_consume_mutex);
 	return consumed;
+}
+
+/*
+ * Binary records go from the rings straight to the reader's buffer, whole
+ * records only, merged by timestamp: one copy per record, not two. Only
+ * when nothing is staged in rd->buf and no reset mark waits. The slot is
+ * not changed, so a record whose copy faults is read again next time.
+ */
+static bool magnet_direct(const struct magnet_reader *rd, size_t count)
+{
+	return rd->omode == MAGNET_OMODE_BINARY &&
+	       count >= sizeof(struct magnet_record) &&
+	       !READ_ONCE(magnet_reset_pending);
+}
+
+/* Returns the bytes copied, 0 if no record waits, or -EFAULT. */
+static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
+				size_t count)
+{
+	const size_t size = sizeof(struct magnet_record);
+	struct magnet_record __user *urec;
+	struct magnet_record *rec;
+	ssize_t done = 0;
+	int cpu;
+
+	mutex_lock(&magnet_consume_mutex);
+	magnet_fill_begin(rd);
+	while (done + size <= count && (rec = magnet_fill_next(rd, &cpu))) {
+		urec = (struct magnet_record __user *)(ubuf + done);
+		if (copy_to_user(urec, rec, size) ||
+		    put_user(magnet_out_sock_id(rec), &urec->sock_id)) {
+			if (!done)
+				done = -EFAULT;
+			break;
+		}
+		rd->pos[cpu]++;
+		done += size;
+	}
+	magnet_fill_end(rd);
+	mutex_unlock(&magnet_consume_mutex);
+	return done;
 }
 
 /* `reset`: discard what the rings hold; the stream says how much. */
@@ -326,10 +394,20 @@ static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
 			break;
 		}
 		if (rd->off == rd->len && !rd->eof) {
+			ssize_t n;
+
 			if (!rd->draining && magnet_finish_requested(rd))
 				magnet_start_drain(rd);
-			if (!magnet_fill(rd, count) && rd->draining &&
-			    rd->off == rd->len) {
+			if (magnet_direct(rd, count)) {
+				n = magnet_fill_user(rd, ubuf, count);
+				if (n) {
+					ret = n;
+					break;
+				}
+			} else {
+				n = magnet_fill(rd, count);
+			}
+			if (!n && rd->draining && rd->off == rd->len) {
 				if (!rd->lost_flushed) {
 					magnet_emit_pending_lost(rd);
 					rd->lost_flushed = true;

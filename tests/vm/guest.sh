@@ -594,6 +594,23 @@ case_stats() {
 	$CTL stats "$L/stats.txt" "$L/stats.bin"
 }
 
+# binary reads of any size: whole records go straight from the rings to
+# the reader, smaller reads through the staging buffer; either way the
+# stream holds every record written, aligned, and decodes cleanly
+case_binary_reads() {
+	insmod "$KO" events=all omode=1 port=5201 bufsize=65536
+	$PROCF chunks "$L/chunks.bin" &
+	READER=$!
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/chunks.json" -n 2M
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/chunks-stats.txt"
+	rmmod magnet
+	$CTL stats "$L/chunks-stats.txt" "$L/chunks.bin"
+	$TTPB2ASCII "$L/chunks.bin" > "$L/chunks.txt" 2> "$L/chunks.err"
+	[ ! -s "$L/chunks.err" ]
+	$CHECK flow "$L/chunks.txt" "$L/chunks.json" --role sender --bytes
+}
+
 # web10g (omode=2) next to ttprobe (omode=0) on the same segments, every
 # segment (full=1), with rings that hold a whole transfer
 case_web10g() {
@@ -721,7 +738,7 @@ else
 		case_fullstack case_lost_records case_no_kernel_addresses \
 		case_text_mode case_nontcp \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
-		case_stats case_web10g case_web10g_ss \
+		case_stats case_binary_reads case_web10g case_web10g_ss \
 		case_rmmod_under_traffic case_rmmod_blocked_reader}; do
 		run_case "$c"
 	done

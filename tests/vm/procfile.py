@@ -13,6 +13,10 @@
                                    writing the data to OUT; within each read
                                    the complete lines have non-decreasing
                                    timestamps (the per-read merge of the CPUs)
+  procfile.py chunks OUT           read until end of file with read sizes
+                                   that split records (1, 100, 255, 256, 300,
+                                   4103, 65536 bytes, in turn), writing the
+                                   data to OUT
 """
 import errno
 import os
@@ -141,6 +145,24 @@ def cmd_ordered(out):
           % (reads, lines))
 
 
+CHUNKS = (1, 100, 255, 256, 300, 4103, 65536)
+
+
+def cmd_chunks(out):
+    fd = os.open(PROC, os.O_RDONLY)
+    reads = total = 0
+    with open(out, "wb") as f:
+        while True:
+            data = os.read(fd, CHUNKS[reads % len(CHUNKS)])
+            if not data:
+                break
+            f.write(data)
+            reads += 1
+            total += len(data)
+    os.close(fd)
+    print("chunks ok: %d reads, %d bytes" % (reads, total))
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
@@ -152,6 +174,8 @@ def main(argv):
         cmd_nonblock()
     elif argv[1] == "ordered":
         cmd_ordered(argv[2])
+    elif argv[1] == "chunks":
+        cmd_chunks(argv[2])
     else:
         fail("unknown check " + argv[1])
 
