@@ -310,17 +310,19 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 /*
  * Binary records go from the rings straight to the reader's buffer, whole
  * records only, merged by timestamp: one copy per record, not two. Only
- * when nothing is staged in rd->buf and no reset mark waits. The slot is
- * not changed, so a record whose copy faults is read again next time.
+ * when nothing is staged in rd->buf. The slot is not changed, so a record
+ * whose copy faults is read again next time.
  */
 static bool magnet_direct(const struct magnet_reader *rd, size_t count)
 {
 	return rd->omode == MAGNET_OMODE_BINARY &&
-	       count >= sizeof(struct magnet_record) &&
-	       !READ_ONCE(magnet_reset_pending);
+	       count >= sizeof(struct magnet_record);
 }
 
-/* Returns the bytes copied, 0 if no record waits, or -EFAULT. */
+/*
+ * Returns the bytes copied, or -EFAULT; 0 if no record waits or a reset
+ * mark does (magnet_fill puts it first in the stream).
+ */
 static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 				size_t count)
 {
@@ -331,6 +333,10 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 	int cpu;
 
 	mutex_lock(&magnet_consume_mutex);
+	if (magnet_reset_pending) {
+		mutex_unlock(&magnet_consume_mutex);
+		return 0;
+	}
 	magnet_fill_begin(rd);
 	while (done + size <= count && (rec = magnet_fill_next(rd, &cpu))) {
 		urec = (struct magnet_record __user *)(ubuf + done);
@@ -394,20 +400,18 @@ static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
 			break;
 		}
 		if (rd->off == rd->len && !rd->eof) {
-			ssize_t n;
+			ssize_t n = 0;
 
 			if (!rd->draining && magnet_finish_requested(rd))
 				magnet_start_drain(rd);
-			if (magnet_direct(rd, count)) {
+			if (magnet_direct(rd, count))
 				n = magnet_fill_user(rd, ubuf, count);
-				if (n) {
-					ret = n;
-					break;
-				}
-			} else {
-				n = magnet_fill(rd, count);
+			if (n) {
+				ret = n;
+				break;
 			}
-			if (!n && rd->draining && rd->off == rd->len) {
+			if (!magnet_fill(rd, count) && rd->draining &&
+			    rd->off == rd->len) {
 				if (!rd->lost_flushed) {
 					magnet_emit_pending_lost(rd);
 					rd->lost_flushed = true;
