@@ -69,11 +69,13 @@ static __always_inline atomic64_t *bl_slot(unsigned int home, unsigned int i)
 	return &magnet_bl[(home + i) & ((1 << BL_BITS) - 1)];
 }
 
-/* The socket's slot, or NULL. */
+/* The socket's slot, or NULL. Tag 0 is a free slot's: never found. */
 static atomic64_t *notrace bl_find(const struct sock *sk, u64 tag)
 {
 	unsigned int i, home = bl_home(sk);
 
+	if (!tag)
+		return NULL;
 	for (i = 0; i < BL_WINDOW; i++) {
 		atomic64_t *s = bl_slot(home, i);
 
@@ -126,8 +128,7 @@ NOKPROBE_SYMBOL(magnet_backlog_add);
 void notrace magnet_backlog_consume(const struct sock *sk, u32 segs,
 				    u32 dsegs)
 {
-	u64 tag = bl_tag(sk);
-	atomic64_t *s = tag ? bl_find(sk, tag) : NULL;
+	atomic64_t *s = bl_find(sk, bl_tag(sk));
 
 	if (!s) {
 		if (READ_ONCE(sk->sk_backlog.len))
@@ -141,8 +142,7 @@ NOKPROBE_SYMBOL(magnet_backlog_consume);
 /* release_sock, under the spinlock, the backlog drained: free the slot. */
 void notrace magnet_backlog_release(const struct sock *sk)
 {
-	u64 tag = bl_tag(sk);
-	atomic64_t *s = tag ? bl_find(sk, tag) : NULL;
+	atomic64_t *s = bl_find(sk, bl_tag(sk));
 
 	if (s)
 		atomic64_set(s, 0);
@@ -184,7 +184,7 @@ void notrace magnet_backlog_segs_in(const struct sock *sk, u32 *segs,
 		smp_rmb();
 		if (!locked && !READ_ONCE(sk->sk_backlog.len))
 			break;		/* nothing waits, nothing arrives */
-		sl = tag ? bl_find(sk, tag) : NULL;
+		sl = bl_find(sk, tag);
 		v = sl ? atomic64_read(sl) : 0;
 		if (sl && magnet_bl_tag(v) == tag) {
 			magnet_bl_segs_in(v, s, d, segs, dsegs);
