@@ -1,15 +1,34 @@
 #!/bin/bash
-# Install what magnet needs on a Debian 12 machine: the toolchain, both
-# Debian kernel lines with headers (6.1 and 6.12), QEMU, the test traffic
-# tools, DKMS, and virtme-ng from PyPI. Idempotent, and quiet when all is
-# present.
+# Install everything magnet's build, demo, tests, benchmark and packaging
+# tests use, on a Debian 12 machine, from a minimal install
+# (`debootstrap --variant=minbase bookworm`) up: the packages listed below
+# (both Debian kernel lines with headers: 6.1 and 6.12), and virtme-ng from
+# PyPI in a virtual environment, its commands (vng, virtme-run, ...) linked
+# into /usr/local/bin.
+# Idempotent, and quiet when all is present. Ends by checking that every
+# command the project runs is there, and names any that is not.
 set -eu
 
-pkgs="gcc make libelf-dev bc kmod python3 \
+# what apt installs (README "What make deps installs" lists the same)
+pkgs="gcc make libc6-dev libelf-dev bc kmod git ca-certificates \
 linux-image-amd64 linux-headers-amd64 \
 linux-image-6.12-amd64 linux-headers-6.12-amd64 \
-qemu-system-x86 iperf3 ethtool iproute2 iputils-ping procps \
-dkms git xz-utils zlib1g-dev clang libclang-rt-14-dev"
+qemu-system-x86 busybox-static file python3 python3-venv \
+iperf3 ethtool iproute2 iputils-ping procps \
+dkms xz-utils gzip zlib1g-dev clang libclang-rt-14-dev debootstrap"
+
+# virtme-ng, pinned; it lives in its own venv (Debian's python3 has no pip
+# and refuses system-wide installs)
+VNG_VERSION=1.42
+VENV=/usr/local/lib/magnet-venv
+
+# the commands the project runs; a missing one fails here by name
+cmds="gcc make ld bc depmod modprobe git \
+qemu-system-x86_64 busybox file python3 vng virtme-run \
+iperf3 ethtool ip tc ss ping sysctl timeout awk sed \
+dkms xz gzip clang debootstrap"
+
+[ "$(id -u)" = 0 ] && sudo= || sudo=sudo
 
 missing=
 for p in $pkgs; do
@@ -18,23 +37,35 @@ for p in $pkgs; do
 done
 if [ -n "$missing" ]; then
 	echo "deps: installing$missing"
-	[ "$(id -u)" = 0 ] && sudo= || sudo=sudo
 	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get update -qq
-	$sudo apt-get install -y -qq --no-install-recommends $missing > /tmp/magnet-deps-apt.log 2>&1 || {
-		cat /tmp/magnet-deps-apt.log >&2
+	log=$(mktemp /tmp/magnet-deps-apt.XXXXXX)
+	{ $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends $missing; } \
+		> "$log" 2>&1 || {
+		tail -n 40 "$log" >&2
+		echo "deps: apt-get failed; its whole output is in $log" >&2
 		exit 1
 	}
+	rm -f "$log"
 fi
 
-if ! command -v vng > /dev/null 2>&1; then
-	echo "deps: installing virtme-ng from PyPI"
-	python3 -m pip install --quiet virtme-ng 2> /tmp/magnet-deps-pip.log || {
-		# Debian's own python3 marks itself externally managed
-		python3 -m pip install --quiet --break-system-packages virtme-ng
-	}
+if [ "$("$VENV/bin/vng" --version 2>/dev/null | awk '{print $NF}')" != "$VNG_VERSION" ]; then
+	echo "deps: installing virtme-ng $VNG_VERSION from PyPI into $VENV"
+	# Debian's python3 explicitly: a pyenv or conda python3 on PATH is not
+	# what the guest will see
+	$sudo /usr/bin/python3 -m venv "$VENV"
+	$sudo "$VENV/bin/python3" -m pip install --quiet "virtme-ng==$VNG_VERSION"
 fi
-command -v vng > /dev/null 2>&1 || {
-	echo "deps: vng is not on PATH after installing virtme-ng" >&2
+# vng runs virtme-run and its other helpers from PATH
+for t in vng virtme-run virtme-ng virtme-configkernel virtme-mkinitramfs virtme-prep-kdir-mods; do
+	[ "$(readlink "/usr/local/bin/$t" 2>/dev/null)" = "$VENV/bin/$t" ] ||
+		$sudo ln -sfn "$VENV/bin/$t" "/usr/local/bin/$t"
+done
+
+absent=
+for c in $cmds; do
+	PATH=$PATH:/usr/sbin:/sbin command -v "$c" > /dev/null 2>&1 || absent="$absent $c"
+done
+if [ -n "$absent" ]; then
+	echo "deps: missing after install:$absent" >&2
 	exit 1
-}
+fi
