@@ -4,6 +4,7 @@
 #   make KVER=<release>  the module for another installed kernel
 #   make deps            install build and test dependencies (Debian 12)
 #   make check           unit tests, then VM tests on every installed kernel
+#   make check-fresh     make deps + make demo in a new minimal Debian 12 root
 #   make demo            a short capture in a throwaway VM, with a summary
 #   make install         module to /lib/modules/KVER/updates, tools to PREFIX
 #   make uninstall       remove what make install installed
@@ -51,6 +52,9 @@ vm: userspace
 check:
 	tests/run-all.sh
 
+check-fresh:
+	tests/fresh/run.sh
+
 demo:
 	scripts/demo.sh
 
@@ -78,9 +82,9 @@ uninstall:
 
 dkms-install:
 	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)
-	install -m 0644 $(MODULE_SRC) $(DKMS_SRC)/
-	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in > $(DKMS_SRC)/dkms.conf
+	install -d $(DKMS_SRC)/module
+	install -m 0644 dkms.conf $(DKMS_SRC)/
+	install -m 0644 $(MODULE_SRC) $(DKMS_SRC)/module/
 	dkms add -m magnet -v $(VERSION)
 	dkms build -m magnet -v $(VERSION) -k $(KVER)
 	dkms install -m magnet -v $(VERSION) -k $(KVER)
@@ -110,5 +114,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps unit vm check demo bench clean install uninstall \
+.PHONY: all module userspace deps unit vm check check-fresh demo bench clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

@@ -12,6 +12,10 @@
 #      remove exactly the files the README lists.
 #   5. The make dist tarball builds in a scratch directory with the manual
 #      steps of the ttprobe report (extract, make, copy to extra/, depmod).
+#   6. dkms.conf at the root carries MAGNET_VERSION, and the DKMS workflow
+#      from a clone works: `dkms install . -k <release>`, then
+#      `dkms install magnet/<version> -k` for the other kernel lines; dkms
+#      remove leaves nothing.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -147,9 +151,50 @@ dist_manual_build() {
 	done
 }
 
+# the tracked files of this checkout, as a fresh clone has them (with any
+# uncommitted edits), without build products
+clone_tree() {
+	mkdir -p "$1"
+	git ls-files -z | tar -cf - --null -T - | tar -xf - -C "$1"
+}
+
+dkms_conf_version() {
+	local v
+	v=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
+	[ "$v" = "$version" ] || {
+		echo "dkms.conf says PACKAGE_VERSION=\"$v\", module/magnet.h says $version"
+		return 1
+	}
+	echo "dkms.conf version $v = MAGNET_VERSION"
+}
+
+dkms_install_dot() {
+	local k src=$tmp/clone
+	make -s dkms-uninstall > /dev/null 2>&1
+	clone_tree "$src"
+	# the first kernel adds the tree; the others, as README says, by name
+	for k in $kvers; do
+		if dkms status magnet | grep -q .; then
+			dkms install "magnet/$version" -k "$k"
+		else
+			(cd "$src" && dkms install . -k "$k")
+		fi > "$tmp/dkms-dot.log" 2>&1 || {
+			cat "$tmp/dkms-dot.log"
+			return 1
+		}
+		dkms status magnet | grep -q "^magnet/$version, $k, x86_64: installed"
+		modinfo -F version "$(find "/lib/modules/$k/updates/dkms" -name 'magnet.ko*' | head -n 1)" |
+			grep -qx "$version"
+	done
+	dkms status magnet
+	dkms_remove_clean
+}
+
+step "dkms.conf version equals MAGNET_VERSION" dkms_conf_version
 step "dkms add/build/install on $(echo $kvers)" dkms_install_all
 step "VM: modprobe magnet (DKMS) and modprobe ttprobe (compat)" vm_installed
 step "dkms remove leaves nothing" dkms_remove_clean
+step "dkms install . from a clone, on $(echo $kvers)" dkms_install_dot
 step "make install/uninstall DESTDIR" install_destdir
 step "make dist builds with the manual steps" dist_manual_build
 echo "pkg: $pass passed, $fail failed"
