@@ -3,7 +3,8 @@
 # load magnet, run a short iperf3 transfer over a veth pair, and leave the
 # log and a summary in build/demo/.
 #
-# MAGNET_DEMO_KVER picks the kernel (default: the newest installed line);
+# MAGNET_DEMO_KVER picks the kernel (default: the newest installed line),
+# MAGNET_DEMO_SIZE what iperf3 sends (default 8M; iperf3's -n syntax);
 # MAGNET_VM_KVM=1 uses KVM instead of software emulation.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,11 +18,12 @@ mkdir -p "$out"
 scripts/build-module.sh "$kver" "$top/build/$kver"
 kvm=--disable-kvm
 [ "${MAGNET_VM_KVM:-0}" = 1 ] && kvm=
+size=${MAGNET_DEMO_SIZE:-8M}
 
 echo "demo: booting $kver under QEMU (about a minute with software emulation)"
 timeout --kill-after=30 600 vng --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
 	--memory 1G --rwdir "$out" \
-	--exec "bash $top/scripts/demo-guest.sh $top/build/$kver/magnet.ko $out" \
+	--exec "bash $top/scripts/demo-guest.sh $top/build/$kver/magnet.ko $out $size" \
 	< /dev/null > "$out/console.log" 2>&1 || {
 	echo "demo: the VM run failed; see $out/console.log" >&2
 	tail -n 20 "$out/console.log" >&2
@@ -30,7 +32,7 @@ timeout --kill-after=30 600 vng --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
 [ -s "$out/magnet.log" ] || { echo "demo: no log was written" >&2; exit 1; }
 
 {
-	echo "magnet demo on Linux $kver: iperf3, 8 MiB from 10.200.1.1 to 10.200.1.2 over veth"
+	echo "magnet demo on Linux $kver: iperf3, $size from 10.200.1.1 to 10.200.1.2 over veth"
 	echo
 	userspace/magnet-summary "$out/magnet.log"
 	grep -o 'magnet: finish: .*' "$out/dmesg.txt" | sed 's/^magnet: finish: /kernel counters: /'

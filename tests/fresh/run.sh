@@ -1,0 +1,185 @@
+#!/bin/bash
+# make check-fresh: prove that scripts/deps.sh installs everything magnet
+# needs on a brand-new Debian 12, so `make demo` works for a new user.
+#
+#   host:  debootstrap --variant=minbase bookworm  ->  ROOT (scratch, outside
+#          the checkout, removed at the end)
+#          + the host's trusted CA certificates and its apt/pip proxy
+#            settings (what a new machine on this network also has)
+#          + a clean clone of this checkout's HEAD  ->  ROOT/root/magnet
+#   chroot ROOT (/proc, /sys, /dev mounted; a trap unmounts them):
+#          scripts/deps.sh              (must install everything, by name)
+#          scripts/deps.sh again        (must find nothing to do)
+#          MAGNET_DEMO_SIZE=1M make demo
+#                                       build, boot the newest kernel line,
+#                                       load magnet, 1 MiB of iperf3, finish
+#   then:  the log holds the iperf3 flow with >= 1 MiB sent, the kernel log
+#          no BUG/WARNING/Oops, and the commands deps.sh promises exist.
+#
+# Needs root (debootstrap, chroot, mounts) and network access to
+# deb.debian.org and PyPI. About 6 minutes and 3 GB of scratch disk on a
+# two-core machine.
+#
+# MAGNET_FRESH_DIR   where the scratch root goes (default: a new directory
+#                    under /var/tmp)
+# MAGNET_FRESH_KEEP=1  keep the root afterwards (unmounted) for a look
+# MAGNET_FRESH_WITHOUT=PKG  remove Debian package PKG from the clone's
+#                    scripts/deps.sh list before running it (and purge it if
+#                    something else pulled it in): the run must then fail,
+#                    naming what is missing. Shows the test can fail.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+suite=bookworm
+mirror=http://deb.debian.org/debian
+security=http://deb.debian.org/debian-security
+start=$(date +%s)
+
+say() { echo "fresh: $*"; }
+die() {
+	echo "fresh: FAILED: $*" >&2
+	exit 1
+}
+elapsed() { echo "$(($(date +%s) - start)) s"; }
+
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mounts)"
+for c in debootstrap chroot mount umount git findmnt; do
+	PATH=$PATH:/usr/sbin:/sbin command -v "$c" > /dev/null ||
+		die "the host lacks the command '$c' (make deps installs it)"
+done
+
+root=${MAGNET_FRESH_DIR:-$(mktemp -d /var/tmp/magnet-fresh.XXXXXX)}
+mkdir -p "$root"
+root=$(cd "$root" && pwd)
+case "$root/" in
+"$top"/*) die "the scratch root $root must be outside the checkout (dkms add . would copy it)" ;;
+esac
+
+mounted=()
+unmount_all() {
+	local i
+	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+		umount "${mounted[i]}" 2> /dev/null || umount -l "${mounted[i]}" 2> /dev/null || true
+	done
+	mounted=()
+}
+cleanup() {
+	local rc=$?
+	unmount_all
+	# never delete through a mount that is still there
+	if findmnt -rn -o TARGET | grep -q "^$root/"; then
+		echo "fresh: mounts remain under $root; not removing it" >&2
+	elif [ "${MAGNET_FRESH_KEEP:-0}" = 1 ]; then
+		echo "fresh: root kept in $root"
+	else
+		rm -rf --one-file-system "$root"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bind() {
+	mkdir -p "$root$2"
+	mount "${@:3}" "$1" "$root$2"
+	mounted+=("$root$2")
+}
+
+say "debootstrap --variant=minbase $suite into $root"
+debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || {
+	tail -n 20 "$root.debootstrap.log" >&2
+	die "debootstrap failed (log: $root.debootstrap.log)"
+}
+rm -f "$root.debootstrap.log"
+say "root built ($(elapsed))"
+
+# the standard three bookworm sources
+cat > "$root/etc/apt/sources.list" <<-EOF
+	deb $mirror $suite main
+	deb $mirror $suite-updates main
+	deb $security $suite-security main
+EOF
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+cp /etc/hosts "$root/etc/hosts"
+
+# The host's trusted CA certificates, each as a local CA of the new root:
+# the ca-certificates package, which deps.sh installs, then builds the
+# bundle with them (a TLS-inspecting network needs its CA).
+mkdir -p "$root/usr/local/share/ca-certificates/host"
+awk -v d="$root/usr/local/share/ca-certificates/host" '
+	/-----BEGIN CERTIFICATE-----/ { n++; f = sprintf("%s/host-%03d.crt", d, n) }
+	f { print > f }
+	/-----END CERTIFICATE-----/ { close(f); f = "" }' /etc/ssl/certs/ca-certificates.crt
+say "$(ls "$root/usr/local/share/ca-certificates/host" | wc -l) CA certificates from the host"
+
+# package-proxy settings for apt and pip, if the host has any
+for f in /etc/apt/apt.conf /etc/apt/apt.conf.d/*; do
+	[ -f "$f" ] && grep -qi 'proxy' "$f" && cp "$f" "$root$f" && say "apt proxy settings: $f"
+done
+for f in /etc/pip.conf /etc/xdg/pip/pip.conf; do
+	[ -f "$f" ] && mkdir -p "$root$(dirname "$f")" && cp "$f" "$root$f" && say "pip settings: $f"
+done
+envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb)
+for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_PROXY PIP_INDEX_URL; do
+	[ -n "${!v:-}" ] && envs+=("$v=${!v}") && say "passing $v"
+done
+
+# a clean clone of what is committed here
+git clone -q --no-local "$top" "$root/root/magnet"
+say "cloned $(git -C "$root/root/magnet" rev-parse --short HEAD) into the root"
+
+if [ -n "${MAGNET_FRESH_WITHOUT:-}" ]; then
+	sed -i "/^pkgs=/,/\"\$/ s/\\([\" ]\\)${MAGNET_FRESH_WITHOUT}\\([ \"\\\\]\\)/\\1\\2/" \
+		"$root/root/magnet/scripts/deps.sh"
+	! grep -qw -- "$MAGNET_FRESH_WITHOUT" <(sed -n '/^pkgs=/,/"$/p' "$root/root/magnet/scripts/deps.sh") ||
+		die "could not take $MAGNET_FRESH_WITHOUT out of deps.sh's list"
+	say "negative run: $MAGNET_FRESH_WITHOUT taken out of the clone's deps.sh"
+fi
+
+bind proc /proc -t proc
+bind sysfs /sys -t sysfs
+bind /dev /dev --bind
+bind devpts /dev/pts -t devpts
+bind tmpfs /dev/shm -t tmpfs
+
+in_root() {
+	chroot "$root" /usr/bin/env -i "${envs[@]}" /bin/bash -c "$1"
+}
+
+say "scripts/deps.sh in the new root"
+t0=$(date +%s)
+in_root 'cd /root/magnet && scripts/deps.sh' || die "scripts/deps.sh failed in the fresh root (see above)"
+say "deps installed in $(($(date +%s) - t0)) s; root is $(du -sxh "$root" | cut -f1)"
+
+if [ -n "${MAGNET_FRESH_WITHOUT:-}" ]; then
+	# something else may pull the package in; then take it out by force
+	in_root "dpkg-query -W -f='\${Status}' $MAGNET_FRESH_WITHOUT 2>/dev/null | grep -q 'ok installed' &&
+		dpkg --purge --force-depends $MAGNET_FRESH_WITHOUT > /dev/null 2>&1 && echo fresh: purged $MAGNET_FRESH_WITHOUT" || true
+fi
+
+# deps.sh is idempotent: a second run changes nothing and says nothing
+again=$(in_root 'cd /root/magnet && scripts/deps.sh' 2>&1) || die "second deps.sh run failed: $again"
+[ -z "$again" ] || die "second deps.sh run was not quiet: $again"
+
+# every command deps.sh promises, checked again from outside deps.sh
+cmds=$(sed -n '/^cmds="/,/"$/p' "$root/root/magnet/scripts/deps.sh" | tr -d '"\\' | sed 's/^cmds=//')
+[ -n "$cmds" ] || die "no cmds= list in deps.sh"
+absent=
+for c in $cmds; do
+	in_root "command -v $c > /dev/null" || absent="$absent $c"
+done
+[ -z "$absent" ] || die "commands missing after deps.sh:$absent"
+
+say "smoke run: MAGNET_DEMO_SIZE=1M make demo"
+in_root 'cd /root/magnet && MAGNET_DEMO_SIZE=1M make demo' || die "make demo failed in the fresh root (see above)"
+
+out=$root/root/magnet/build/demo
+[ -s "$out/magnet.log" ] || die "the demo wrote no log"
+bad=$(grep -E 'BUG:|WARNING:|Oops|general protection|RCU stall|soft lockup|hard LOCKUP|Kernel panic|Call Trace' \
+	"$out/dmesg.txt" "$out/console.log" || true)
+[ -z "$bad" ] || die "the guest kernel complained: $bad"
+# the iperf3 flow to port 5201 sent at least the 1 MiB iperf3 wrote
+sent=$(awk '$1 ~ /^10\.200\.1\.1,[0-9]+,10\.200\.1\.2,5201$/ && $4 > max { max = $4 } END { print max + 0 }' \
+	"$out/summary.txt")
+[ "$sent" -ge 1048576 ] || die "the log's iperf3 flow sent $sent bytes, less than 1 MiB"
+say "log: $(wc -l < "$out/magnet.log") lines, the iperf3 flow sent $sent bytes"
+say "passed in $(elapsed)"
