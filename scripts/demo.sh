@@ -21,7 +21,7 @@ kvm=--disable-kvm
 size=${MAGNET_DEMO_SIZE:-8M}
 
 echo "demo: booting $kver under QEMU (about a minute with software emulation)"
-timeout --kill-after=30 600 vng --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
+timeout --kill-after=30 600 vng --verbose --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
 	--memory 1G --rwdir "$out" \
 	--exec "bash $top/scripts/demo-guest.sh $top/build/$kver/magnet.ko $out $size" \
 	< /dev/null > "$out/console.log" 2>&1 || {
