@@ -49,7 +49,7 @@ unit:
 vm: userspace
 	tests/vm/run.sh
 
-check:
+check: deps
 	tests/run-all.sh
 
 check-fresh:
