@@ -58,8 +58,9 @@ static __u64 magnet_wall(const struct magnet_record *r, __s64 offset,
 				  rem_ns);
 }
 
-int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
-			  __u64 counter, __s64 realtime_offset_ns)
+int magnet_format_ttprobe_with(char *buf, const struct magnet_record *r,
+			       __u64 counter, __s64 realtime_offset_ns,
+			       __u64 cwnd_bytes, __u64 ssthresh_bytes)
 {
 	char laddr[40], raddr[40];
 	__u32 rem_ns;
@@ -85,9 +86,104 @@ int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
 			dir, sec, rem_ns / 1000U,
 			laddr, r->lport, raddr, r->rport,
 			counter, r->mss, r->srtt_us,
-			(__u64)r->cwnd * r->mss, (__u64)r->ssthresh * r->mss,
+			cwnd_bytes, ssthresh_bytes,
 			r->snd_wnd, r->rcv_wnd, r->state,
 			r->snd_una, r->snd_nxt, r->len);
+}
+
+int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
+			  __u64 counter, __s64 realtime_offset_ns)
+{
+	return magnet_format_ttprobe_with(buf, r, counter, realtime_offset_ns,
+					  (__u64)r->cwnd * r->mss,
+					  (__u64)r->ssthresh * r->mss);
+}
+
+__u32 magnet_current_ssthresh(const struct magnet_record *r)
+{
+	__u32 three_quarters = (r->cwnd >> 1) + (r->cwnd >> 2);
+
+	if (r->ca_state == MAGNET_CA_CWR || r->ca_state == MAGNET_CA_RECOVERY)
+		return r->ssthresh;
+	return r->ssthresh > three_quarters ? r->ssthresh : three_quarters;
+}
+
+int magnet_format_ttprobe_compat(char *buf, const struct magnet_record *r,
+				 __u64 counter, __s64 realtime_offset_ns)
+{
+	/* ttprobe multiplies and prints in 32 bits: the products wrap */
+	return magnet_format_ttprobe_with(buf, r, counter, realtime_offset_ns,
+					  (__u32)(r->cwnd * r->mss),
+					  (__u32)(magnet_current_ssthresh(r) *
+						  r->mss));
+}
+
+void magnet_ttstream_open(struct magnet_ttstream *s, struct magnet_ttcount *c,
+			  int compat)
+{
+	s->count = c;
+	s->lines = 0;
+	s->compat = compat;
+}
+
+int magnet_ttstream_format(struct magnet_ttstream *s, char *buf,
+			   const struct magnet_record *r,
+			   __s64 realtime_offset_ns)
+{
+	int n;
+
+	if (s->compat) {
+		n = magnet_format_ttprobe_compat(buf, r, s->count->since_load,
+						 realtime_offset_ns);
+		if (n > 0)
+			s->count->since_load++;
+		return n;
+	}
+	n = magnet_format_ttprobe(buf, r, s->lines + 1, realtime_offset_ns);
+	if (n > 0)
+		s->lines++;
+	return n;
+}
+
+int magnet_format_legacy(struct magnet_legacy_record *l,
+			 const struct magnet_record *r,
+			 __s64 realtime_offset_ns)
+{
+	__u32 rem_ns;
+	__u64 sec;
+
+	if (r->event != MAGNET_EV_TCP_OUT && r->event != MAGNET_EV_TCP_IN)
+		return 0;
+	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
+	memset(l, 0, sizeof(*l));
+	l->tv_sec = (__s64)sec;
+	l->tv_usec = rem_ns / 1000U;
+	if (r->family == MAGNET_FAMILY_INET6) {
+		memcpy(l->src, r->laddr, 16);
+		memcpy(l->dst, r->raddr, 16);
+		l->addr_family = MAGNET_LEGACY_AF_INET6;
+	} else {
+		memcpy(l->src, r->laddr, 4);
+		memcpy(l->dst, r->raddr, 4);
+		l->addr_family = MAGNET_LEGACY_AF_INET;
+	}
+	/* network order, written bytewise: the same on any host */
+	((__u8 *)&l->sport)[0] = (__u8)(r->lport >> 8);
+	((__u8 *)&l->sport)[1] = (__u8)r->lport;
+	((__u8 *)&l->dport)[0] = (__u8)(r->rport >> 8);
+	((__u8 *)&l->dport)[1] = (__u8)r->rport;
+	l->length = r->len > 0xffff ? 0xffff : (__u16)r->len;
+	l->snd_nxt = r->snd_nxt;
+	l->snd_una = r->snd_una;
+	l->snd_wnd = r->snd_wnd;
+	l->rcv_wnd = r->rcv_wnd;
+	l->snd_cwnd = r->cwnd;
+	l->ssthresh = magnet_current_ssthresh(r);
+	l->srtt = r->srtt_us;
+	l->mss_cache = r->mss;
+	l->sock_state = r->state;
+	l->direction = r->event == MAGNET_EV_TCP_IN ? 'i' : 'o';
+	return MAGNET_LEGACY_RECORD_SIZE;
 }
 
 static const char magnet_text_columns[] =

@@ -36,6 +36,79 @@ int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
 			  __u64 counter, __s64 realtime_offset_ns);
 
 /*
+ * Fields 10 and 11 and field 7 differ between magnet's own ttprobe lines and
+ * ttprobe v0.1.2's (compat=ttprobe, the default of the ttprobe build):
+ *
+ *              magnet (compat=magnet)        ttprobe (compat=ttprobe)
+ *   field 7    1, 2, ... per open            0, 1, ... since load, never
+ *                                            reset by an open
+ *   field 10   snd_cwnd * mss, 64-bit        the same product, u32
+ *   field 11   snd_ssthresh * mss, 64-bit    tcp_current_ssthresh() * mss,
+ *                                            u32
+ *
+ * magnet_format_ttprobe() writes the magnet line,
+ * magnet_format_ttprobe_compat() the ttprobe one; both from the record's
+ * snapshot (cwnd, ssthresh and ca_state are taken together in the probe
+ * handler). magnet_format_ttprobe_with() takes fields 10 and 11 as given.
+ */
+int magnet_format_ttprobe_compat(char *buf, const struct magnet_record *r,
+				 __u64 counter, __s64 realtime_offset_ns);
+int magnet_format_ttprobe_with(char *buf, const struct magnet_record *r,
+			       __u64 counter, __s64 realtime_offset_ns,
+			       __u64 cwnd_bytes, __u64 ssthresh_bytes);
+
+/* icsk_ca_state values (include/net/tcp.h), as record.ca_state holds them */
+#define MAGNET_CA_OPEN 0
+#define MAGNET_CA_DISORDER 1
+#define MAGNET_CA_CWR 2
+#define MAGNET_CA_RECOVERY 3
+#define MAGNET_CA_LOSS 4
+
+/*
+ * The kernel's tcp_current_ssthresh() on the record's snapshot, in packets:
+ * snd_ssthresh while the socket reduces its window (ca_state CWR or
+ * Recovery), otherwise max(snd_ssthresh, 3/4 of cwnd), that is
+ * max(snd_ssthresh, (cwnd >> 1) + (cwnd >> 2)).
+ */
+__u32 magnet_current_ssthresh(const struct magnet_record *r);
+
+/*
+ * Field 7 across opens. A module (or a decoder run) has one struct
+ * magnet_ttcount; each open (or input file) one struct magnet_ttstream.
+ * compat=magnet numbers the lines of each open 1, 2, ...; compat=ttprobe
+ * numbers every line formatted since load 0, 1, ..., and an open does not
+ * restart it. magnet_ttstream_format() formats @r in the stream's
+ * semantics and advances the counter when it wrote a line (return as
+ * magnet_format_ttprobe).
+ */
+struct magnet_ttcount {
+	__u64 since_load;	/* the next ttprobe counter value */
+};
+
+struct magnet_ttstream {
+	struct magnet_ttcount *count;
+	__u64 lines;		/* lines of this open */
+	int compat;		/* 1: ttprobe's fields 7, 10 and 11 */
+};
+
+void magnet_ttstream_open(struct magnet_ttstream *s, struct magnet_ttcount *c,
+			  int compat);
+int magnet_ttstream_format(struct magnet_ttstream *s, char *buf,
+			   const struct magnet_record *r,
+			   __s64 realtime_offset_ns);
+
+/*
+ * ttprobe's 96-byte binary record (record.h) of a TCP-layer record, in
+ * ttprobe's semantics: wall-clock timeval, direction 'o'/'i', ssthresh as
+ * tcp_current_ssthresh() in packets, length saturated at 65535, padding
+ * zeroed. Returns MAGNET_LEGACY_RECORD_SIZE, or 0 (and @l untouched) for
+ * any other event.
+ */
+int magnet_format_legacy(struct magnet_legacy_record *l,
+			 const struct magnet_record *r,
+			 __s64 realtime_offset_ns);
+
+/*
  * The magnet text format (omode=3): one tab-separated line per record with
  * every field, fields that do not apply left empty; the header line names
  * the MAGNET_TEXT_NCOLS columns, and every line has that many. LOST and

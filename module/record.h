@@ -195,6 +195,41 @@ struct magnet_sysinfo {
 
 #define MAGNET_SYSINFO_SIZE 256
 
+/*
+ * ttprobe v0.1.2's binary record, `struct tcp_log` as its x86-64 build
+ * wrote it (compat-formats.md section 2): what the ttprobe-compatible
+ * stream (compat=ttprobe, omode=1) is made of, with no header, and what
+ * `ttpb2ascii -f legacy` writes and `-i legacy` reads. Addresses as on the
+ * wire (IPv4 in the first 4 bytes, then zeros; IPv6 as 8 network-order
+ * u16), ports in network order, every other field in host order.
+ */
+struct magnet_legacy_record {
+	__s64 tv_sec;			/*  0: wall clock, seconds */
+	__s64 tv_usec;			/*  8: and microseconds */
+	__u8 src[16];			/* 16: local address */
+	__u8 dst[16];			/* 32: remote address */
+	__u16 sport;			/* 48: local port, network order */
+	__u16 dport;			/* 50: remote port, network order */
+	__u16 length;			/* 52: skb->len, saturated at 65535 */
+	__u16 pad0;			/* 54: 0 */
+	__u32 snd_nxt;			/* 56 */
+	__u32 snd_una;			/* 60 */
+	__u32 snd_wnd;			/* 64 */
+	__u32 rcv_wnd;			/* 68 */
+	__u32 snd_cwnd;			/* 72: packets */
+	__u32 ssthresh;			/* 76: tcp_current_ssthresh(), packets */
+	__u32 srtt;			/* 80: srtt_us >> 3, microseconds */
+	__u32 mss_cache;		/* 84 */
+	__u8 sock_state;		/* 88: sk_state */
+	__u8 direction;			/* 89: 'o' sent, 'i' received */
+	__u8 addr_family;		/* 90: AF_INET 2, AF_INET6 10 */
+	__u8 pad1[5];			/* 91: 0 */
+};
+
+#define MAGNET_LEGACY_RECORD_SIZE 96
+#define MAGNET_LEGACY_AF_INET 2
+#define MAGNET_LEGACY_AF_INET6 10
+
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_record) == MAGNET_RECORD_SIZE,
 		     "magnet_record must be 256 bytes");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, sock_id) == 8, "sock_id");
@@ -241,5 +276,26 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, procname) == 136,
 		     "procname");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_sysinfo, version_string) == 168,
 		     "version_string");
+
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_legacy_record) ==
+		     MAGNET_LEGACY_RECORD_SIZE, "legacy record must be 96 bytes");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, src) == 16, "src");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, dst) == 32, "dst");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, sport) == 48,
+		     "sport");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, length) == 52,
+		     "length");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, snd_nxt) == 56,
+		     "snd_nxt");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, snd_cwnd) == 72,
+		     "snd_cwnd");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, ssthresh) == 76,
+		     "ssthresh");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, mss_cache) == 84,
+		     "mss_cache");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, sock_state) == 88,
+		     "sock_state");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
+		     "addr_family");
 
 #endif /* MAGNET_RECORD_H */

@@ -2,7 +2,8 @@
 /*
  * ttpb2ascii: decode magnet's binary stream (omode=1) into the ttprobe ASCII
  * format, magnet's tab-separated text format, web10g-logger lines, or
- * ttprobe v0.1's legacy 96-byte binary records.
+ * ttprobe v0.1.2's 96-byte binary records; and read such 96-byte records
+ * (ttprobe's own logs, or the ttprobe build's omode=1) into ttprobe ASCII.
  *
  * The stream is one struct magnet_sysinfo followed by struct magnet_record
  * entries (module/record.h, docs/binary-format.md), in the writer's byte
@@ -46,55 +47,9 @@ enum {
 
 enum out_format { FMT_TTPROBE, FMT_MAGNET, FMT_WEB10G, FMT_LEGACY };
 
-/*
- * ttprobe v0.1's binary record (compat-formats.md section 2), as its x86-64
- * build wrote it: a struct timeval, then the addresses, ports in network
- * order, and the rest in host order.
- */
-struct ttpb_legacy {
-	__s64 tv_sec;			/*  0: wall clock, seconds */
-	__s64 tv_usec;			/*  8: and microseconds */
-	__u8 src[16];			/* 16: local address, IPv4 in first 4 */
-	__u8 dst[16];			/* 32: remote address */
-	__u16 sport;			/* 48: local port, network order */
-	__u16 dport;			/* 50: remote port, network order */
-	__u16 length;			/* 52: skb->len, saturated at 65535 */
-	__u16 pad0;			/* 54 */
-	__u32 snd_nxt;			/* 56 */
-	__u32 snd_una;			/* 60 */
-	__u32 snd_wnd;			/* 64 */
-	__u32 rcv_wnd;			/* 68 */
-	__u32 snd_cwnd;			/* 72: packets */
-	__u32 ssthresh;			/* 76: packets */
-	__u32 srtt;			/* 80: microseconds */
-	__u32 mss_cache;		/* 84 */
-	__u8 sock_state;		/* 88 */
-	__u8 direction;			/* 89: 0 out, 1 in */
-	__u8 addr_family;		/* 90: AF_INET 2, AF_INET6 10 */
-	__u8 pad1[5];			/* 91 */
-};
+enum in_format { IN_AUTO, IN_MAGNET, IN_LEGACY };
 
-_Static_assert(sizeof(struct ttpb_legacy) == 96, "legacy record is 96 bytes");
-_Static_assert(offsetof(struct ttpb_legacy, src) == 16, "src");
-_Static_assert(offsetof(struct ttpb_legacy, dst) == 32, "dst");
-_Static_assert(offsetof(struct ttpb_legacy, sport) == 48, "sport");
-_Static_assert(offsetof(struct ttpb_legacy, dport) == 50, "dport");
-_Static_assert(offsetof(struct ttpb_legacy, length) == 52, "length");
-_Static_assert(offsetof(struct ttpb_legacy, snd_nxt) == 56, "snd_nxt");
-_Static_assert(offsetof(struct ttpb_legacy, snd_una) == 60, "snd_una");
-_Static_assert(offsetof(struct ttpb_legacy, snd_wnd) == 64, "snd_wnd");
-_Static_assert(offsetof(struct ttpb_legacy, rcv_wnd) == 68, "rcv_wnd");
-_Static_assert(offsetof(struct ttpb_legacy, snd_cwnd) == 72, "snd_cwnd");
-_Static_assert(offsetof(struct ttpb_legacy, ssthresh) == 76, "ssthresh");
-_Static_assert(offsetof(struct ttpb_legacy, srtt) == 80, "srtt");
-_Static_assert(offsetof(struct ttpb_legacy, mss_cache) == 84, "mss_cache");
-_Static_assert(offsetof(struct ttpb_legacy, sock_state) == 88, "sock_state");
-_Static_assert(offsetof(struct ttpb_legacy, direction) == 89, "direction");
-_Static_assert(offsetof(struct ttpb_legacy, addr_family) == 90,
-	       "addr_family");
-
-#define LEGACY_AF_INET 2
-#define LEGACY_AF_INET6 10
+typedef struct magnet_legacy_record legacy_t;
 
 static const char *in_name = "-";
 static const char *out_name = "-";
@@ -104,11 +59,22 @@ static char outbuf[1 << 18];
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " [-f ttprobe|magnet|web10g|legacy] [-o OUT] [FILE]\n"
+		"usage: " PROG " [-i auto|magnet|legacy] [-f ttprobe|magnet|web10g|legacy]\n"
+		"                  [-c magnet|ttprobe] [-o OUT] [FILE]\n"
 		"\n"
-		"Decode a magnet binary log (omode=1) read from FILE, or from\n"
-		"standard input when FILE is absent or '-'. gzip-compressed input\n"
-		"is accepted. Output goes to OUT, or to standard output.\n"
+		"Decode a magnet binary log (omode=1), or a file of ttprobe's 96-byte\n"
+		"binary records, read from FILE, or from standard input when FILE is\n"
+		"absent or '-'. gzip-compressed input is accepted. Output goes to\n"
+		"OUT, or to standard output.\n"
+		"\n"
+		"  -i, --input FMT   input format:\n"
+		"      auto     magnet if the file starts with magnet's magic number,\n"
+		"               ttprobe's 96-byte records if the first one is valid\n"
+		"               (default)\n"
+		"      magnet   magnet's binary log: a SYSINFO header, 256-byte records\n"
+		"      legacy   ttprobe v0.1.2's 96-byte records, no header (ttprobe's\n"
+		"               omode=1, magnet's ttprobe build with omode=1, or\n"
+		"               -f legacy); written out as ttprobe or legacy only\n"
 		"\n"
 		"  -f, --format FMT  output format:\n"
 		"      ttprobe  one ttprobe ASCII line per TCP-layer record\n"
@@ -119,8 +85,17 @@ static void usage(FILE *f)
 		"               comma-separated columns): a header line, then one line\n"
 		"               per TCP-layer record; connection ids (CID) 1, 2, ...\n"
 		"               per socket, in order of first appearance\n"
-		"      legacy   ttprobe v0.1's 96-byte binary record per TCP-layer\n"
-		"               record\n"
+		"      legacy   ttprobe v0.1.2's 96-byte binary record per TCP-layer\n"
+		"               record (direction 'o'/'i', ssthresh as the kernel's\n"
+		"               tcp_current_ssthresh(), length saturated at 65535)\n"
+		"  -c, --compat SEM  field semantics of the ttprobe lines:\n"
+		"      magnet   field 7 counts 1, 2, ...; fields 10 and 11 are\n"
+		"               snd_cwnd * mss and snd_ssthresh * mss in 64 bits\n"
+		"               (the module's omode=0; default for magnet input)\n"
+		"      ttprobe  ttprobe v0.1.2's: field 7 counts 0, 1, ...; fields 10\n"
+		"               and 11 are 32-bit, field 11 tcp_current_ssthresh() *\n"
+		"               mss (the ttprobe build's omode=0; always for legacy\n"
+		"               input)\n"
 		"  -o, --output OUT  write to OUT instead of standard output\n"
 		"  -h, --help        print this help and exit\n"
 		"      --version     print the version and exit\n"
@@ -128,8 +103,9 @@ static void usage(FILE *f)
 		"Exit status:\n"
 		"  0  success\n"
 		"  1  usage error\n"
-		"  2  bad input (not a magnet log, unsupported version or sizes,\n"
-		"     unknown event code) or an I/O error\n"
+		"  2  bad input (not a magnet log nor ttprobe records, unsupported\n"
+		"     version or sizes, unknown event code, a ttprobe record with an\n"
+		"     impossible family, direction or time) or an I/O error\n"
 		"  3  the last record is truncated; every complete record was written\n"
 		"\n"
 		"This " PROG " reads format version %u (the module's omode=1).\n",
@@ -387,56 +363,172 @@ static __u32 cid_of(__u64 sock_id)
 	return cid_table[j].cid;
 }
 
-static void to_legacy(struct ttpb_legacy *l, const struct magnet_record *r,
-		      __s64 offset)
+/*
+ * Why @l cannot be a ttprobe record, or NULL. ttprobe wrote no magic and no
+ * version, so these are what a record of any ttprobe log satisfies.
+ */
+static const char *legacy_invalid(const legacy_t *l)
 {
-	__u64 wall = r->ts_ns + (__u64)offset;
+	static char why[96];
 
-	memset(l, 0, sizeof(*l));
-	l->tv_sec = (__s64)(wall / 1000000000U);
-	l->tv_usec = (__s64)(wall % 1000000000U / 1000U);
-	if (r->family == MAGNET_FAMILY_INET) {
-		memcpy(l->src, r->laddr, 4);
-		memcpy(l->dst, r->raddr, 4);
-		l->addr_family = LEGACY_AF_INET;
-	} else {
-		memcpy(l->src, r->laddr, 16);
-		memcpy(l->dst, r->raddr, 16);
-		l->addr_family = r->family == MAGNET_FAMILY_INET6 ?
-				 LEGACY_AF_INET6 : 0;
-	}
-	l->sport = htons(r->lport);
-	l->dport = htons(r->rport);
-	l->length = r->len > 0xffff ? 0xffff : (__u16)r->len;
-	l->snd_nxt = r->snd_nxt;
-	l->snd_una = r->snd_una;
-	l->snd_wnd = r->snd_wnd;
-	l->rcv_wnd = r->rcv_wnd;
-	l->snd_cwnd = r->cwnd;
-	l->ssthresh = r->ssthresh;
-	l->srtt = r->srtt_us;
-	l->mss_cache = r->mss;
-	l->sock_state = r->state;
-	l->direction = r->event == MAGNET_EV_TCP_IN ? 1 : 0;
+	if (l->addr_family != MAGNET_LEGACY_AF_INET &&
+	    l->addr_family != MAGNET_LEGACY_AF_INET6)
+		snprintf(why, sizeof(why), "address family %u (want 2 or 10)",
+			 l->addr_family);
+	else if (l->direction != 'o' && l->direction != 'i')
+		snprintf(why, sizeof(why), "direction %u (want 'o' or 'i')",
+			 l->direction);
+	else if (l->tv_usec < 0 || l->tv_usec >= 1000000)
+		snprintf(why, sizeof(why), "tv_usec %lld (want 0..999999)",
+			 (long long)l->tv_usec);
+	else if (l->tv_sec < 0 || l->tv_sec >= 10000000000LL)
+		snprintf(why, sizeof(why), "tv_sec %lld (want 0..9999999999)",
+			 (long long)l->tv_sec);
+	else
+		return NULL;
+	return why;
 }
 
-static int decode(gzFile gz, enum out_format fmt)
+/* the fields of a ttprobe record as a magnet record, for the formatter */
+static void from_legacy(struct magnet_record *r, const legacy_t *l)
 {
+	const __u8 *sp = (const __u8 *)&l->sport, *dp = (const __u8 *)&l->dport;
+
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = (__u64)l->tv_sec * 1000000000ULL + (__u64)l->tv_usec * 1000U;
+	r->event = l->direction == 'i' ? MAGNET_EV_TCP_IN : MAGNET_EV_TCP_OUT;
+	r->flags = MAGNET_RF_SOCK | MAGNET_RF_TCP;
+	r->family = l->addr_family == MAGNET_LEGACY_AF_INET6 ?
+		    MAGNET_FAMILY_INET6 : MAGNET_FAMILY_INET;
+	memcpy(r->laddr, l->src, 16);
+	memcpy(r->raddr, l->dst, 16);
+	r->lport = (__u16)(sp[0] << 8 | sp[1]);
+	r->rport = (__u16)(dp[0] << 8 | dp[1]);
+	r->len = l->length;
+	r->state = l->sock_state;
+	r->snd_nxt = l->snd_nxt;
+	r->snd_una = l->snd_una;
+	r->snd_wnd = l->snd_wnd;
+	r->rcv_wnd = l->rcv_wnd;
+	r->cwnd = l->snd_cwnd;
+	r->ssthresh = l->ssthresh;
+	r->srtt_us = l->srtt;
+	r->mss = l->mss_cache;
+}
+
+/*
+ * ttprobe's 96-byte records: @first holds the first @n bytes read. Written
+ * as ttprobe lines (ttprobe's field semantics: the record's ssthresh is
+ * tcp_current_ssthresh() already; the counter starts at 0) or copied.
+ */
+static int decode_legacy(gzFile gz, enum out_format fmt, const void *first,
+			 long n)
+{
+	unsigned long long index = 0, offset = 0;
+	char line[MAGNET_TTPROBE_LINE_MAX];
+	struct magnet_record rec;
+	legacy_t l;
+	const char *why;
+
+	memset(&l, 0, sizeof(l));
+	memcpy(&l, first, (size_t)n);
+	for (; n; index++, offset += sizeof(l)) {
+		int len;
+
+		if (n < (long)sizeof(l)) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("warning: %s: last ttprobe record truncated: %ld of %zu bytes at byte offset %llu (record index %llu) ignored",
+			    in_name, n, sizeof(l), offset, index);
+			return EXIT_TRUNCATED;
+		}
+		why = legacy_invalid(&l);
+		if (why) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("%s: record index %llu at byte offset %llu: not a ttprobe record: %s",
+			    in_name, index, offset, why);
+			return EXIT_BADINPUT;
+		}
+		if (fmt == FMT_LEGACY) {
+			if (!put(&l, sizeof(l)))
+				return EXIT_BADINPUT;
+		} else {
+			from_legacy(&rec, &l);
+			len = magnet_format_ttprobe_with(line, &rec, index, 0,
+							 (__u32)(rec.cwnd * rec.mss),
+							 (__u32)(rec.ssthresh * rec.mss));
+			if (len <= 0 || len >= (int)sizeof(line)) {
+				msg("%s: record index %llu: formatting failed",
+				    in_name, index);
+				return EXIT_BADINPUT;
+			}
+			if (!put(line, (size_t)len))
+				return EXIT_BADINPUT;
+		}
+		n = read_full(gz, &l, sizeof(l));
+		if (n < 0)
+			return EXIT_BADINPUT;
+	}
+	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
+}
+
+static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
+		  int compat)
+{
+	union {
+		struct magnet_sysinfo si;
+		legacy_t l;
+	} first;
 	struct magnet_sysinfo si;
 	struct magnet_record rec;
+	struct magnet_ttcount ttcount = { 0 };
+	struct magnet_ttstream tt;
 	static char line[MAGNET_WEB10G_LINE_MAX > MAGNET_TEXT_LINE_MAX ?
 			 MAGNET_WEB10G_LINE_MAX : MAGNET_TEXT_LINE_MAX];
 	const int line_max = fmt == FMT_TTPROBE ? MAGNET_TTPROBE_LINE_MAX :
 			     fmt == FMT_WEB10G ? MAGNET_WEB10G_LINE_MAX :
 			     MAGNET_TEXT_LINE_MAX;
-	unsigned long long index = 0, offset, counter = 0;
+	unsigned long long index = 0, offset;
 	int swapped = 0;
-	long n;
+	long n, more;
 
-	memset(&si, 0, sizeof(si));
-	n = read_full(gz, &si, sizeof(si));
+	/* the first ttprobe record, or the start of magnet's header */
+	memset(&first, 0, sizeof(first));
+	n = read_full(gz, &first, sizeof(legacy_t));
 	if (n < 0)
 		return EXIT_BADINPUT;
+	if (infmt == IN_AUTO)
+		infmt = n >= 4 && (first.si.magic == MAGNET_MAGIC ||
+				   first.si.magic == MAGNET_MAGIC_SWAPPED) ?
+			IN_MAGNET :
+			n == (long)sizeof(legacy_t) && !legacy_invalid(&first.l) ?
+			IN_LEGACY : IN_MAGNET;
+	if (infmt == IN_LEGACY) {
+		if (fmt != FMT_TTPROBE && fmt != FMT_LEGACY) {
+			msg("%s: ttprobe's 96-byte records can be written as ttprobe or legacy only",
+			    in_name);
+			return EXIT_USAGE;
+		}
+		if (compat == 0) {
+			msg("%s: ttprobe's 96-byte records have ttprobe's semantics only (-c ttprobe)",
+			    in_name);
+			return EXIT_USAGE;
+		}
+		if (n == 0) {
+			msg("%s: empty input, no ttprobe records", in_name);
+			return EXIT_BADINPUT;
+		}
+		return decode_legacy(gz, fmt, &first, n);
+	}
+	si = first.si;
+	if (n == (long)sizeof(legacy_t)) {
+		more = read_full(gz, (char *)&si + n, sizeof(si) - (size_t)n);
+		if (more < 0)
+			return EXIT_BADINPUT;
+		n += more;
+	}
+	magnet_ttstream_open(&tt, &ttcount, compat == 1);
 	if (n == 0) {
 		msg("%s: empty input, not a magnet log", in_name);
 		return EXIT_BADINPUT;
@@ -449,7 +541,7 @@ static int decode(gzFile gz, enum out_format fmt)
 		swapped = 1;
 		swap_sysinfo(&si);
 	} else if (si.magic != MAGNET_MAGIC) {
-		msg("%s: bad magic 0x%08x (want 0x%08x), not a magnet log",
+		msg("%s: bad magic 0x%08x (want 0x%08x), not a magnet log (nor ttprobe's 96-byte records)",
 		    in_name, si.magic, MAGNET_MAGIC);
 		return EXIT_BADINPUT;
 	}
@@ -513,8 +605,8 @@ static int decode(gzFile gz, enum out_format fmt)
 			if (rec.event != MAGNET_EV_TCP_OUT &&
 			    rec.event != MAGNET_EV_TCP_IN)
 				continue;
-			len = magnet_format_ttprobe(line, &rec, ++counter,
-						    si.realtime_offset_ns);
+			len = magnet_ttstream_format(&tt, line, &rec,
+						     si.realtime_offset_ns);
 			break;
 		case FMT_MAGNET:
 			len = magnet_format_text(line, &rec,
@@ -536,16 +628,15 @@ static int decode(gzFile gz, enum out_format fmt)
 						   si.realtime_offset_ns, cid);
 			break;
 		}
-		case FMT_LEGACY:
-			if (rec.event == MAGNET_EV_TCP_OUT ||
-			    rec.event == MAGNET_EV_TCP_IN) {
-				struct ttpb_legacy l;
+		case FMT_LEGACY: {
+			legacy_t l;
 
-				to_legacy(&l, &rec, si.realtime_offset_ns);
-				if (!put(&l, sizeof(l)))
-					return EXIT_BADINPUT;
-			}
+			if (magnet_format_legacy(&l, &rec,
+						 si.realtime_offset_ns) &&
+			    !put(&l, sizeof(l)))
+				return EXIT_BADINPUT;
 			continue;
+		}
 		}
 		/* cannot happen: format.c's lines fit their buffers */
 		if (len < 0 || len >= line_max) {
@@ -563,17 +654,21 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "compat", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum out_format fmt = FMT_TTPROBE;
+	enum in_format infmt = IN_AUTO;
+	int compat = -1;	/* -1: not given */
 	gzFile gz;
 	int fd = STDIN_FILENO, c, ret;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:i:c:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "ttprobe")) {
@@ -586,6 +681,30 @@ int main(int argc, char **argv)
 				fmt = FMT_LEGACY;
 			} else {
 				msg("unknown format '%s' (ttprobe, magnet, web10g or legacy); try --help",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'i':
+			if (!strcmp(optarg, "auto")) {
+				infmt = IN_AUTO;
+			} else if (!strcmp(optarg, "magnet")) {
+				infmt = IN_MAGNET;
+			} else if (!strcmp(optarg, "legacy")) {
+				infmt = IN_LEGACY;
+			} else {
+				msg("unknown input format '%s' (auto, magnet or legacy); try --help",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			if (!strcmp(optarg, "magnet")) {
+				compat = 0;
+			} else if (!strcmp(optarg, "ttprobe")) {
+				compat = 1;
+			} else {
+				msg("unknown semantics '%s' (magnet or ttprobe); try --help",
 				    optarg);
 				return EXIT_USAGE;
 			}
@@ -611,6 +730,10 @@ int main(int argc, char **argv)
 				    argv[optind - 1]);
 			return EXIT_USAGE;
 		}
+	}
+	if (compat >= 0 && fmt != FMT_TTPROBE) {
+		msg("-c applies to -f ttprobe only; try --help");
+		return EXIT_USAGE;
 	}
 	if (argc - optind > 1) {
 		msg("more than one input file; try --help");
@@ -658,7 +781,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
 
-	ret = decode(gz, fmt);
+	ret = decode(gz, fmt, infmt, compat);
 	free(cid_table);
 	/* after an early error, still write out what was decoded before it */
 	if (!finish_output())

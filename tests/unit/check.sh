@@ -84,7 +84,7 @@ fold "$tmp/test_backlog.log" test_backlog
 echo "== ttpb2ascii: command line"
 run --help
 check "--help exits 0" [ "$rc" = 0 ]
-for w in ttprobe magnet web10g legacy 'reads format version 2' 'Exit status' '^  0 ' '^  1 ' '^  2 ' '^  3 '; do
+for w in ttprobe magnet web10g legacy -i --input auto -c --compat tcp_current_ssthresh 'reads format version 2' 'Exit status' '^  0 ' '^  1 ' '^  2 ' '^  3 '; do
 	check "--help mentions '$w'" grep -q -- "$w" "$tmp/out"
 done
 run -h
@@ -92,7 +92,7 @@ check "-h exits 0 with usage" [ "$rc" = 0 -a -s "$tmp/out" ]
 run --version
 check "--version prints scripts/version.sh's version" \
 	[ "$rc" = 0 -a "$(cat "$tmp/out")" = "ttpb2ascii (magnet) $(../../scripts/version.sh)" ]
-for args in "-x" "--bogus" "-f" "-f bogus" "a b" "--format"; do
+for args in "-x" "--bogus" "-f" "-f bogus" "a b" "--format" "-i bogus" "-i" "-c bogus" "-c ttprobe -f magnet" "-c magnet -f legacy"; do
 	# shellcheck disable=SC2086
 	run $args
 	check "'$args' is a usage error (1)" [ "$rc" = 1 ]
@@ -201,6 +201,82 @@ $FIX check-legacy "$tmp/legacy.bin" >"$tmp/check.log" 2>&1
 fold "$tmp/check.log" "legacy records at their offsets"
 run -f legacy "$tmp/swapped.bin"
 check "legacy from swapped input identical" cmp -s "$tmp/out" "$tmp/legacy.bin"
+
+# ---- -c ttprobe: ttprobe v0.1.2's fields 7, 10 and 11 ----
+echo "== ttpb2ascii: -c ttprobe"
+run -c ttprobe "$tmp/native.bin"
+check "-c ttprobe: exit 0" [ "$rc" = 0 -a ! -s "$tmp/err" ]
+cp "$tmp/out" "$tmp/compat.txt"
+$FIX check-ttcompat "$tmp/compat.txt" >"$tmp/check.log" 2>&1
+fold "$tmp/check.log" "ttprobe's field 7, 10 and 11 rules"
+# the other 14 fields are magnet's
+check "-c ttprobe: fields 1-6, 8, 9, 12-17 as in magnet's lines" \
+	cmp -s <(cut -d, -f1-6,8,9,12-17 "$tmp/compat.txt") \
+	<(cut -d, -f1-6,8,9,12-17 "$tmp/expect-ttprobe.txt")
+check "-c ttprobe: fields 10 and 11 differ from magnet's somewhere" \
+	differ <(cut -d, -f10,11 "$tmp/compat.txt") <(cut -d, -f10,11 "$tmp/expect-ttprobe.txt")
+run -c magnet "$tmp/native.bin"
+check "-c magnet is magnet's lines" cmp -s "$tmp/out" "$tmp/expect-ttprobe.txt"
+
+# ---- ttprobe's 96-byte records as input ----
+echo "== ttpb2ascii: 96-byte records as input"
+# the same records through the legacy file give the same lines, except
+# field 17 of the record whose length (0x123456) saturates at 65535
+for args in "" "-i legacy" "-i legacy -f ttprobe" "-c ttprobe"; do
+	# shellcheck disable=SC2086
+	run $args "$tmp/legacy.bin"
+	check "legacy in ($args): exit 0" [ "$rc" = 0 -a ! -s "$tmp/err" ]
+	check "legacy in ($args): fields 1-16 as -c ttprobe of the magnet log" \
+		cmp -s <(cut -d, -f1-16 "$tmp/out") <(cut -d, -f1-16 "$tmp/compat.txt")
+done
+check "legacy in: field 17 saturated for the long segment, the rest equal" \
+	[ "$(cut -d, -f17 "$tmp/out" | tr '\n' ' ')" = \
+	"$(cut -d, -f17 "$tmp/compat.txt" | awk '{ print ($1 > 65535 ? 65535 : $1) }' | tr '\n' ' ')" ]
+run -f legacy "$tmp/legacy.bin"
+check "legacy in, legacy out: byte-identical round trip" cmp -s "$tmp/out" "$tmp/legacy.bin"
+gzip -c "$tmp/legacy.bin" > "$tmp/legacy.bin.gz"
+run -f legacy "$tmp/legacy.bin.gz"
+check "legacy in from gzip: detected, byte-identical" cmp -s "$tmp/out" "$tmp/legacy.bin"
+"$T" -f legacy < "$tmp/legacy.bin" > "$tmp/out" 2> "$tmp/err"
+check "legacy in from a pipe: detected, byte-identical" cmp -s "$tmp/out" "$tmp/legacy.bin"
+for args in "-f magnet" "-f web10g" "-c magnet"; do
+	# shellcheck disable=SC2086
+	run $args "$tmp/legacy.bin"
+	check "legacy in, $args: usage error (1)" [ "$rc" = 1 ]
+	check "legacy in, $args: message" err_is "ttprobe's 96-byte records"
+done
+run -i magnet "$tmp/legacy.bin"
+check "-i magnet on ttprobe records: exit 2, bad magic" [ "$rc" = 2 ] && err_is 'bad magic'
+run -i legacy "$tmp/native.bin"
+check "-i legacy on a magnet log: exit 2" [ "$rc" = 2 ]
+check "-i legacy on a magnet log: names record 0" \
+	err_is 'record index 0 at byte offset 0: not a ttprobe record'
+: > "$tmp/empty.leg"
+run -i legacy "$tmp/empty.leg"
+check "-i legacy, empty: exit 2" [ "$rc" = 2 ] && err_is 'empty'
+# corrupt and truncated ttprobe files
+head -c 480 "$tmp/legacy.bin" > "$tmp/leg-cut.bin"
+head -c 50 "$tmp/legacy.bin" >> "$tmp/leg-cut.bin"
+run "$tmp/leg-cut.bin"
+check "legacy cut: exit 3" [ "$rc" = 3 ]
+check "legacy cut: warns with the byte count" err_is 'warning: .*truncated: 50 of 96 bytes at byte offset 480'
+check "legacy cut: every complete record printed" \
+	[ "$(wc -l < "$tmp/out")" = 5 ] && cmp -s <(cut -d, -f1-16 "$tmp/out") <(cut -d, -f1-16 "$tmp/compat.txt")
+# PATCH OFFSET BYTE-IN-OCTAL MESSAGE: one byte of record 2 (offset 192) changed
+while read -r off byte re; do
+	cp "$tmp/legacy.bin" "$tmp/leg-bad.bin"
+	printf "\\$byte" | dd of="$tmp/leg-bad.bin" bs=1 seek=$((192 + off)) conv=notrunc status=none
+	run -i legacy "$tmp/leg-bad.bin"
+	check "legacy, byte $off of record 2 = \\$byte: exit 2" [ "$rc" = 2 ]
+	check "legacy, byte $off of record 2: message /$re/" \
+		err_is "record index 2 at byte offset 192: not a ttprobe record: $re"
+	check "legacy, byte $off of record 2: records 0 and 1 printed" \
+		cmp -s <(cut -d, -f1-16 "$tmp/out") <(head -n 2 "$tmp/compat.txt" | cut -d, -f1-16)
+done <<'EOF2'
+90 007 address family 7
+89 001 direction 1
+15 200 tv_usec -
+EOF2
 
 # ---- bad input ----
 echo "== ttpb2ascii: bad input"

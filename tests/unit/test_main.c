@@ -127,6 +127,153 @@ static void test_format_timestamp(void)
 	CHECK(!strncmp(buf, "o,1.500000,", 11), "got %s", buf);
 }
 
+/* field @n (1-based) of a ttprobe line, as a number */
+static unsigned long long field(const char *line, int n)
+{
+	while (--n > 0 && line)
+		line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+	return line ? strtoull(line, NULL, 10) : ~0ULL;
+}
+
+/* compat=ttprobe: field 11 is tcp_current_ssthresh() * mss in 32 bits */
+static void test_compat_ssthresh(void)
+{
+	static const struct {
+		unsigned char ca_state;
+		unsigned int cwnd, ssthresh, mss;
+		unsigned long long f10, f11;
+	} c[] = {
+		/* Open, initial "infinite" ssthresh: 0x7fffffff * 1448 wraps */
+		{ 0, 10, 0x7fffffff, 1448, 14480, 4294965848ULL },
+		/* Open, ssthresh below 3/4 cwnd: (40 >> 1) + (40 >> 2) = 30 */
+		{ 0, 40, 7, 1448, 57920, 30 * 1448 },
+		/* Disorder and Loss follow the same rule as Open: 21 + 10 = 31 */
+		{ 1, 42, 7, 1000, 42000, 31000 },
+		{ 4, 42, 7, 1000, 42000, 31000 },
+		/* ssthresh above 3/4 cwnd: ssthresh */
+		{ 0, 40, 35, 1448, 57920, 35 * 1448 },
+		/* CWR and Recovery: snd_ssthresh as it is, even below 3/4 cwnd */
+		{ 2, 40, 7, 1448, 57920, 7 * 1448 },
+		{ 3, 40, 7, 1448, 57920, 7 * 1448 },
+		/* Recovery with the infinite ssthresh: the wrap again */
+		{ 3, 10, 0x7fffffff, 1448, 14480, 4294965848ULL },
+		/* cwnd in bytes wraps too: 3000000 * 65483 mod 2^32 */
+		{ 2, 3000000, 5, 65483, (3000000ULL * 65483) & 0xffffffffULL,
+		  5 * 65483 },
+	};
+	struct magnet_record r = v4_record();
+	char buf[MAGNET_TTPROBE_LINE_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		r.ca_state = c[i].ca_state;
+		r.cwnd = c[i].cwnd;
+		r.ssthresh = c[i].ssthresh;
+		r.mss = c[i].mss;
+		CHECK(magnet_format_ttprobe_compat(buf, &r, 0, 0) > 0,
+		      "case %zu: no line", i);
+		CHECK(field(buf, 10) == c[i].f10 && field(buf, 11) == c[i].f11,
+		      "case %zu: fields 10, 11 = %llu, %llu, want %llu, %llu: %s",
+		      i, field(buf, 10), field(buf, 11), c[i].f10, c[i].f11,
+		      buf);
+		/* magnet's own line keeps snd_ssthresh * mss in 64 bits */
+		magnet_format_ttprobe(buf, &r, 1, 0);
+		CHECK(field(buf, 11) == (unsigned long long)c[i].ssthresh * c[i].mss,
+		      "case %zu: magnet's field 11 %llu", i, field(buf, 11));
+	}
+	/* the example: magnet 3109556320856, ttprobe 4294965848 */
+	r = v4_record();
+	magnet_format_ttprobe(buf, &r, 1, 0);
+	CHECK(field(buf, 11) == 3109556320856ULL, "magnet: %s", buf);
+}
+
+/* field 7 across two opens: ttprobe from 0 since load, magnet per open */
+static void test_compat_counter(void)
+{
+	struct magnet_record r = v4_record(), other = v4_record();
+	struct magnet_ttcount load = { 0 };
+	struct magnet_ttstream s;
+	char buf[MAGNET_TTPROBE_LINE_MAX];
+	unsigned long long want;
+	int i;
+
+	other.event = MAGNET_EV_IP_OUT;	/* no line: does not count */
+	magnet_ttstream_open(&s, &load, 1);
+	for (i = 0, want = 0; i < 3; i++, want++) {
+		CHECK(magnet_ttstream_format(&s, buf, &r, 0) > 0 &&
+		      field(buf, 7) == want, "ttprobe open 1, line %d: %s", i, buf);
+		CHECK(magnet_ttstream_format(&s, buf, &other, 0) == 0,
+		      "an IP event formatted");
+	}
+	magnet_ttstream_open(&s, &load, 1);	/* a second open */
+	for (i = 0; i < 2; i++, want++)
+		CHECK(magnet_ttstream_format(&s, buf, &r, 0) > 0 &&
+		      field(buf, 7) == want,
+		      "ttprobe open 2, line %d: %s (want %llu)", i, buf, want);
+	CHECK(load.since_load == 5, "since_load %llu", load.since_load);
+
+	/* magnet: 1, 2, ... per open; the module-wide count is untouched */
+	magnet_ttstream_open(&s, &load, 0);
+	for (i = 1; i <= 2; i++)
+		CHECK(magnet_ttstream_format(&s, buf, &r, 0) > 0 &&
+		      field(buf, 7) == (unsigned long long)i,
+		      "magnet open 1, line %d: %s", i, buf);
+	magnet_ttstream_open(&s, &load, 0);
+	CHECK(magnet_ttstream_format(&s, buf, &r, 0) > 0 && field(buf, 7) == 1,
+	      "magnet open 2 restarts at 1: %s", buf);
+	CHECK(load.since_load == 5, "magnet opens changed since_load");
+}
+
+/* ttprobe's 96-byte record from a TCP record */
+static void test_legacy_record(void)
+{
+	struct magnet_record r = v4_record();
+	struct magnet_legacy_record l;
+	const unsigned char *b = (const unsigned char *)&l;
+	static const unsigned char zero[16];
+	long long off = 1795237814910360000LL - 5000000123LL + 456;
+
+	memset(&l, 0xa5, sizeof(l));
+	CHECK(magnet_format_legacy(&l, &r, off) == 96, "not 96 bytes");
+	CHECK(l.tv_sec == 1795237814 && l.tv_usec == 910360,
+	      "timeval %lld.%lld", (long long)l.tv_sec, (long long)l.tv_usec);
+	CHECK(!memcmp(b + 16, "\x0a\xc8\x01\x01", 4) && !memcmp(b + 20, zero, 12),
+	      "source address");
+	CHECK(!memcmp(b + 32, "\x0a\xc8\x01\x02", 4) && !memcmp(b + 36, zero, 12),
+	      "destination address");
+	/* 45416 = 0xb168, 5201 = 0x1451, network order */
+	CHECK(b[48] == 0xb1 && b[49] == 0x68 && b[50] == 0x14 && b[51] == 0x51,
+	      "ports %02x%02x %02x%02x", b[48], b[49], b[50], b[51]);
+	CHECK(l.length == 65160 && l.snd_nxt == 4294967295U &&
+	      l.snd_una == 237856003 && l.snd_wnd == 65160 &&
+	      l.rcv_wnd == 64240 && l.snd_cwnd == 10 && l.srtt == 593 &&
+	      l.mss_cache == 1448 && l.sock_state == 1, "u32 fields");
+	CHECK(l.ssthresh == 0x7fffffff, "ssthresh %u", l.ssthresh);
+	CHECK(b[89] == 'o' && b[90] == 2, "direction %u family %u", b[89], b[90]);
+	CHECK(!memcmp(b + 54, zero, 2) && !memcmp(b + 91, zero, 5),
+	      "padding not zeroed");
+
+	r.ssthresh = 3;	/* Open: 3/4 of cwnd 10 = 5 + 2 = 7 packets */
+	r.len = 70000;	/* saturates */
+	r.event = MAGNET_EV_TCP_IN;
+	magnet_format_legacy(&l, &r, off);
+	CHECK(l.ssthresh == 7 && l.length == 65535 && b[89] == 'i',
+	      "ssthresh %u length %u direction %u", l.ssthresh, l.length, b[89]);
+	r.ca_state = MAGNET_CA_RECOVERY;
+	magnet_format_legacy(&l, &r, off);
+	CHECK(l.ssthresh == 3, "Recovery: ssthresh %u", l.ssthresh);
+
+	r.family = MAGNET_FAMILY_INET6;
+	memset(r.laddr, 0x11, 16);
+	magnet_format_legacy(&l, &r, off);
+	CHECK(b[90] == 10 && !memcmp(b + 16, r.laddr, 16), "IPv6");
+
+	r.event = MAGNET_EV_APP_SEND;
+	memset(&l, 0xa5, sizeof(l));
+	CHECK(magnet_format_legacy(&l, &r, off) == 0 && b[0] == 0xa5,
+	      "an application event made a record");
+}
+
 static int parse(const char *s, size_t len, enum magnet_cmd_op *op,
 		 const char **err)
 {
@@ -209,6 +356,9 @@ int main(void)
 	test_format_v6_and_in();
 	test_format_widths();
 	test_format_timestamp();
+	test_compat_ssthresh();
+	test_compat_counter();
+	test_legacy_record();
 	test_cmd_accepted();
 	test_cmd_rejected();
 	printf("unit: %d passed, %d failed\n", passed, failed);

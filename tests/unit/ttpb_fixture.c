@@ -8,6 +8,8 @@
  *                                   DIR/native.bin back, compare every field
  *   ttpb_fixture check-legacy FILE  decode `-f legacy` output at the
  *                                   documented offsets, compare every field
+ *   ttpb_fixture check-ttcompat FILE  `-c ttprobe` lines of native.bin:
+ *                                   ttprobe v0.1.2's fields 7, 10 and 11
  *   ttpb_fixture stream N           a header and N TCP records to stdout,
  *                                   written lazily (the memory test)
  *   ttpb_fixture mutate IN DIR N SEED   N random mutations of IN
@@ -226,10 +228,13 @@ static struct magnet_record fixture_record(int i)
 		memcpy(r.ca_name, "abcdefghijklmnop", MAGNET_CA_NAME_LEN);
 		r.state = 8;
 		break;
-	case 10:	/* TCP in, IPv4, the socket of record 0 */
+	case 10:	/* TCP in, IPv4, the socket of record 0, in
+			 * Recovery: current ssthresh is snd_ssthresh */
 		r.event = MAGNET_EV_TCP_IN;
 		set_addrs(&r, 0);
 		set_tcp(&r, k);
+		r.ca_state = 3;
+		r.ssthresh = 7;
 		r.len = 52;
 		r.sock_id = 0x0123456789abcdefULL;
 		r.lport = 0xa1b2;
@@ -250,10 +255,13 @@ static struct magnet_record fixture_record(int i)
 		r.event = MAGNET_EV_RESET;
 		r.req = 0x00000000fedcba98ULL;
 		break;
-	default:	/* 13: the last one, TCP out again, socket of 0 */
+	default:	/* 13: the last one, TCP out again, socket of 0,
+			 * Open: current ssthresh is 3/4 of cwnd */
 		r.event = MAGNET_EV_TCP_OUT;
 		set_addrs(&r, 0);
 		set_tcp(&r, k);
+		r.ca_state = 0;
+		r.ssthresh = 100;
 		r.state = 1;
 		r.sock_id = 0x0123456789abcdefULL;
 		r.lport = 0xa1b2;
@@ -844,6 +852,20 @@ static int cmd_check_magnet(const char *path)
 
 /* ---- check-legacy: the 96-byte records at the documented offsets ---- */
 
+/*
+ * tcp_current_ssthresh() as include/net/tcp.h has it, written out here
+ * independently of format.c: snd_ssthresh in CWR (2) and Recovery (3),
+ * else the larger of snd_ssthresh and 3/4 of cwnd.
+ */
+static __u32 current_ssthresh(const struct magnet_record *r)
+{
+	__u32 q = r->cwnd / 2 + r->cwnd / 4;
+
+	if ((1U << r->ca_state) & ((1U << 2) | (1U << 3)))
+		return r->ssthresh;
+	return r->ssthresh >= q ? r->ssthresh : q;
+}
+
 /* a host-order integer at @off (ttprobe wrote its structs as they were) */
 static __u64 get(const unsigned char *p, size_t off, size_t size)
 {
@@ -909,11 +931,13 @@ static int cmd_check_legacy(const char *path)
 		CHECK(get(p, 64, 4) == r.snd_wnd, "legacy %d: snd_wnd", k);
 		CHECK(get(p, 68, 4) == r.rcv_wnd, "legacy %d: rcv_wnd", k);
 		CHECK(get(p, 72, 4) == r.cwnd, "legacy %d: snd_cwnd", k);
-		CHECK(get(p, 76, 4) == r.ssthresh, "legacy %d: ssthresh", k);
+		CHECK(get(p, 76, 4) == current_ssthresh(&r),
+		      "legacy %d: ssthresh %llu, want %u (current, ca_state %u)",
+		      k, get(p, 76, 4), current_ssthresh(&r), r.ca_state);
 		CHECK(get(p, 80, 4) == r.srtt_us, "legacy %d: srtt", k);
 		CHECK(get(p, 84, 4) == r.mss, "legacy %d: mss_cache", k);
 		CHECK(p[88] == r.state, "legacy %d: sock_state %u", k, p[88]);
-		CHECK(p[89] == (r.event == MAGNET_EV_TCP_IN),
+		CHECK(p[89] == (r.event == MAGNET_EV_TCP_IN ? 'i' : 'o'),
 		      "legacy %d: direction %u", k, p[89]);
 		CHECK(p[90] == (v6 ? 10 : 2), "legacy %d: addr_family %u", k,
 		      p[90]);
@@ -921,6 +945,80 @@ static int cmd_check_legacy(const char *path)
 		      "legacy %d: padding not zero", k);
 	}
 	CHECK(k == ntcp, "decoded %d legacy records, want %d", k, ntcp);
+	free(b.p);
+	printf("ttpb_fixture: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+/*
+ * ---- check-ttcompat: `ttpb2ascii -c ttprobe native.bin`, the fields that
+ * differ from magnet's lines ----
+ */
+static int cmd_check_ttcompat(const char *path)
+{
+	struct buf b = read_file(path);
+	char *text = malloc(b.len + 1), *line, *save = NULL;
+	int i = 0, k = 0, seen = 0;
+
+	if (!text)
+		die("malloc");
+	memcpy(text, b.p, b.len);
+	text[b.len] = '\0';
+	/* the rule's three cases are all in the fixture */
+	for (i = 0; i < NREC; i++) {
+		struct magnet_record r = fixture_record(i);
+
+		if (r.event != MAGNET_EV_TCP_OUT && r.event != MAGNET_EV_TCP_IN)
+			continue;
+		if (r.ssthresh == 0x7fffffff)
+			seen |= 1;	/* infinite: the 32-bit wrap */
+		else if (r.ca_state == 3 && r.ssthresh < r.cwnd / 2 + r.cwnd / 4)
+			seen |= 2;	/* Recovery keeps a small ssthresh */
+		else if (r.ca_state == 0 && r.ssthresh < r.cwnd / 2 + r.cwnd / 4)
+			seen |= 4;	/* Open: 3/4 of cwnd */
+	}
+	CHECK(seen == 7, "fixture lacks a case of the ssthresh rule (%d)", seen);
+	i = 0;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[17], *p = line;
+		struct magnet_record r;
+		__u64 v;
+		int nf = 0;
+
+		while (i < NREC && (r = fixture_record(i),
+				    r.event != MAGNET_EV_TCP_OUT &&
+				    r.event != MAGNET_EV_TCP_IN))
+			i++;
+		if (i >= NREC) {
+			CHECK(0, "more ttprobe lines than TCP records");
+			break;
+		}
+		i++;
+		for (nf = 0; nf < 17 && p; nf++)
+			f[nf] = strsep(&p, ",");
+		CHECK(nf == 17 && !p, "line %d: not 17 fields", k);
+		if (nf != 17)
+			break;
+		CHECK(parse_u64(f[6], 10, &v) && v == (__u64)k,
+		      "line %d: field 7 is %s, want %d (from 0)", k, f[6], k);
+		CHECK(parse_u64(f[9], 10, &v) &&
+		      v == (__u32)((__u64)r.cwnd * r.mss),
+		      "line %d: field 10 is %s, want %u (32-bit)", k, f[9],
+		      (__u32)((__u64)r.cwnd * r.mss));
+		CHECK(parse_u64(f[10], 10, &v) &&
+		      v == (__u32)((__u64)current_ssthresh(&r) * r.mss),
+		      "line %d: field 11 is %s, want %u (ca_state %u, ssthresh %u, cwnd %u)",
+		      k, f[10], (__u32)((__u64)current_ssthresh(&r) * r.mss),
+		      r.ca_state, r.ssthresh, r.cwnd);
+		if (r.ssthresh == 0x7fffffff && r.mss == 1448)
+			CHECK(v == 4294965848ULL,
+			      "line %d: infinite ssthresh, mss 1448: %llu", k,
+			      (unsigned long long)v);
+		k++;
+	}
+	CHECK(k == 5, "%d ttprobe lines, want 5", k);
+	free(text);
 	free(b.p);
 	printf("ttpb_fixture: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
@@ -1016,6 +1114,8 @@ int main(int argc, char **argv)
 		return cmd_check_magnet(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "check-legacy"))
 		return cmd_check_legacy(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "check-ttcompat"))
+		return cmd_check_ttcompat(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "stream"))
 		return cmd_stream(strtoull(argv[2], NULL, 0));
 	if (argc == 6 && !strcmp(argv[1], "mutate"))
@@ -1023,6 +1123,7 @@ int main(int argc, char **argv)
 				  strtoull(argv[5], NULL, 0));
 	fprintf(stderr,
 		"usage: ttpb_fixture write DIR | check-magnet FILE | check-legacy FILE\n"
+		"       | check-ttcompat FILE\n"
 		"       | stream N | mutate IN DIR COUNT SEED\n");
 	return 99;
 }
