@@ -32,7 +32,16 @@ struct magnet_config {
 	char events_str[64];	/* events= as given */
 	unsigned int events;	/* MAGNET_LAYER_* mask parsed from it */
 	unsigned int nontcp;	/* 1 = IP/device events of non-TCP packets too */
+	char compat_str[16];	/* compat= as given, then the name in force */
+	unsigned int compat;	/* MAGNET_COMPAT_* */
 };
+
+/*
+ * compat= values: whose semantics omode=0 and omode=1 follow. The ttprobe
+ * build (module name ttprobe) defaults to MAGNET_COMPAT_TTPROBE.
+ */
+#define MAGNET_COMPAT_MAGNET 0	/* magnet's own (field 7 per open, ...) */
+#define MAGNET_COMPAT_TTPROBE 1	/* ttprobe v0.1.2's lines and records */
 
 /* omode= values */
 #define MAGNET_OMODE_TTPROBE 0
@@ -73,6 +82,7 @@ bool magnet_reader_is_open(void);
 int magnet_proc_init(void);
 void magnet_proc_exit(void);
 void magnet_wake_reader(void);
+void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset);
 
 /* ring.c: kernel log lines with the counters, in total and per CPU */
 void magnet_log_stats(const char *when);

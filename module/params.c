@@ -24,6 +24,7 @@ struct magnet_config magnet_cfg __read_mostly = {
 	.procname = KBUILD_MODNAME,
 	.events_str = "tcp",
 	.nontcp = 0,
+	.compat_str = "",	/* "": the build's default, see below */
 };
 
 module_param_named(port, magnet_cfg.port, uint, 0444);
@@ -42,6 +43,8 @@ module_param_string(events, magnet_cfg.events_str, sizeof(magnet_cfg.events_str)
 MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, or all (default: tcp)");
 module_param_named(nontcp, magnet_cfg.nontcp, uint, 0444);
 MODULE_PARM_DESC(nontcp, "1 = IP and device events for non-TCP packets too (default: 0)");
+module_param_string(compat, magnet_cfg.compat_str, sizeof(magnet_cfg.compat_str), 0444);
+MODULE_PARM_DESC(compat, "Semantics of omode=0 and 1: magnet, or ttprobe (v0.1.2's field 7 and 11, 96-byte binary records, buffer emptied at open) (default: ttprobe for the ttprobe build, else magnet)");
 module_param_string(procname, magnet_cfg.procname, sizeof(magnet_cfg.procname), 0444);
 MODULE_PARM_DESC(procname, "Name of the file in /proc/net, letters, digits, '_' and '-' (default: the module name, " KBUILD_MODNAME ")");
 
@@ -86,6 +89,20 @@ int magnet_params_validate(void)
 	}
 	if (c->nontcp > 1) {
 		pr_err("nontcp=%u is invalid: must be 0 or 1\n", c->nontcp);
+		return -EINVAL;
+	}
+	/* the ttprobe build is the TEACUP drop-in: ttprobe's semantics */
+	if (!c->compat_str[0])
+		strscpy(c->compat_str,
+			strcmp(KBUILD_MODNAME, "ttprobe") ? "magnet" : "ttprobe",
+			sizeof(c->compat_str));
+	if (!strcmp(c->compat_str, "magnet")) {
+		c->compat = MAGNET_COMPAT_MAGNET;
+	} else if (!strcmp(c->compat_str, "ttprobe")) {
+		c->compat = MAGNET_COMPAT_TTPROBE;
+	} else {
+		pr_err("compat=%s is invalid: must be magnet or ttprobe\n",
+		       c->compat_str);
 		return -EINVAL;
 	}
 	if (!magnet_procname_valid(c->procname)) {

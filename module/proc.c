@@ -8,7 +8,11 @@
  * merged across CPUs in timestamp order, as ttprobe lines (omode=0), binary
  * records after a SYSINFO header (omode=1; whole records are copied
  * straight from the rings) or magnet text lines after a header line
- * (omode=3). The reader is woken in
+ * (omode=3). With compat=ttprobe (the ttprobe build's default) omode=0 and
+ * 1 follow ttprobe v0.1.2: field 7 counts from 0 since load, fields 10 and
+ * 11 are 32-bit with tcp_current_ssthresh(), omode=1 writes its 96-byte
+ * records with no header, and an open discards (and counts) what was
+ * buffered before it. The reader is woken in
  * batches: when a ring reaches half full (irq_work from the writer), by a
  * timer every MAGNET_WAKE_INTERVAL while records wait, and by flush, finish
  * and unload. See procfs-commands.md.
@@ -46,6 +50,10 @@ static struct proc_dir_entry *magnet_proc;
 /* held while rings are consumed: by the reader's fill, and by reset */
 static DEFINE_MUTEX(magnet_consume_mutex);
 static unsigned long magnet_reset_pending;	/* under the mutex above */
+/* records discarded unread: at a compat=ttprobe open, and by reset */
+static unsigned long magnet_discarded_open, magnet_discarded_reset;
+/* ttprobe's field 7 (compat=ttprobe): lines formatted since load */
+static struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
 
 /* web10g connection ids: sock_id -> small integer, per open */
 #define MAGNET_CID_SLOTS 4096
@@ -57,9 +65,10 @@ struct magnet_cid {
 struct magnet_reader {
 	struct mutex lock;
 	unsigned int omode;	/* MAGNET_OMODE_* of this open */
+	bool compat;		/* compat=ttprobe: ttprobe's omode=0 and 1 */
 	char *buf;		/* output not yet read: [off, len) */
 	size_t off, len;
-	u64 lines;		/* ttprobe field 7 */
+	struct magnet_ttstream tt;	/* omode=0: field 7 and its rules */
 	s64 rt_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at open */
 	int finish_gen;		/* finish commands seen at open */
 	size_t line_max;	/* longest output of one record */
@@ -91,13 +100,22 @@ static bool magnet_finish_requested(const struct magnet_reader *rd)
 	return atomic_read(&magnet_finish_gen) != rd->finish_gen;
 }
 
+/*
+ * Does this open's stream carry LOST and RESET marks? magnet's binary and
+ * text do; ttprobe lines, web10g lines and ttprobe's 96-byte records have
+ * no such record.
+ */
+static bool magnet_stream_marks(const struct magnet_reader *rd)
+{
+	return rd->omode == MAGNET_OMODE_TEXT ||
+	       (rd->omode == MAGNET_OMODE_BINARY && !rd->compat);
+}
+
 static bool magnet_reader_ready(const struct magnet_reader *rd)
 {
 	return READ_ONCE(rd->off) < READ_ONCE(rd->len) || READ_ONCE(rd->eof) ||
 	       READ_ONCE(magnet_shutdown) || magnet_finish_requested(rd) ||
-	       (rd->omode != MAGNET_OMODE_TTPROBE &&
-		rd->omode != MAGNET_OMODE_WEB10G &&
-		READ_ONCE(magnet_reset_pending)) ||
+	       (magnet_stream_marks(rd) && READ_ONCE(magnet_reset_pending)) ||
 	       !magnet_rings_empty();
 }
 
@@ -131,14 +149,29 @@ static void magnet_emit(struct magnet_reader *rd,
 	char *dst = rd->buf + rd->len;
 	int n = 0;
 
+	/*
+	 * Losses are counted in the statistics and the kernel log whatever the
+	 * format; where the stream cannot say so, the log says it here too.
+	 */
+	if (unlikely(rec->event == MAGNET_EV_LOST) && !magnet_stream_marks(rd))
+		pr_warn_ratelimited("cpu %u: %llu records lost (ring full) before this point; omode=%u%s has no LOST record (see /proc/net/%s_stats)\n",
+				    rec->cpu, rec->req, rd->omode,
+				    rd->compat ? " compat=ttprobe" : "",
+				    magnet_cfg.procname);
+
 	switch (rd->omode) {
 	case MAGNET_OMODE_TTPROBE:
-		n = magnet_format_ttprobe(dst, rec, rd->lines + 1,
-					  rd->rt_offset_ns);
-		if (n > 0)
-			rd->lines++;
+		n = magnet_ttstream_format(&rd->tt, dst, rec, rd->rt_offset_ns);
 		break;
 	case MAGNET_OMODE_BINARY:
+		if (rd->compat) {
+			struct magnet_legacy_record l;
+
+			n = magnet_format_legacy(&l, rec, rd->rt_offset_ns);
+			if (n > 0)
+				memcpy(dst, &l, n);
+			break;
+		}
 		memcpy(dst, rec, sizeof(*rec));
 		n = sizeof(*rec);
 		break;
@@ -167,7 +200,8 @@ static void magnet_emit_header(struct magnet_reader *rd)
 		rd->len = magnet_format_text_header(rd->buf);
 	} else if (rd->omode == MAGNET_OMODE_WEB10G) {
 		rd->len = magnet_format_web10g_header(rd->buf);
-	} else if (rd->omode == MAGNET_OMODE_BINARY) {
+	} else if (rd->omode == MAGNET_OMODE_BINARY && !rd->compat) {
+		/* ttprobe's binary stream has no header */
 		memset(si, 0, sizeof(*si));
 		si->magic = MAGNET_MAGIC;
 		si->version = MAGNET_FORMAT_VERSION;
@@ -315,7 +349,7 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
  */
 static bool magnet_direct(const struct magnet_reader *rd, size_t count)
 {
-	return rd->omode == MAGNET_OMODE_BINARY &&
+	return rd->omode == MAGNET_OMODE_BINARY && !rd->compat &&
 	       count >= sizeof(struct magnet_record);
 }
 
@@ -354,13 +388,12 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 	return done;
 }
 
-/* `reset`: discard what the rings hold; the stream says how much. */
-static void magnet_reset(void)
+/* Under magnet_consume_mutex: empty every ring, return the records. */
+static unsigned long magnet_discard_locked(void)
 {
 	unsigned long n = 0;
 	int cpu;
 
-	mutex_lock(&magnet_consume_mutex);
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 		unsigned long head = smp_load_acquire(&r->head);
@@ -368,9 +401,50 @@ static void magnet_reset(void)
 		n += head - r->tail;
 		smp_store_release(&r->tail, head);
 	}
+	return n;
+}
+
+/* `reset`: discard what the rings hold; the stream says how much. */
+static void magnet_reset(void)
+{
+	unsigned long n;
+
+	mutex_lock(&magnet_consume_mutex);
+	n = magnet_discard_locked();
 	magnet_reset_pending += n;
+	WRITE_ONCE(magnet_discarded_reset, magnet_discarded_reset + n);
 	mutex_unlock(&magnet_consume_mutex);
 	pr_info("reset: %lu buffered records discarded\n", n);
+}
+
+/*
+ * compat=ttprobe: like ttprobe, an open empties what was buffered before
+ * it, so a log holds only events from its open on. Nothing vanishes
+ * silently: the records are counted in the statistics (`discarded open`)
+ * and the kernel log. Losses that happened before the open are in the
+ * `lost` counters already and are not reported again.
+ */
+static void magnet_discard_at_open(void)
+{
+	unsigned long n;
+	int cpu;
+
+	mutex_lock(&magnet_consume_mutex);
+	n = magnet_discard_locked();
+	magnet_reset_pending = 0;
+	for_each_possible_cpu(cpu)
+		atomic_long_xchg(&per_cpu_ptr(magnet_rings, cpu)->lost_pending, 0);
+	WRITE_ONCE(magnet_discarded_open, magnet_discarded_open + n);
+	mutex_unlock(&magnet_consume_mutex);
+	if (n)
+		pr_info("open: %lu records buffered before the open discarded (compat=ttprobe: a log starts at its open)\n",
+			n);
+}
+
+void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset)
+{
+	*at_open = READ_ONCE(magnet_discarded_open);
+	*by_reset = READ_ONCE(magnet_discarded_reset);
 }
 
 static void magnet_start_drain(struct magnet_reader *rd)
@@ -550,6 +624,8 @@ static int magnet_open(struct inode *inode, struct file *file)
 	rd->finish_gen = atomic_read(&magnet_finish_gen);
 	rd->rt_offset_ns = ktime_get_real_ns() - ktime_get_mono_fast_ns();
 	rd->omode = magnet_cfg.omode;
+	rd->compat = magnet_cfg.compat == MAGNET_COMPAT_TTPROBE;
+	magnet_ttstream_open(&rd->tt, &magnet_ttcount, rd->compat);
 	rd->line_max = MAGNET_TEXT_LINE_MAX;
 	if (rd->omode == MAGNET_OMODE_WEB10G) {
 		rd->line_max = MAGNET_WEB10G_LINE_MAX;
@@ -561,6 +637,8 @@ static int magnet_open(struct inode *inode, struct file *file)
 		}
 	}
 	magnet_emit_header(rd);
+	if (rd->compat)
+		magnet_discard_at_open();
 	file->private_data = rd;
 
 	WRITE_ONCE(magnet_timer_armed, true);

@@ -21,12 +21,14 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 {
 	unsigned long t_hits = 0, t_lost = 0, t_filt = 0, t_miss = 0, t_fill = 0;
 	char desc[MAGNET_FILTER_TEXT_MAX];
+	unsigned long at_open, by_reset;
 	int cpu;
 
 	magnet_filter_describe(desc, sizeof(desc));
 	seq_printf(m, "version\t%s\n", MAGNET_VERSION);
 	seq_printf(m, "procname\t%s\n", magnet_cfg.procname);
 	seq_printf(m, "omode\t%u\n", magnet_cfg.omode);
+	seq_printf(m, "compat\t%s\n", magnet_cfg.compat_str);
 	seq_printf(m, "bufsize\t%u\n", magnet_cfg.bufsize);
 	seq_printf(m, "reader\t%s\n", magnet_reader_is_open() ? "open" : "closed");
 	seq_printf(m, "filter\t%s\n", desc);
@@ -50,6 +52,8 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "total\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu\n", t_hits,
 		   t_hits - t_lost, t_lost, t_filt, t_miss, t_fill);
 	seq_printf(m, "probe_misses\t%lu\n", magnet_probes_nmissed());
+	magnet_discard_counts(&at_open, &by_reset);
+	seq_printf(m, "discarded\topen %lu\treset %lu\n", at_open, by_reset);
 	seq_printf(m, "backlog\tqueued %lu\tpending %u\tuntracked %lu\tunsettled %lu\n",
 		   magnet_backlog_queued(), magnet_backlog_pending_sockets(),
 		   magnet_backlog_untracked(), magnet_backlog_unsettled());

@@ -4,8 +4,10 @@
 Used inside the test guests. Each subcommand exits non-zero with a reason on
 the first failed assertion and prints a one-line summary when it passes.
 
-  checklog.py format LOG T0 T1        every line well formed, field 7 counts
-                                      1,2,3..., timestamps within [T0-1, T1+1]
+  checklog.py format LOG T0 T1 [FIRST]  every line well formed, field 7
+                                      counts FIRST (default 1), FIRST+1, ...
+                                      (compat=ttprobe: from 0 since load),
+                                      timestamps within [T0-1, T1+1]
   checklog.py flow LOG JSON [--role sender|receiver] [--bytes]
                                       the iperf3 data flow in JSON appears with
                                       the right addresses/ports; --bytes: the
@@ -78,7 +80,7 @@ def iperf_flow(json_path, role):
     return srv + cli, j
 
 
-def cmd_format(path, t0, t1):
+def cmd_format(path, t0, t1, first="1"):
     rows = read_lines(path)
     if not rows:
         fail("%s is empty" % path)
@@ -88,14 +90,15 @@ def cmd_format(path, t0, t1):
         f = line.split(",")
         if len(f) != 17:
             fail("line %d has %d fields" % (n, len(f)))
-        if int(f[6]) != n:
-            fail("line %d: packet counter is %s" % (n, f[6]))
+        if int(f[6]) != n - 1 + int(first):
+            fail("line %d: packet counter is %s, want %d"
+                 % (n, f[6], n - 1 + int(first)))
         ts = float(f[1])
         if not (float(t0) - 1 <= ts <= float(t1) + 1):
             fail("line %d: timestamp %s outside [%s, %s] +- 1 s"
                  % (n, f[1], t0, t1))
-    print("format ok: %d lines, 17 fields each, counter 1..%d, timestamps in range"
-          % (len(rows), len(rows)))
+    print("format ok: %d lines, 17 fields each, counter %s..%d, timestamps in range"
+          % (len(rows), first, len(rows) - 1 + int(first)))
 
 
 def flow_rows(rows, key):

@@ -27,6 +27,7 @@ PY=/usr/bin/python3
 CHECK="$PY $HERE/checklog.py"
 STACK="$PY $HERE/checkstack.py"
 CTL="$PY $HERE/checkctl.py"
+TTCHK="$PY $HERE/checkttprobe.py"
 FLOW="$PY $HERE/tcpflow.py"
 . "$HERE/netpair.sh"
 TT_KO=${MAGNET_TT_KO:-/nonexistent}
@@ -108,7 +109,19 @@ teacup_stop() {
 mark_log() { LOGMARK=$(dmesg | wc -l); }
 new_log() { dmesg | tail -n +$((LOGMARK + 1)); }
 
+# undo case_ttprobe_ascii's route ssthresh, also when it failed half-way
+restore_route() {
+	[ -e "$L/route-ssthresh" ] || return 0
+	ip netns exec mg-cli tc qdisc del dev mgc root 2> /dev/null || true
+	ip netns exec mg-cli sysctl -q -w net.ipv4.tcp_no_ssthresh_metrics_save=1
+	ip -n mg-cli route replace 10.200.1.0/24 dev mgc proto kernel scope link \
+		src 10.200.1.1
+	ip -n mg-cli tcp_metrics flush all
+	rm -f "$L/route-ssthresh"
+}
+
 cleanup() {
+	restore_route
 	[ -n "$READER" ] && kill "$READER" 2>/dev/null
 	READER=
 	pkill -x iperf3 2>/dev/null
@@ -135,6 +148,7 @@ setup_modprobe() {
 	local d=$MODROOT/lib/modules/$(uname -r)/extra
 	mkdir -p "$d"
 	cp "$KO" "$d/magnet.ko"
+	cp "$TT_KO" "$d/ttprobe.ko"
 	depmod -b "$MODROOT" "$(uname -r)" > "$L/depmod.log" 2>&1
 }
 
@@ -250,7 +264,8 @@ case_bad_params() {
 	for p in bufsize=0 bufsize=4294967295 bufsize=2000000 direction=7 \
 		 omode=4 omode=9 full=2 port=70000 port=abc \
 		 events=bogus events= events=tcp,foo nontcp=2 \
-		 procname=a/b procname= procname=$(printf 'x%.0s' $(seq 40)); do
+		 procname=a/b procname= procname=$(printf 'x%.0s' $(seq 40)) \
+		 compat=bogus compat=TTPROBE compat=ttprobe,magnet; do
 		name=${p%%=*}
 		mark_log
 		if insmod "$KO" "$p" 2> "$L/insmod.err"; then
@@ -670,6 +685,112 @@ case_web10g_ss() {
 	$CTL ss "$L/w10g-ss.log" "$L/ss.txt" "10.200.1.1,$cport,10.200.1.2,5300"
 }
 
+# TEACUP's lifecycle through `modprobe ttprobe ... omode=1`: the ttprobe
+# build defaults to compat=ttprobe, so the log is ttprobe's 96-byte records
+# with no header, and TEACUP's binary reader (checkttprobe.py teacup: gzip,
+# ctypes struct tcp_log, flows from fields 3-6, cwnd and RTT per flow) gets
+# the iperf3 flows, ports and byte counts. What was buffered before the
+# open is discarded, and counted in the statistics and the kernel log.
+case_ttprobe_binary() {
+	local t0 t1 disc
+	setup_modprobe
+	PROC=/proc/net/ttprobe
+	export MAGNET_PROC=$PROC
+	rmmod ttprobe 2> /dev/null || true
+	modprobe -d "$MODROOT" ttprobe port=0 full=1 bufsize=16384 omode=1 direction=2
+	grep -qx ttprobe /sys/module/ttprobe/parameters/compat
+	grep -qx 'compat	ttprobe' /proc/net/ttprobe_stats
+	# traffic while no reader is open: buffered, then emptied by the open
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/tb0.json" -n 1M
+	local fill=$(awk '$1 == "total" { print $7 }' /proc/net/ttprobe_stats)
+	log "$fill records buffered before the open"
+	[ "$fill" -gt 0 ]
+	mark_log
+	t0=$(date +%s.%N)
+	start_reader "$L/tb_host_ttprobe.log"
+	sleep 0.3
+	disc=$(new_log | sed -n 's/.*ttprobe: open: \([0-9]*\) records buffered before the open discarded.*/\1/p')
+	log "the open discarded $disc records"
+	[ -n "$disc" ] && [ "$disc" -ge "$fill" ]
+	grep -qx "discarded	open $disc	reset 0" /proc/net/ttprobe_stats
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/tb4.json" -n "$XFER"
+	xfer mg-srv mg-cli fd00:200::2 5201 "$L/tb6.json" -n "$XFER"
+	teacup_stop
+	t1=$(date +%s.%N)
+	cat /proc/net/ttprobe_stats > "$L/tb-stats.txt"
+	rmmod ttprobe
+	new_log | grep -E 'ttprobe: finish: [0-9]+ records written, 0 lost'
+	# no SYSINFO header: the first bytes are a timeval, not magnet's magic
+	[ "$(od -An -tx4 -N4 "$L/tb_host_ttprobe.log" | tr -d ' ')" != 01234567 ]
+	gzip -f "$L/tb_host_ttprobe.log"
+	$TTCHK teacup "$L/tb_host_ttprobe.log.gz" "$t0" "$t1" \
+		--flow "$L/tb4.json" --flow "$L/tb6.json" --absent "$L/tb0.json"
+	# ttpb2ascii reads the same records (detected) as ttprobe lines
+	$TTPB2ASCII "$L/tb_host_ttprobe.log.gz" > "$L/tb.txt"
+	$CHECK format "$L/tb.txt" "$t0" "$t1" 0
+	$CHECK flow "$L/tb.txt" "$L/tb4.json" --role sender --bytes
+	$CHECK flow "$L/tb.txt" "$L/tb6.json" --role receiver --bytes
+}
+
+# compat=ttprobe's ASCII (the ttprobe build, omode=0): field 7 from 0 since
+# load across two opens, the second open empties what came between them,
+# and fields 10 and 11 are ttprobe's (32-bit, tcp_current_ssthresh()),
+# checked line by line against magnet's own records of the same segments
+# (magnet.ko, omode=3, cwnd, ssthresh and ca_state from the handler). A
+# lossy link (netem) brings CWR/Recovery; a locked route ssthresh of 20
+# (taken by connections after the first, through the TCP metrics) puts the
+# third transfer, with Reno, into congestion avoidance from the start, so
+# cwnd grows past 4/3 of ssthresh (the 3/4-cwnd branch).
+case_ttprobe_ascii() {
+	local r1 t0 t1 n1 disc
+	PROC=/proc/net/ttprobe
+	export MAGNET_PROC=$PROC
+	insmod "$KO" omode=3 port=5201 bufsize=65536
+	insmod "$TT_KO" omode=0 port=5201 bufsize=65536
+	grep -qx ttprobe /sys/module/ttprobe/parameters/compat
+	ip netns exec mg-cli tc qdisc add dev mgc root netem loss 1%
+	: > "$L/route-ssthresh"
+	ip netns exec mg-cli sysctl -q -w net.ipv4.tcp_no_ssthresh_metrics_save=0
+	ip -n mg-cli route replace 10.200.1.0/24 dev mgc proto kernel scope link \
+		src 10.200.1.1 ssthresh lock 20
+	ip -n mg-cli tcp_metrics flush all
+	cat /proc/net/magnet > "$L/tt-mg.txt" &
+	r1=$!
+	t0=$(date +%s.%N)
+	cat /proc/net/ttprobe > "$L/tt1.log" &
+	READER=$!
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/tt1.json" -n 3M
+	echo finish > /proc/net/ttprobe
+	wait_exit "$READER" 10
+	# between the opens: recorded, then emptied by the second open
+	xfer mg-srv mg-cli fd00:200::2 5201 "$L/tt2.json" -n 1M
+	mark_log
+	cat /proc/net/ttprobe > "$L/tt3.log" &
+	READER=$!
+	sleep 0.3
+	disc=$(new_log | sed -n 's/.*ttprobe: open: \([0-9]*\) records buffered.*/\1/p')
+	log "the second open discarded $disc records"
+	[ -n "$disc" ] && [ "$disc" -gt 0 ]
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/tt3.json" -n 3M -C reno
+	teacup_stop
+	t1=$(date +%s.%N)
+	echo finish > /proc/net/magnet
+	wait_exit $r1 10
+	ip netns exec mg-cli tc qdisc del dev mgc root
+	restore_route
+	grep -qx "discarded	open $disc	reset 0" /proc/net/ttprobe_stats
+	rmmod ttprobe
+	rmmod magnet
+	$CHECK format "$L/tt1.log" "$t0" "$t1" 0
+	n1=$(wc -l < "$L/tt1.log")
+	$CHECK format "$L/tt3.log" "$t0" "$t1" "$n1"
+	$TTCHK counter 0 "$L/tt1.log" "$L/tt3.log"
+	$CHECK flow "$L/tt1.log" "$L/tt1.json" --role sender --bytes
+	$CHECK flow "$L/tt3.log" "$L/tt3.json" --role sender --bytes
+	$CHECK absent "$L/tt3.log" "$L/tt2.json"
+	$TTCHK semantics "$L/tt-mg.txt" "$L/tt1.log" "$L/tt3.log"
+}
+
 # ------------------------------------------- installed modules (tests/pkg)
 
 # TEACUP's logger steps through the real module tree: modprobe MODULE with
@@ -688,7 +809,8 @@ teacup_modprobe() {
 	t1=$(date +%s.%N)
 	rmmod "$mod"
 	[ ! -e "$PROC" ]
-	$CHECK format "$log" "$t0" "$t1"
+	# the ttprobe build counts field 7 as ttprobe did: from 0 since load
+	$CHECK format "$log" "$t0" "$t1" "$([ "$mod" = ttprobe ] && echo 0 || echo 1)"
 	for j in "$log.v4.json" "$log.v6.json"; do
 		$CHECK flow "$log" "$j" --role sender --bytes
 		$CHECK flow "$log" "$j" --role receiver --bytes
@@ -746,6 +868,7 @@ else
 		case_text_mode case_nontcp \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_stats case_binary_reads case_web10g case_web10g_ss \
+		case_ttprobe_binary case_ttprobe_ascii \
 		case_rmmod_under_traffic case_rmmod_blocked_reader}; do
 		run_case "$c"
 	done
