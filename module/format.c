@@ -6,29 +6,14 @@
  * point, small stack frames.
  */
 #include "format.h"
+#include "emit.h"
 
-int magnet_format_addr(char *buf, size_t size, __u8 family,
-		       const __u8 addr[16])
+/* the address as the formats spell it, at @p; returns the end */
+static char *magnet_put_addr(char *p, __u8 family, const __u8 addr[16])
 {
-	static const char hex[] = "0123456789ABCDEF";
-	size_t pos = 0;
-	int i;
-
 	if (family == MAGNET_FAMILY_INET)
-		return snprintf(buf, size, "%u.%u.%u.%u",
-				addr[0], addr[1], addr[2], addr[3]);
-
-	/* 8 groups of 4 uppercase hex digits joined by ':', no compression */
-	if (size < 40)
-		return snprintf(buf, size, "%s", "");
-	for (i = 0; i < 16; i++) {
-		buf[pos++] = hex[addr[i] >> 4];
-		buf[pos++] = hex[addr[i] & 0xf];
-		if ((i & 1) && i != 15)
-			buf[pos++] = ':';
-	}
-	buf[pos] = '\0';
-	return (int)pos;
+		return magnet_put_ipv4(p, addr);
+	return magnet_put_ipv6(p, addr);
 }
 
 static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
@@ -58,37 +43,68 @@ static __u64 magnet_wall(const struct magnet_record *r, __s64 offset,
 				  rem_ns);
 }
 
+/*
+ * One ttprobe line. Written with emit.h, not printf: this runs for every
+ * record the reader takes in omode=0. At most 256 bytes and a NUL (two
+ * IPv6 addresses, every number at its widest; test_format checks), so the
+ * buffer of MAGNET_TTPROBE_LINE_MAX always has room.
+ */
 int magnet_format_ttprobe_with(char *buf, const struct magnet_record *r,
 			       __u64 counter, __s64 realtime_offset_ns,
 			       __u64 cwnd_bytes, __u64 ssthresh_bytes)
 {
-	char laddr[40], raddr[40];
 	__u32 rem_ns;
-	__u64 sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
-	char dir;
+	__u64 sec;
+	char *p = buf;
 
 	switch (r->event) {
 	case MAGNET_EV_TCP_OUT:
-		dir = 'o';
+		*p++ = 'o';
 		break;
 	case MAGNET_EV_TCP_IN:
-		dir = 'i';
+		*p++ = 'i';
 		break;
 	default:
 		return 0;
 	}
-
-	magnet_format_addr(laddr, sizeof(laddr), r->family, r->laddr);
-	magnet_format_addr(raddr, sizeof(raddr), r->family, r->raddr);
-
-	return snprintf(buf, MAGNET_TTPROBE_LINE_MAX,
-			"%c,%llu.%06u,%s,%u,%s,%u,%llu,%u,%u,%llu,%llu,%u,%u,%u,%u,%u,%u\n",
-			dir, sec, rem_ns / 1000U,
-			laddr, r->lport, raddr, r->rport,
-			counter, r->mss, r->srtt_us,
-			cwnd_bytes, ssthresh_bytes,
-			r->snd_wnd, r->rcv_wnd, r->state,
-			r->snd_una, r->snd_nxt, r->len);
+	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
+	*p++ = ',';
+	p = magnet_put_u64(p, sec);
+	*p++ = '.';
+	p = magnet_put_u32_pad(p, rem_ns / 1000U, 6);
+	*p++ = ',';
+	p = magnet_put_addr(p, r->family, r->laddr);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->lport);
+	*p++ = ',';
+	p = magnet_put_addr(p, r->family, r->raddr);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->rport);
+	*p++ = ',';
+	p = magnet_put_u64(p, counter);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->mss);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->srtt_us);
+	*p++ = ',';
+	p = magnet_put_u64(p, cwnd_bytes);
+	*p++ = ',';
+	p = magnet_put_u64(p, ssthresh_bytes);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->snd_wnd);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->rcv_wnd);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->state);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->snd_una);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->snd_nxt);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->len);
+	*p++ = '\n';
+	*p = '\0';
+	return (int)(p - buf);
 }
 
 int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
@@ -202,103 +218,151 @@ int magnet_format_text_header(char *buf)
 	return snprintf(buf, MAGNET_TEXT_LINE_MAX, "%s", magnet_text_columns);
 }
 
-/* bytes of a kernel string field, printable ASCII only, blanks as '_' */
-static void magnet_clean_str(char *dst, const char *src, size_t n)
+/* a kernel string field of at most @n bytes: printable ASCII, blanks as
+ * '_', anything else as '?' */
+static char *magnet_put_clean(char *p, const char *src, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n && src[i]; i++) {
 		unsigned char c = (unsigned char)src[i];
 
-		dst[i] = (c > ' ' && c < 0x7f) ? (char)c : (c == ' ' ? '_' : '?');
+		*p++ = (c > ' ' && c < 0x7f) ? (char)c : (c == ' ' ? '_' : '?');
 	}
-	dst[i] = '\0';
+	return p;
 }
 
+/* @n tabs: the empty columns of what a record does not carry */
+static char *magnet_put_tabs(char *p, int n)
+{
+	while (n-- > 0)
+		*p++ = '\t';
+	return p;
+}
+
+/* "\t" and @v: one column */
+#define MAGNET_COL_U32(p, v) (*(p)++ = '\t', (p) = magnet_put_u32((p), (v)))
+#define MAGNET_COL_U64(p, v) (*(p)++ = '\t', (p) = magnet_put_u64((p), (v)))
+
+/*
+ * One line of magnet's own text format, 56 tab-separated columns. The
+ * widest line (every field at its widest, IPv6, 16-byte comm and ca_name)
+ * is 653 bytes (test_format checks); MAGNET_TEXT_LINE_MAX is 1024.
+ */
 int magnet_format_text(char *buf, const struct magnet_record *r,
 		       __s64 realtime_offset_ns)
 {
-	const size_t size = MAGNET_TEXT_LINE_MAX;
 	const char *name = magnet_event_name(r->event);
-	char laddr[40] = "", raddr[40] = "";
-	char comm[MAGNET_COMM_LEN + 1], ca[MAGNET_CA_NAME_LEN + 1];
 	__u32 rem_ns;
-	__u64 sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
-	int n;
+	__u64 sec;
+	char *p = buf;
 
 	if (!name)
 		return 0;
-	n = snprintf(buf, size, "%llu.%09u\t%u\t%s", sec, rem_ns, r->cpu, name);
+	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
+	p = magnet_put_u64(p, sec);
+	*p++ = '.';
+	p = magnet_put_u32_pad(p, rem_ns, 9);
+	MAGNET_COL_U32(p, r->cpu);
+	*p++ = '\t';
+	p = magnet_put_str(p, name);
 	if (r->event == MAGNET_EV_LOST || r->event == MAGNET_EV_RESET) {
-		int c;
-
 		/* every column empty up to the last, `lost`: the count */
-		for (c = 3; c < MAGNET_TEXT_NCOLS - 1; c++)
-			buf[n++] = '\t';
-		return n + snprintf(buf + n, size - n, "\t%llu\n", r->req);
+		p = magnet_put_tabs(p, MAGNET_TEXT_NCOLS - 4);
+		MAGNET_COL_U64(p, r->req);
+		goto out;
 	}
 
+	*p++ = '\t';
 	if (r->flags & MAGNET_RF_SOCK)
-		n += snprintf(buf + n, size - n, "\t%016llx", r->sock_id);
-	else
-		n += snprintf(buf + n, size - n, "\t");
-	magnet_format_addr(laddr, sizeof(laddr), r->family, r->laddr);
-	magnet_format_addr(raddr, sizeof(raddr), r->family, r->raddr);
-	n += snprintf(buf + n, size - n, "\t%u\t%s\t%u\t%s\t%u",
-		      r->family, laddr, r->lport, raddr, r->rport);
+		p = magnet_put_hex64(p, r->sock_id);
+	MAGNET_COL_U32(p, r->family);
+	*p++ = '\t';
+	p = magnet_put_addr(p, r->family, r->laddr);
+	MAGNET_COL_U32(p, r->lport);
+	*p++ = '\t';
+	p = magnet_put_addr(p, r->family, r->raddr);
+	MAGNET_COL_U32(p, r->rport);
 	if (r->flags & MAGNET_RF_SOCK)
-		n += snprintf(buf + n, size - n, "\t%u", r->state);
+		MAGNET_COL_U32(p, r->state);
 	else
-		n += snprintf(buf + n, size - n, "\t");
-	n += snprintf(buf + n, size - n, "\t%u", r->len);
-	if (r->flags & MAGNET_RF_SEQ)
-		n += snprintf(buf + n, size - n, "\t%u\t%u", r->seq, r->end_seq);
-	else
-		n += snprintf(buf + n, size - n, "\t\t");
-	n += snprintf(buf + n, size - n, "\t%u", r->mark);
-	if (r->flags & MAGNET_RF_APP) {
-		magnet_clean_str(comm, r->comm, MAGNET_COMM_LEN);
-		n += snprintf(buf + n, size - n, "\t%u\t%s\t%llu\t%lld",
-			      r->pid, comm, r->req, r->ret);
+		*p++ = '\t';
+	MAGNET_COL_U32(p, r->len);
+	if (r->flags & MAGNET_RF_SEQ) {
+		MAGNET_COL_U32(p, r->seq);
+		MAGNET_COL_U32(p, r->end_seq);
 	} else {
-		n += snprintf(buf + n, size - n, "\t\t\t\t");
+		p = magnet_put_tabs(p, 2);
+	}
+	MAGNET_COL_U32(p, r->mark);
+	if (r->flags & MAGNET_RF_APP) {
+		MAGNET_COL_U32(p, r->pid);
+		*p++ = '\t';
+		p = magnet_put_clean(p, r->comm, MAGNET_COMM_LEN);
+		MAGNET_COL_U64(p, r->req);
+		*p++ = '\t';
+		p = magnet_put_s64(p, r->ret);
+	} else {
+		p = magnet_put_tabs(p, 4);
 	}
 	if (r->flags & MAGNET_RF_TCP) {
-		magnet_clean_str(ca, r->ca_name, MAGNET_CA_NAME_LEN);
-		n += snprintf(buf + n, size - n,
-			      "\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%s",
-			      r->mss, r->srtt_us, r->rttvar_us, r->rto_us,
-			      r->cwnd, r->ssthresh, r->snd_wnd, r->rcv_wnd,
-			      r->snd_una, r->snd_nxt, r->write_seq,
-			      r->copied_seq, r->packets_out, r->retrans_out,
-			      r->total_retrans, r->ca_state, ca);
+		MAGNET_COL_U32(p, r->mss);
+		MAGNET_COL_U32(p, r->srtt_us);
+		MAGNET_COL_U32(p, r->rttvar_us);
+		MAGNET_COL_U32(p, r->rto_us);
+		MAGNET_COL_U32(p, r->cwnd);
+		MAGNET_COL_U32(p, r->ssthresh);
+		MAGNET_COL_U32(p, r->snd_wnd);
+		MAGNET_COL_U32(p, r->rcv_wnd);
+		MAGNET_COL_U32(p, r->snd_una);
+		MAGNET_COL_U32(p, r->snd_nxt);
+		MAGNET_COL_U32(p, r->write_seq);
+		MAGNET_COL_U32(p, r->copied_seq);
+		MAGNET_COL_U32(p, r->packets_out);
+		MAGNET_COL_U32(p, r->retrans_out);
+		MAGNET_COL_U32(p, r->total_retrans);
+		MAGNET_COL_U32(p, r->ca_state);
+		*p++ = '\t';
+		p = magnet_put_clean(p, r->ca_name, MAGNET_CA_NAME_LEN);
 	} else {
-		n += snprintf(buf + n, size - n,
-			      "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+		p = magnet_put_tabs(p, 17);
 	}
 	if (r->flags & MAGNET_RF_DEV)
-		n += snprintf(buf + n, size - n, "\t%u", r->ifindex);
+		MAGNET_COL_U32(p, r->ifindex);
 	else
-		n += snprintf(buf + n, size - n, "\t");
-	if (r->flags & MAGNET_RF_IP)
-		n += snprintf(buf + n, size - n, "\t%u\t%u\t%u\t%u",
-			      r->ip_id, r->ip_tos, r->ip_ttl, r->ip_proto);
-	else
-		n += snprintf(buf + n, size - n, "\t\t\t\t");
-	if (r->flags & MAGNET_RF_TCP)
-		n += snprintf(buf + n, size - n,
-			      "\t%u\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%u",
-			      r->segs_out, r->data_segs_out, r->segs_in,
-			      r->data_segs_in, r->bytes_sent, r->bytes_received,
-			      r->bytes_acked, r->bytes_retrans, r->rcv_nxt,
-			      r->min_rtt_us, r->rtt_us, r->advmss,
-			      (unsigned int)r->wscale >> 4,
-			      (unsigned int)r->wscale & 0xfU, r->opts);
-	else
-		n += snprintf(buf + n, size - n,
-			      "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
-	n += snprintf(buf + n, size - n, "\t\n");
-	return n;
+		*p++ = '\t';
+	if (r->flags & MAGNET_RF_IP) {
+		MAGNET_COL_U32(p, r->ip_id);
+		MAGNET_COL_U32(p, r->ip_tos);
+		MAGNET_COL_U32(p, r->ip_ttl);
+		MAGNET_COL_U32(p, r->ip_proto);
+	} else {
+		p = magnet_put_tabs(p, 4);
+	}
+	if (r->flags & MAGNET_RF_TCP) {
+		MAGNET_COL_U32(p, r->segs_out);
+		MAGNET_COL_U32(p, r->data_segs_out);
+		MAGNET_COL_U32(p, r->segs_in);
+		MAGNET_COL_U32(p, r->data_segs_in);
+		MAGNET_COL_U64(p, r->bytes_sent);
+		MAGNET_COL_U64(p, r->bytes_received);
+		MAGNET_COL_U64(p, r->bytes_acked);
+		MAGNET_COL_U64(p, r->bytes_retrans);
+		MAGNET_COL_U32(p, r->rcv_nxt);
+		MAGNET_COL_U32(p, r->min_rtt_us);
+		MAGNET_COL_U32(p, r->rtt_us);
+		MAGNET_COL_U32(p, r->advmss);
+		MAGNET_COL_U32(p, (unsigned int)r->wscale >> 4);
+		MAGNET_COL_U32(p, (unsigned int)r->wscale & 0xfU);
+		MAGNET_COL_U32(p, r->opts);
+	} else {
+		p = magnet_put_tabs(p, 15);
+	}
+	*p++ = '\t';
+out:
+	*p++ = '\n';
+	*p = '\0';
+	return (int)(p - buf);
 }
 
 /*
@@ -564,31 +628,13 @@ static int magnet_w10g_value(const struct magnet_record *r, unsigned int var,
 	return 1;
 }
 
-/* @v in decimal at @buf, which has room for 20 digits; returns the length */
-static int magnet_put_u64(char *buf, __u64 v)
-{
-	char tmp[20];
-	int n = 0, i;
-	__u32 digit;
-
-	do {
-		v = magnet_div_u64_rem(v, 10, &digit);
-		tmp[n++] = (char)('0' + digit);
-	} while (v);
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	return n;
-}
-
 int magnet_format_web10g(char *buf, const struct magnet_record *r,
 			 __s64 realtime_offset_ns, __u32 cid)
 {
-	const size_t size = MAGNET_WEB10G_LINE_MAX;
-	char laddr[40], raddr[40];
 	__u32 rem_ns;
 	__u64 sec, v;
 	unsigned int var;
-	int n;
+	char *p = buf;
 
 	if (r->event != MAGNET_EV_TCP_OUT && r->event != MAGNET_EV_TCP_IN)
 		return 0;
@@ -598,19 +644,28 @@ int magnet_format_web10g(char *buf, const struct magnet_record *r,
 		return 0;
 
 	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
-	magnet_format_addr(laddr, sizeof(laddr), r->family, r->laddr);
-	magnet_format_addr(raddr, sizeof(raddr), r->family, r->raddr);
-	n = snprintf(buf, size, "%llu.%06u,%u,%s,%u,%s,%u", sec,
-		     rem_ns / 1000U, cid, laddr, r->lport, raddr, r->rport);
+	p = magnet_put_u64(p, sec);
+	*p++ = '.';
+	p = magnet_put_u32_pad(p, rem_ns / 1000U, 6);
+	*p++ = ',';
+	p = magnet_put_u32(p, cid);
+	*p++ = ',';
+	p = magnet_put_addr(p, r->family, r->laddr);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->lport);
+	*p++ = ',';
+	p = magnet_put_addr(p, r->family, r->raddr);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->rport);
 	for (var = 0; var < MAGNET_W10G_NVARS; var++) {
 		/* a comma, up to 20 digits, and room for "\n\0" */
-		if ((size_t)n + 1 + 20 + 2 > size)
+		if ((size_t)(p - buf) + 1 + 20 + 2 > MAGNET_WEB10G_LINE_MAX)
 			break;	/* cannot happen: test_web10g checks */
-		buf[n++] = ',';
+		*p++ = ',';
 		if (magnet_w10g_value(r, var, &v))
-			n += magnet_put_u64(buf + n, v);
+			p = magnet_put_u64(p, v);
 	}
-	buf[n++] = '\n';
-	buf[n] = '\0';
-	return n;
+	*p++ = '\n';
+	*p = '\0';
+	return (int)(p - buf);
 }

@@ -137,10 +137,6 @@ int magnet_format_web10g_header(char *buf);
 int magnet_format_web10g(char *buf, const struct magnet_record *r,
 			 __s64 realtime_offset_ns, __u32 cid);
 
-/* Address as ttprobe prints it: dotted quad, or 8 uppercase 4-digit groups. */
-int magnet_format_addr(char *buf, size_t size, __u8 family,
-		       const __u8 addr[16]);
-
 /* "tcp_out", "app_send", ..., "lost", "reset", or NULL for an unknown code. */
 const char *magnet_event_name(unsigned int event);
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The unit checks (`make -C tests/unit check` builds the programs and runs
-# this): test_main (format.c and cmd.c), then ttpb2ascii's tests, which run
+# this): test_main (format.c and cmd.c), test_emit and test_format (the
+# printf-free formatters against printf), then ttpb2ascii's tests, which run
 # the ASan/UBSan build ttpb2ascii-asan on the fixtures that ttpb_fixture
 # writes, and the sanitizer-free ttpb2ascii-rss for the memory test.
 # Closes with one line: "unit: N passed, N failed".
@@ -64,6 +65,17 @@ echo "== test_main"
 ./test_main >"$tmp/test_main.log" 2>&1
 sed -i 's/^unit: /test_main: /' "$tmp/test_main.log"
 fold "$tmp/test_main.log" test_main
+
+# ---- test_emit: emit.h's number and address emitters against printf ----
+echo "== test_emit"
+./test_emit >"$tmp/test_emit.log" 2>&1
+fold "$tmp/test_emit.log" test_emit
+
+# ---- test_format: the formatters against the printf ones they replaced ----
+echo "== test_format"
+./test_format >"$tmp/test_format.log" 2>&1
+grep '^test_format: widest' "$tmp/test_format.log"
+fold "$tmp/test_format.log" test_format
 
 # ---- test_filter: filter.c (the filter command) ----
 echo "== test_filter"

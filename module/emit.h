@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * printf-free text emitters for the formatters in format.c (kernel and
+ * userspace alike). Each writes at @p, without a NUL, and returns the end of
+ * what it wrote; the caller guarantees the room (at most 20 bytes for a
+ * number, 39 for an address). They produce exactly what the printf
+ * conversions named beside them would, which tests/unit/test_emit.c checks
+ * against the C library on every edge and many random values.
+ */
+#ifndef MAGNET_EMIT_H
+#define MAGNET_EMIT_H
+
+#include "shared.h"
+
+/* "00" "01" ... "99": two digits per division by 100 */
+static const char magnet_digits2[200] = {
+#define MAGNET_D10(t) t, '0', t, '1', t, '2', t, '3', t, '4', \
+		      t, '5', t, '6', t, '7', t, '8', t, '9'
+	MAGNET_D10('0'), MAGNET_D10('1'), MAGNET_D10('2'), MAGNET_D10('3'),
+	MAGNET_D10('4'), MAGNET_D10('5'), MAGNET_D10('6'), MAGNET_D10('7'),
+	MAGNET_D10('8'), MAGNET_D10('9'),
+#undef MAGNET_D10
+};
+
+/* %0<width>u of @v < 10^width, width <= 10 */
+static inline char *magnet_put_u32_pad(char *p, __u32 v, int width)
+{
+	char *end = p + width, *t = end;
+
+	while (t - p >= 2) {
+		__u32 q = v / 100;
+		unsigned int r = (v - q * 100) * 2;
+
+		*--t = magnet_digits2[r + 1];
+		*--t = magnet_digits2[r];
+		v = q;
+	}
+	if (t > p)
+		*--t = (char)('0' + v);
+	return end;
+}
+
+/* decimal digits of @v: 1 to 10 */
+static inline int magnet_u32_digits(__u32 v)
+{
+	int n = 1;
+
+	if (v >= 100000) {	/* then v / 100000 <= 42949 */
+		v /= 100000;
+		n += 5;
+	}
+	if (v >= 1000) {
+		v /= 1000;
+		n += 3;
+	}
+	return n + (v >= 100) + (v >= 10);
+}
+
+/* %u */
+static inline char *magnet_put_u32(char *p, __u32 v)
+{
+	return magnet_put_u32_pad(p, v, magnet_u32_digits(v));
+}
+
+/* %llu */
+static inline char *magnet_put_u64(char *p, __u64 v)
+{
+	__u32 lo;
+
+	if (v <= 0xffffffffULL)
+		return magnet_put_u32(p, (__u32)v);
+	v = magnet_div_u64_rem(v, 1000000000U, &lo);
+	p = magnet_put_u64(p, v);	/* at most twice: 2^64 < 10^20 */
+	return magnet_put_u32_pad(p, lo, 9);
+}
+
+/* %lld */
+static inline char *magnet_put_s64(char *p, __s64 v)
+{
+	if (v >= 0)
+		return magnet_put_u64(p, (__u64)v);
+	*p++ = '-';
+	return magnet_put_u64(p, 0 - (__u64)v);	/* no overflow at S64_MIN */
+}
+
+/* %016llx */
+static inline char *magnet_put_hex64(char *p, __u64 v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	for (i = 15; i >= 0; i--, v >>= 4)
+		p[i] = hex[v & 0xf];
+	return p + 16;
+}
+
+/* %s of a NUL-terminated string */
+static inline char *magnet_put_str(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+/* %u of a byte */
+static inline char *magnet_put_u8(char *p, __u8 v)
+{
+	if (v >= 100) {
+		unsigned int r = (v - (v >= 200 ? 200U : 100U)) * 2;
+
+		*p++ = v >= 200 ? '2' : '1';
+		*p++ = magnet_digits2[r];
+		*p++ = magnet_digits2[r + 1];
+	} else if (v >= 10) {
+		*p++ = magnet_digits2[v * 2];
+		*p++ = magnet_digits2[v * 2 + 1];
+	} else {
+		*p++ = (char)('0' + v);
+	}
+	return p;
+}
+
+/* "%u.%u.%u.%u" of the first 4 bytes */
+static inline char *magnet_put_ipv4(char *p, const __u8 a[4])
+{
+	p = magnet_put_u8(p, a[0]);
+	*p++ = '.';
+	p = magnet_put_u8(p, a[1]);
+	*p++ = '.';
+	p = magnet_put_u8(p, a[2]);
+	*p++ = '.';
+	return magnet_put_u8(p, a[3]);
+}
+
+/* 8 groups of 4 uppercase hex digits joined by ':', no compression */
+static inline char *magnet_put_ipv6(char *p, const __u8 a[16])
+{
+	static const char hex[] = "0123456789ABCDEF";
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		*p++ = hex[a[i] >> 4];
+		*p++ = hex[a[i] & 0xf];
+		if ((i & 1) && i != 15)
+			*p++ = ':';
+	}
+	return p;
+}
+
+#endif /* MAGNET_EMIT_H */

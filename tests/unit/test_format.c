@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * format.c's printf-free formatters against the printf formatters they
+ * replaced (format_ref.c, frozen): ttprobe lines (magnet's and the
+ * ttprobe-compat products), magnet text lines and web10g's address columns,
+ * byte for byte, on the widest possible record and on random records of
+ * every event, flag set, family and field magnitude. Each line is written
+ * into a heap buffer of exactly the documented size, so AddressSanitizer
+ * sees any write past it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "format.h"
+#include "format_ref.h"
+#include "check.h"
+
+#define RANDOM_RECORDS 300000
+
+static __u64 rnd64(void)
+{
+	__u64 v = ((__u64)random() << 42) ^ ((__u64)random() << 21) ^
+		  (__u64)random();
+
+	return v >> (random() % 64);
+}
+
+static void fill_str(char *s, size_t n)
+{
+	size_t i, len = (size_t)random() % (n + 1);
+
+	for (i = 0; i < n; i++)
+		s[i] = i < len ? (char)(random() % 4 ? 0x20 + random() % 0x60 :
+					random() % 256) : 0;
+	if (len < n)
+		s[len] = 0;
+}
+
+static void random_record(struct magnet_record *r)
+{
+	static const __u8 families[] = { MAGNET_FAMILY_INET,
+					 MAGNET_FAMILY_INET6, 0, 77 };
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = rnd64();
+	r->sock_id = rnd64();
+	r->event = (__u16)(random() % (MAGNET_EV_MAX + 2));
+	r->cpu = (__u16)rnd64();
+	r->family = families[random() % 4];
+	r->state = (__u8)random();
+	r->ca_state = (__u8)(random() % 6);
+	r->flags = (__u8)random();
+	r->lport = (__u16)random();
+	r->rport = (__u16)random();
+	r->len = (__u32)rnd64();
+	for (i = 0; i < 16; i++) {
+		r->laddr[i] = (__u8)random();
+		r->raddr[i] = (__u8)random();
+	}
+	r->seq = (__u32)rnd64();
+	r->end_seq = (__u32)rnd64();
+	r->mark = (__u32)rnd64();
+	r->pid = (__u32)rnd64();
+	r->ret = (__s64)rnd64() * (random() % 2 ? 1 : -1);
+	r->req = rnd64();
+	fill_str(r->comm, MAGNET_COMM_LEN);
+	r->mss = (__u32)rnd64();
+	r->srtt_us = (__u32)rnd64();
+	r->rttvar_us = (__u32)rnd64();
+	r->rto_us = (__u32)rnd64();
+	r->cwnd = (__u32)rnd64();
+	r->ssthresh = (__u32)rnd64();
+	r->snd_wnd = (__u32)rnd64();
+	r->rcv_wnd = (__u32)rnd64();
+	r->snd_una = (__u32)rnd64();
+	r->snd_nxt = (__u32)rnd64();
+	r->write_seq = (__u32)rnd64();
+	r->copied_seq = (__u32)rnd64();
+	r->packets_out = (__u32)rnd64();
+	r->retrans_out = (__u32)rnd64();
+	r->total_retrans = (__u32)rnd64();
+	fill_str(r->ca_name, MAGNET_CA_NAME_LEN);
+	r->ifindex = (__u32)rnd64();
+	r->ip_id = (__u16)random();
+	r->ip_tos = (__u8)random();
+	r->ip_ttl = (__u8)random();
+	r->ip_proto = (__u8)random();
+	r->segs_out = (__u32)rnd64();
+	r->data_segs_out = (__u32)rnd64();
+	r->segs_in = (__u32)rnd64();
+	r->data_segs_in = (__u32)rnd64();
+	r->bytes_sent = rnd64();
+	r->bytes_received = rnd64();
+	r->bytes_acked = rnd64();
+	r->bytes_retrans = rnd64();
+	r->rcv_nxt = (__u32)rnd64();
+	r->min_rtt_us = (__u32)rnd64();
+	r->rtt_us = (__u32)rnd64();
+	r->advmss = (__u16)random();
+	r->wscale = (__u8)random();
+	r->opts = (__u8)random();
+}
+
+/* every field at its widest: the longest line each format can produce */
+static void widest_record(struct magnet_record *r, int event)
+{
+	memset(r, 0xff, sizeof(*r));
+	r->event = (__u16)event;
+	r->family = MAGNET_FAMILY_INET6;
+	r->ret = -0x7fffffffffffffffLL - 1;
+	memset(r->comm, 'c', MAGNET_COMM_LEN);
+	memset(r->ca_name, 'n', MAGNET_CA_NAME_LEN);
+	r->state = 255;
+}
+
+static char *tt_new, *tt_ref, *tx_new, *tx_ref, *w_new, *w_ref;
+static int widest_tt, widest_text;
+
+static void compare(const struct magnet_record *r, __u64 counter,
+		    __s64 offset, __u64 cwnd_b, __u64 ssth_b, __u32 cid)
+{
+	int n, m;
+
+	n = magnet_format_ttprobe_with(tt_new, r, counter, offset, cwnd_b,
+				       ssth_b);
+	m = ref_format_ttprobe_with(tt_ref, r, counter, offset, cwnd_b,
+				    ssth_b);
+	CHECK(n == m && (n == 0 || !memcmp(tt_new, tt_ref, (size_t)n + 1)),
+	      "ttprobe, event %u: new (%d) '%.*s' ref (%d) '%.*s'", r->event,
+	      n, n, tt_new, m, m, tt_ref);
+	if (n > widest_tt)
+		widest_tt = n;
+
+	n = magnet_format_text(tx_new, r, offset);
+	m = ref_format_text(tx_ref, r, offset);
+	CHECK(n == m && (n == 0 || !memcmp(tx_new, tx_ref, (size_t)n + 1)),
+	      "text, event %u flags %#x: new (%d) '%.*s' ref (%d) '%.*s'",
+	      r->event, r->flags, n, n, tx_new, m, m, tx_ref);
+	if (n > widest_text)
+		widest_text = n;
+
+	n = magnet_format_web10g(w_new, r, offset, cid);
+	if (n > 0) {
+		m = ref_format_web10g_prefix(w_ref, r, offset, cid);
+		CHECK(n > m && !memcmp(w_new, w_ref, (size_t)m) &&
+		      w_new[m] == ',' && w_new[n - 1] == '\n' && !w_new[n],
+		      "web10g columns 1-6: new '%.*s' ref '%s'", m + 1, w_new,
+		      w_ref);
+	}
+}
+
+int main(void)
+{
+	struct magnet_record r;
+	long i;
+	int ev;
+
+	tt_new = malloc(MAGNET_TTPROBE_LINE_MAX);
+	tt_ref = malloc(MAGNET_TTPROBE_LINE_MAX);
+	tx_new = malloc(MAGNET_TEXT_LINE_MAX);
+	tx_ref = malloc(MAGNET_TEXT_LINE_MAX);
+	w_new = malloc(MAGNET_WEB10G_LINE_MAX);
+	w_ref = malloc(MAGNET_WEB10G_LINE_MAX);
+	if (!tt_new || !tt_ref || !tx_new || !tx_ref || !w_new || !w_ref)
+		return 2;
+	srandom(20261123);
+
+	for (ev = 0; ev <= MAGNET_EV_MAX + 1; ev++) {
+		widest_record(&r, ev);
+		compare(&r, ~0ULL, 0x7fffffffffffffffLL, ~0ULL, ~0ULL, ~0U);
+		r.flags = 0;
+		r.family = MAGNET_FAMILY_INET;
+		compare(&r, 0, 0, 0, 0, 0);
+	}
+	/* the lines the widest record gives bound every line */
+	CHECK(widest_tt == 256, "widest ttprobe line %d bytes", widest_tt);
+	CHECK(widest_tt < MAGNET_TTPROBE_LINE_MAX, "ttprobe line fits");
+	CHECK(widest_text == 653 && widest_text < MAGNET_TEXT_LINE_MAX,
+	      "widest text line %d",
+	      widest_text);
+
+	for (i = 0; i < RANDOM_RECORDS; i++) {
+		random_record(&r);
+		compare(&r, rnd64(), (__s64)rnd64() * (random() % 2 ? 1 : -1),
+			rnd64(), rnd64(), (__u32)rnd64());
+	}
+	/* the TCP events through the real products, as the module formats */
+	for (i = 0; i < RANDOM_RECORDS / 10; i++) {
+		random_record(&r);
+		r.event = random() % 2 ? MAGNET_EV_TCP_OUT : MAGNET_EV_TCP_IN;
+		compare(&r, rnd64(), 0, (__u64)r.cwnd * r.mss,
+			(__u32)(magnet_current_ssthresh(&r) * r.mss), 1);
+	}
+
+	printf("test_format: widest lines: ttprobe %d, text %d bytes\n",
+	       widest_tt, widest_text);
+	printf("test_format: %d passed, %d failed\n", passed, failed);
+	free(tt_new);
+	free(tt_ref);
+	free(tx_new);
+	free(tx_ref);
+	free(w_new);
+	free(w_ref);
+	return failed ? 1 : 0;
+}
