@@ -54,7 +54,10 @@ typedef struct magnet_legacy_record legacy_t;
 static const char *in_name = "-";
 static const char *out_name = "-";
 static FILE *out;
-static char outbuf[1 << 18];
+/* lines are formatted in place here and written in large blocks; the
+ * stdio stream itself is unbuffered */
+static char obuf[1 << 18];
+static size_t oused;
 
 static void usage(FILE *f)
 {
@@ -133,6 +136,30 @@ static void write_error(int err)
 	write_failed = 1;
 }
 
+/* write out obuf; false (and reported) on a write error */
+static int flush_obuf(void)
+{
+	size_t n = oused;
+
+	oused = 0;
+	if (write_failed)
+		return 0;
+	errno = 0;
+	if (n && (fwrite(obuf, 1, n, out) != n || ferror(out))) {
+		write_error(errno);
+		return 0;
+	}
+	return 1;
+}
+
+/* room for @n bytes at the end of obuf, or NULL after a write error */
+static char *out_room(size_t n)
+{
+	if (oused + n > sizeof(obuf) && !flush_obuf())
+		return NULL;
+	return write_failed ? NULL : obuf + oused;
+}
+
 /*
  * Flush and close the output, once; report a write error unless one was
  * reported already. True when everything went out.
@@ -143,6 +170,7 @@ static int finish_output(void)
 
 	if (!out)
 		return !write_failed;
+	flush_obuf();
 	if (!write_failed) {
 		errno = 0;
 		if (fflush(out) == EOF || ferror(out))
@@ -157,16 +185,15 @@ static int finish_output(void)
 	return !write_failed;
 }
 
-/* fwrite that notices a failed flush (EPIPE, ENOSPC) at once */
+/* @n bytes to the output; false after a write error (EPIPE, ENOSPC) */
 static int put(const void *buf, size_t n)
 {
-	if (write_failed)
+	char *p = out_room(n);
+
+	if (!p)
 		return 0;
-	errno = 0;
-	if (fwrite(buf, 1, n, out) != n || ferror(out)) {
-		write_error(errno);
-		return 0;
-	}
+	memcpy(p, buf, n);
+	oused += n;
 	return 1;
 }
 
@@ -484,7 +511,7 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 	struct magnet_record rec;
 	struct magnet_ttcount ttcount = { 0 };
 	struct magnet_ttstream tt;
-	static char line[MAGNET_WEB10G_LINE_MAX > MAGNET_TEXT_LINE_MAX ?
+	static char head[MAGNET_WEB10G_LINE_MAX > MAGNET_TEXT_LINE_MAX ?
 			 MAGNET_WEB10G_LINE_MAX : MAGNET_TEXT_LINE_MAX];
 	const int line_max = fmt == FMT_TTPROBE ? MAGNET_TTPROBE_LINE_MAX :
 			     fmt == FMT_WEB10G ? MAGNET_WEB10G_LINE_MAX :
@@ -568,15 +595,16 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 	}
 
 	if (fmt == FMT_MAGNET || fmt == FMT_WEB10G) {
-		int len = fmt == FMT_MAGNET ? magnet_format_text_header(line) :
-			  magnet_format_web10g_header(line);
+		int len = fmt == FMT_MAGNET ? magnet_format_text_header(head) :
+			  magnet_format_web10g_header(head);
 
-		if (!put(line, (size_t)len))
+		if (!put(head, (size_t)len))
 			return EXIT_BADINPUT;
 	}
 
 	for (offset = sizeof(si);; index++, offset += sizeof(rec)) {
 		int len = 0;
+		char *line;
 
 		n = read_full(gz, &rec, sizeof(rec));
 		if (n < 0)
@@ -600,6 +628,10 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 			return EXIT_BADINPUT;
 		}
 
+		/* the line goes straight into the output buffer */
+		line = out_room((size_t)line_max);
+		if (!line)
+			return EXIT_BADINPUT;
 		switch (fmt) {
 		case FMT_TTPROBE:
 			if (rec.event != MAGNET_EV_TCP_OUT &&
@@ -644,8 +676,7 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 			    in_name, index);
 			return EXIT_BADINPUT;
 		}
-		if (len > 0 && !put(line, (size_t)len))
-			return EXIT_BADINPUT;
+		oused += (size_t)len;
 	}
 	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
 }
@@ -779,7 +810,7 @@ int main(int argc, char **argv)
 	} else {
 		out = stdout;
 	}
-	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
+	setvbuf(out, NULL, _IONBF, 0);
 
 	ret = decode(gz, fmt, infmt, compat);
 	free(cid_table);
