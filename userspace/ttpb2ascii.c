@@ -19,6 +19,8 @@
  * 3 the last record is truncated (every complete record is written first).
  */
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -54,6 +57,17 @@ typedef struct magnet_legacy_record legacy_t;
 static const char *in_name = "-";
 static const char *out_name = "-";
 static FILE *out;
+/*
+ * An uncompressed regular file is read through a mapping, not read(2): no
+ * copy into a read buffer and none into zlib's. What was read is dropped
+ * from the mapping every IN_MAP_CHUNK bytes, so memory stays flat. If the
+ * file shrinks while it is read (a new capture truncating it), the access
+ * past its end raises SIGBUS, which ends the run with a message.
+ */
+#define IN_MAP_CHUNK ((size_t)4 << 20)
+static const unsigned char *in_map;
+static size_t in_map_len, in_map_pos, in_map_done;
+static sigjmp_buf in_map_fault;
 /* lines are formatted in place here and written in large blocks; the
  * stdio stream itself is unbuffered */
 static char obuf[1 << 18];
@@ -197,6 +211,41 @@ static int put(const void *buf, size_t n)
 	return 1;
 }
 
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(in_map_fault, 1);
+}
+
+/* Map @fd if it is a regular file that is not gzip; else leave it to zlib. */
+static void map_input(int fd)
+{
+	struct sigaction sa;
+	struct stat st;
+	void *m;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 2 ||
+	    (unsigned long long)st.st_size > (size_t)-1)
+		return;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	if (((unsigned char *)m)[0] == 0x1f && ((unsigned char *)m)[1] == 0x8b) {
+		munmap(m, (size_t)st.st_size);
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL)) {
+		munmap(m, (size_t)st.st_size);
+		return;
+	}
+	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+	in_map = m;
+	in_map_len = (size_t)st.st_size;
+}
+
 /*
  * Read exactly @n bytes unless the input ends first. Returns the bytes
  * read (less than @n at end of input), or -1 on a read error, which also
@@ -208,6 +257,20 @@ static long read_full(gzFile gz, void *buf, size_t n)
 	const char *why;
 	int err;
 
+	if (in_map) {
+		got = in_map_len - in_map_pos < n ? in_map_len - in_map_pos : n;
+		memcpy(buf, in_map + in_map_pos, got);
+		in_map_pos += got;
+		/* drop what was read from the mapping: memory stays flat */
+		if (in_map_pos - in_map_done >= IN_MAP_CHUNK) {
+			size_t upto = in_map_pos & ~(IN_MAP_CHUNK - 1);
+
+			madvise((void *)(in_map + in_map_done),
+				upto - in_map_done, MADV_DONTNEED);
+			in_map_done = upto;
+		}
+		return (long)got;
+	}
 	while (got < n) {
 		int r = gzread(gz, (char *)buf + got, (unsigned int)(n - got));
 
@@ -681,6 +744,20 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
 }
 
+/* decode(), ended cleanly if a mapped input shrinks under it (SIGBUS) */
+static int decode_mapped(gzFile gz, enum out_format fmt, enum in_format infmt,
+			 int compat)
+{
+	if (in_map && sigsetjmp(in_map_fault, 1)) {
+		in_map = NULL;
+		finish_output();
+		msg("%s: read error: the file shrank while it was read (at byte offset %zu)",
+		    in_name, in_map_pos);
+		return EXIT_BADINPUT;
+	}
+	return decode(gz, fmt, infmt, compat);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -782,6 +859,7 @@ int main(int argc, char **argv)
 	} else {
 		in_name = "standard input";
 	}
+	map_input(fd);
 	gz = gzdopen(fd, "rb");
 	if (!gz) {
 		msg("%s: cannot read: %s", in_name,
@@ -812,7 +890,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(out, NULL, _IONBF, 0);
 
-	ret = decode(gz, fmt, infmt, compat);
+	ret = decode_mapped(gz, fmt, infmt, compat);
 	free(cid_table);
 	/* after an early error, still write out what was decoded before it */
 	if (!finish_output())
