@@ -330,8 +330,14 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 	magnet_fill_begin(rd);
 	while (rd->len < want && rd->len + rd->line_max <= MAGNET_KBUF_SIZE &&
 	       (rec = magnet_fill_next(rd, &cpu))) {
-		/* the slot is the reader's until tail moves past it */
-		rec->sock_id = magnet_out_sock_id(rec);
+		/*
+		 * The slot is the reader's until tail moves past it. Only the
+		 * formats that write the id out pay for the hash: ttprobe's
+		 * lines and records have no id, web10g's CID only compares it.
+		 */
+		if (rd->omode == MAGNET_OMODE_TEXT ||
+		    (rd->omode == MAGNET_OMODE_BINARY && !rd->compat))
+			rec->sock_id = magnet_out_sock_id(rec);
 		magnet_emit(rd, rec);
 		rd->pos[cpu]++;
 		consumed++;
