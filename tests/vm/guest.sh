@@ -667,9 +667,10 @@ case_web10g_ss() {
 	ip netns exec mg-srv $FLOW serve 5300 &
 	srv=$!
 	wait_listen mg-srv 5300
-	rm -f "$L/quiet"
-	ip netns exec mg-cli $FLOW send 10.200.1.2 5300 1000000 --hold 3 \
-		--portfile "$L/cport" --quietfile "$L/quiet" &
+	rm -f "$L/quiet" "$L/release"
+	# the connection stays open until ss and the log have it ($L/release)
+	ip netns exec mg-cli $FLOW send 10.200.1.2 5300 1000000 --hold 120 \
+		--portfile "$L/cport" --quietfile "$L/quiet" --until "$L/release" &
 	client=$!
 	wait_file "$L/quiet" 60
 	sleep 1	# window updates as the receiver reads the last bytes
@@ -679,6 +680,8 @@ case_web10g_ss() {
 	echo finish > "$PROC"
 	wait_exit "$READER" 10
 	READER=
+	# only now may the connection close: its FIN is not in ss's snapshot
+	touch "$L/release"
 	wait_exit $client 20
 	wait_exit $srv 10
 	rmmod magnet

@@ -5,11 +5,15 @@ held open (quiet) so that `ss -tin` can be read while it exists.
   tcpflow.py serve PORT                 accept one connection (IPv4 or
                                         IPv6), read to EOF, exit
   tcpflow.py send HOST PORT BYTES [--mark N] [--hold SECONDS] [--portfile F]
-                [--quietfile Q]         send BYTES, wait (up to 60 s) until
+                [--quietfile Q] [--until U]
+                                        send BYTES, wait (up to 60 s) until
                                         the peer has acked them all, create
-                                        Q, hold the connection open SECONDS,
-                                        close; F gets the local port
+                                        Q, hold the connection open SECONDS
+                                        (or, with U, until file U exists, at
+                                        most SECONDS), close; F gets the
+                                        local port
 """
+import os
 import socket
 import sys
 import time
@@ -29,7 +33,8 @@ def serve(port):
     s.close()
 
 
-def send(host, port, nbytes, mark=None, hold=0.0, portfile=None, quietfile=None):
+def send(host, port, nbytes, mark=None, hold=0.0, portfile=None, quietfile=None,
+         until=None):
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)
     if mark is not None:
@@ -53,7 +58,16 @@ def send(host, port, nbytes, mark=None, hold=0.0, portfile=None, quietfile=None)
         sys.exit("tcpflow: %d bytes still unacked after 60 s" % buf[0])
     if quietfile:
         open(quietfile, "w").close()
-    time.sleep(float(hold))
+    if until:
+        # released by the test, not by the clock: a loaded host can stall
+        # the guest for seconds between two of its steps
+        end = time.monotonic() + float(hold)
+        while not os.path.exists(until):
+            if time.monotonic() > end:
+                sys.exit("tcpflow: %s did not appear within %s s" % (until, hold))
+            time.sleep(0.05)
+    else:
+        time.sleep(float(hold))
     s.close()
 
 
@@ -64,7 +78,7 @@ def main(argv):
         opts = dict(zip(argv[5::2], argv[6::2]))
         send(argv[2], argv[3], argv[4], mark=opts.get("--mark"),
              hold=opts.get("--hold", 0), portfile=opts.get("--portfile"),
-             quietfile=opts.get("--quietfile"))
+             quietfile=opts.get("--quietfile"), until=opts.get("--until"))
     else:
         print(__doc__)
         sys.exit(1)
