@@ -43,15 +43,69 @@ static __u64 magnet_wall(const struct magnet_record *r, __s64 offset,
 				  rem_ns);
 }
 
+/* fields 3-6: "laddr,lport,raddr,rport" */
+static char *magnet_put_tuple(char *p, const struct magnet_record *r)
+{
+	p = magnet_put_addr(p, r->family, r->laddr);
+	*p++ = ',';
+	p = magnet_put_u32(p, r->lport);
+	*p++ = ',';
+	p = magnet_put_addr(p, r->family, r->raddr);
+	*p++ = ',';
+	return magnet_put_u32(p, r->rport);
+}
+
+/* fields 3-6 from @c when @r has the cached socket's, else written there */
+static char *magnet_put_tuple_cached(char *p, const struct magnet_record *r,
+				     struct magnet_ttcache *c)
+{
+	char *end;
+
+	if (c->tuple_len && c->family == r->family && c->lport == r->lport &&
+	    c->rport == r->rport && !memcmp(c->laddr, r->laddr, 16) &&
+	    !memcmp(c->raddr, r->raddr, 16)) {
+		memcpy(p, c->tuple_txt, c->tuple_len);
+		return p + c->tuple_len;
+	}
+	end = magnet_put_tuple(p, r);
+	c->family = r->family;
+	c->lport = r->lport;
+	c->rport = r->rport;
+	memcpy(c->laddr, r->laddr, 16);
+	memcpy(c->raddr, r->raddr, 16);
+	c->tuple_len = (__u8)(end - p);
+	memcpy(c->tuple_txt, p, c->tuple_len);
+	return end;
+}
+
+/* the timestamp's seconds, from @c when they did not change */
+static char *magnet_put_sec_cached(char *p, __u64 sec,
+				   struct magnet_ttcache *c)
+{
+	char *end;
+
+	if (c->sec_len && c->sec == sec) {
+		memcpy(p, c->sec_txt, c->sec_len);
+		return p + c->sec_len;
+	}
+	end = magnet_put_u64(p, sec);
+	c->sec = sec;
+	c->sec_len = (__u8)(end - p);
+	memcpy(c->sec_txt, p, c->sec_len);
+	return end;
+}
+
 /*
  * One ttprobe line. Written with emit.h, not printf: this runs for every
  * record the reader takes in omode=0. At most 256 bytes and a NUL (two
  * IPv6 addresses, every number at its widest; test_format checks), so the
- * buffer of MAGNET_TTPROBE_LINE_MAX always has room.
+ * buffer of MAGNET_TTPROBE_LINE_MAX always has room. With a cache (@c not
+ * NULL), fields that repeat from line to line are copied from it.
  */
-int magnet_format_ttprobe_with(char *buf, const struct magnet_record *r,
+static int magnet_ttprobe_line(char *buf, const struct magnet_record *r,
 			       __u64 counter, __s64 realtime_offset_ns,
-			       __u64 cwnd_bytes, __u64 ssthresh_bytes)
+			       __u64 cwnd_bytes, __u64 ssthresh_bytes,
+			       struct magnet_ttcache *c)
 {
 	__u32 rem_ns;
 	__u64 sec;
@@ -69,17 +123,11 @@ int magnet_format_ttprobe_with(char *buf, const struct magnet_record *r,
 	}
 	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
 	*p++ = ',';
-	p = magnet_put_u64(p, sec);
+	p = c ? magnet_put_sec_cached(p, sec, c) : magnet_put_u64(p, sec);
 	*p++ = '.';
 	p = magnet_put_u32_pad(p, rem_ns / 1000U, 6);
 	*p++ = ',';
-	p = magnet_put_addr(p, r->family, r->laddr);
-	*p++ = ',';
-	p = magnet_put_u32(p, r->lport);
-	*p++ = ',';
-	p = magnet_put_addr(p, r->family, r->raddr);
-	*p++ = ',';
-	p = magnet_put_u32(p, r->rport);
+	p = c ? magnet_put_tuple_cached(p, r, c) : magnet_put_tuple(p, r);
 	*p++ = ',';
 	p = magnet_put_u64(p, counter);
 	*p++ = ',';
@@ -107,12 +155,12 @@ int magnet_format_ttprobe_with(char *buf, const struct magnet_record *r,
 	return (int)(p - buf);
 }
 
-int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
-			  __u64 counter, __s64 realtime_offset_ns)
+int magnet_format_ttprobe_with(char *buf, const struct magnet_record *r,
+			       __u64 counter, __s64 realtime_offset_ns,
+			       __u64 cwnd_bytes, __u64 ssthresh_bytes)
 {
-	return magnet_format_ttprobe_with(buf, r, counter, realtime_offset_ns,
-					  (__u64)r->cwnd * r->mss,
-					  (__u64)r->ssthresh * r->mss);
+	return magnet_ttprobe_line(buf, r, counter, realtime_offset_ns,
+				   cwnd_bytes, ssthresh_bytes, NULL);
 }
 
 __u32 magnet_current_ssthresh(const struct magnet_record *r)
@@ -124,14 +172,33 @@ __u32 magnet_current_ssthresh(const struct magnet_record *r)
 	return r->ssthresh > three_quarters ? r->ssthresh : three_quarters;
 }
 
+/* magnet's fields 10 and 11, or (@compat) ttprobe's: see format.h */
+static int magnet_ttprobe_fields(char *buf, const struct magnet_record *r,
+				 __u64 counter, __s64 realtime_offset_ns,
+				 int compat, struct magnet_ttcache *c)
+{
+	if (compat)	/* ttprobe multiplies and prints in 32 bits: they wrap */
+		return magnet_ttprobe_line(buf, r, counter, realtime_offset_ns,
+					   (__u32)(r->cwnd * r->mss),
+					   (__u32)(magnet_current_ssthresh(r) *
+						   r->mss), c);
+	return magnet_ttprobe_line(buf, r, counter, realtime_offset_ns,
+				   (__u64)r->cwnd * r->mss,
+				   (__u64)r->ssthresh * r->mss, c);
+}
+
+int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
+			  __u64 counter, __s64 realtime_offset_ns)
+{
+	return magnet_ttprobe_fields(buf, r, counter, realtime_offset_ns, 0,
+				     NULL);
+}
+
 int magnet_format_ttprobe_compat(char *buf, const struct magnet_record *r,
 				 __u64 counter, __s64 realtime_offset_ns)
 {
-	/* ttprobe multiplies and prints in 32 bits: the products wrap */
-	return magnet_format_ttprobe_with(buf, r, counter, realtime_offset_ns,
-					  (__u32)(r->cwnd * r->mss),
-					  (__u32)(magnet_current_ssthresh(r) *
-						  r->mss));
+	return magnet_ttprobe_fields(buf, r, counter, realtime_offset_ns, 1,
+				     NULL);
 }
 
 void magnet_ttstream_open(struct magnet_ttstream *s, struct magnet_ttcount *c,
@@ -140,24 +207,24 @@ void magnet_ttstream_open(struct magnet_ttstream *s, struct magnet_ttcount *c,
 	s->count = c;
 	s->lines = 0;
 	s->compat = compat;
+	s->cache.sec_len = 0;
+	s->cache.tuple_len = 0;
 }
 
 int magnet_ttstream_format(struct magnet_ttstream *s, char *buf,
 			   const struct magnet_record *r,
 			   __s64 realtime_offset_ns)
 {
-	int n;
+	__u64 counter = s->compat ? s->count->since_load : s->lines + 1;
+	int n = magnet_ttprobe_fields(buf, r, counter, realtime_offset_ns,
+				      s->compat, &s->cache);
 
-	if (s->compat) {
-		n = magnet_format_ttprobe_compat(buf, r, s->count->since_load,
-						 realtime_offset_ns);
-		if (n > 0)
+	if (n > 0) {
+		if (s->compat)
 			s->count->since_load++;
-		return n;
+		else
+			s->lines++;
 	}
-	n = magnet_format_ttprobe(buf, r, s->lines + 1, realtime_offset_ns);
-	if (n > 0)
-		s->lines++;
 	return n;
 }
 

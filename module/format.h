@@ -85,10 +85,28 @@ struct magnet_ttcount {
 	__u64 since_load;	/* the next ttprobe counter value */
 };
 
+/*
+ * What consecutive lines of a stream share, kept as text: the seconds of the
+ * timestamp, and fields 3-6 (addresses and ports) of the last socket.
+ * Copying them is cheaper than writing them out again; the lines are the
+ * same bytes either way (test_format checks).
+ */
+struct magnet_ttcache {
+	__u64 sec;		/* whose text sec_txt holds */
+	__u8 sec_len;		/* 0: none yet */
+	__u8 tuple_len;		/* 0: none yet */
+	__u8 family;
+	__u16 lport, rport;
+	__u8 laddr[16], raddr[16];
+	char sec_txt[20];
+	char tuple_txt[92];	/* "laddr,lport,raddr,rport": at most 91 */
+};
+
 struct magnet_ttstream {
 	struct magnet_ttcount *count;
 	__u64 lines;		/* lines of this open */
 	int compat;		/* 1: ttprobe's fields 7, 10 and 11 */
+	struct magnet_ttcache cache;
 };
 
 void magnet_ttstream_open(struct magnet_ttstream *s, struct magnet_ttcount *c,

@@ -149,6 +149,80 @@ static void compare(const struct magnet_record *r, __u64 counter,
 	}
 }
 
+/*
+ * A stream through magnet_ttstream_format(), which copies the seconds and
+ * fields 3-6 from its cache when they repeat: every line against the
+ * reference, on records from a few sockets (IPv4 and IPv6 with the same
+ * bytes, tuples one port or one address bit apart, or apart only in an
+ * IPv4 address's unused bytes), with timestamps a few ms apart so seconds repeat and
+ * change, other events between them, in both semantics.
+ */
+static void stream(int compat, long n)
+{
+	struct magnet_ttcount count = { 12345 };
+	struct magnet_ttstream st;
+	struct magnet_record pool[6], r;
+	__u64 ts = 1000000000ULL * 1700000000ULL - 5000000;
+	__u64 counter = compat ? count.since_load : 1;
+	long i;
+	int k;
+
+	for (k = 0; k < 6; k++) {
+		random_record(&pool[k]);
+		pool[k].family = k & 1 ? MAGNET_FAMILY_INET6 : MAGNET_FAMILY_INET;
+	}
+	pool[1].lport = pool[0].lport;	/* 0 and 1: same bytes, other family */
+	pool[1].rport = pool[0].rport;
+	memcpy(pool[1].laddr, pool[0].laddr, 16);
+	memcpy(pool[1].raddr, pool[0].raddr, 16);
+	pool[2] = pool[0];
+	pool[2].rport ^= 1;		/* one port apart */
+	pool[3] = pool[0];
+	pool[3].laddr[7] ^= 0x40;	/* apart in bytes IPv4 does not print */
+	pool[4] = pool[0];
+	pool[4].laddr[2] ^= 1;		/* one address bit apart */
+	pool[5] = pool[1];
+	pool[5].raddr[15] ^= 1;		/* IPv6, the last bit of raddr */
+
+	magnet_ttstream_open(&st, &count, compat);
+	for (i = 0; i < n; i++) {
+		int m, got;
+
+		k = (int)(random() % 6);
+		if (random() % 8)	/* runs of the same socket, as in a flow */
+			k = (int)(i / 50 % 6);
+		random_record(&r);
+		r.family = pool[k].family;
+		r.lport = pool[k].lport;
+		r.rport = pool[k].rport;
+		memcpy(r.laddr, pool[k].laddr, 16);
+		memcpy(r.raddr, pool[k].raddr, 16);
+		ts += (__u64)(random() % 20000000);
+		r.ts_ns = ts;
+		got = magnet_ttstream_format(&st, tt_new, &r, 0);
+		if (r.event != MAGNET_EV_TCP_OUT && r.event != MAGNET_EV_TCP_IN) {
+			CHECK(got == 0, "stream: event %u wrote a line", r.event);
+			continue;
+		}
+		if (compat)
+			m = ref_format_ttprobe_with(tt_ref, &r, counter, 0,
+						    (__u32)(r.cwnd * r.mss),
+						    (__u32)(magnet_current_ssthresh(&r) *
+							    r.mss));
+		else
+			m = ref_format_ttprobe_with(tt_ref, &r, counter, 0,
+						    (__u64)r.cwnd * r.mss,
+						    (__u64)r.ssthresh * r.mss);
+		counter++;
+		CHECK(got == m && !memcmp(tt_new, tt_ref, (size_t)m + 1),
+		      "stream (compat %d), record %ld, socket %d: new '%.*s' ref '%.*s'",
+		      compat, i, k, got, tt_new, m, tt_ref);
+	}
+	CHECK(compat ? count.since_load == counter : st.lines + 1 == counter,
+	      "stream (compat %d): counter at %llu", compat,
+	      (unsigned long long)counter);
+}
+
 int main(void)
 {
 	struct magnet_record r;
@@ -191,6 +265,9 @@ int main(void)
 		compare(&r, rnd64(), 0, (__u64)r.cwnd * r.mss,
 			(__u32)(magnet_current_ssthresh(&r) * r.mss), 1);
 	}
+
+	stream(0, RANDOM_RECORDS);
+	stream(1, RANDOM_RECORDS);
 
 	printf("test_format: widest lines: ttprobe %d, text %d bytes\n",
 	       widest_tt, widest_text);
