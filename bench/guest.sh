@@ -1,58 +1,145 @@
 #!/bin/bash
 # Runs inside the benchmark guest (see bench/run.sh).
-# usage: guest.sh MAGNET_KO OUTDIR BYTES
+# usage: guest.sh MAGNET_KO OUTDIR BYTES REPS
 #
-#   netns bc (iperf3 client) --veth, TSO/GSO/GRO off--> netns bs (iperf3 -s)
+#   netns bc (iperf3 client) --veth mgc/mgs, TSO/GSO/GRO off--> netns bs (iperf3 -s)
 #   (scripts/netpair.sh, copied next to this script)
 #
-# One iperf3 transfer of BYTES per configuration, all in this one boot, so
+# Every configuration is one iperf3 transfer, all in this one boot, so
 # ratios compare runs on the same kernel and the same instruction clock.
+# The list is run REPS times, interleaved (A B C ... A B C ...), with a
+# baseline first in each round and once more at the end. Per run it leaves
+# OUTDIR/<config>.<round>.json (iperf3) and .stats: "events N", "lost N",
+# "bytes N" (what the tracer wrote).
 set -eu
 ko=$1
 out=$2
 bytes=$3
+reps=$4
 . "$(dirname "$0")/netpair.sh"
 netpair_setup bc bs nooffload
+T=/sys/kernel/tracing
+mountpoint -q $T || mount -t tracefs nodev $T
+LOG=/dev/shm/bench.log
 
-# run NAME [insmod parameters]: one transfer; "-" = no module. With
-# DEFER=1 the reader starts only after the transfer, so the transfer pays
-# for the probe handlers alone (the ring must hold every record).
-run() {
-	local name=$1 reader= secs bps
-	shift
-	if [ "$1" != - ]; then
-		insmod "$ko" "$@"
-		if [ "${DEFER:-0}" = 0 ]; then
-			cat /proc/net/magnet > /dev/shm/bench.log &
-			reader=$!
-		else
-			reader=deferred
-		fi
-	fi
-	ip netns exec bs iperf3 -s -1 -D
-	netpair_wait_listen bs 5201
-	ip netns exec bc iperf3 -c 10.200.1.2 -n "$bytes" -J > "$out/$name.json"
-	if [ "$reader" = deferred ]; then
-		cat /proc/net/magnet > /dev/shm/bench.log &
-		reader=$!
-	fi
-	if [ -n "$reader" ]; then
-		echo flush > /proc/net/magnet
-		sleep 0.5
-		echo finish > /proc/net/magnet
-		wait "$reader"
-		dmesg | grep 'magnet: finish: .*records written' | tail -1 > "$out/$name.stats"
-		stat -c %s /dev/shm/bench.log >> "$out/$name.stats"
-		rm -f /dev/shm/bench.log
-		rmmod magnet
-	fi
-	echo "bench: $name done"
+stats() {	# stats FILE EVENTS LOST: the run's counts
+	printf 'events %s\nlost %s\nbytes %s\n' "$2" "$3" \
+		"$(stat -c %s $LOG 2>/dev/null || echo 0)" > "$1"
+	rm -f $LOG
 }
 
-run baseline -
-run tcp-ascii events=tcp omode=0 port=5201
-run all-binary events=all omode=1 port=5201 bufsize=16384
-DEFER=1 run handlers events=all omode=1 port=5201 bufsize=262144
-run baseline2 -
+# transfer NAME ROUND [udp]: one iperf3 run, bc -> bs
+transfer() {
+	ip netns exec bs iperf3 -s -1 -D
+	netpair_wait_listen bs 5201
+	if [ "${3:-}" = udp ]; then
+		# TICKET's small packets: 64-byte payloads, as fast as iperf3 goes
+		ip netns exec bc iperf3 -c 10.200.1.2 -u -l 64 -b 0 -t 1 -J > "$out/$1.$2.json"
+	else
+		ip netns exec bc iperf3 -c 10.200.1.2 -n "$bytes" -J > "$out/$1.$2.json"
+	fi
+	# a UDP server may still be in its last second
+	sleep 0.2
+	pkill -x iperf3 2> /dev/null || true
+}
+
+# magnet NAME ROUND MODE [udp] -- PARAMS: MODE live (cat reads during the
+# transfer) or deferred (cat starts after it: what the traffic pays for
+# the handlers alone; the ring must hold every record)
+magnet() {
+	local name=$1 round=$2 mode=$3 kind= reader st
+	shift 3
+	[ "$1" = udp ] && { kind=udp; shift; }
+	insmod "$ko" "$@"
+	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; }
+	transfer "$name" "$round" $kind
+	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; }
+	echo flush > /proc/net/magnet
+	sleep 0.5
+	echo finish > /proc/net/magnet
+	wait "$reader"
+	st=$(dmesg | grep 'magnet: finish: .*records written' | tail -1)
+	[[ $st =~ ([0-9]+)\ records\ written,\ ([0-9]+)\ lost ]]
+	stats "$out/$name.$round.stats" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+	rmmod magnet
+}
+
+# tcpdump NAME ROUND SNAPLEN [udp]: on the sender's veth, to tmpfs
+tcpdump_run() {
+	local name=$1 round=$2 snap=$3 pid err=/dev/shm/tcpdump.err
+	ip netns exec bc tcpdump -i mgc -s "$snap" -w $LOG -n 2> $err &
+	pid=$!
+	sleep 1	# tcpdump attached: "listening on" is printed
+	transfer "$name" "$round" ${4:-}
+	kill -INT $pid
+	wait $pid || true
+	stats "$out/$name.$round.stats" \
+		"$(awk '/packets captured/ { print $1 }' $err)" \
+		"$(awk '/packets dropped by kernel/ { print $1 }' $err)"
+}
+
+# the kernel's own tcp:tcp_probe tracepoint, filtered on the port, read
+# through trace_pipe; its ring's overruns are its losses
+tracepoint_run() {
+	local name=$1 round=$2 pid lost
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo 'sport == 5201 || dport == 5201' > $T/events/tcp/tcp_probe/filter
+	echo 1 > $T/events/tcp/tcp_probe/enable
+	cat $T/trace_pipe > $LOG &
+	pid=$!
+	echo 1 > $T/tracing_on
+	transfer "$name" "$round"
+	sleep 0.5
+	echo 0 > $T/tracing_on
+	lost=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+	kill $pid
+	wait $pid 2> /dev/null || true
+	echo 0 > $T/events/tcp/tcp_probe/enable
+	echo 0 > $T/events/tcp/tcp_probe/filter
+	stats "$out/$name.$round.stats" "$(wc -l < $LOG)" "$lost"
+}
+
+# bpftrace: kprobes where magnet's TCP events are, printing 4 fields each
+bpftrace_run() {
+	local name=$1 round=$2 pid lost
+	bpftrace -e '
+kprobe:__tcp_transmit_skb { printf("o %llu %u %u\n", nsecs, cpu, ((struct tcp_sock *)arg0)->snd_cwnd); }
+kprobe:tcp_v4_do_rcv { printf("i %llu %u %u\n", nsecs, cpu, ((struct tcp_sock *)arg0)->snd_cwnd); }' \
+		> $LOG 2> /dev/shm/bpftrace.err &
+	pid=$!
+	for _ in $(seq 300); do
+		grep -q Attaching $LOG 2> /dev/null && break
+		sleep 0.1
+	done
+	transfer "$name" "$round"
+	sleep 0.5
+	kill -INT $pid
+	wait $pid || true
+	lost=$(cat $LOG /dev/shm/bpftrace.err | awk '/^Lost [0-9]+ events/ { n += $2 } END { print n + 0 }')
+	stats "$out/$name.$round.stats" "$(grep -c '^[oi] ' $LOG)" "$lost"
+}
+
+one_round() {
+	local r=$1
+	transfer baseline "$r"; echo "bench: baseline.$r"
+	tcpdump_run tcpdump-96 "$r" 96; echo "bench: tcpdump-96.$r"
+	tcpdump_run tcpdump-full "$r" 262144; echo "bench: tcpdump-full.$r"
+	tracepoint_run tracepoint "$r"; echo "bench: tracepoint.$r"
+	bpftrace_run bpftrace "$r"; echo "bench: bpftrace.$r"
+	magnet tcp-ascii "$r" live events=tcp omode=0 port=5201; echo "bench: tcp-ascii.$r"
+	magnet tcp-binary "$r" live events=tcp omode=1 port=5201; echo "bench: tcp-binary.$r"
+	magnet all-binary "$r" live events=all omode=1 port=5201 bufsize=16384; echo "bench: all-binary.$r"
+	magnet tcp-handlers "$r" deferred events=tcp omode=1 port=5201 bufsize=131072; echo "bench: tcp-handlers.$r"
+	magnet handlers "$r" deferred events=all omode=1 port=5201 bufsize=262144; echo "bench: handlers.$r"
+	transfer udp-baseline "$r" udp; echo "bench: udp-baseline.$r"
+	tcpdump_run udp-tcpdump-96 "$r" 96 udp; echo "bench: udp-tcpdump-96.$r"
+	magnet udp-magnet "$r" live udp events=ip,dev nontcp=1 omode=1 bufsize=16384; echo "bench: udp-magnet.$r"
+}
+
+for r in $(seq "$reps"); do
+	one_round "$r"
+done
+transfer baseline last; echo "bench: baseline.last"
 dmesg > "$out/dmesg.txt"
 echo BENCH-DONE > "$out/done"

@@ -1,41 +1,56 @@
 #!/bin/bash
 # usage: bench/run.sh [KVER]      (make bench)
 #
-# Throughput of an iperf3 transfer with and without magnet, measured in one
+# Throughput of iperf3 transfers with and without tracing, measured in one
 # guest boot under QEMU's instruction-counted clock (-icount shift=0,
 # sleep=off): guest time advances by 1 ns per executed instruction, so a
 # guest-measured throughput is repeatable and a ratio of two runs is a ratio
-# of executed instructions. Configurations (see bench/guest.sh):
-#   baseline     no module
-#   tcp-ascii    events=tcp omode=0 (ttprobe's volume and format)
-#   all-binary   events=all omode=1 (every layer, binary)
-#   handlers     the same, but the reader starts after the transfer: what
-#                the traffic pays for the probe handlers alone, as on a
-#                machine where the reader has a core of its own
-#   baseline2    no module again: shows the runs are repeatable
-# Reports throughput, the ratio to baseline, events, lost records, and the
-# cost per event in instructions. KVER defaults to the 6.1 line (the
-# reference numbers in DEVELOPERS' guide were taken on Debian 6.1).
-# BENCH_BYTES (default 100M) sets the transfer size. One vCPU: QEMU's icount
-# mode hangs bringing up a second one.
+# of executed instructions. Configurations (bench/guest.sh), TCP first
+# (iperf3 -n BENCH_BYTES over veth, TSO/GSO/GRO off):
+#   baseline       no tracing (first in each round, and once more at the end)
+#   tcpdump-96     tcpdump -s 96 on the sender's veth, to tmpfs
+#   tcpdump-full   the same, full snaplen
+#   tracepoint     the kernel's tcp:tcp_probe, filtered on the port, through
+#                  trace_pipe (losses: its ring's overruns)
+#   bpftrace       kprobes on __tcp_transmit_skb and tcp_v4_do_rcv printing
+#                  4 fields (losses: its "Lost N events")
+#   tcp-ascii      magnet events=tcp omode=0 (ttprobe's volume and format)
+#   tcp-binary     magnet events=tcp omode=1
+#   all-binary     magnet events=all omode=1 (every layer)
+#   tcp-handlers   events=tcp, reader started after the transfer: what the
+#   handlers       traffic pays for the probe handlers alone (and all layers)
+# then TICKET's small packets (iperf3 -u -l 64 -b 0 -t 1): udp-baseline,
+# udp-tcpdump-96, udp-magnet (events=ip,dev nontcp=1 omode=1).
+# The list runs BENCH_REPS times (default 2), interleaved. Reports, per run:
+# throughput, the ratio to the mean baseline of the boot, events, lost,
+# bytes per event, and instructions per event above the baseline of the
+# same round, split for magnet into the handlers' share (from the deferred
+# runs of the same round) and the reader's (the rest). The report goes to
+# stdout and to bench/results/<date>-<kernel>.md.
+# KVER defaults to the 6.1 line. One vCPU: QEMU's icount mode hangs
+# bringing up a second one, so every reader shares the CPU with the traffic.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:-$("$top"/scripts/kernels.sh | head -n 1)}
 bytes=${BENCH_BYTES:-100M}
+reps=${BENCH_REPS:-2}
 out=$top/build/bench/$kver
 rm -rf "$out"
 mkdir -p "$out"
+for t in tcpdump bpftrace iperf3; do
+	command -v $t > /dev/null || { echo "bench: $t is missing; run make deps" >&2; exit 1; }
+done
 "$top"/scripts/build-module.sh "$kver" "$top/build/$kver" > /dev/null
 cp "$top"/bench/guest.sh "$top"/scripts/netpair.sh "$out/"
-echo "bench: $kver, iperf3 -n $bytes over veth, TSO/GSO/GRO off, -icount shift=0,sleep=off"
+echo "bench: $kver, iperf3 -n $bytes over veth, TSO/GSO/GRO off, -icount shift=0,sleep=off, $reps rounds"
 # cryptomgr.notests: under the instruction clock, the crypto self-test that
 # udev's loading of ghash_clmulni_intel starts can outlast its timeout and
 # print "WARNING: ... crypto_wait_for_test" (seen on 6.1), which is no
 # concern of this benchmark and would fail it
-timeout --kill-after=30 1800 vng --verbose --run "/boot/vmlinuz-$kver" --disable-kvm --cpus 1 \
-	--memory 1G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off" \
+timeout --kill-after=30 5400 vng --verbose --run "/boot/vmlinuz-$kver" --disable-kvm --cpus 1 \
+	--memory 2G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off" \
 	--append cryptomgr.notests \
-	--exec "bash $out/guest.sh $top/build/$kver/magnet.ko $out $bytes" \
+	--exec "bash $out/guest.sh $top/build/$kver/magnet.ko $out $bytes $reps" \
 	< /dev/null > "$out/console.log" 2>&1 || true
 if [ ! -e "$out/done" ]; then
 	echo "bench: the guest did not finish; see $out/console.log" >&2
@@ -46,27 +61,89 @@ if grep -E 'BUG:|WARNING:|Oops|RCU stall|soft lockup' "$out/dmesg.txt"; then
 	echo "bench: kernel warnings in the guest" >&2
 	exit 1
 fi
-python3 - "$out" <<'PY'
-import json, re, sys
-out = sys.argv[1]
-def run(name):
-    j = json.load(open("%s/%s.json" % (out, name)))
-    e = j["end"]["sum_received"]
-    return e["bytes"], e["seconds"], e["bits_per_second"]
-b0, s0, bps0 = run("baseline")
-print("%-11s %12s %8s %10s %8s %14s" % ("config", "Mbit/s", "ratio", "events", "lost", "instr/event"))
-for name in ("baseline", "tcp-ascii", "all-binary", "handlers", "baseline2"):
-    b, s, bps = run(name)
-    ev = lost = "-"
-    per = "-"
+mkdir -p "$top/bench/results"
+report=$top/bench/results/$(date +%Y-%m-%d)-$kver.md
+python3 - "$out" "$reps" "$kver" "$bytes" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)" > "$report" <<'PY'
+import json, sys
+out, reps, kver, nbytes, rev = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+rounds = [str(r) for r in range(1, reps + 1)]
+
+def iperf(name, r):
+    j = json.load(open("%s/%s.%s.json" % (out, name, r)))
+    e = j["end"]
+    if not name.startswith("udp"):
+        s = e["sum_received"]
+        return {"bytes": s["bytes"], "secs": s["seconds"], "rate": s["bits_per_second"] / 1e6}
+    s = e.get("sum_received") or e["sum"]
+    pkts = s["packets"] - s.get("lost_packets", 0)
+    return {"pkts": pkts, "secs": s["seconds"], "rate": pkts / s["seconds"] / 1e3}
+
+def counts(name, r):
     try:
-        st = open("%s/%s.stats" % (out, name)).read()
-        m = re.search(r"(\d+) records written, (\d+) lost", st)
-        ev, lost = int(m.group(1)), int(m.group(2))
-        # guest ns per byte above baseline = instructions (shift=0)
-        extra_ns = (s - s0 * b / b0) * 1e9
-        per = "%.0f" % (extra_ns / ev) if ev else "-"
+        d = dict(l.split() for l in open("%s/%s.%s.stats" % (out, name, r)) if l.strip())
     except OSError:
-        pass
-    print("%-11s %12.1f %8.3f %10s %8s %14s" % (name, bps / 1e6, bps / bps0, ev, lost, per))
+        return None
+    return {k: int(v) if v.isdigit() else None for k, v in d.items()}
+
+def extra_per_event(name, r, base):
+    """guest ns (= instructions) above the round's baseline, per event"""
+    c, i, b = counts(name, r), iperf(name, r), iperf(base, r)
+    if not c or not c.get("events"):
+        return None
+    if "bytes" in i:
+        extra = i["secs"] - b["secs"] * i["bytes"] / b["bytes"]
+        return extra * 1e9 / c["events"]
+    extra = i["secs"] - i["pkts"] / (b["pkts"] / b["secs"])
+    return extra * 1e9 / c["events"]
+
+tcp = ["baseline", "tcpdump-96", "tcpdump-full", "tracepoint", "bpftrace",
+       "tcp-ascii", "tcp-binary", "all-binary", "tcp-handlers", "handlers"]
+udp = ["udp-baseline", "udp-tcpdump-96", "udp-magnet"]
+handler_of = {"tcp-ascii": "tcp-handlers", "tcp-binary": "tcp-handlers",
+              "all-binary": "handlers", "tcp-handlers": "tcp-handlers",
+              "handlers": "handlers"}
+bases = [iperf("baseline", r)["rate"] for r in rounds + ["last"]]
+base = sum(bases) / len(bases)
+ubase = sum(iperf("udp-baseline", r)["rate"] for r in rounds) / reps
+
+print("# make bench: %s, %s\n" % (kver, rev))
+print("iperf3 -n %s over veth (TSO/GSO/GRO off), one vCPU, QEMU -icount shift=0,sleep=off: "
+      "1 guest ns = 1 instruction. %d rounds in one boot, interleaved. Ratio: to the mean "
+      "of the %d baseline runs (%.1f Mbit/s; they range %.3f..%.3f of it). instr/ev: above "
+      "the same round's baseline, per event; for magnet split into handler (the deferred "
+      "run of the same layers) and reader (the rest).\n"
+      % (nbytes, reps, len(bases), base, min(bases) / base, max(bases) / base))
+print("| config | round | Mbit/s | ratio | events | lost | bytes/ev | instr/ev | handler | reader |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+def fmt(v, f="%d"):
+    return "-" if v is None else f % v
+for name in tcp:
+    for r in rounds + (["last"] if name == "baseline" else []):
+        i, c = iperf(name, r), counts(name, r)
+        per = extra_per_event(name, r, "baseline") if c else None
+        h = rd = None
+        if name in handler_of and per is not None:
+            h = extra_per_event(handler_of[name], r, "baseline")
+            if name != handler_of[name] and h is not None:
+                rd = per - h
+        ev = c.get("events") if c else None
+        bpe = c["bytes"] / ev if c and ev else None
+        print("| %s | %s | %.1f | %.3f | %s | %s | %s | %s | %s | %s |" % (
+            name, r, i["rate"], i["rate"] / base, fmt(ev), fmt(c.get("lost") if c else None),
+            fmt(bpe, "%.0f"), fmt(per, "%.0f"), fmt(h, "%.0f"), fmt(rd, "%.0f")))
+print("\nUDP, 64-byte payloads, iperf3 -u -b 0 -t 1 (rate: packets received, thousands per second; "
+      "ratio to the mean udp-baseline, %.1f kpps):\n" % ubase)
+print("| config | round | kpps | ratio | events | lost | bytes/ev | instr/ev |")
+print("|---|---|---|---|---|---|---|---|")
+for name in udp:
+    for r in rounds:
+        i, c = iperf(name, r), counts(name, r)
+        per = extra_per_event(name, r, "udp-baseline") if c else None
+        ev = c.get("events") if c else None
+        bpe = c["bytes"] / ev if c and ev else None
+        print("| %s | %s | %.1f | %.3f | %s | %s | %s | %s |" % (
+            name, r, i["rate"], i["rate"] / ubase, fmt(ev), fmt(c.get("lost") if c else None),
+            fmt(bpe, "%.0f"), fmt(per, "%.0f")))
 PY
+cat "$report"
+echo "bench: report in $report"
