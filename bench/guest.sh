@@ -91,9 +91,10 @@ tracepoint_run() {
 	echo 1 > $T/tracing_on
 	transfer "$name" "$round"
 	sleep 0.5
+	# with tracing off, trace_pipe ends the read: cat exits by itself
 	echo 0 > $T/tracing_on
 	lost=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
-	kill $pid
+	kill $pid 2> /dev/null || true
 	wait $pid 2> /dev/null || true
 	echo 0 > $T/events/tcp/tcp_probe/enable
 	echo 0 > $T/events/tcp/tcp_probe/filter
