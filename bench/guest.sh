@@ -43,6 +43,39 @@ transfer() {
 	pkill -x iperf3 2> /dev/null || true
 }
 
+# reader_open: wait until the reader has the file open. finish ends the
+# reads of the readers open at that moment; a reader that opens after it
+# waits for the next finish. Under -icount sleep=off the guest clock jumps
+# ahead while the guest waits for the host (cat loading over 9p), so a
+# fixed sleep is no guarantee (seen: a deferred reader opened after its
+# finish and waited forever).
+reader_open() {
+	local i
+	for i in $(seq 100); do
+		grep -q '^reader[[:space:]]*open' /proc/net/magnet_stats && return 0
+		sleep 0.1
+	done
+	echo "bench: the reader did not open /proc/net/magnet" >&2
+	return 1
+}
+
+# wait_reader PID RUN: the reader ends after finish; if it does not within
+# 120 s, say where it is blocked and end it, so the benchmark goes on
+wait_reader() {
+	local i
+	for i in $(seq 120); do
+		kill -0 "$1" 2> /dev/null || break
+		sleep 1
+	done
+	if kill -0 "$1" 2> /dev/null; then
+		echo "bench: $2: the reader did not end after finish" | tee -a "$out/hung.txt"
+		{ cat /proc/"$1"/stack; grep State /proc/"$1"/status; cat /proc/net/magnet_stats; } \
+			>> "$out/hung.txt" 2>&1
+		kill -9 "$1"
+	fi
+	wait "$1" || true
+}
+
 # magnet NAME ROUND MODE [udp] -- PARAMS: MODE live (cat reads during the
 # transfer) or deferred (cat starts after it: what the traffic pays for
 # the handlers alone; the ring must hold every record)
@@ -51,13 +84,13 @@ magnet() {
 	shift 3
 	[ "$1" = udp ] && { kind=udp; shift; }
 	insmod "$ko" "$@"
-	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; }
+	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
 	transfer "$name" "$round" $kind
-	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; }
+	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
 	echo flush > /proc/net/magnet
 	sleep 0.5
 	echo finish > /proc/net/magnet
-	wait "$reader"
+	wait_reader "$reader" "$name.$round"
 	st=$(dmesg | grep 'magnet: finish: .*records written' | tail -1)
 	[[ $st =~ ([0-9]+)\ records\ written,\ ([0-9]+)\ lost ]]
 	stats "$out/$name.$round.stats" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"

@@ -57,6 +57,10 @@ if [ ! -e "$out/done" ]; then
 	tail -n 20 "$out/console.log" >&2
 	exit 1
 fi
+if [ -e "$out/hung.txt" ]; then
+	echo "bench: a reader did not end after finish:" >&2
+	cat "$out/hung.txt" >&2
+fi
 if grep -E 'BUG:|WARNING:|Oops|RCU stall|soft lockup' "$out/dmesg.txt"; then
 	echo "bench: kernel warnings in the guest" >&2
 	exit 1
