@@ -39,6 +39,18 @@
 #error "magnet: no ftrace argument accessor for this architecture and kernel"
 #endif
 
+/*
+ * "ECN in use" on a socket: TCP_ECN_OK until 6.x; 7.x has RFC 3168 and
+ * AccECN modes (TCP_ECN_MODE_RFC3168, TCP_ECN_MODE_ACCECN) and
+ * tcp_ecn_mode_any() for either.
+ */
+#include <net/tcp.h>
+#ifdef TCP_ECN_OK
+#define magnet_tcp_ecn(tp) (((tp)->ecn_flags & TCP_ECN_OK) != 0)
+#else
+#define magnet_tcp_ecn(tp) tcp_ecn_mode_any(tp)
+#endif
+
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #error "magnet needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS (or _WITH_REGS)"
 #endif

@@ -257,7 +257,7 @@ static void notrace magnet_fill_tcp(struct magnet_record *rec,
 	rec->wscale = tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale;
 	rec->opts = (tp->rx_opt.tstamp_ok ? MAGNET_OPT_TIMESTAMPS : 0) |
 		    (tp->rx_opt.sack_ok ? MAGNET_OPT_SACK : 0) |
-		    (tp->ecn_flags & TCP_ECN_OK ? MAGNET_OPT_ECN : 0) |
+		    (magnet_tcp_ecn(tp) ? MAGNET_OPT_ECN : 0) |
 		    (tp->nonagle & TCP_NAGLE_OFF ? 0 : MAGNET_OPT_NAGLE);
 }
 NOKPROBE_SYMBOL(magnet_fill_tcp);
