@@ -109,11 +109,20 @@ int magnet_control_init(void)
 	return magnet_filter_set(NULL);
 }
 
-/* after the probes are gone: no reader of magnet_active is left */
+/*
+ * The probes off, then the filter freed. Under the filter mutex, like
+ * every change of either; the proc files are gone already, so no command
+ * can come after it.
+ */
 void magnet_control_exit(void)
 {
 	struct magnet_active_filter *a;
 
-	a = rcu_replace_pointer(magnet_active, NULL, true);
+	mutex_lock(&magnet_filter_mutex);
+	magnet_probes_unregister();	/* returns once no handler runs */
+	a = rcu_replace_pointer(magnet_active, NULL,
+				lockdep_is_held(&magnet_filter_mutex));
+	mutex_unlock(&magnet_filter_mutex);
+	synchronize_rcu();	/* and no reader of the filter either */
 	kfree(a);
 }

@@ -7,6 +7,13 @@
 #include "magnet.h"
 #include "ring.h"
 
+/*
+ * Setup goes from the inside out: rings, then the filter and its probes,
+ * and the proc files last, so no command can arrive before the filter
+ * exists. Teardown is the exact reverse: the files go first (proc_remove
+ * waits for a command in flight), so no write can register a probe or
+ * publish a filter while the probes are being removed and it is freed.
+ */
 static int __init magnet_init(void)
 {
 	int ret;
@@ -21,16 +28,16 @@ static int __init magnet_init(void)
 		       magnet_cfg.bufsize, ret);
 		goto err_rings;
 	}
-	ret = magnet_proc_init();
-	if (ret)
-		goto err_proc;
-	ret = magnet_stats_init();
-	if (ret)
-		goto err_stats;
 	/* publishes the load-time filter and registers its probes */
 	ret = magnet_control_init();
 	if (ret)
 		goto err_control;
+	ret = magnet_stats_init();
+	if (ret)
+		goto err_control;
+	ret = magnet_proc_init();
+	if (ret)
+		goto err_proc;
 
 	pr_info("magnet %s loaded: port=%u full=%u bufsize=%u omode=%u direction=%u fwmark=%u procname=%s compat=%s\n",
 		MAGNET_VERSION, magnet_cfg.port, magnet_cfg.full,
@@ -38,13 +45,11 @@ static int __init magnet_init(void)
 		magnet_cfg.fwmark, magnet_cfg.procname, magnet_cfg.compat_str);
 	return 0;
 
-err_control:
-	magnet_probes_unregister();
-	magnet_control_exit();
-	magnet_stats_exit();
-err_stats:
-	magnet_proc_exit();
 err_proc:
+	magnet_stats_exit();
+err_control:
+	/* also undoes a magnet_control_init() that failed half way */
+	magnet_control_exit();
 	magnet_rings_exit();
 err_rings:
 	return ret;
@@ -52,10 +57,9 @@ err_rings:
 
 static void __exit magnet_exit(void)
 {
-	magnet_probes_unregister();
-	magnet_control_exit();
-	magnet_stats_exit();
 	magnet_proc_exit();
+	magnet_stats_exit();
+	magnet_control_exit();
 	magnet_log_stats("unload");
 	magnet_rings_exit();
 }
