@@ -230,9 +230,10 @@ static void magnet_emit_header(struct magnet_reader *rd)
  * At the end of a drain, report losses that no LOST record has carried yet
  * (a writer reports them only when it next finds room), so the stream
  * accounts for every event up to here. Only for a CPU whose ring is empty
- * now, so the LOST record comes after everything that CPU wrote.
+ * now, so the LOST record comes after everything that CPU wrote. False when
+ * rd->buf filled first: the read after this one goes on with the rest.
  */
-static void magnet_emit_pending_lost(struct magnet_reader *rd)
+static bool magnet_emit_pending_lost(struct magnet_reader *rd)
 {
 	struct magnet_record lost;
 	int cpu;
@@ -244,12 +245,17 @@ static void magnet_emit_pending_lost(struct magnet_reader *rd)
 		if (magnet_ring_count(r) ||
 		    !atomic_long_read(&r->lost_pending))
 			continue;
+		/* one record per CPU: with many CPUs the rest waits for the
+		 * next read, its count still pending */
+		if (rd->len + rd->line_max > MAGNET_KBUF_SIZE)
+			return false;
 		n = atomic_long_xchg(&r->lost_pending, 0);
 		if (!n)
 			continue;
 		magnet_ring_write_lost(&lost, cpu, n);
 		magnet_emit(rd, &lost);
 	}
+	return true;
 }
 
 /* Under magnet_consume_mutex: this fill reads each ring up to its head now. */
@@ -378,10 +384,15 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 		return 0;
 	}
 	magnet_fill_begin(rd);
+	/* ts_ns, then the hashed id, then the rest: the socket's address
+	 * never reaches user memory, not even for a moment */
+	BUILD_BUG_ON(offsetof(struct magnet_record, sock_id) != 8);
 	while (done + size <= count && (rec = magnet_fill_next(rd, &cpu))) {
 		urec = (struct magnet_record __user *)(ubuf + done);
-		if (copy_to_user(urec, rec, size) ||
-		    put_user(magnet_out_sock_id(rec), &urec->sock_id)) {
+		if (copy_to_user(urec, rec, 8) ||
+		    put_user(magnet_out_sock_id(rec), &urec->sock_id) ||
+		    copy_to_user((char __user *)urec + 16, (char *)rec + 16,
+				 size - 16)) {
 			if (!done)
 				done = -EFAULT;
 			break;
@@ -492,10 +503,9 @@ static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
 			}
 			if (!magnet_fill(rd, count) && rd->draining &&
 			    rd->off == rd->len) {
-				if (!rd->lost_flushed) {
-					magnet_emit_pending_lost(rd);
-					rd->lost_flushed = true;
-				}
+				if (!rd->lost_flushed)
+					rd->lost_flushed =
+						magnet_emit_pending_lost(rd);
 				if (rd->off == rd->len)
 					rd->eof = true;
 			}
