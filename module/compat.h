@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every kernel-version difference magnet cares about lives here; the other
- * files contain no LINUX_VERSION_CODE tests. Supported: 6.1 and newer
- * (Debian 12's 6.1 and 6.12 lines are built and tested by `make check`).
+ * files contain no LINUX_VERSION_CODE tests. It accepts 5.19 and newer;
+ * Debian 12's 6.1 and 6.12 lines are built and tested by `make check`,
+ * and 7.2 (Debian unstable) has been built and loaded.
  */
 #ifndef MAGNET_COMPAT_H
 #define MAGNET_COMPAT_H

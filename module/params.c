@@ -10,7 +10,7 @@
 #include "magnet.h"
 #include "cmd.h"
 
-/* Largest ring: 2^20 records of 128 bytes = 128 MiB per CPU. */
+/* Largest ring: 2^20 records of 256 bytes = 256 MiB per CPU. */
 #define MAGNET_BUFSIZE_MAX (1U << 20)
 #define MAGNET_BUFSIZE_MIN 16U
 

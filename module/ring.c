@@ -29,7 +29,7 @@ int magnet_rings_init(unsigned int nrecords)
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 
-		r->recs = vmalloc_node(array_size(nrecords, sizeof(*r->recs)),
+		r->recs = vzalloc_node(array_size(nrecords, sizeof(*r->recs)),
 				       cpu_to_node(cpu));
 		if (!r->recs) {
 			magnet_rings_exit();

@@ -83,13 +83,20 @@ full:
 	return NULL;
 }
 
-/* Publish the slot returned by magnet_ring_reserve(); wake at watermark. */
+/*
+ * Publish the slot returned by magnet_ring_reserve(); wake the reader when
+ * the fill crosses the watermark. A LOST record and an event move head by
+ * two, so the test is a crossing, not an equality, which would let such a
+ * commit step over the watermark and leave the reader to its timer.
+ */
 static __always_inline void magnet_ring_commit(struct magnet_ring *r)
 {
-	unsigned long head = r->next + 1;
+	unsigned long old = r->head, head = r->next + 1;
+	unsigned long used;
 
 	smp_store_release(&r->head, head);
-	if (unlikely(head - READ_ONCE(r->tail) == r->watermark))
+	used = head - READ_ONCE(r->tail);
+	if (unlikely(used >= r->watermark && used - (head - old) < r->watermark))
 		irq_work_queue(&r->wake_work);
 }
 
