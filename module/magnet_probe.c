@@ -212,7 +212,19 @@ static __always_inline bool magnet_bl_owned(const struct sock *sk)
 	       READ_ONCE(sk->sk_state) != TCP_LISTEN;
 }
 
-/* The TCP state snapshot of a full TCP socket. */
+/*
+ * The TCP state snapshot of a full TCP socket. The TCP probes run where the
+ * socket is locked (owned by a task, or its spinlock held in softirq), so
+ * the snapshot is consistent. The application return probe runs after
+ * release_sock(), unlocked: there every field is read once (READ_ONCE, no
+ * torn or refetched value), each is a value the field held at that moment,
+ * but ACK processing on another CPU may change some between two reads
+ * (docs/binary-format.md, "How exact an app record is"). icsk_ca_ops is
+ * loaded once and its name copied with interrupts off, an RCU read-side
+ * section: a congestion control module that the socket left meanwhile
+ * cannot be freed before it ends (tcp_unregister_congestion_control()
+ * waits for a grace period).
+ */
 static void notrace magnet_fill_tcp(struct magnet_record *rec,
 				    const struct sock *sk)
 {
@@ -220,40 +232,41 @@ static void notrace magnet_fill_tcp(struct magnet_record *rec,
 	const struct inet_connection_sock *icsk = inet_csk(sk);
 	const struct tcp_congestion_ops *ca = READ_ONCE(icsk->icsk_ca_ops);
 
-	rec->mss = tp->mss_cache;
-	rec->srtt_us = tp->srtt_us >> 3;
-	rec->rttvar_us = tp->mdev_us >> 2;
-	rec->rto_us = jiffies_to_usecs(icsk->icsk_rto);
+	rec->mss = READ_ONCE(tp->mss_cache);
+	rec->srtt_us = READ_ONCE(tp->srtt_us) >> 3;
+	rec->rttvar_us = READ_ONCE(tp->mdev_us) >> 2;
+	rec->rto_us = jiffies_to_usecs(READ_ONCE(icsk->icsk_rto));
 	rec->cwnd = tcp_snd_cwnd(tp);
-	rec->ssthresh = tp->snd_ssthresh;
-	rec->snd_wnd = tp->snd_wnd;
-	rec->rcv_wnd = tp->rcv_wnd;
-	rec->snd_una = tp->snd_una;
-	rec->snd_nxt = tp->snd_nxt;
-	rec->write_seq = tp->write_seq;
-	rec->copied_seq = tp->copied_seq;
-	rec->packets_out = tp->packets_out;
-	rec->retrans_out = tp->retrans_out;
-	rec->total_retrans = tp->total_retrans;
-	rec->ca_state = icsk->icsk_ca_state;
+	rec->ssthresh = READ_ONCE(tp->snd_ssthresh);
+	rec->snd_wnd = READ_ONCE(tp->snd_wnd);
+	rec->rcv_wnd = READ_ONCE(tp->rcv_wnd);
+	rec->snd_una = READ_ONCE(tp->snd_una);
+	rec->snd_nxt = READ_ONCE(tp->snd_nxt);
+	rec->write_seq = READ_ONCE(tp->write_seq);
+	rec->copied_seq = READ_ONCE(tp->copied_seq);
+	rec->packets_out = READ_ONCE(tp->packets_out);
+	rec->retrans_out = READ_ONCE(tp->retrans_out);
+	rec->total_retrans = READ_ONCE(tp->total_retrans);
+	rec->ca_state = icsk->icsk_ca_state;	/* a bit field */
 	if (ca)
 		memcpy(rec->ca_name, ca->name, MAGNET_CA_NAME_LEN);
 	else
 		memset(rec->ca_name, 0, MAGNET_CA_NAME_LEN);
-	rec->segs_out = tp->segs_out;
-	rec->data_segs_out = tp->data_segs_out;
-	rec->segs_in = tp->segs_in;
-	rec->data_segs_in = tp->data_segs_in;
+	rec->segs_out = READ_ONCE(tp->segs_out);
+	rec->data_segs_out = READ_ONCE(tp->data_segs_out);
+	rec->segs_in = READ_ONCE(tp->segs_in);
+	rec->data_segs_in = READ_ONCE(tp->data_segs_in);
 	if (magnet_bl_owned(sk))
 		magnet_backlog_segs_in(sk, &rec->segs_in, &rec->data_segs_in);
-	rec->bytes_sent = tp->bytes_sent;
-	rec->bytes_received = tp->bytes_received;
-	rec->bytes_acked = tp->bytes_acked;
-	rec->bytes_retrans = tp->bytes_retrans;
-	rec->rcv_nxt = tp->rcv_nxt;
+	rec->bytes_sent = READ_ONCE(tp->bytes_sent);
+	rec->bytes_received = READ_ONCE(tp->bytes_received);
+	rec->bytes_acked = READ_ONCE(tp->bytes_acked);
+	rec->bytes_retrans = READ_ONCE(tp->bytes_retrans);
+	rec->rcv_nxt = READ_ONCE(tp->rcv_nxt);
 	rec->min_rtt_us = tcp_min_rtt(tp);
-	rec->rtt_us = tp->rack.rtt_us;
-	rec->advmss = tp->advmss;
+	rec->rtt_us = READ_ONCE(tp->rack.rtt_us);
+	rec->advmss = READ_ONCE(tp->advmss);
+	/* bit fields, set by the handshake (nonagle by setsockopt) */
 	rec->wscale = tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale;
 	rec->opts = (tp->rx_opt.tstamp_ok ? MAGNET_OPT_TIMESTAMPS : 0) |
 		    (tp->rx_opt.sack_ok ? MAGNET_OPT_SACK : 0) |
@@ -384,93 +397,26 @@ NOKPROBE_SYMBOL(magnet_record_tcp);
 
 /* ------------------------------------------------------- IP and device */
 
-/* What a packet's headers say; filled from linear data only. */
-struct magnet_pkt {
-	u8 family, proto, tos, ttl;
-	u16 id, sport, dport;
-	const u8 *saddr, *daddr;	/* in the skb */
-	bool has_seq;
-	u32 seq, end_seq;
+/* the packet's bytes for pktparse.h: @src is the skb, offset 0 at @nh */
+struct magnet_pkt_src {
+	const struct sk_buff *skb;
+	int nhoff;			/* of the network header from skb->data */
 };
 
-/*
- * Parse the IPv4/IPv6 header at @nh and, for TCP and UDP, the ports (and the
- * TCP sequence range). Returns false for what magnet does not record:
- * headers out of the linear data, other network protocols, and, without
- * nontcp=1, anything but TCP.
- */
-static bool notrace magnet_parse_pkt(const struct sk_buff *skb, const u8 *nh,
-				     struct magnet_pkt *p)
+static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
+					   unsigned int len, void *buf)
 {
-	long avail = skb_tail_pointer(skb) - nh;
-	unsigned int nhlen, plen;
-	const u8 *th;
+	const struct magnet_pkt_src *s = src;
 
-	if (avail < (long)sizeof(struct iphdr))
-		return false;
-	if ((nh[0] >> 4) == 4) {
-		const struct iphdr *iph = (const struct iphdr *)nh;
-
-		nhlen = iph->ihl * 4;
-		if (nhlen < sizeof(*iph) || avail < nhlen)
-			return false;
-		p->family = MAGNET_FAMILY_INET;
-		p->proto = iph->protocol;
-		p->tos = iph->tos;
-		p->ttl = iph->ttl;
-		p->id = ntohs(iph->id);
-		p->saddr = (const u8 *)&iph->saddr;
-		p->daddr = (const u8 *)&iph->daddr;
-		/* a fragment other than the first has no transport header */
-		if (iph->frag_off & htons(IP_OFFSET))
-			nhlen = avail + 1;
-#if IS_ENABLED(CONFIG_IPV6)
-	} else if ((nh[0] >> 4) == 6) {
-		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
-
-		nhlen = sizeof(*ip6);
-		if (avail < nhlen)
-			return false;
-		p->family = MAGNET_FAMILY_INET6;
-		p->proto = ip6->nexthdr;
-		p->tos = ipv6_get_dsfield(ip6);
-		p->ttl = ip6->hop_limit;
-		p->id = 0;
-		p->saddr = ip6->saddr.s6_addr;
-		p->daddr = ip6->daddr.s6_addr;
-#endif
-	} else {
-		return false;
-	}
-	if (p->proto != IPPROTO_TCP && !magnet_cfg.nontcp)
-		return false;	/* counted as filtered by the caller */
-
-	th = nh + nhlen;
-	p->has_seq = false;
-	p->sport = 0;
-	p->dport = 0;
-	if (p->proto == IPPROTO_TCP && avail >= (long)nhlen + 20) {
-		const struct tcphdr *t = (const struct tcphdr *)th;
-
-		p->sport = ntohs(t->source);
-		p->dport = ntohs(t->dest);
-		plen = skb->len - (nh - skb->data) - nhlen;
-		if (t->doff * 4 <= plen) {
-			p->seq = ntohl(t->seq);
-			p->end_seq = p->seq + plen - t->doff * 4 + t->syn + t->fin;
-			p->has_seq = true;
-		}
-	} else if (p->proto == IPPROTO_UDP && avail >= (long)nhlen + 8) {
-		const struct udphdr *u = (const struct udphdr *)th;
-
-		p->sport = ntohs(u->source);
-		p->dport = ntohs(u->dest);
-	} else if (p->proto == IPPROTO_TCP) {
-		return false;	/* TCP, but its header is not in reach */
-	}
-	return true;
+	return skb_header_pointer(s->skb, s->nhoff + off, len, buf);
 }
-NOKPROBE_SYMBOL(magnet_parse_pkt);
+
+#include "pktparse.h"
+
+static __always_inline void magnet_unparsed(void)
+{
+	this_cpu_inc(magnet_rings->unparsed);
+}
 
 /*
  * One IP or device event for @skb whose network header is at @nh. @out:
@@ -485,15 +431,31 @@ static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	struct magnet_ring *ring;
 	struct magnet_pkt p;
 	unsigned long flags;
+	struct magnet_pkt_src src;
 	const struct sock *sk;
 	u16 lport, rport;
 
 	if (unlikely(!skb || !nh))
 		return;
 	if (!(f->events & (dev ? MAGNET_LAYER_DEV : MAGNET_LAYER_IP)) ||
-	    !(f->dir & (out ? MAGNET_FDIR_OUT : MAGNET_FDIR_IN)) ||
-	    !magnet_parse_pkt(skb, nh, &p))
+	    !(f->dir & (out ? MAGNET_FDIR_OUT : MAGNET_FDIR_IN)))
 		goto filtered;
+	src.skb = skb;
+	src.nhoff = nh - skb->data;
+	if (unlikely(src.nhoff < 0 || src.nhoff > (int)skb->len)) {
+		magnet_unparsed();
+		return;
+	}
+	switch (magnet_pkt_parse(&src, skb->len - src.nhoff,
+				 magnet_cfg.nontcp, &p)) {
+	case MAGNET_PKT_OK:
+		break;
+	case MAGNET_PKT_SKIP:
+		goto filtered;
+	default:
+		magnet_unparsed();
+		return;
+	}
 	lport = out ? p.sport : p.dport;
 	rport = out ? p.dport : p.sport;
 	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
@@ -528,7 +490,7 @@ static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	memcpy(rec->raddr, out ? p.daddr : p.saddr, p.family == 4 ? 4 : 16);
 	rec->lport = lport;
 	rec->rport = rport;
-	rec->len = skb->len - (nh - skb->data);
+	rec->len = p.len;
 	rec->seq = p.has_seq ? p.seq : 0;
 	rec->end_seq = p.has_seq ? p.end_seq : 0;
 	rec->mark = skb->mark;

@@ -30,6 +30,7 @@ struct magnet_ring {
 	/* this_cpu_inc() from any context on this CPU */
 	unsigned long filtered;		/* events the filter rejected */
 	unsigned long missed;		/* handler re-entered: not recorded */
+	unsigned long unparsed;		/* packets whose headers cannot be read */
 	/* written by the reader only */
 	unsigned long tail ____cacheline_aligned;	/* slots consumed */
 	/* read-mostly */

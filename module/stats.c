@@ -6,6 +6,7 @@
  * Per CPU: hits (events that passed the filter) = written + lost; filtered
  * (events the filter rejected); missed (a handler re-entered in the same
  * context, not recorded); fill (records in the ring now, of its size).
+ * unparsed: IP and device events whose headers could not be read.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -20,6 +21,7 @@ static char magnet_stats_name[MAGNET_PROCNAME_MAX + 8];
 static int magnet_stats_show(struct seq_file *m, void *v)
 {
 	unsigned long t_hits = 0, t_lost = 0, t_filt = 0, t_miss = 0, t_fill = 0;
+	unsigned long t_unparsed = 0;
 	char desc[MAGNET_FILTER_TEXT_MAX];
 	unsigned long at_open, by_reset;
 	int cpu;
@@ -48,10 +50,12 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 		t_filt += filt;
 		t_miss += miss;
 		t_fill += fill;
+		t_unparsed += READ_ONCE(r->unparsed);
 	}
 	seq_printf(m, "total\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu\n", t_hits,
 		   t_hits - t_lost, t_lost, t_filt, t_miss, t_fill);
 	seq_printf(m, "probe_misses\t%lu\n", magnet_probes_nmissed());
+	seq_printf(m, "unparsed\t%lu\n", t_unparsed);
 	magnet_discard_counts(&at_open, &by_reset);
 	seq_printf(m, "discarded\topen %lu\treset %lu\n", at_open, by_reset);
 	seq_printf(m, "backlog\tqueued %lu\tpending %u\tuntracked %lu\tunsettled %lu\n",

@@ -33,7 +33,7 @@ step() {
 
 step "userspace build" make -s userspace
 step "unit tests" make -s -C tests/unit check
-step "fuzz (20 s)" make -s -C tests/fuzz run
+step "fuzz (20 s per target)" make -s -C tests/fuzz run
 step "VM tests" tests/vm/run.sh
 step "packaging tests" tests/pkg/run.sh
 for name in "${failed[@]}"; do

@@ -87,6 +87,11 @@ echo "== test_web10g"
 ./test_web10g >"$tmp/test_web10g.log" 2>&1
 fold "$tmp/test_web10g.log" test_web10g
 
+# ---- test_pkt: pktparse.h (the IP and device probes' header parser) ----
+echo "== test_pkt"
+./test_pkt >"$tmp/test_pkt.log" 2>&1
+fold "$tmp/test_pkt.log" test_pkt
+
 # ---- test_backlog: blcount.h (segs_in as TCP processed it) ----
 echo "== test_backlog"
 ./test_backlog >"$tmp/test_backlog.log" 2>&1

@@ -449,6 +449,31 @@ case_nontcp() {
 	$CHECK protos "$L/nontcp1.log" 1 includes
 }
 
+# Frames a veth never makes, sent from a packet socket in the server's
+# namespace to the client's end (tests/vm/rawframes.py): a padded IPv4 ACK
+# must keep the IP header's length (finding 5), an IPv6 segment behind a
+# destination-options header must be parsed (finding 6), and a packet
+# whose extension header runs past its end is counted as unparsed, once
+# at the device and once at the IP layer, never as filtered.
+case_pkt_headers() {
+	local mac u0 u1 f0 f1
+	mac=$(ip netns exec mg-cli cat /sys/class/net/mgc/address)
+	insmod "$KO" events=ip,dev omode=3 port=5301
+	echo "filter port=5301 dir=i events=ip,dev" > /proc/net/magnet
+	start_reader "$L/pkt.log"
+	u0=$(awk '$1 == "unparsed" { print $2 }' /proc/net/magnet_stats)
+	f0=$(awk '$1 == "total" { print $5 }' /proc/net/magnet_stats)
+	ip netns exec mg-srv $PY "$HERE/rawframes.py" send mgs "$mac"
+	sleep 0.5
+	u1=$(awk '$1 == "unparsed" { print $2 }' /proc/net/magnet_stats)
+	f1=$(awk '$1 == "total" { print $5 }' /proc/net/magnet_stats)
+	teacup_stop
+	rmmod magnet
+	log "unparsed $u0 -> $u1, filtered $f0 -> $f1"
+	[ "$((u1 - u0))" = 2 ]
+	$PY "$HERE/rawframes.py" check "$L/pkt.log"
+}
+
 # ------------------------------------------ control plane and web10g
 
 SRV4=10.200.1.2
@@ -872,7 +897,7 @@ else
 		case_direction_out case_direction_in case_full0 \
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
 		case_fullstack case_lost_records case_no_kernel_addresses \
-		case_text_mode case_nontcp \
+		case_text_mode case_nontcp case_pkt_headers \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_stats case_binary_reads case_web10g case_web10g_ss \
 		case_ttprobe_binary case_ttprobe_ascii \
