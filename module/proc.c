@@ -50,6 +50,7 @@ static struct proc_dir_entry *magnet_proc;
 /* held while rings are consumed: by the reader's fill, and by reset */
 static DEFINE_MUTEX(magnet_consume_mutex);
 static unsigned long magnet_reset_pending;	/* under the mutex above */
+static u64 magnet_reset_ts;			/* when the last reset ran */
 /* records discarded unread: at a compat=ttprobe open, and by reset */
 static unsigned long magnet_discarded_open, magnet_discarded_reset;
 /* ttprobe's field 7 (compat=ttprobe): lines formatted since load */
@@ -325,17 +326,27 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 	mutex_lock(&magnet_consume_mutex);
 	rd->off = 0;
 	rd->len = 0;
-	if (magnet_reset_pending) {
-		struct magnet_record mark;
-
-		magnet_ring_write_lost(&mark, 0, magnet_reset_pending);
-		mark.event = MAGNET_EV_RESET;
-		magnet_emit(rd, &mark);
-		magnet_reset_pending = 0;
-	}
 	magnet_fill_begin(rd);
-	while (rd->len < want && rd->len + rd->line_max <= MAGNET_KBUF_SIZE &&
-	       (rec = magnet_fill_next(rd, &cpu))) {
+	while (rd->len < want && rd->len + rd->line_max <= MAGNET_KBUF_SIZE) {
+		rec = magnet_fill_next(rd, &cpu);
+		/*
+		 * The RESET mark, stamped when the reset ran, goes in its
+		 * place in time: after records stamped before it that were
+		 * committed only after the discard.
+		 */
+		if (magnet_reset_pending &&
+		    (!rec || rec->ts_ns >= magnet_reset_ts)) {
+			struct magnet_record mark;
+
+			magnet_ring_write_lost(&mark, 0, magnet_reset_pending);
+			mark.event = MAGNET_EV_RESET;
+			mark.ts_ns = magnet_reset_ts;
+			magnet_emit(rd, &mark);
+			magnet_reset_pending = 0;
+			continue;
+		}
+		if (!rec)
+			break;
 		/*
 		 * The slot is the reader's until tail moves past it. Only the
 		 * formats that write the id out pay for the hash: ttprobe's
@@ -405,7 +416,12 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 	return done;
 }
 
-/* Under magnet_consume_mutex: empty every ring, return the records. */
+/*
+ * Under magnet_consume_mutex: empty every ring; returns the event records
+ * discarded. A LOST record among them is not an event: the losses it
+ * carried go back to its CPU's pending count, so a later LOST record still
+ * reports them and no gap leaves the stream with a reset.
+ */
 static unsigned long magnet_discard_locked(void)
 {
 	unsigned long n = 0;
@@ -414,8 +430,16 @@ static unsigned long magnet_discard_locked(void)
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 		unsigned long head = smp_load_acquire(&r->head);
+		unsigned long i;
 
-		n += head - r->tail;
+		for (i = r->tail; i != head; i++) {
+			const struct magnet_record *rec = &r->recs[i & r->mask];
+
+			if (rec->event == MAGNET_EV_LOST)
+				atomic_long_add(rec->req, &r->lost_pending);
+			else
+				n++;
+		}
 		smp_store_release(&r->tail, head);
 	}
 	return n;
@@ -429,6 +453,7 @@ static void magnet_reset(void)
 	mutex_lock(&magnet_consume_mutex);
 	n = magnet_discard_locked();
 	magnet_reset_pending += n;
+	magnet_reset_ts = ktime_get_mono_fast_ns();
 	WRITE_ONCE(magnet_discarded_reset, magnet_discarded_reset + n);
 	mutex_unlock(&magnet_consume_mutex);
 	pr_info("reset: %lu buffered records discarded\n", n);

@@ -294,6 +294,42 @@ def cmd_stats(stats, binpath):
           % (tot[0], tot[1], tot[2], tot[3], events))
 
 
+def cmd_accounting(stats, binpath):
+    """records read + LOST counts + RESET counts = hits, from the stream
+    alone against the statistics at finish; prints the marks"""
+    hits = lost = None
+    for line in open(stats):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "total":
+            hits, lost = int(f[1]), int(f[3])
+    if hits is None:
+        fail("no total line in %s" % stats)
+    data = open(binpath, "rb").read()
+    if len(data) % 256:
+        fail("%s: %d bytes, not whole records" % (binpath, len(data)))
+    events = lost_s = reset_s = nlost = nreset = 0
+    for i in range(1, len(data) // 256):
+        ev = struct.unpack_from("<H", data, i * 256 + 16)[0]
+        req = struct.unpack_from("<Q", data, i * 256 + 88)[0]
+        if ev == 9:
+            lost_s += req
+            nlost += 1
+        elif ev == 10:
+            reset_s += req
+            nreset += 1
+        else:
+            events += 1
+    print("accounting: %d records read + %d lost (%d LOST records) + %d "
+          "reset (%d RESET records); statistics: hits %d, lost %d"
+          % (events, lost_s, nlost, reset_s, nreset, hits, lost))
+    if lost_s != lost:
+        fail("the LOST records report %d lost, the statistics %d" % (lost_s, lost))
+    if events + lost_s + reset_s != hits:
+        fail("read %d + lost %d + reset %d != hits %d"
+             % (events, lost_s, reset_s, hits))
+    print("accounting ok")
+
+
 def main(argv):
     if len(argv) < 3:
         fail(__doc__)
@@ -310,6 +346,8 @@ def main(argv):
         cmd_ss(*a)
     elif cmd == "stats":
         cmd_stats(*a)
+    elif cmd == "accounting":
+        cmd_accounting(*a)
     else:
         fail("unknown check " + cmd)
 

@@ -628,6 +628,36 @@ case_reset() {
 	$CTL term "$L/reset.log" port 5201 $(flows_of "$L/reset2.json" sender receiver)
 }
 
+# A reset while a LOST record waits in a ring (finding 7): the losses it
+# carried are reported again after the RESET mark, so the stream alone
+# still accounts for every hit. Tiny rings, a reader that takes 8 records
+# and pauses: the rings overflow, the freed slots take a LOST record and
+# new events, then the reset discards them.
+case_reset_lost() {
+	local lost0
+	insmod "$KO" events=all omode=1 port=5201 bufsize=64
+	rm -f "$L"/rl.*
+	$PROCF partial "$L/rl.bin" 8 "$L/rl.go" &
+	READER=$!
+	wait_file "$L/rl.bin.ready1" 30
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rl1.json" -n 512K
+	lost0=$(awk '$1 == "total" { print $4 }' /proc/net/magnet_stats)
+	log "$lost0 events lost with the rings full"
+	[ "$lost0" -gt 0 ]
+	# the reader frees 8 slots; the next events there are a LOST record
+	# and new events, until the ring is full again
+	touch "$L/rl.go1"
+	wait_file "$L/rl.bin.ready2" 30
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rl2.json" -n 512K
+	echo reset > "$PROC"
+	touch "$L/rl.go2"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rl3.json" -n 64K
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/rl-stats.txt"
+	rmmod magnet
+	$CTL accounting "$L/rl-stats.txt" "$L/rl.bin"
+}
+
 # the statistics add up against the records actually read
 case_stats() {
 	insmod "$KO" events=all omode=1 port=5201 bufsize=64
@@ -899,6 +929,7 @@ else
 		case_fullstack case_lost_records case_no_kernel_addresses \
 		case_text_mode case_nontcp case_pkt_headers \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
+		case_reset_lost \
 		case_stats case_binary_reads case_web10g case_web10g_ss \
 		case_ttprobe_binary case_ttprobe_ascii \
 		case_rmmod_under_traffic case_rmmod_blocked_reader}; do

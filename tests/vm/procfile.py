@@ -17,6 +17,11 @@
                                    that split records (1, 100, 255, 256, 300,
                                    4103, 65536 bytes, in turn), writing the
                                    data to OUT
+  procfile.py partial OUT N GO     binary stream, written to OUT: read the
+                                   header, create OUT.ready1, wait for the
+                                   file GO1; read N records, create
+                                   OUT.ready2, wait for GO2; read the rest
+                                   until end of file
 """
 import errno
 import os
@@ -163,6 +168,43 @@ def cmd_chunks(out):
     print("chunks ok: %d reads, %d bytes" % (reads, total))
 
 
+def wait_for(path):
+    for _ in range(600):
+        if os.path.exists(path):
+            return
+        time.sleep(0.1)
+    fail("no %s within 60 s" % path)
+
+
+def read_exactly(fd, f, want):
+    got = 0
+    while got < want:
+        data = os.read(fd, min(256, want - got))
+        if not data:
+            fail("end of file after %d of %d bytes" % (got, want))
+        f.write(data)
+        got += len(data)
+    f.flush()
+
+
+def cmd_partial(out, n, go):
+    fd = os.open(PROC, os.O_RDONLY)
+    with open(out, "wb") as f:
+        read_exactly(fd, f, 256)
+        open(out + ".ready1", "w").close()
+        wait_for(go + "1")
+        read_exactly(fd, f, 256 * int(n))
+        open(out + ".ready2", "w").close()
+        wait_for(go + "2")
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            f.write(data)
+    os.close(fd)
+    print("partial ok: the header, %d records, then the rest" % int(n))
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
@@ -176,6 +218,8 @@ def main(argv):
         cmd_ordered(argv[2])
     elif argv[1] == "chunks":
         cmd_chunks(argv[2])
+    elif argv[1] == "partial":
+        cmd_partial(argv[2], argv[3], argv[4])
     else:
         fail("unknown check " + argv[1])
 
