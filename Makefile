@@ -14,6 +14,8 @@
 #   make uninstall-ttprobe-compat
 #   make dist            magnet-VERSION.tar.gz in build/
 #   make bench           throughput with and without magnet (bench/run.sh)
+#   make fuzz            each libFuzzer target to 10 million executions
+#                        (FUZZ_RUNS) or an hour (FUZZ_TIME), tests/fuzz
 #
 # KVER defaults to the running kernel when its headers exist, else the
 # newest /lib/modules/*/build. MAGNET_VM_KVM=1 lets the VM tests use KVM.
@@ -60,6 +62,11 @@ demo:
 
 bench:
 	bench/run.sh
+
+FUZZ_RUNS ?= 10000000
+FUZZ_TIME ?= 3600
+fuzz:
+	$(MAKE) -C tests/fuzz run FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_TIME=$(FUZZ_TIME)
 
 # depmod only for the real module tree, not for a staging DESTDIR
 install: all
@@ -114,5 +121,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps unit vm check check-fresh demo bench clean install uninstall \
+.PHONY: all module userspace deps unit vm check check-fresh demo bench fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

@@ -129,15 +129,22 @@ static void usage(FILE *f)
 		MAGNET_FORMAT_VERSION);
 }
 
+/* where messages go: stderr, or what the fuzz harness (tests/fuzz) sets */
+#ifdef TTPB_MSG_FILE
+extern FILE *TTPB_MSG_FILE;
+#else
+#define TTPB_MSG_FILE stderr
+#endif
+
 static void msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(PROG ": ", stderr);
+	fputs(PROG ": ", TTPB_MSG_FILE);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(TTPB_MSG_FILE, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', TTPB_MSG_FILE);
 }
 
 static int write_failed;
@@ -775,6 +782,16 @@ int main(int argc, char **argv)
 	gzFile gz;
 	int fd = STDIN_FILENO, c, ret;
 
+	/* a fresh start, also when main() runs again (the fuzz harness) */
+	in_name = out_name = "-";
+	out = NULL;
+	in_map = NULL;
+	in_map_len = in_map_pos = in_map_done = 0;
+	oused = 0;
+	write_failed = 0;
+	cid_table = NULL;
+	cid_cap = cid_count = 0;
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:i:c:o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -896,5 +913,7 @@ int main(int argc, char **argv)
 	if (!finish_output())
 		ret = EXIT_BADINPUT;
 	gzclose(gz);
+	if (in_map)
+		munmap((void *)in_map, in_map_len);
 	return ret;
 }
