@@ -334,8 +334,18 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 	*p++ = '\t';
 	p = magnet_put_str(p, name);
 	if (r->event == MAGNET_EV_LOST || r->event == MAGNET_EV_RESET) {
-		/* every column empty up to the last, `lost`: the count */
-		p = magnet_put_tabs(p, MAGNET_TEXT_NCOLS - 4);
+		/*
+		 * every column empty but the last, `lost`: the count; and a
+		 * LOST record's probe misses, if any, in `ret`
+		 */
+		if (r->event == MAGNET_EV_LOST && r->ret) {
+			p = magnet_put_tabs(p, MAGNET_TEXT_COL_RET - 4);
+			MAGNET_COL_U64(p, (__u64)r->ret);
+			p = magnet_put_tabs(p, MAGNET_TEXT_NCOLS -
+					     MAGNET_TEXT_COL_RET - 1);
+		} else {
+			p = magnet_put_tabs(p, MAGNET_TEXT_NCOLS - 4);
+		}
 		MAGNET_COL_U64(p, r->req);
 		goto out;
 	}

@@ -15,6 +15,7 @@
 #define MAGNET_TEXT_LINE_MAX 1024
 /* Columns of the magnet text format (header and every line). */
 #define MAGNET_TEXT_NCOLS 56
+#define MAGNET_TEXT_COL_RET 18	/* 1-based: where a lost line's misses go */
 /*
  * Longest web10g line (the header is the longest), newline and NUL
  * included, with a margin; tests/unit/test_web10g.c checks that the header
@@ -131,7 +132,8 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * every field, fields that do not apply left empty; the header line names
  * the MAGNET_TEXT_NCOLS columns, and every line has that many. LOST and
  * RESET lines have only time, cpu, event and the last column, `lost`, with
- * the count (req). @buf must hold MAGNET_TEXT_LINE_MAX bytes. Return the
+ * the count (req); a LOST record's probe misses (ret), when not 0, go in
+ * the `ret` column. @buf must hold MAGNET_TEXT_LINE_MAX bytes. Return the
  * length (0 for an unknown event code).
  */
 int magnet_format_text_header(char *buf);

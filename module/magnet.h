@@ -34,6 +34,7 @@ struct magnet_config {
 	unsigned int nontcp;	/* 1 = IP/device events of non-TCP packets too */
 	char compat_str[16];	/* compat= as given, then the name in force */
 	unsigned int compat;	/* MAGNET_COMPAT_* */
+	unsigned int maxactive;	/* app calls in flight that can be recorded */
 };
 
 /*
@@ -59,6 +60,7 @@ struct seq_file;
 int magnet_probes_register(unsigned int layers, unsigned int dirmask);
 void magnet_probes_unregister(void);
 unsigned long magnet_probes_nmissed(void);
+void magnet_probes_sweep_missed(void);
 void magnet_probes_show(struct seq_file *m);
 u64 magnet_sock_id(u64 sk);
 

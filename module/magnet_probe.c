@@ -517,12 +517,17 @@ struct magnet_app_call {
 	u32 seq;
 };
 
+/* reports kretprobe misses, see below */
+static void magnet_app_sweep(struct kretprobe *rp);
+
 static int notrace magnet_app_entry(struct kretprobe_instance *ri,
 				    struct pt_regs *regs, bool send)
 {
 	struct magnet_app_call *call = (struct magnet_app_call *)ri->data;
 	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
 	const struct magnet_filter *f = magnet_filter();
+
+	magnet_app_sweep(get_kretprobe(ri));
 
 	/* tcp_sendmsg(sk, msg, size) / tcp_recvmsg(sk, msg, len, ...) */
 	if (!sk || !sk_fullsock(sk))
@@ -630,14 +635,42 @@ struct magnet_probe {
 	const char *chosen;
 	u8 skb_arg;
 	atomic_long_t missed;
+	atomic_long_t krp_seen;		/* kretprobe misses already reported */
 	struct ftrace_ops ops;
 	struct kretprobe krp;
 };
 
+/*
+ * A kretprobe miss (no free instance: more calls in flight than maxactive;
+ * or another kprobe running on this CPU) is counted by the kprobes core
+ * in a global counter, without running any handler of ours. The next call
+ * that reaches a handler, or the reader at the end of a drain, notices the
+ * counter grew and reports the difference on its CPU, so the stream shows
+ * it in the next LOST record, close to where it happened.
+ */
+static void notrace magnet_krp_sweep(struct magnet_probe *p)
+{
+	unsigned long now = READ_ONCE(p->krp.nmissed) +
+			    READ_ONCE(p->krp.kp.nmissed);
+	unsigned long seen = atomic_long_read(&p->krp_seen);
+
+	if (likely(now <= seen))	/* also while re-registering */
+		return;
+	if (atomic_long_cmpxchg(&p->krp_seen, seen, now) == seen)
+		magnet_ring_missed(magnet_rings, now - seen);
+}
+NOKPROBE_SYMBOL(magnet_krp_sweep);
+
+static void notrace magnet_app_sweep(struct kretprobe *rp)
+{
+	magnet_krp_sweep(container_of(rp, struct magnet_probe, krp));
+}
+NOKPROBE_SYMBOL(magnet_app_sweep);
+
 static void notrace magnet_probe_missed(struct ftrace_ops *op)
 {
 	atomic_long_inc(&container_of(op, struct magnet_probe, ops)->missed);
-	this_cpu_inc(magnet_rings->missed);
+	magnet_ring_missed(magnet_rings, 1);
 }
 NOKPROBE_SYMBOL(magnet_probe_missed);
 
@@ -797,9 +830,6 @@ static struct magnet_probe magnet_probes[] = {
 		     magnet_dev_in_c, magnet_dev_in_h, MAGNET_EV_DEV_IN),
 };
 
-/* kretprobe instances: calls in flight at once (blocked receivers count) */
-#define MAGNET_KRP_MAXACTIVE 512
-
 static int magnet_probe_attach(struct magnet_probe *p,
 			       const struct magnet_candidate *c)
 {
@@ -812,7 +842,8 @@ static int magnet_probe_attach(struct magnet_probe *p,
 		p->krp.entry_handler = p->entry;
 		p->krp.handler = p->ret;
 		p->krp.data_size = sizeof(struct magnet_app_call);
-		p->krp.maxactive = MAGNET_KRP_MAXACTIVE;
+		p->krp.maxactive = magnet_cfg.maxactive;
+		atomic_long_set(&p->krp_seen, 0);
 		return register_kretprobe(&p->krp);
 	}
 	strscpy(name, c->name, sizeof(name));
@@ -909,6 +940,7 @@ void magnet_probes_unregister(void)
 			continue;
 		if (p->entry) {
 			unregister_kretprobe(&p->krp);
+			magnet_krp_sweep(p);
 			atomic_long_add(p->krp.nmissed + p->krp.kp.nmissed,
 					&p->missed);
 		} else {
@@ -920,6 +952,19 @@ void magnet_probes_unregister(void)
 	}
 	magnet_sock_key_set = false;
 	magnet_backlog_clear();
+}
+
+/* The reader, at the end of a drain: report kretprobe misses not seen yet. */
+void magnet_probes_sweep_missed(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
+		struct magnet_probe *p = &magnet_probes[i];
+
+		if (p->entry && READ_ONCE(p->registered))
+			magnet_krp_sweep(p);
+	}
 }
 
 unsigned long magnet_probes_nmissed(void)

@@ -13,6 +13,7 @@
 /* Largest ring: 2^20 records of 256 bytes = 256 MiB per CPU. */
 #define MAGNET_BUFSIZE_MAX (1U << 20)
 #define MAGNET_BUFSIZE_MIN 16U
+#define MAGNET_MAXACTIVE_MAX 16384U
 
 struct magnet_config magnet_cfg __read_mostly = {
 	.port = 0,
@@ -25,6 +26,7 @@ struct magnet_config magnet_cfg __read_mostly = {
 	.events_str = "tcp",
 	.nontcp = 0,
 	.compat_str = "",	/* "": the build's default, see below */
+	.maxactive = 512,
 };
 
 module_param_named(port, magnet_cfg.port, uint, 0444);
@@ -45,6 +47,8 @@ module_param_named(nontcp, magnet_cfg.nontcp, uint, 0444);
 MODULE_PARM_DESC(nontcp, "1 = IP and device events for non-TCP packets too (default: 0)");
 module_param_string(compat, magnet_cfg.compat_str, sizeof(magnet_cfg.compat_str), 0444);
 MODULE_PARM_DESC(compat, "Semantics of omode=0 and 1: magnet, or ttprobe (v0.1.2's field 7 and 11, 96-byte binary records, buffer emptied at open) (default: ttprobe for the ttprobe build, else magnet)");
+module_param_named(maxactive, magnet_cfg.maxactive, uint, 0444);
+MODULE_PARM_DESC(maxactive, "events=app: tcp_sendmsg/tcp_recvmsg calls in flight at once that can be recorded, blocked receivers included; more are counted as probe misses, 1..16384 (default: 512)");
 module_param_string(procname, magnet_cfg.procname, sizeof(magnet_cfg.procname), 0444);
 MODULE_PARM_DESC(procname, "Name of the file in /proc/net, letters, digits, '_' and '-' (default: the module name, " KBUILD_MODNAME ")");
 
@@ -65,6 +69,11 @@ int magnet_params_validate(void)
 
 	if (c->port > 65535) {
 		pr_err("port=%u is invalid: must be 0..65535\n", c->port);
+		return -EINVAL;
+	}
+	if (c->maxactive < 1 || c->maxactive > MAGNET_MAXACTIVE_MAX) {
+		pr_err("maxactive=%u is invalid: must be 1..%u calls\n",
+		       c->maxactive, MAGNET_MAXACTIVE_MAX);
 		return -EINVAL;
 	}
 	if (c->full > 1) {

@@ -155,8 +155,8 @@ static void magnet_emit(struct magnet_reader *rd,
 	 * format; where the stream cannot say so, the log says it here too.
 	 */
 	if (unlikely(rec->event == MAGNET_EV_LOST) && !magnet_stream_marks(rd))
-		pr_warn_ratelimited("cpu %u: %llu records lost (ring full) before this point; omode=%u%s has no LOST record (see /proc/net/%s_stats)\n",
-				    rec->cpu, rec->req, rd->omode,
+		pr_warn_ratelimited("cpu %u: %llu records lost (ring full), %lld probe misses before this point; omode=%u%s has no LOST record (see /proc/net/%s_stats)\n",
+				    rec->cpu, rec->req, rec->ret, rd->omode,
 				    rd->compat ? " compat=ttprobe" : "",
 				    magnet_cfg.procname);
 
@@ -239,21 +239,24 @@ static bool magnet_emit_pending_lost(struct magnet_reader *rd)
 	struct magnet_record lost;
 	int cpu;
 
+	magnet_probes_sweep_missed();
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
-		unsigned long n;
+		unsigned long n, m;
 
 		if (magnet_ring_count(r) ||
-		    !atomic_long_read(&r->lost_pending))
+		    !(atomic_long_read(&r->lost_pending) |
+		      atomic_long_read(&r->missed_pending)))
 			continue;
 		/* one record per CPU: with many CPUs the rest waits for the
 		 * next read, its count still pending */
 		if (rd->len + rd->line_max > MAGNET_KBUF_SIZE)
 			return false;
 		n = atomic_long_xchg(&r->lost_pending, 0);
-		if (!n)
+		m = atomic_long_xchg(&r->missed_pending, 0);
+		if (!(n | m))
 			continue;
-		magnet_ring_write_lost(&lost, cpu, n);
+		magnet_ring_write_lost(&lost, cpu, n, m);
 		magnet_emit(rd, &lost);
 	}
 	return true;
@@ -338,7 +341,7 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 		    (!rec || rec->ts_ns >= magnet_reset_ts)) {
 			struct magnet_record mark;
 
-			magnet_ring_write_lost(&mark, 0, magnet_reset_pending);
+			magnet_ring_write_lost(&mark, 0, magnet_reset_pending, 0);
 			mark.event = MAGNET_EV_RESET;
 			mark.ts_ns = magnet_reset_ts;
 			magnet_emit(rd, &mark);
@@ -435,10 +438,12 @@ static unsigned long magnet_discard_locked(void)
 		for (i = r->tail; i != head; i++) {
 			const struct magnet_record *rec = &r->recs[i & r->mask];
 
-			if (rec->event == MAGNET_EV_LOST)
+			if (rec->event == MAGNET_EV_LOST) {
 				atomic_long_add(rec->req, &r->lost_pending);
-			else
+				atomic_long_add(rec->ret, &r->missed_pending);
+			} else {
 				n++;
+			}
 		}
 		smp_store_release(&r->tail, head);
 	}
@@ -474,8 +479,10 @@ static void magnet_discard_at_open(void)
 	mutex_lock(&magnet_consume_mutex);
 	n = magnet_discard_locked();
 	magnet_reset_pending = 0;
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		atomic_long_xchg(&per_cpu_ptr(magnet_rings, cpu)->lost_pending, 0);
+		atomic_long_xchg(&per_cpu_ptr(magnet_rings, cpu)->missed_pending, 0);
+	}
 	WRITE_ONCE(magnet_discarded_open, magnet_discarded_open + n);
 	mutex_unlock(&magnet_consume_mutex);
 	if (n)

@@ -60,15 +60,19 @@ void magnet_rings_exit(void)
 	magnet_rings = NULL;
 }
 
-/* A LOST record: @count events were dropped on @cpu before this point. */
+/*
+ * A LOST record: before this point, @lost events were dropped on @cpu (ring
+ * full) and its probe handlers could not run @missed times.
+ */
 void magnet_ring_write_lost(struct magnet_record *rec, unsigned int cpu,
-			    unsigned long count)
+			    unsigned long lost, unsigned long missed)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->ts_ns = ktime_get_mono_fast_ns();
 	rec->event = MAGNET_EV_LOST;
 	rec->cpu = cpu;
-	rec->req = count;
+	rec->req = lost;
+	rec->ret = missed;
 }
 NOKPROBE_SYMBOL(magnet_ring_write_lost);
 

@@ -25,11 +25,13 @@ struct magnet_ring {
 	unsigned long next;		/* slot being filled, see reserve */
 	unsigned long hits;		/* events that passed the filters */
 	unsigned long lost;		/* events dropped: ring full */
-	/* losses not yet reported in the stream; the reader may take them */
+	/* losses and probe misses not yet reported in the stream (a LOST
+	 * record carries both); the reader may take them */
 	atomic_long_t lost_pending;
+	atomic_long_t missed_pending;
 	/* this_cpu_inc() from any context on this CPU */
 	unsigned long filtered;		/* events the filter rejected */
-	unsigned long missed;		/* handler re-entered: not recorded */
+	unsigned long missed;		/* a probe handler could not run */
 	unsigned long unparsed;		/* packets whose headers cannot be read */
 	/* written by the reader only */
 	unsigned long tail ____cacheline_aligned;	/* slots consumed */
@@ -46,14 +48,24 @@ void magnet_rings_exit(void);
 extern struct magnet_ring __percpu *magnet_rings;
 
 void magnet_ring_write_lost(struct magnet_record *rec, unsigned int cpu,
-			    unsigned long count);
+			    unsigned long lost, unsigned long missed);
+
+/* @n probe misses on this CPU, reported in its next LOST record */
+static __always_inline void magnet_ring_missed(struct magnet_ring __percpu *rings,
+					       unsigned long n)
+{
+	struct magnet_ring *r = raw_cpu_ptr(rings);
+
+	this_cpu_add(rings->missed, n);
+	atomic_long_add(n, &r->missed_pending);
+}
 
 /*
  * Called with local interrupts disabled, for one event that passed the
  * filters. Returns the slot to fill, or NULL if the ring is full (the event
- * is counted as lost). Losses not yet reported are first written as a LOST
- * record, so the stream says where recording resumed and how much is
- * missing; that needs two free slots.
+ * is counted as lost). Losses and probe misses not yet reported are first
+ * written as a LOST record, so the stream says where recording resumed and
+ * how much is missing; that needs two free slots.
  */
 static __always_inline struct magnet_record *
 magnet_ring_reserve(struct magnet_ring *r)
@@ -62,15 +74,17 @@ magnet_ring_reserve(struct magnet_ring *r)
 	unsigned long used = head - smp_load_acquire(&r->tail);
 
 	r->hits++;
-	if (unlikely(atomic_long_read(&r->lost_pending))) {
-		unsigned long pending;
+	if (unlikely(atomic_long_read(&r->lost_pending) |
+		     atomic_long_read(&r->missed_pending))) {
+		unsigned long lost, missed;
 
 		if (used + 2 > r->mask + 1)
 			goto full;
-		pending = atomic_long_xchg(&r->lost_pending, 0);
-		if (pending) {
+		lost = atomic_long_xchg(&r->lost_pending, 0);
+		missed = atomic_long_xchg(&r->missed_pending, 0);
+		if (lost | missed) {
 			magnet_ring_write_lost(&r->recs[head & r->mask],
-					       smp_processor_id(), pending);
+					       smp_processor_id(), lost, missed);
 			head++;
 		}
 	} else if (unlikely(used > r->mask)) {

@@ -4,8 +4,9 @@
  * in force and the probes in use (procfs-commands.md).
  *
  * Per CPU: hits (events that passed the filter) = written + lost; filtered
- * (events the filter rejected); missed (a handler re-entered in the same
- * context, not recorded); fill (records in the ring now, of its size).
+ * (events the filter rejected); missed (probe misses noticed on this CPU:
+ * a handler re-entered in the same context, app calls beyond maxactive);
+ * fill (records in the ring now, of its size).
  * unparsed: IP and device events whose headers could not be read.
  */
 #include <linux/proc_fs.h>

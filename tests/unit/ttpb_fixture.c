@@ -214,12 +214,13 @@ static struct magnet_record fixture_record(int i)
 		r.ip_ttl = 1;
 		r.ip_proto = 17;
 		break;
-	case 8:		/* records lost on CPU 0x010a */
+	case 8:		/* records lost and probe misses on CPU 0x010a */
 		memset(&r, 0, sizeof(r));
 		r.ts_ns = 0x0000123456789abcULL + (__u64)i * 1000003ULL;
 		r.event = MAGNET_EV_LOST;
 		r.cpu = 0x010a;
 		r.req = 0x0000000a0b0c0d0eULL;
+		r.ret = 0x0000000102030405LL;
 		break;
 	case 9:		/* TCP out, IPv6, ca_name fills all 12 bytes */
 		r.event = MAGNET_EV_TCP_OUT;
@@ -704,8 +705,13 @@ static void check_line(int i, char *line)
 
 	if (r->event == MAGNET_EV_LOST || r->event == MAGNET_EV_RESET) {
 		for (c = C_SOCK; c < C_LOST; c++)
-			CHECK(!*f[c], "record %d (%s): %s '%s' not empty", i,
-			      event_names[r->event], columns[c], f[c]);
+			if (c != C_RET || r->event != MAGNET_EV_LOST || !r->ret)
+				CHECK(!*f[c], "record %d (%s): %s '%s' not empty", i,
+				      event_names[r->event], columns[c], f[c]);
+		if (r->event == MAGNET_EV_LOST && r->ret)
+			CHECK(num_is(f[C_RET], (__u64)r->ret),
+			      "record %d: lost's misses (ret) '%s', want %lld",
+			      i, f[C_RET], r->ret);
 		CHECK(num_is(f[C_LOST], r->req), "record %d: lost '%s', want %llu",
 		      i, f[C_LOST], r->req);
 		return;

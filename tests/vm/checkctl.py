@@ -330,12 +330,51 @@ def cmd_accounting(stats, binpath):
     print("accounting ok")
 
 
+def cmd_misses(stats, binpath, least):
+    """the probe misses in the stream (LOST records' ret) equal the
+    statistics' probe_misses, at least LEAST of them, and the first LOST
+    record with misses comes before the last event (reported as they were
+    noticed, not only at the end of the drain)"""
+    want = None
+    for line in open(stats):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "probe_misses":
+            want = int(f[1])
+    if want is None:
+        fail("no probe_misses line in %s" % stats)
+    data = open(binpath, "rb").read()
+    if len(data) % 256:
+        fail("%s: %d bytes, not whole records" % (binpath, len(data)))
+    got = first = last_event = 0
+    for i in range(1, len(data) // 256):
+        ev = struct.unpack_from("<H", data, i * 256 + 16)[0]
+        ret = struct.unpack_from("<q", data, i * 256 + 80)[0]
+        if ev == 9:
+            got += ret
+            if ret and not first:
+                first = i
+        elif ev != 10:
+            last_event = i
+    print("misses: %d in the stream (first in record %d, last event %d), "
+          "probe_misses %d" % (got, first, last_event, want))
+    if got != want:
+        fail("the stream reports %d probe misses, the statistics %d"
+             % (got, want))
+    if want < int(least):
+        fail("%d probe misses, want at least %s" % (want, least))
+    if not first or first > last_event:
+        fail("no LOST record with misses before the last event")
+    print("misses ok")
+
+
 def main(argv):
     if len(argv) < 3:
         fail(__doc__)
     cmd, a = argv[1], argv[2:]
     if cmd == "term":
         cmd_term(a[0], a[1], a[2], a[3:])
+    elif cmd == "misses":
+        cmd_misses(*a)
     elif cmd == "absent":
         cmd_absent(a[0], a[1:])
     elif cmd == "web10g":

@@ -266,7 +266,8 @@ case_bad_params() {
 		 omode=4 omode=9 full=2 port=70000 port=abc \
 		 events=bogus events= events=tcp,foo nontcp=2 \
 		 procname=a/b procname= procname=$(printf 'x%.0s' $(seq 40)) \
-		 compat=bogus compat=TTPROBE compat=ttprobe,magnet; do
+		 compat=bogus compat=TTPROBE compat=ttprobe,magnet \
+		 maxactive=0 maxactive=16385; do
 		name=${p%%=*}
 		mark_log
 		if insmod "$KO" "$p" 2> "$L/insmod.err"; then
@@ -658,6 +659,22 @@ case_reset_lost() {
 	$CTL accounting "$L/rl-stats.txt" "$L/rl.bin"
 }
 
+# probe misses reach the stream (finding 7): with maxactive=1, 8 receivers
+# blocked at once leave 7 or more tcp_recvmsg calls without a kretprobe
+# instance; the LOST records' misses must add up to probe_misses, the first
+# before the last event, and records + LOST counts to hits
+case_probe_misses() {
+	insmod "$KO" events=all omode=1 port=5302 maxactive=1
+	start_reader "$L/pm.bin"
+	nsexec mg-srv $PY "$HERE/blockedrecv.py" 10.200.1.2 5302 8
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/pm-stats.txt"
+	rmmod magnet
+	grep -E '^(total|probe_misses)' "$L/pm-stats.txt"
+	$CTL misses "$L/pm-stats.txt" "$L/pm.bin" 7
+	$CTL accounting "$L/pm-stats.txt" "$L/pm.bin"
+}
+
 # the statistics add up against the records actually read
 case_stats() {
 	insmod "$KO" events=all omode=1 port=5201 bufsize=64
@@ -929,7 +946,7 @@ else
 		case_fullstack case_lost_records case_no_kernel_addresses \
 		case_text_mode case_nontcp case_pkt_headers \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
-		case_reset_lost \
+		case_reset_lost case_probe_misses \
 		case_stats case_binary_reads case_web10g case_web10g_ss \
 		case_ttprobe_binary case_ttprobe_ascii \
 		case_rmmod_under_traffic case_rmmod_blocked_reader}; do
