@@ -5,6 +5,8 @@
 #   make deps            install build and test dependencies (Debian 12)
 #   make check           unit tests, then VM tests on every installed kernel
 #   make check-fresh     make deps + make demo in a new minimal Debian 12 root
+#   make check-stress    the stress suites in VMs (tests/vm/guest.sh stress_*),
+#                        results in docs/reliability.md
 #   make demo            a short capture in a throwaway VM, with a summary
 #   make install         module to /lib/modules/KVER/updates, tools to PREFIX
 #   make uninstall       remove what make install installed
@@ -60,13 +62,21 @@ check-fresh:
 demo:
 	scripts/demo.sh
 
+# code patched under traffic on 2 vCPUs: single-threaded TCG (guest.sh)
+STRESS_CASES ?= stress_load_unload stress_reader_faults
+check-stress: userspace
+	MAGNET_VM_OUT=$(CURDIR)/build/stress MAGNET_TEST_CASES="$(STRESS_CASES)" \
+		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" tests/vm/run.sh
+	scripts/reliability.sh build/stress > docs/reliability.md
+
 bench:
 	bench/run.sh
 
 FUZZ_RUNS ?= 10000000
 FUZZ_TIME ?= 3600
 fuzz:
-	$(MAKE) -C tests/fuzz run FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_TIME=$(FUZZ_TIME)
+	$(MAKE) -C tests/fuzz run FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_TIME=$(FUZZ_TIME); \
+	rc=$$?; mkdir -p build; cp tests/fuzz/work/results build/fuzz-results; exit $$rc
 
 # depmod only for the real module tree, not for a staging DESTDIR
 install: all
@@ -121,5 +131,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps unit vm check check-fresh demo bench fuzz clean install uninstall \
+.PHONY: all module userspace deps unit vm check check-fresh check-stress demo bench fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

@@ -342,6 +342,126 @@ case_rmmod_blocked_reader() {
 	[ ! -s "$L/blocked.log" ]
 }
 
+# ----------------------------------------- stress (make check-stress)
+#
+# These cases patch code under traffic again and again. Under QEMU's
+# default multi-threaded TCG, the emulator's cross-CPU code patching breaks
+# even the kernel's own function tracer after a few toggles ("Oops: int3"
+# on 6.12, soft lockups on 6.1), so `make check-stress` boots them with
+# -accel tcg,thread=single (tests/vm/run.sh, MAGNET_VM_QEMU_OPTS). Each
+# appends its numbers to $OUT/reliability.txt for docs/reliability.md.
+
+# result LINE: one line of numbers for docs/reliability.md
+result() { echo "$*" >> "$OUT/reliability.txt"; log "result: $*"; }
+
+# Load/unload under continuous IPv4 and IPv6 traffic (finding 1): each
+# cycle loads with every layer on, in turn in every output mode; every
+# second cycle a reader waits blocked on a port nobody uses; every fourth
+# a loop writes `filter` commands while rmmod runs. The traffic must
+# survive every cycle, and no cycle may leave the module or its files.
+stress_load_unload() {
+	local n=${STRESS_CYCLES:-100} i port writer races=0 blocked=0 c4 c6
+	nsexec mg-srv iperf3 -s -p 5201 -D --logfile "$L/iperf3-lu4.log"
+	nsexec mg-srv iperf3 -s -p 5202 -D --logfile "$L/iperf3-lu6.log"
+	wait_listen mg-srv 5201
+	wait_listen mg-srv 5202
+	nsexec mg-cli iperf3 -c 10.200.1.2 -p 5201 -t 86400 -P 2 > "$L/lu4.txt" 2>&1 &
+	c4=$!
+	nsexec mg-cli iperf3 -c fd00:200::2 -p 5202 -t 86400 -P 2 > "$L/lu6.txt" 2>&1 &
+	c6=$!
+	sleep 2
+	for i in $(seq "$n"); do
+		port=0
+		[ $((i % 2)) = 0 ] && port=9
+		insmod "$KO" events=all omode=$((i % 4)) port=$port
+		if [ $((i % 2)) = 0 ]; then
+			start_reader "$L/lu-reader.out"
+			blocked=$((blocked + 1))
+		fi
+		writer=
+		if [ $((i % 4)) = 3 ]; then
+			(while echo "filter port=5201 events=all" > "$PROC" &&
+			       echo "filter clear" > "$PROC"; do :; done) 2>/dev/null &
+			writer=$!
+			races=$((races + 1))
+		fi
+		sleep 0.$((RANDOM % 5 + 1))
+		rmmod magnet
+		if [ -n "$writer" ]; then
+			wait_exit "$writer" 10 || [ $? = 1 ]
+		fi
+		if [ -n "$READER" ]; then
+			wait_exit "$READER" 10 || [ $? = 1 ]
+			READER=
+		fi
+		[ ! -e /sys/module/magnet ] && [ ! -e "$PROC" ]
+		kill -0 $c4 && kill -0 $c6
+		[ $((i % 10)) = 0 ] && log "cycle $i of $n"
+	done
+	kill $c4 $c6
+	wait $c4 $c6 2>/dev/null || :
+	result "load/unload: $n cycles under 2+2 iperf3 streams (IPv4, IPv6), every layer on, all 4 output modes; $blocked with a blocked reader, $races with filter writes racing rmmod; the traffic ran throughout"
+}
+
+# Reader faults: a buffer that faults (EFAULT, short reads; nothing lost
+# that was not copied: the stream still accounts for every hit), reads of
+# 1, 7, 255 and 4097 bytes, a storm of flush commands, a reader killed
+# mid-read and the next one, and `finish` with no reader.
+stress_reader_faults() {
+	local flushes=${STRESS_FLUSHES:-20000} pid before acct
+	insmod "$KO" events=all omode=1 port=5201
+	rm -f "$L"/rf.*
+	$PY "$HERE/faultread.py" "$L/rf.bin" "$L/rf.go" > "$L/rf.log" &
+	READER=$!
+	wait_file "$L/rf.bin.ready" 30
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rf1.json" -n 1M
+	touch "$L/rf.go"
+	# flushes while the faulted reader goes on and traffic runs
+	nsexec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-rf2.log"
+	wait_listen mg-srv 5201
+	nsexec mg-cli iperf3 -c 10.200.1.2 -p 5201 -n 2M > /dev/null &
+	pid=$!
+	$PY -c "
+import os, sys
+fd = os.open('$PROC', os.O_WRONLY)
+for _ in range($flushes):
+    os.write(fd, b'flush')
+print('$flushes flushes')
+"
+	wait_exit $pid 120
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/rf-stats.txt"
+	cat "$L/rf.log" 2>/dev/null || :
+	acct=$($CTL accounting "$L/rf-stats.txt" "$L/rf.bin")
+	echo "$acct"
+	$TTPB2ASCII -f magnet "$L/rf.bin" > /dev/null
+
+	# a reader killed mid-read; the next one reads on
+	start_reader "$L/rf-killed.bin"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rf3.json" -n 1M
+	kill -9 "$READER"
+	wait "$READER" 2>/dev/null || :
+	READER=
+	grep -q '^reader	closed' /proc/net/magnet_stats
+	start_reader "$L/rf-next.bin"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rf4.json" -n 1M
+	teacup_stop
+	$TTPB2ASCII -f magnet "$L/rf-next.bin" > "$L/rf-next.txt"
+	[ -s "$L/rf-next.txt" ]
+
+	# finish with no reader: accepted, recording goes on
+	echo finish > "$PROC"
+	before=$(awk '$1 == "total" { print $2 }' /proc/net/magnet_stats)
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rf5.json" -n 256K
+	[ "$(awk '$1 == "total" { print $2 }' /proc/net/magnet_stats)" -gt "$before" ]
+	start_reader "$L/rf-after.bin"
+	teacup_stop
+	$TTPB2ASCII -f magnet "$L/rf-after.bin" > "$L/rf-after.txt"
+	[ -s "$L/rf-after.txt" ]
+	rmmod magnet
+	result "reader faults: $(sed -n 's/^half-mapped: /a half-mapped read: /p' "$L/rf.log"), EFAULT into unmapped buffers (whole-record and staging reads), then reads of 1/7/255/4097 bytes and $flushes flushes under traffic; ${acct%%$'\n'*}; a reader killed mid-read, then a new one; finish with no reader"
+}
+
 # ------------------------------------------------ full stack (omode=1, 3)
 
 # events=all in binary: a 1 MiB transfer in 64 KiB writes, IPv4 and IPv6,

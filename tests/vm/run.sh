@@ -8,11 +8,16 @@
 # and 6.12 did not finish in 900 s there), or its kernel log shows a
 # warning, BUG, Oops, lockup, RCU stall or kprobe error. Software emulation by default; MAGNET_VM_KVM=1 uses KVM.
 # Logs go to build/vm/<kver>/ (MAGNET_VM_OUT overrides build/vm).
+# MAGNET_TEST_CASES picks the guest's cases (default: the suite of
+# make check); MAGNET_VM_QEMU_OPTS adds QEMU options (make check-stress:
+# -accel tcg,thread=single, see the stress cases in guest.sh).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kvers=${*:-$("$top"/scripts/kernels.sh)}
 timeout_s=${MAGNET_VM_TIMEOUT:-1500}
 kvm=--disable-kvm
+qemu_opts=()
+[ -n "${MAGNET_VM_QEMU_OPTS:-}" ] && qemu_opts=(--qemu-opts="$MAGNET_VM_QEMU_OPTS")
 [ "${MAGNET_VM_KVM:-0}" = 1 ] && kvm=
 BAD='BUG:|WARNING:|Oops|general protection|RCU stall|rcu_sched detected|soft lockup|hard LOCKUP|hung_task|Kernel panic|Call Trace|kprobe.*(fail|error)|Failed to register'
 
@@ -52,8 +57,9 @@ for k in $kvers; do
 	start=$(date +%s)
 	timeout --kill-after=30 "$timeout_s" \
 		vng --verbose --run "/boot/vmlinuz-$k" $kvm --cpus 2 --memory 1G \
+		"${qemu_opts[@]}" \
 		--rwdir "$out" \
-		--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
+		--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' STRESS_CYCLES='${STRESS_CYCLES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
 		< /dev/null > "$out/console.log" 2>&1
 	rc=$?
 	echo "vm: $k finished in $(($(date +%s) - start)) s (status $rc)"
