@@ -66,7 +66,8 @@ demo:
 STRESS_CASES ?= stress_load_unload stress_reader_faults
 check-stress: userspace
 	MAGNET_VM_OUT=$(CURDIR)/build/stress MAGNET_TEST_CASES="$(STRESS_CASES)" \
-		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" tests/vm/run.sh
+		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+		MAGNET_VM_TIMEOUT=$${MAGNET_VM_TIMEOUT:-3600} tests/vm/run.sh
 	scripts/reliability.sh build/stress > docs/reliability.md
 
 bench:
