@@ -56,8 +56,15 @@ static unsigned long magnet_discarded_open, magnet_discarded_reset;
 /* ttprobe's field 7 (compat=ttprobe): lines formatted since load */
 static struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
 
-/* web10g connection ids: sock_id -> small integer, per open */
-#define MAGNET_CID_SLOTS 4096
+/*
+ * web10g connection ids: sock_id -> small integer, per open. The table
+ * starts at 2^12 slots and doubles when half full, as ttpb2ascii's does,
+ * so the two number connections alike. It is never more than half full:
+ * at 2^20 slots (524,288 connections in one open), or when memory runs
+ * out, later connections get CID 0, which the kernel log reports.
+ */
+#define MAGNET_CID_BITS_MIN 12
+#define MAGNET_CID_BITS_MAX 20
 struct magnet_cid {
 	u64 sock_id;
 	u32 cid;
@@ -73,7 +80,8 @@ struct magnet_reader {
 	s64 rt_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at open */
 	int finish_gen;		/* finish commands seen at open */
 	size_t line_max;	/* longest output of one record */
-	struct magnet_cid *cids;	/* omode=2 */
+	struct magnet_cid *cids;	/* omode=2: 2^cid_bits slots */
+	u32 cid_bits;
 	u32 next_cid;
 	bool draining;		/* finish seen: read up to ->limit, then EOF */
 	bool lost_flushed;	/* draining: pending losses were reported */
@@ -125,22 +133,58 @@ bool magnet_reader_is_open(void)
 	return test_bit(0, &magnet_reader_busy);
 }
 
+/* @sock_id's slot, or the free one where it goes: the table is never
+ * more than half full, so there is one */
+static struct magnet_cid *magnet_cid_slot(struct magnet_cid *t, u32 bits,
+					   u64 sock_id)
+{
+	u32 mask = (1U << bits) - 1, i = (u32)hash_64(sock_id, bits);
+
+	while (t[i].cid && t[i].sock_id != sock_id)
+		i = (i + 1) & mask;
+	return &t[i];
+}
+
+/* Twice the slots; false (the table stays as it is) at the limit or
+ * without memory. Process context: the reader, under its mutexes. */
+static bool magnet_cid_grow(struct magnet_reader *rd)
+{
+	u32 bits = rd->cid_bits + 1, i;
+	struct magnet_cid *t;
+
+	if (bits > MAGNET_CID_BITS_MAX)
+		return false;
+	t = kvcalloc(1U << bits, sizeof(*t), GFP_KERNEL | __GFP_NOWARN);
+	if (!t)
+		return false;
+	for (i = 0; i < (1U << rd->cid_bits); i++)
+		if (rd->cids[i].cid)
+			*magnet_cid_slot(t, bits, rd->cids[i].sock_id) =
+				rd->cids[i];
+	kvfree(rd->cids);
+	rd->cids = t;
+	rd->cid_bits = bits;
+	return true;
+}
+
 /* The web10g connection id of a socket: 1, 2, ... in order of appearance. */
 static u32 magnet_cid(struct magnet_reader *rd, u64 sock_id)
 {
-	u32 i, n;
+	struct magnet_cid *c = magnet_cid_slot(rd->cids, rd->cid_bits, sock_id);
 
-	for (i = (u32)hash_64(sock_id, 12), n = 0; n < MAGNET_CID_SLOTS;
-	     i = (i + 1) % MAGNET_CID_SLOTS, n++) {
-		if (rd->cids[i].cid && rd->cids[i].sock_id == sock_id)
-			return rd->cids[i].cid;
-		if (!rd->cids[i].cid) {
-			rd->cids[i].sock_id = sock_id;
-			rd->cids[i].cid = ++rd->next_cid;
-			return rd->cids[i].cid;
+	if (c->cid)
+		return c->cid;
+	if ((u64)(rd->next_cid + 1) * 2 > (1U << rd->cid_bits)) {
+		if (!magnet_cid_grow(rd)) {
+			pr_warn_ratelimited("web10g: no room for more than %u connections in one open; later ones get CID 0\n",
+					    rd->next_cid);
+			return 0;
 		}
+		c = magnet_cid_slot(rd->cids, rd->cid_bits, sock_id);
 	}
-	return 0;	/* more than MAGNET_CID_SLOTS connections in one open */
+	c->sock_id = sock_id;
+	c->cid = ++rd->next_cid;
+	return c->cid;
 }
 
 /* Append @rec to rd->buf in this open's output mode. */
@@ -677,7 +721,8 @@ static int magnet_open(struct inode *inode, struct file *file)
 	rd->line_max = MAGNET_TEXT_LINE_MAX;
 	if (rd->omode == MAGNET_OMODE_WEB10G) {
 		rd->line_max = MAGNET_WEB10G_LINE_MAX;
-		rd->cids = kvcalloc(MAGNET_CID_SLOTS, sizeof(*rd->cids),
+		rd->cid_bits = MAGNET_CID_BITS_MIN;
+		rd->cids = kvcalloc(1U << rd->cid_bits, sizeof(*rd->cids),
 				    GFP_KERNEL);
 		if (!rd->cids) {
 			magnet_reader_free(rd);

@@ -330,6 +330,28 @@ def cmd_accounting(stats, binpath):
     print("accounting ok")
 
 
+def cmd_cids(w10g, least):
+    """web10g connection ids: none is 0, each new one is the next integer
+    in order of appearance, one per flow, and at least LEAST of them"""
+    rows = web10g_rows(w10g)
+    top, flow_of = 0, {}
+    for n, r in enumerate(rows, 2):
+        cid = int(r["CID"])
+        if cid == 0:
+            fail("line %d: CID 0 after %d connections" % (n, top))
+        if cid > top:
+            if cid != top + 1:
+                fail("line %d: CID %d after %d" % (n, cid, top))
+            top = cid
+            flow_of[cid] = w_flow(r)
+        elif flow_of[cid] != w_flow(r):
+            fail("line %d: CID %d is %s, was %s" % (n, cid, w_flow(r), flow_of[cid]))
+    print("cids: %d connection ids in %d lines" % (top, len(rows)))
+    if top < int(least):
+        fail("%d connection ids, want at least %s" % (top, least))
+    print("cids ok")
+
+
 def cmd_misses(stats, binpath, least):
     """the probe misses in the stream (LOST records' ret) equal the
     statistics' probe_misses, at least LEAST of them, and the first LOST
@@ -375,6 +397,8 @@ def main(argv):
         cmd_term(a[0], a[1], a[2], a[3:])
     elif cmd == "misses":
         cmd_misses(*a)
+    elif cmd == "cids":
+        cmd_cids(*a)
     elif cmd == "absent":
         cmd_absent(a[0], a[1:])
     elif cmd == "web10g":

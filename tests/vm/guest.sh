@@ -852,6 +852,20 @@ case_web10g() {
 	$CTL octets "$L/w10g.log" "$L/w10g6.json"
 }
 
+# more connections in one open than the web10g CID table's first 4096
+# slots (finding 9): it grows as ttpb2ascii's does, so no CID 0, and each
+# connection keeps its own id
+case_web10g_cids() {
+	insmod "$KO" omode=2 port=5303 bufsize=65536
+	start_reader "$L/cids.log"
+	nsexec mg-srv $PY "$HERE/churn.py" 10.200.1.2 5303 3000
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/cids-stats.txt"
+	rmmod magnet
+	[ "$(awk '$1 == "total" { print $4 }' "$L/cids-stats.txt")" = 0 ]
+	$CTL cids "$L/cids.log" 4097
+}
+
 # the last web10g line of a quiet connection agrees with ss -tin
 case_web10g_ss() {
 	local client cport srv
@@ -1067,7 +1081,7 @@ else
 		case_text_mode case_nontcp case_pkt_headers \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_reset_lost case_probe_misses \
-		case_stats case_binary_reads case_web10g case_web10g_ss \
+		case_stats case_binary_reads case_web10g case_web10g_cids case_web10g_ss \
 		case_ttprobe_binary case_ttprobe_ascii \
 		case_rmmod_under_traffic case_rmmod_blocked_reader}; do
 		run_case "$c"
