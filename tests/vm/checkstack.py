@@ -12,8 +12,11 @@ ttpb2ascii, following module/record.h.
   checkstack.py lost BIN DMESG              per CPU: events in the stream plus
         the LOST counts equal the hits the module logged on unload; LOST
         records are present, one written where recording resumed
-  checkstack.py noaddr PTRS FILE...         no kernel socket address listed in
-        PTRS (hex, one per line) appears in any FILE, as text or as a u64
+  checkstack.py noaddr PTRS RANGES FILE...  no kernel socket address listed in
+        PTRS (hex, one per line) appears in any FILE, as text or as a u64;
+        nor any value inside a range of RANGES ("LO HI NAME" lines, hex):
+        16-hex-digit and 20-digit decimal words in text, u64s at any
+        offset in binary
   checkstack.py count BIN                   print "event count" per type
 """
 import collections
@@ -293,7 +296,7 @@ def cmd_lost(path, dmesg):
     print("lost ok: %d LOST records written where recording resumed" % resumed)
 
 
-def cmd_noaddr(ptrs, files):
+def cmd_noaddr(ptrs, ranges_path, files):
     addrs = set()
     for line in open(ptrs):
         line = line.strip()
@@ -303,6 +306,20 @@ def cmd_noaddr(ptrs, files):
             addrs.add(int(line, 16))
     if not addrs:
         fail("no kernel socket addresses to look for")
+    ranges = []
+    for line in open(ranges_path):
+        lo, hi, name = line.split()
+        ranges.append((int(lo, 16), int(hi, 16), name))
+    if not ranges:
+        fail("no kernel address ranges to look for")
+
+    def inside(v):
+        for lo, hi, name in ranges:
+            if lo <= v < hi:
+                return name
+        return None
+
+    words = re.compile(rb"(?<![0-9a-f])([0-9a-f]{16}|[0-9]{20})(?![0-9a-f])")
     for path in files:
         data = open(path, "rb").read()
         low = data.lower()
@@ -311,7 +328,18 @@ def cmd_noaddr(ptrs, files):
                 fail("%s contains socket address %016x as text" % (path, a))
             if struct.pack("<Q", a) in data:
                 fail("%s contains socket address %016x as a u64" % (path, a))
-    print("noaddr ok: none of %d socket addresses in %d files" % (len(addrs), len(files)))
+        for m in words.finditer(low):
+            w = m.group(1)
+            v = int(w, 16) if len(w) == 16 else int(w)
+            if inside(v):
+                fail("%s: '%s' at byte %d is an address in the %s range"
+                     % (path, w.decode(), m.start(), inside(v)))
+        for off in range(0, len(data) - 7):
+            if data[off + 7] >= 0xff and inside(struct.unpack_from("<Q", data, off)[0]):
+                fail("%s: the u64 at byte %d is an address in the %s range"
+                     % (path, off, inside(struct.unpack_from("<Q", data, off)[0])))
+    print("noaddr ok: none of %d socket addresses, nothing in %s, in %d files"
+          % (len(addrs), ", ".join(r[2] for r in ranges), len(files)))
 
 
 def cmd_count(path):
@@ -330,7 +358,7 @@ def main(argv):
     elif cmd == "lost":
         cmd_lost(*args)
     elif cmd == "noaddr":
-        cmd_noaddr(args[0], args[1:])
+        cmd_noaddr(args[0], args[1], args[2:])
     elif cmd == "count":
         cmd_count(*args)
     else:
