@@ -15,8 +15,9 @@ ttpb2ascii, following module/record.h.
   checkstack.py noaddr PTRS RANGES FILE...  no kernel socket address listed in
         PTRS (hex, one per line) appears in any FILE, as text or as a u64;
         nor any value inside a range of RANGES ("LO HI NAME" lines, hex):
-        16-hex-digit and 20-digit decimal words in text, u64s at any
-        offset in binary
+        16-hex-digit and 20-digit decimal words in text, u64s at every
+        8-byte-aligned offset in binary (where the record's u64s are;
+        unaligned, a negative number next to other bytes looks like one)
   checkstack.py count BIN                   print "event count" per type
 """
 import collections
@@ -334,7 +335,7 @@ def cmd_noaddr(ptrs, ranges_path, files):
             if inside(v):
                 fail("%s: '%s' at byte %d is an address in the %s range"
                      % (path, w.decode(), m.start(), inside(v)))
-        for off in range(0, len(data) - 7):
+        for off in range(0, len(data) - 7, 8):
             if data[off + 7] >= 0xff and inside(struct.unpack_from("<Q", data, off)[0]):
                 fail("%s: the u64 at byte %d is an address in the %s range"
                      % (path, off, inside(struct.unpack_from("<Q", data, off)[0])))
