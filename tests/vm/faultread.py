@@ -24,6 +24,8 @@ import os
 import sys
 import time
 
+from procfile import read_to_eof
+
 PROC = os.environ.get("MAGNET_PROC", "/proc/net/magnet")
 PAGE = mmap.PAGESIZE
 SIZES = (1, 7, 255, 4097)
@@ -102,14 +104,7 @@ def main(out, go):
         fail("100-byte read into an unmapped buffer: %d, want EFAULT" % ret)
     print("staging: EFAULT")
 
-    reads = total = 0
-    while True:
-        data = os.read(fd, SIZES[reads % len(SIZES)])
-        if not data:
-            break
-        f.write(data)
-        reads += 1
-        total += len(data)
+    reads, total = read_to_eof(fd, f, SIZES)
     f.close()
     os.close(fd)
     print("faultread ok: then %d reads, %d bytes" % (reads, total))

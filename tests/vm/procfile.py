@@ -153,17 +153,23 @@ def cmd_ordered(out):
 CHUNKS = (1, 100, 255, 256, 300, 4103, 65536)
 
 
+def read_to_eof(fd, f, sizes):
+    """read fd until end of file with read sizes taken from SIZES in turn,
+    writing the data to the file object F; returns (reads, bytes)"""
+    reads = total = 0
+    while True:
+        data = os.read(fd, sizes[reads % len(sizes)])
+        if not data:
+            return reads, total
+        f.write(data)
+        reads += 1
+        total += len(data)
+
+
 def cmd_chunks(out):
     fd = os.open(PROC, os.O_RDONLY)
-    reads = total = 0
     with open(out, "wb") as f:
-        while True:
-            data = os.read(fd, CHUNKS[reads % len(CHUNKS)])
-            if not data:
-                break
-            f.write(data)
-            reads += 1
-            total += len(data)
+        reads, total = read_to_eof(fd, f, CHUNKS)
     os.close(fd)
     print("chunks ok: %d reads, %d bytes" % (reads, total))
 
