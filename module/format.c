@@ -29,6 +29,24 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_RESET] = "reset",
 };
 
+static __u32 magnet_fnv(__u32 h, const __u8 *p, unsigned int n)
+{
+	while (n--)
+		h = (h ^ *p++) * 16777619U;
+	return h;
+}
+
+__u32 magnet_flow_key(const struct magnet_record *r)
+{
+	__u32 h = 2166136261U;
+
+	h = magnet_fnv(h, &r->family, 1);
+	h = magnet_fnv(h, (const __u8 *)&r->lport, 2);
+	h = magnet_fnv(h, (const __u8 *)&r->rport, 2);
+	h = magnet_fnv(h, r->laddr, 16);
+	return magnet_fnv(h, r->raddr, 16);
+}
+
 const char *magnet_event_name(unsigned int event)
 {
 	if (event == 0 || event > MAGNET_EV_MAX)
@@ -705,6 +723,15 @@ static int magnet_w10g_value(const struct magnet_record *r, unsigned int var,
 	return 1;
 }
 
+int magnet_web10g_has_line(const struct magnet_record *r)
+{
+	if (r->event != MAGNET_EV_TCP_OUT && r->event != MAGNET_EV_TCP_IN)
+		return 0;
+	/* web10g describes connections: a listener (TCP_LISTEN, 10) receiving
+	 * SYNs has no connection counters, and would repeat the same line */
+	return !((r->flags & MAGNET_RF_SOCK) && r->state == 10);
+}
+
 int magnet_format_web10g(char *buf, const struct magnet_record *r,
 			 __s64 realtime_offset_ns, __u32 cid)
 {
@@ -713,11 +740,7 @@ int magnet_format_web10g(char *buf, const struct magnet_record *r,
 	unsigned int var;
 	char *p = buf;
 
-	if (r->event != MAGNET_EV_TCP_OUT && r->event != MAGNET_EV_TCP_IN)
-		return 0;
-	/* web10g describes connections: a listener (TCP_LISTEN, 10) receiving
-	 * SYNs has no connection counters, and would repeat the same line */
-	if ((r->flags & MAGNET_RF_SOCK) && r->state == 10)
+	if (!magnet_web10g_has_line(r))
 		return 0;
 
 	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);

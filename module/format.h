@@ -147,15 +147,27 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
  * RFC 4898 variables of web10g userland 2.0.9). A record line gives the
  * wall-clock time (sec.usec), @cid, the addresses and ports, and each
  * variable in RFC 4898 units; a variable the record cannot supply is empty.
- * The caller assigns @cid, a small number per connection (ttpb2ascii: 1, 2,
- * ... per sock_id in order of first appearance). @buf must hold
+ * The caller assigns @cid, a small number per connection: 1, 2, ... in order
+ * of first appearance, a connection being a sock_id with one flow
+ * (magnet_flow_key), so a socket that reuses a freed one's memory gets a
+ * new id. @buf must hold
  * MAGNET_WEB10G_LINE_MAX bytes. Return the length without the NUL; for a
  * record that is not a TCP-layer event (tcp_out, tcp_in) there is no line:
  * 0, and @buf is left as it was.
  */
 int magnet_format_web10g_header(char *buf);
+/* 1 if @r has a web10g line (a TCP-layer event of a connection, not of a
+ * listener); only those are given a cid */
+int magnet_web10g_has_line(const struct magnet_record *r);
 int magnet_format_web10g(char *buf, const struct magnet_record *r,
 			 __s64 realtime_offset_ns, __u32 cid);
+
+/*
+ * A 32-bit key of a record's flow (family, ports, addresses: FNV-1a), which
+ * tells a new connection on a reused socket from the old one. The kernel's
+ * web10g output and ttpb2ascii both use it, so they number alike.
+ */
+__u32 magnet_flow_key(const struct magnet_record *r);
 
 /* "tcp_out", "app_send", ..., "lost", "reset", or NULL for an unknown code. */
 const char *magnet_event_name(unsigned int event);

@@ -68,6 +68,7 @@ static struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
 struct magnet_cid {
 	u64 sock_id;
 	u32 cid;
+	u32 flow;	/* magnet_flow_key() of the connection with this cid */
 };
 
 struct magnet_reader {
@@ -167,13 +168,24 @@ static bool magnet_cid_grow(struct magnet_reader *rd)
 	return true;
 }
 
-/* The web10g connection id of a socket: 1, 2, ... in order of appearance. */
-static u32 magnet_cid(struct magnet_reader *rd, u64 sock_id)
+/*
+ * The web10g connection id of @rec's connection: 1, 2, ... in order of
+ * appearance. A socket seen with another flow than before reuses a closed
+ * one's memory: a new connection, a new id in the same slot.
+ */
+static u32 magnet_cid(struct magnet_reader *rd, const struct magnet_record *rec)
 {
+	u64 sock_id = rec->sock_id;
 	struct magnet_cid *c = magnet_cid_slot(rd->cids, rd->cid_bits, sock_id);
+	u32 flow = magnet_flow_key(rec);
 
-	if (c->cid)
+	if (c->cid) {
+		if (c->flow != flow) {
+			c->flow = flow;
+			c->cid = ++rd->next_cid;
+		}
 		return c->cid;
+	}
 	if ((u64)(rd->next_cid + 1) * 2 > (1U << rd->cid_bits)) {
 		if (!magnet_cid_grow(rd)) {
 			pr_warn_ratelimited("web10g: no room for more than %u connections in one open; later ones get CID 0\n",
@@ -183,6 +195,7 @@ static u32 magnet_cid(struct magnet_reader *rd, u64 sock_id)
 		c = magnet_cid_slot(rd->cids, rd->cid_bits, sock_id);
 	}
 	c->sock_id = sock_id;
+	c->flow = flow;
 	c->cid = ++rd->next_cid;
 	return c->cid;
 }
@@ -224,9 +237,9 @@ static void magnet_emit(struct magnet_reader *rd,
 		n = magnet_format_text(dst, rec, rd->rt_offset_ns);
 		break;
 	case MAGNET_OMODE_WEB10G:
-		if (rec->event == MAGNET_EV_TCP_OUT || rec->event == MAGNET_EV_TCP_IN)
+		if (magnet_web10g_has_line(rec))
 			n = magnet_format_web10g(dst, rec, rd->rt_offset_ns,
-						 magnet_cid(rd, rec->sock_id));
+						 magnet_cid(rd, rec));
 		break;
 	}
 	if (n > 0)

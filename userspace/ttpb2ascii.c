@@ -397,17 +397,20 @@ static void swap_record(struct magnet_record *r)
 }
 
 /*
- * web10g connection ids: 1, 2, ... per distinct sock_id, in order of first
- * appearance. An open-addressing hash table, grown by doubling; one entry
- * per socket, so memory grows with the sockets in the log, not its length.
+ * web10g connection ids: 1, 2, ... per connection in order of first
+ * appearance, as the kernel numbers them (magnet_flow_key: a sock_id seen
+ * with a new flow is a new connection on reused memory). An open-addressing
+ * hash table, grown by doubling; one entry per socket, so memory grows with
+ * the sockets in the log, not its length.
  */
 struct cid_entry {
 	__u64 sock_id;
 	__u32 cid;		/* 0: a free slot */
+	__u32 flow;
 };
 
 static struct cid_entry *cid_table;
-static size_t cid_cap, cid_count;
+static size_t cid_cap, cid_used, cid_count;
 
 static size_t cid_hash(__u64 id, size_t cap)
 {
@@ -440,22 +443,30 @@ static int cid_grow(void)
 	return 1;
 }
 
-/* the connection id of @sock_id, a new one at its first appearance; 0 if
- * out of memory
+/* the connection id of @r's connection, a new one at its first appearance;
+ * 0 if out of memory or ids
  */
-static __u32 cid_of(__u64 sock_id)
+static __u32 cid_of(const struct magnet_record *r)
 {
+	__u32 flow = magnet_flow_key(r);
 	size_t j;
 
-	if ((cid_count + 1) * 2 > cid_cap && !cid_grow())
+	if ((cid_used + 1) * 2 > cid_cap && !cid_grow())
 		return 0;
-	for (j = cid_hash(sock_id, cid_cap); cid_table[j].cid;
-	     j = (j + 1) & (cid_cap - 1))
-		if (cid_table[j].sock_id == sock_id)
-			return cid_table[j].cid;
 	if (cid_count >= 0xffffffffU)
 		return 0;
-	cid_table[j].sock_id = sock_id;
+	for (j = cid_hash(r->sock_id, cid_cap); cid_table[j].cid;
+	     j = (j + 1) & (cid_cap - 1))
+		if (cid_table[j].sock_id == r->sock_id) {
+			if (cid_table[j].flow != flow) {
+				cid_table[j].flow = flow;
+				cid_table[j].cid = (__u32)++cid_count;
+			}
+			return cid_table[j].cid;
+		}
+	cid_used++;
+	cid_table[j].sock_id = r->sock_id;
+	cid_table[j].flow = flow;
 	cid_table[j].cid = (__u32)++cid_count;
 	return cid_table[j].cid;
 }
@@ -717,10 +728,9 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 		case FMT_WEB10G: {
 			__u32 cid;
 
-			if (rec.event != MAGNET_EV_TCP_OUT &&
-			    rec.event != MAGNET_EV_TCP_IN)
+			if (!magnet_web10g_has_line(&rec))
 				continue;
-			cid = cid_of(rec.sock_id);
+			cid = cid_of(&rec);
 			if (!cid) {
 				msg("%s: record index %llu: out of memory for connection ids",
 				    in_name, index);
@@ -790,7 +800,7 @@ int main(int argc, char **argv)
 	oused = 0;
 	write_failed = 0;
 	cid_table = NULL;
-	cid_cap = cid_count = 0;
+	cid_cap = cid_used = cid_count = 0;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:i:c:o:h", longopts, NULL)) != -1) {

@@ -178,8 +178,8 @@ check "header only: exit 0, the header line alone" \
 
 # ---- -f ttprobe: the kernel formatter's bytes ----
 echo "== ttpb2ascii: -f ttprobe"
-check "expect-ttprobe.txt has the 5 TCP records" \
-	[ "$(wc -l <"$tmp/expect-ttprobe.txt")" = 5 ]
+check "expect-ttprobe.txt has the 6 TCP records" \
+	[ "$(wc -l <"$tmp/expect-ttprobe.txt")" = 6 ]
 run -f ttprobe "$tmp/native.bin"
 check "ttprobe: exit 0" [ "$rc" = 0 -a ! -s "$tmp/err" ]
 check "ttprobe: byte-identical to magnet_format_ttprobe()" \
@@ -192,11 +192,11 @@ check "ttprobe from gzip identical" cmp -s "$tmp/out" "$tmp/expect-ttprobe.txt"
 run -f ttprobe "$tmp/header-only.bin"
 check "header only: no ttprobe lines, exit 0" [ "$rc" = 0 -a ! -s "$tmp/out" ]
 
-# ---- -f web10g: header + format.c's lines, cid per sock_id ----
+# ---- -f web10g: header + format.c's lines, cid per connection ----
 echo "== ttpb2ascii: -f web10g"
-check "expect-web10g.txt: header and the 5 TCP records, 3 sockets" \
-	[ "$(wc -l <"$tmp/expect-web10g.txt")" = 6 -a \
-	"$(cut -d, -f2 "$tmp/expect-web10g.txt" | tr '\n' ' ')" = "CID 1 2 3 1 1 " ]
+check "expect-web10g.txt: header and the 6 TCP records, 4 connections (the last on a reused socket)" \
+	[ "$(wc -l <"$tmp/expect-web10g.txt")" = 7 -a \
+	"$(cut -d, -f2 "$tmp/expect-web10g.txt" | tr '\n' ' ')" = "CID 1 2 3 1 1 4 " ]
 for f in native.bin swapped.bin native.bin.gz; do
 	run -f web10g "$tmp/$f"
 	check "web10g, $f: exit 0" [ "$rc" = 0 -a ! -s "$tmp/err" ]

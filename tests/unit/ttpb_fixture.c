@@ -21,7 +21,7 @@
  * derived independently of format.c, except expect-ttprobe.txt and
  * expect-web10g.txt, which are format.c's own output (the kernel's
  * formatter) for the byte-for-byte comparison; the web10g connection ids
- * in expect-web10g.txt are assigned here (1, 2, ... per sock_id in order of
+ * in expect-web10g.txt are assigned here (1, 2, ... per connection in order of
  * first appearance), independently of ttpb2ascii.
  */
 #include <arpa/inet.h>
@@ -44,7 +44,7 @@ static void die(const char *what)
 /* ---- the fixture log ---- */
 
 #define REALTIME_OFFSET 1700000000123456789LL
-#define NREC 14
+#define NREC 15
 
 static const __u8 v4a[4] = { 10, 200, 1, 1 };
 static const __u8 v4b[4] = { 192, 0, 2, 254 };
@@ -256,7 +256,16 @@ static struct magnet_record fixture_record(int i)
 		r.event = MAGNET_EV_RESET;
 		r.req = 0x00000000fedcba98ULL;
 		break;
-	default:	/* 13: the last one, TCP out again, socket of 0,
+	case 14:	/* the last one: TCP out on the memory of record
+			 * 0's socket, a new connection (another flow) */
+		r.event = MAGNET_EV_TCP_OUT;
+		set_addrs(&r, 0);
+		set_tcp(&r, k);
+		r.sock_id = 0x0123456789abcdefULL;
+		r.lport = 0xa1b2;
+		r.rport = 5299;
+		break;
+	default:	/* 13: TCP out again, socket of 0,
 			 * Open: current ssthresh is 3/4 of cwnd */
 		r.event = MAGNET_EV_TCP_OUT;
 		set_addrs(&r, 0);
@@ -270,6 +279,15 @@ static struct magnet_record fixture_record(int i)
 		break;
 	}
 	return r;
+}
+
+/* one connection: the same socket and flow */
+static int same_conn(const struct magnet_record *a,
+		     const struct magnet_record *b)
+{
+	return a->sock_id == b->sock_id && a->family == b->family &&
+	       a->lport == b->lport && a->rport == b->rport &&
+	       !memcmp(a->laddr, b->laddr, 16) && !memcmp(a->raddr, b->raddr, 16);
 }
 
 /* ---- byte swapping, from a table of every field ---- */
@@ -438,7 +456,8 @@ static int cmd_write(const char *dir)
 	struct magnet_sysinfo *s;
 	char path[4096], line[MAGNET_WEB10G_LINE_MAX];
 	unsigned char garbage[4096];
-	__u64 counter = 0, socks[NREC];
+	__u64 counter = 0;
+	struct magnet_record socks[NREC];
 	int nsocks = 0, n;
 	FILE *f;
 	gzFile z;
@@ -489,7 +508,8 @@ static int cmd_write(const char *dir)
 		die(path);
 
 	/* web10g: the header, then the TCP records with their connection
-	 * ids: 1, 2, ... per sock_id in order of first appearance
+	 * ids: 1, 2, ... per connection (a sock_id with one flow: family,
+	 * ports, addresses) in order of first appearance
 	 */
 	snprintf(path, sizeof(path), "%s/expect-web10g.txt", dir);
 	f = fopen(path, "w");
@@ -504,10 +524,10 @@ static int cmd_write(const char *dir)
 
 		if (r.event != MAGNET_EV_TCP_OUT && r.event != MAGNET_EV_TCP_IN)
 			continue;
-		for (k = 0; k < nsocks && socks[k] != r.sock_id; k++)
+		for (k = 0; k < nsocks && !same_conn(&socks[k], &r); k++)
 			;
 		if (k == nsocks)
-			socks[nsocks++] = r.sock_id;
+			socks[nsocks++] = r;
 		n = magnet_format_web10g(line, &r, REALTIME_OFFSET,
 					 (__u32)k + 1);
 		if (n <= 0 || fwrite(line, 1, (size_t)n, f) != (size_t)n)
@@ -515,9 +535,10 @@ static int cmd_write(const char *dir)
 	}
 	if (fclose(f))
 		die(path);
-	/* three sockets: records 0, 10 and 13 share one */
-	if (nsocks != 3) {
-		fprintf(stderr, "ttpb_fixture: %d web10g sockets, want 3\n",
+	/* four connections: records 0, 10 and 13 share one, 14 reuses its
+	 * socket for another */
+	if (nsocks != 4) {
+		fprintf(stderr, "ttpb_fixture: %d web10g connections, want 4\n",
 			nsocks);
 		return 1;
 	}
@@ -1023,7 +1044,7 @@ static int cmd_check_ttcompat(const char *path)
 			      (unsigned long long)v);
 		k++;
 	}
-	CHECK(k == 5, "%d ttprobe lines, want 5", k);
+	CHECK(k == 6, "%d ttprobe lines, want 6", k);
 	free(text);
 	free(b.p);
 	printf("ttpb_fixture: %d passed, %d failed\n", passed, failed);
