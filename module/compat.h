@@ -52,6 +52,14 @@
 #define magnet_tcp_ecn(tp) tcp_ecn_mode_any(tp)
 #endif
 
+/*
+ * Fault a user buffer in for writing; returns the bytes that could not be.
+ * fault_in_writeable() since 5.16 (before: fault_in_pages_writeable(),
+ * which returned 0 or -EFAULT).
+ */
+#include <linux/pagemap.h>
+#define magnet_fault_in_writeable(uaddr, size) fault_in_writeable(uaddr, size)
+
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #error "magnet needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS (or _WITH_REGS)"
 #endif

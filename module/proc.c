@@ -439,6 +439,12 @@ static bool magnet_direct(const struct magnet_reader *rd, size_t count)
 /*
  * Returns the bytes copied, or -EFAULT; 0 if no record waits or a reset
  * mark does (magnet_fill puts it first in the stream).
+ *
+ * The copies run with page faults disabled, so a fault never waits under
+ * magnet_consume_mutex (a reset or an unload would wait behind a reader
+ * whose buffer is slow to fault in: swap, userfaultfd, FUSE). A copy that
+ * would fault stops; the rest of the buffer is faulted in without the
+ * mutex, and the copying goes on from the same record.
  */
 static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 				size_t count)
@@ -447,32 +453,47 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 	struct magnet_record __user *urec;
 	struct magnet_record *rec;
 	ssize_t done = 0;
+	bool faulted;
+	size_t left;
 	int cpu;
 
-	mutex_lock(&magnet_consume_mutex);
-	if (magnet_reset_pending) {
-		mutex_unlock(&magnet_consume_mutex);
-		return 0;
-	}
-	magnet_fill_begin(rd);
 	/* ts_ns, then the hashed id, then the rest: the socket's address
 	 * never reaches user memory, not even for a moment */
 	BUILD_BUG_ON(offsetof(struct magnet_record, sock_id) != 8);
-	while (done + size <= count && (rec = magnet_fill_next(rd, &cpu))) {
-		urec = (struct magnet_record __user *)(ubuf + done);
-		if (copy_to_user(urec, rec, 8) ||
-		    put_user(magnet_out_sock_id(rec), &urec->sock_id) ||
-		    copy_to_user((char __user *)urec + 16, (char *)rec + 16,
-				 size - 16)) {
-			if (!done)
-				done = -EFAULT;
+	do {
+		faulted = false;
+		mutex_lock(&magnet_consume_mutex);
+		if (magnet_reset_pending) {
+			mutex_unlock(&magnet_consume_mutex);
 			break;
 		}
-		rd->pos[cpu]++;
-		done += size;
-	}
-	magnet_fill_end(rd);
-	mutex_unlock(&magnet_consume_mutex);
+		magnet_fill_begin(rd);
+		pagefault_disable();
+		while (done + size <= count &&
+		       (rec = magnet_fill_next(rd, &cpu))) {
+			urec = (struct magnet_record __user *)(ubuf + done);
+			if (copy_to_user(urec, rec, 8) ||
+			    put_user(magnet_out_sock_id(rec), &urec->sock_id) ||
+			    copy_to_user((char __user *)urec + 16,
+					 (char *)rec + 16, size - 16)) {
+				faulted = true;
+				break;
+			}
+			rd->pos[cpu]++;
+			done += size;
+		}
+		pagefault_enable();
+		magnet_fill_end(rd);
+		mutex_unlock(&magnet_consume_mutex);
+		if (!faulted)
+			break;
+		/* go on only if at least the next record's room faults in */
+		left = count - done;
+		left -= magnet_fault_in_writeable(ubuf + done, left);
+		if (left < size)
+			return done ? done : -EFAULT;
+		cond_resched();
+	} while (!fatal_signal_pending(current));
 	return done;
 }
 
