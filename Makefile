@@ -62,13 +62,19 @@ check-fresh:
 demo:
 	scripts/demo.sh
 
-# code patched under traffic on 2 vCPUs: single-threaded TCG (guest.sh)
-STRESS_CASES ?= stress_load_unload stress_reader_faults
+# code patched under traffic on 2 vCPUs: single-threaded TCG (guest.sh);
+# then CPU hotplug on 4 vCPUs, in a boot of its own
+STRESS_CASES ?= stress_load_unload stress_reader_faults stress_churn
 check-stress: userspace
 	MAGNET_VM_OUT=$(CURDIR)/build/stress MAGNET_TEST_CASES="$(STRESS_CASES)" \
 		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
-		MAGNET_VM_TIMEOUT=$${MAGNET_VM_TIMEOUT:-3600} tests/vm/run.sh
-	scripts/reliability.sh build/stress > docs/reliability.md
+		MAGNET_VM_TIMEOUT=$${MAGNET_VM_TIMEOUT:-3600} tests/vm/run.sh; \
+	rc=$$?; \
+	MAGNET_VM_OUT=$(CURDIR)/build/stress-hotplug MAGNET_TEST_CASES=stress_hotplug \
+		MAGNET_VM_CPUS=4 MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+		MAGNET_VM_TIMEOUT=$${MAGNET_VM_TIMEOUT:-3600} tests/vm/run.sh || rc=1; \
+	scripts/reliability.sh build/stress build/stress-hotplug > docs/reliability.md; \
+	exit $$rc
 
 bench:
 	bench/run.sh

@@ -2,14 +2,15 @@
 # usage: scripts/build-module.sh KVER OUTDIR [MODNAME]
 # Build MODNAME.ko (default magnet; ttprobe for the TEACUP drop-in) for KVER
 # in OUTDIR (a copy of module/, so builds for several kernels or names do not
-# clobber each other) with W=1, and fail if the compiler warns about any of
-# our files.
+# clobber each other) with W=1, against MAGNET_KDIR if set (a kernel build
+# tree), and fail if the compiler warns about any of our files.
 set -eu
 kver=$1
 out=$2
 name=${3:-magnet}
 top=$(cd "$(dirname "$0")/.." && pwd)
-kdir=/lib/modules/$kver/build
+# MAGNET_KDIR: a kernel build tree instead of the installed headers
+kdir=${MAGNET_KDIR:-/lib/modules/$kver/build}
 if [ ! -d "$kdir" ]; then
 	echo "build-module: no headers for $kver at $kdir" >&2
 	exit 1

@@ -1,11 +1,13 @@
 #!/bin/bash
-# usage: scripts/reliability.sh STRESS_DIR
+# usage: scripts/reliability.sh STRESS_DIR...
 # docs/reliability.md from what the suites wrote: each kernel's
 # STRESS_DIR/<kver>/reliability.txt (tests/vm/guest.sh, stress_* cases) and
-# its result, and the last `make fuzz` run (build/fuzz-results).
+# its result, for every STRESS_DIR (one per boot: make check-stress boots
+# the hotplug suite apart), and the last `make fuzz` run
+# (build/fuzz-results).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:?usage: scripts/reliability.sh STRESS_DIR}
+[ $# -gt 0 ] || { echo "usage: scripts/reliability.sh STRESS_DIR..." >&2; exit 2; }
 cat <<'HEAD'
 # Reliability
 
@@ -16,20 +18,24 @@ why) regenerates this file; the fuzzing numbers come from the last
 RCU stall in a guest fails its run.
 
 HEAD
-for d in "$dir"/*/; do
-	k=$(basename "$d")
-	[ -e "$d/result" ] || continue
+for k in $(for dir in "$@"; do ls "$dir" 2>/dev/null; done | sort -uV); do
+	have=
+	for dir in "$@"; do [ -e "$dir/$k/result" ] && have=1; done
+	[ -n "$have" ] || continue
 	echo "## $k"
 	echo
-	echo "Run on $(date -u -r "$d/result" +%Y-%m-%d), magnet $("$top"/scripts/version.sh):"
-	echo "$(sed -n 's/^\([0-9]* passed, [0-9]* failed\)$/\1/p' "$d/result")."
-	echo
-	if [ -s "$d/reliability.txt" ]; then
-		sed 's/^/- /' "$d/reliability.txt"
-	else
-		echo "- no suite wrote a result"
-	fi
-	echo
+	for dir in "$@"; do
+		d=$dir/$k
+		[ -e "$d/result" ] || continue
+		echo "Run on $(date -u -r "$d/result" +%Y-%m-%d), magnet $("$top"/scripts/version.sh), $(sed -n 's/^kernel .*//;s/^\([0-9]* passed, [0-9]* failed\)$/\1/p' "$d/result")$(sed -n 's/^cpus \([0-9]*\)$/ on \1 vCPUs/p' "$d/result"):"
+		echo
+		if [ -s "$d/reliability.txt" ]; then
+			sed 's/^/- /' "$d/reliability.txt"
+		else
+			echo "- no suite wrote a result"
+		fi
+		echo
+	done
 done
 echo "## Fuzzing"
 echo

@@ -111,23 +111,31 @@ def cmd_absent(path, flows):
 W10G_COLS = 128
 
 
+def web10g_iter(path):
+    """the rows of a web10g log as dicts, one at a time (PATH may be a
+    FIFO fed by the reader)"""
+    with open(path) as f:
+        head = f.readline().rstrip("\n").split(",")
+        if head == [""]:
+            fail("%s is empty" % path)
+        if len(head) != W10G_COLS or head[:6] != ["Timestamp", "CID", "LocalAddress",
+                                                  "LocalPort", "RemAddress", "RemPort"]:
+            fail("web10g header has %d columns: %r" % (len(head), head[:8]))
+        for n, l in enumerate(f, 2):
+            l = l.rstrip("\n")
+            fl = l.split(",")
+            if len(fl) != W10G_COLS:
+                fail("web10g line %d has %d columns" % (n, len(fl)))
+            if LOWER.search(l):
+                fail("web10g line %d has a lowercase letter: %s" % (n, l[:80]))
+            yield dict(zip(head, fl))
+
+
+LOWER = re.compile("[a-z]")
+
+
 def web10g_rows(path):
-    lines = open(path).read().splitlines()
-    if not lines:
-        fail("%s is empty" % path)
-    head = lines[0].split(",")
-    if len(head) != W10G_COLS or head[:6] != ["Timestamp", "CID", "LocalAddress",
-                                              "LocalPort", "RemAddress", "RemPort"]:
-        fail("web10g header has %d columns: %r" % (len(head), head[:8]))
-    rows = []
-    for n, l in enumerate(lines[1:], 2):
-        f = l.split(",")
-        if len(f) != W10G_COLS:
-            fail("web10g line %d has %d columns" % (n, len(f)))
-        if re.search("[a-z]", l):
-            fail("web10g line %d has a lowercase letter: %s" % (n, l[:80]))
-        rows.append(dict(zip(head, f)))
-    return rows
+    return list(web10g_iter(path))
 
 
 def w_flow(r):
@@ -294,34 +302,76 @@ def cmd_stats(stats, binpath):
           % (tot[0], tot[1], tot[2], tot[3], events))
 
 
+# a record's event, cpu and req (magnet_record at 16, 18 and 88)
+REC_EV_CPU_REQ = struct.Struct("<16xHH68xQ160x")
+
+
 def cmd_accounting(stats, binpath):
-    """records read + LOST counts + RESET counts = hits, from the stream
-    alone against the statistics at finish; prints the marks"""
+    """records read + LOST counts + RESET counts = hits, per CPU and in
+    total, from the stream alone against the statistics at finish (a RESET
+    mark carries all CPUs' discarded records on cpu 0, so per CPU the
+    check is read + lost <= hits, and exact in total); prints the marks"""
+    events = lost_s = reset_s = nlost = nreset = 0
+    cpu_read, cpu_lost_s = {}, {}
+    # streamed in chunks of whole records: BINPATH may be a FIFO fed by the
+    # reader, for logs too big to keep in the guest
+    total = 0
+    with open(binpath, "rb") as f:
+        head = f.read(256)
+        total = len(head)
+        while True:
+            chunk = f.read(256 * 4096)
+            if not chunk:
+                break
+            total += len(chunk)
+            while len(chunk) % 256:
+                more = f.read(256 - len(chunk) % 256)
+                if not more:
+                    break
+                total += len(more)
+                chunk += more
+            if len(chunk) % 256:
+                break
+            for ev, cpu, req in REC_EV_CPU_REQ.iter_unpack(chunk):
+                if ev == 9:
+                    lost_s += req
+                    nlost += 1
+                    cpu_lost_s[cpu] = cpu_lost_s.get(cpu, 0) + req
+                elif ev == 10:
+                    reset_s += req
+                    nreset += 1
+                else:
+                    events += 1
+                    cpu_read[cpu] = cpu_read.get(cpu, 0) + 1
+    if total % 256:
+        fail("%s: %d bytes, not whole records" % (binpath, total))
+    # the statistics file may be written while the stream is read (a FIFO)
     hits = lost = None
+    cpu_hits, cpu_lost = {}, {}
     for line in open(stats):
         f = line.rstrip("\n").split("\t")
         if f[0] == "total":
             hits, lost = int(f[1]), int(f[3])
+        elif f[0].isdigit() and len(f) > 3:
+            cpu_hits[int(f[0])] = int(f[1])
+            cpu_lost[int(f[0])] = int(f[3])
     if hits is None:
         fail("no total line in %s" % stats)
-    data = open(binpath, "rb").read()
-    if len(data) % 256:
-        fail("%s: %d bytes, not whole records" % (binpath, len(data)))
-    events = lost_s = reset_s = nlost = nreset = 0
-    for i in range(1, len(data) // 256):
-        ev = struct.unpack_from("<H", data, i * 256 + 16)[0]
-        req = struct.unpack_from("<Q", data, i * 256 + 88)[0]
-        if ev == 9:
-            lost_s += req
-            nlost += 1
-        elif ev == 10:
-            reset_s += req
-            nreset += 1
-        else:
-            events += 1
     print("accounting: %d records read + %d lost (%d LOST records) + %d "
           "reset (%d RESET records); statistics: hits %d, lost %d"
           % (events, lost_s, nlost, reset_s, nreset, hits, lost))
+    for cpu in sorted(set(cpu_hits) | set(cpu_read) | set(cpu_lost_s)):
+        r, l = cpu_read.get(cpu, 0), cpu_lost_s.get(cpu, 0)
+        h = cpu_hits.get(cpu)
+        if h is None:
+            fail("cpu %d: records in the stream, no statistics line" % cpu)
+        if l != cpu_lost.get(cpu, 0):
+            fail("cpu %d: the LOST records report %d lost, the statistics %d"
+                 % (cpu, l, cpu_lost.get(cpu, 0)))
+        if (r + l != h) if not nreset else (r + l > h):
+            fail("cpu %d: read %d + lost %d != hits %d" % (cpu, r, l, h))
+        if h:
+            print("cpu %d: %d read + %d lost = %d hits" % (cpu, r, l, h))
     if lost_s != lost:
         fail("the LOST records report %d lost, the statistics %d" % (lost_s, lost))
     if events + lost_s + reset_s != hits:
@@ -331,16 +381,18 @@ def cmd_accounting(stats, binpath):
 
 
 def cmd_cids(w10g, least):
-    """web10g connection ids: none is 0, each new one greater than every
-    earlier one (ids are given in order of appearance; a listening socket
-    takes one without a line), one per flow, and at least LEAST of them"""
-    rows = web10g_rows(w10g)
-    top, flow_of = 0, {}
-    for n, r in enumerate(rows, 2):
+    """web10g connection ids: none is 0, each new one the next number (ids
+    are given in order of appearance, only to connections with a line), one
+    per flow, and at least LEAST of them"""
+    top, flow_of, nrows = 0, {}, 0
+    for n, r in enumerate(web10g_iter(w10g), 2):
+        nrows += 1
         cid = int(r["CID"])
         if cid == 0:
             fail("line %d: CID 0 after %d connections" % (n, top))
         if cid > top:
+            if cid != top + 1:
+                fail("line %d: CID %d after %d" % (n, cid, top))
             top = cid
             flow_of[cid] = w_flow(r)
         elif cid not in flow_of:
@@ -348,7 +400,7 @@ def cmd_cids(w10g, least):
         elif flow_of[cid] != w_flow(r):
             fail("line %d: CID %d is %s, was %s" % (n, cid, w_flow(r), flow_of[cid]))
     print("cids: %d connection ids (up to %d) in %d lines"
-          % (len(flow_of), top, len(rows)))
+          % (len(flow_of), top, nrows))
     if len(flow_of) < int(least):
         fail("%d connection ids, want at least %s" % (len(flow_of), least))
     print("cids ok")

@@ -10,10 +10,18 @@
 # Logs go to build/vm/<kver>/ (MAGNET_VM_OUT overrides build/vm).
 # MAGNET_TEST_CASES picks the guest's cases (default: the suite of
 # make check); MAGNET_VM_QEMU_OPTS adds QEMU options (make check-stress:
-# -accel tcg,thread=single, see the stress cases in guest.sh).
+# -accel tcg,thread=single, see the stress cases in guest.sh);
+# MAGNET_VM_CPUS the guest's vCPUs (default 2; stress_hotplug takes 4).
+# MAGNET_VM_KTREE boots a kernel built in that tree instead of an installed
+# one (make check-debug: scripts/debug-kernel.sh), built against the tree.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-kvers=${*:-$("$top"/scripts/kernels.sh)}
+ktree=${MAGNET_VM_KTREE:-}
+if [ -n "$ktree" ]; then
+	kvers=$(make -s -C "$ktree" kernelrelease) || exit 1
+else
+	kvers=${*:-$("$top"/scripts/kernels.sh)}
+fi
 timeout_s=${MAGNET_VM_TIMEOUT:-1500}
 kvm=--disable-kvm
 qemu_opts=()
@@ -44,6 +52,11 @@ for k in $kvers; do
 	out=${MAGNET_VM_OUT:-$top/build/vm}/$k
 	rm -rf "$out"
 	mkdir -p "$out"
+	kimg=/boot/vmlinuz-$k
+	if [ -n "$ktree" ]; then
+		kimg=$ktree/arch/x86/boot/bzImage
+		export MAGNET_KDIR=$ktree
+	fi
 	if ! "$top"/scripts/build-module.sh "$k" "$top/build/$k" ||
 	   ! "$top"/scripts/build-module.sh "$k" "$top/build/$k-ttprobe" ttprobe; then
 		total_fail=$((total_fail + 1))
@@ -56,10 +69,10 @@ for k in $kvers; do
 	echo "vm: booting $k (timeout ${timeout_s}s)"
 	start=$(date +%s)
 	timeout --kill-after=30 "$timeout_s" \
-		vng --verbose --run "/boot/vmlinuz-$k" $kvm --cpus 2 --memory 1G \
+		vng --verbose --run "$kimg" $kvm --cpus "${MAGNET_VM_CPUS:-2}" --memory 1G \
 		"${qemu_opts[@]}" \
 		--rwdir "$out" \
-		--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' STRESS_CYCLES='${STRESS_CYCLES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
+		--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_TEST_CASES='${MAGNET_TEST_CASES:-}' STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
 		< /dev/null > "$out/console.log" 2>&1
 	rc=$?
 	echo "vm: $k finished in $(($(date +%s) - start)) s (status $rc)"
