@@ -62,6 +62,10 @@ check-fresh:
 demo:
 	scripts/demo.sh
 
+# docs/reliability.md from every suite's last run on this tree
+RELIABILITY = scripts/reliability.sh build/stress build/stress-hotplug \
+	build/debug build/debug-stress build/debug-hotplug > docs/reliability.md
+
 # code patched under traffic on 2 vCPUs: single-threaded TCG (guest.sh);
 # then CPU hotplug on 4 vCPUs, in a boot of its own
 STRESS_CASES ?= stress_load_unload stress_reader_faults stress_churn
@@ -73,7 +77,27 @@ check-stress: userspace
 	MAGNET_VM_OUT=$(CURDIR)/build/stress-hotplug MAGNET_TEST_CASES=stress_hotplug \
 		MAGNET_VM_CPUS=4 MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
 		MAGNET_VM_TIMEOUT=$${MAGNET_VM_TIMEOUT:-3600} tests/vm/run.sh || rc=1; \
-	scripts/reliability.sh build/stress build/stress-hotplug > docs/reliability.md; \
+	$(RELIABILITY); \
+	exit $$rc
+
+# the VM suite, then the stress suites, on a debug kernel (KASAN, lockdep,
+# UBSAN, kmemleak) that scripts/debug-kernel.sh builds once (~40 min on 2
+# cores) and caches outside the repository; any checker report fails it
+check-debug: userspace
+	ktree=$$(scripts/debug-kernel.sh | tail -n 1) || exit 1; \
+	t=$${MAGNET_VM_TIMEOUT:-14400}; \
+	MAGNET_VM_KTREE=$$ktree MAGNET_VM_OUT=$(CURDIR)/build/debug \
+		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh; \
+	rc=$$?; \
+	MAGNET_VM_KTREE=$$ktree MAGNET_VM_OUT=$(CURDIR)/build/debug-stress \
+		MAGNET_TEST_CASES="$(STRESS_CASES)" \
+		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1; \
+	MAGNET_VM_KTREE=$$ktree MAGNET_VM_OUT=$(CURDIR)/build/debug-hotplug \
+		MAGNET_TEST_CASES=stress_hotplug MAGNET_VM_CPUS=4 \
+		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1; \
+	$(RELIABILITY); \
 	exit $$rc
 
 bench:
@@ -138,5 +162,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps unit vm check check-fresh check-stress demo bench fuzz clean install uninstall \
+.PHONY: all module userspace deps unit vm check check-fresh check-stress check-debug demo bench fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

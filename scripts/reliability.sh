@@ -13,9 +13,11 @@ cat <<'HEAD'
 
 Written by the suites themselves: `make check-stress` (the stress cases of
 `tests/vm/guest.sh`, booted with `-accel tcg,thread=single`; see there
-why) regenerates this file; the fuzzing numbers come from the last
-`make fuzz` on the same tree. Any kernel warning, `BUG:`, Oops, lockup or
-RCU stall in a guest fails its run.
+why) and `make check-debug` (the VM suite and the stress cases on a debug
+kernel) regenerate this file from the last run of each on this tree; the
+fuzzing numbers come from the last `make fuzz`. Any kernel warning, `BUG:`,
+UBSAN report, Oops, lockup or RCU stall in a guest fails its run, and on
+the debug kernel any leak kmemleak finds.
 
 HEAD
 for k in $(for dir in "$@"; do ls "$dir" 2>/dev/null; done | sort -uV); do
@@ -31,8 +33,13 @@ for k in $(for dir in "$@"; do ls "$dir" 2>/dev/null; done | sort -uV); do
 		echo
 		if [ -s "$d/reliability.txt" ]; then
 			sed 's/^/- /' "$d/reliability.txt"
+		elif [ -d "$d/logs" ]; then
+			echo "- the VM suite of \`make check\` ($(grep -c '^\[guest\] === ' "$d/console.log" 2>/dev/null || echo ?) cases)"
 		else
 			echo "- no suite wrote a result"
+		fi
+		if [ -e "$d/kmemleak.txt" ]; then
+			echo "- debug kernel: KASAN, lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, UBSAN and kmemleak on; $(grep -c '^unreferenced object' "$d/kmemleak.txt") unreferenced objects after the cases and the unload; $(grep -cE 'BUG:|WARNING:|UBSAN:' "$d/dmesg.txt" 2>/dev/null || echo ?) checker reports in the kernel log"
 		fi
 		echo
 	done

@@ -1385,6 +1385,19 @@ else
 	done
 fi
 
+# a kernel with kmemleak (make check-debug): scan after every case ran and
+# magnet was unloaded; run.sh fails on any unreferenced object reported
+kml=/sys/kernel/debug/kmemleak
+[ -e /sys/kernel/debug/tracing ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -e "$kml" ]; then
+	# twice, 6 s apart: an object is reported once it has been
+	# unreferenced for 5 s and two scans
+	echo scan > "$kml"
+	sleep 6
+	echo scan > "$kml"
+	cat "$kml" > "$OUT/kmemleak.txt"
+	log "kmemleak: $(grep -c '^unreferenced object' "$OUT/kmemleak.txt") unreferenced objects"
+fi
 dmesg > "$OUT/dmesg.txt"
 cp -r "$L" "$OUT/logs" 2>/dev/null
 {

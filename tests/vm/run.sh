@@ -6,7 +6,8 @@
 # failed, the guest did not finish (timeout MAGNET_VM_TIMEOUT, default
 # 1500 s; the 6.1 suite took 807 s on a host running three other QEMUs,
 # and 6.12 did not finish in 900 s there), or its kernel log shows a
-# warning, BUG, Oops, lockup, RCU stall or kprobe error. Software emulation by default; MAGNET_VM_KVM=1 uses KVM.
+# warning, BUG, UBSAN report, Oops, lockup, RCU stall or kprobe error, or
+# (a kernel with kmemleak) a leak. Software emulation by default; MAGNET_VM_KVM=1 uses KVM.
 # Logs go to build/vm/<kver>/ (MAGNET_VM_OUT overrides build/vm).
 # MAGNET_TEST_CASES picks the guest's cases (default: the suite of
 # make check); MAGNET_VM_QEMU_OPTS adds QEMU options (make check-stress:
@@ -27,7 +28,7 @@ kvm=--disable-kvm
 qemu_opts=()
 [ -n "${MAGNET_VM_QEMU_OPTS:-}" ] && qemu_opts=(--qemu-opts="$MAGNET_VM_QEMU_OPTS")
 [ "${MAGNET_VM_KVM:-0}" = 1 ] && kvm=
-BAD='BUG:|WARNING:|Oops|general protection|RCU stall|rcu_sched detected|soft lockup|hard LOCKUP|hung_task|Kernel panic|Call Trace|kprobe.*(fail|error)|Failed to register'
+BAD='BUG:|WARNING:|UBSAN:|Oops|general protection|RCU stall|rcu_sched detected|soft lockup|hard LOCKUP|hung_task|Kernel panic|Call Trace|kprobe.*(fail|error)|Failed to register'
 
 if [ -z "$kvers" ]; then
 	echo "vm: no kernel with headers and /boot/vmlinuz found (run make deps)" >&2
@@ -96,6 +97,13 @@ for k in $kvers; do
 				case_tail "$k" "$c" >> "$recap"
 			done
 		fi
+	fi
+	if grep -q '^unreferenced object' "$out/kmemleak.txt" 2>/dev/null; then
+		echo "vm: $k: kmemleak reports unreferenced objects ($out/kmemleak.txt):"
+		head -n 20 "$out/kmemleak.txt"
+		head -n 8 "$out/kmemleak.txt" | sed "s/^/  $k kmemleak| /" >> "$recap"
+		ok=0
+		total_fail=$((total_fail + 1))
 	fi
 	if grep -E "$BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' | grep -v 'guest.sh'; then
 		echo "vm: $k: the kernel log shows a warning or error (above)"
