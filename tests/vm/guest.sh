@@ -576,7 +576,7 @@ stress_churn() {
 		log "memory grew: SUnreclaim by $du KiB (slack $slack_u), VmallocUsed by $dv KiB (slack $slack_v)"
 		return 1
 	fi
-	result "connection churn: 2 x $(cut -d: -f1 "$L/ch-round1.txt") ($(cut -d: -f2- "$L/ch-round1.txt")), every layer on; binary: $(head -n 1 "$L/ch-acct.txt"), per CPU exact; web10g: $(sed -n 's/^cids: //p' "$L/ch-cids.txt"); backlog table empty at the end; after rmmod SUnreclaim $du KiB and VmallocUsed $dv KiB from before (slack $slack_u and $slack_v)"
+	result "connection churn: 2 x $(cut -d: -f1 "$L/ch-round1.txt") ($(cut -d: -f2- "$L/ch-round1.txt" | sed 's/^ //')), every layer on; binary: $(head -n 1 "$L/ch-acct.txt"), per CPU exact; web10g: $(sed -n 's/^cids: //p' "$L/ch-cids.txt"); backlog table empty at the end; after rmmod SUnreclaim $du KiB and VmallocUsed $dv KiB from before (slack $slack_u and $slack_v)"
 }
 
 # make check's short stress: the churn suite with 1,000 connections (the
