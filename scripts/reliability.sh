@@ -34,12 +34,15 @@ for k in $(for dir in "$@"; do ls "$dir" 2>/dev/null; done | sort -uV); do
 		if [ -s "$d/reliability.txt" ]; then
 			sed 's/^/- /' "$d/reliability.txt"
 		elif [ -d "$d/logs" ]; then
-			echo "- the VM suite of \`make check\` ($(grep -c '^\[guest\] === ' "$d/console.log" 2>/dev/null || echo ?) cases)"
+			echo "- the VM suite of \`make check\` ($(awk '/^[0-9]+ passed, [0-9]+ failed$/ { print $1 + $3 }' "$d/result") cases)"
 		else
 			echo "- no suite wrote a result"
 		fi
+		if grep -q '^failed:' "$d/result"; then
+			echo "- failed:$(sed -n 's/^failed://p' "$d/result")"
+		fi
 		if [ -e "$d/kmemleak.txt" ]; then
-			echo "- debug kernel: KASAN, lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, UBSAN and kmemleak on; $(grep -c '^unreferenced object' "$d/kmemleak.txt") unreferenced objects after the cases and the unload; $(grep -cE 'BUG:|WARNING:|UBSAN:' "$d/dmesg.txt" 2>/dev/null || echo ?) checker reports in the kernel log"
+			echo "- debug kernel: KASAN, lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, UBSAN and kmemleak on; $(grep -c '^unreferenced object' "$d/kmemleak.txt") unreferenced objects after the cases and the unload; $(grep -cE 'BUG:|WARNING:|UBSAN:' "$d/dmesg.txt" 2>/dev/null || :) checker reports in the kernel log"
 		fi
 		echo
 	done
