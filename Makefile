@@ -64,19 +64,24 @@ demo:
 
 # docs/reliability.md from every suite's last run on this tree
 RELIABILITY = scripts/reliability.sh build/stress build/stress-hotplug \
-	build/debug build/debug-stress build/debug-hotplug > docs/reliability.md
+	build/debug build/debug-stress build/debug-stress-hotplug > docs/reliability.md
 
-# code patched under traffic on 2 vCPUs: single-threaded TCG (guest.sh);
-# then CPU hotplug on 4 vCPUs, in a boot of its own
+# stress_runs DIR VARS: STRESS_CASES on 2 vCPUs into build/DIR, then CPU
+# hotplug on 4 vCPUs into build/DIR-hotplug, each in a boot of its own;
+# code is patched under traffic, so single-threaded TCG (guest.sh). Sets
+# rc=1 if either fails; $$t is the VM timeout.
+stress_runs = \
+	$(2) MAGNET_VM_OUT=$(CURDIR)/build/$(1) MAGNET_TEST_CASES="$(STRESS_CASES)" \
+		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1; \
+	$(2) MAGNET_VM_OUT=$(CURDIR)/build/$(1)-hotplug MAGNET_TEST_CASES=stress_hotplug \
+		MAGNET_VM_CPUS=4 MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1
+
 STRESS_CASES ?= stress_load_unload stress_reader_faults stress_churn
 check-stress: userspace
-	MAGNET_VM_OUT=$(CURDIR)/build/stress MAGNET_TEST_CASES="$(STRESS_CASES)" \
-		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
-		MAGNET_VM_TIMEOUT=$${MAGNET_VM_TIMEOUT:-3600} tests/vm/run.sh; \
-	rc=$$?; \
-	MAGNET_VM_OUT=$(CURDIR)/build/stress-hotplug MAGNET_TEST_CASES=stress_hotplug \
-		MAGNET_VM_CPUS=4 MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
-		MAGNET_VM_TIMEOUT=$${MAGNET_VM_TIMEOUT:-3600} tests/vm/run.sh || rc=1; \
+	t=$${MAGNET_VM_TIMEOUT:-3600}; rc=0; \
+	$(call stress_runs,stress,); \
 	$(RELIABILITY); \
 	exit $$rc
 
@@ -84,19 +89,11 @@ check-stress: userspace
 # UBSAN, kmemleak) that scripts/debug-kernel.sh builds once (~40 min on 2
 # cores) and caches outside the repository; any checker report fails it
 check-debug: userspace
-	ktree=$$(scripts/debug-kernel.sh | tail -n 1) || exit 1; \
-	t=$${MAGNET_VM_TIMEOUT:-14400}; \
+	ktree=$$(scripts/debug-kernel.sh) || exit 1; \
+	t=$${MAGNET_VM_TIMEOUT:-14400}; rc=0; \
 	MAGNET_VM_KTREE=$$ktree MAGNET_VM_OUT=$(CURDIR)/build/debug \
-		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh; \
-	rc=$$?; \
-	MAGNET_VM_KTREE=$$ktree MAGNET_VM_OUT=$(CURDIR)/build/debug-stress \
-		MAGNET_TEST_CASES="$(STRESS_CASES)" \
-		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
 		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1; \
-	MAGNET_VM_KTREE=$$ktree MAGNET_VM_OUT=$(CURDIR)/build/debug-hotplug \
-		MAGNET_TEST_CASES=stress_hotplug MAGNET_VM_CPUS=4 \
-		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
-		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1; \
+	$(call stress_runs,debug-stress,MAGNET_VM_KTREE=$$ktree); \
 	$(RELIABILITY); \
 	exit $$rc
 

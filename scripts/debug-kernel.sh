@@ -8,29 +8,16 @@
 # built in.
 # The tree is cached outside the repository, in $MAGNET_DEBUG_KERNEL
 # (default ~/.cache/magnet/debug-6.12), and rebuilt only when this
-# script's config changes. Prints the tree's path on the last line.
+# script's config changes. Prints the tree's path, its only output on stdout.
 # Takes about 40 minutes on 2 cores the first time.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${MAGNET_DEBUG_KERNEL:-$HOME/.cache/magnet/debug-6.12}
 src=/usr/src/linux-source-6.12.tar.xz
 
-[ "$(id -u)" = 0 ] && sudo= || sudo=sudo
-pkgs="linux-source-6.12 flex bison bc libelf-dev libssl-dev xz-utils"
-missing=
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	echo "debug-kernel: installing$missing" >&2
-	log=$(mktemp /tmp/magnet-debug-apt.XXXXXX)
-	{ $sudo apt-get update -q &&
-	  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing; } \
-		> "$log" 2>&1 || { tail -n 30 "$log" >&2; echo "debug-kernel: apt-get failed ($log)" >&2; exit 1; }
-	rm -f "$log"
-fi
-"$top"/scripts/deps.sh >&2
+# the project's packages (deps.sh) and what a kernel build needs
+"$top"/scripts/deps.sh linux-source-6.12 flex bison bc libelf-dev libssl-dev \
+	xz-utils >&2
 
 # the checkers, and what the VM suite needs built in (the guest's /lib is
 # the host's: a module of this kernel could not be found there)

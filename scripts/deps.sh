@@ -7,6 +7,8 @@
 # into /usr/local/bin.
 # Idempotent, and quiet when all is present. Ends by checking that every
 # command the project runs is there, and names any that is not.
+# usage: scripts/deps.sh [PACKAGE...]: also the Debian packages named
+# (scripts/debug-kernel.sh: the kernel source and what builds it).
 set -eu
 
 # what apt installs (README "What make deps installs" lists the same)
@@ -16,7 +18,7 @@ linux-image-6.12-amd64 linux-headers-6.12-amd64 \
 qemu-system-x86 busybox-static file python3 python3-venv \
 iperf3 ethtool iproute2 iputils-ping procps \
 dkms xz-utils gzip zlib1g-dev clang libclang-rt-14-dev debootstrap \
-tcpdump bpftrace"
+tcpdump bpftrace $*"
 
 # virtme-ng, pinned; it lives in its own venv (Debian's python3 has no pip
 # and refuses system-wide installs)

@@ -450,26 +450,27 @@ static int cid_grow(void)
 static __u32 cid_of(const struct magnet_record *r)
 {
 	__u32 flow = magnet_flow_key(r);
+	struct cid_entry *e;
 	size_t j;
 
 	if ((cid_used + 1) * 2 > cid_cap && !cid_grow())
 		return 0;
-	if (cid_count >= 0xffffffffU)
-		return 0;
 	for (j = cid_hash(r->sock_id, cid_cap); cid_table[j].cid;
 	     j = (j + 1) & (cid_cap - 1))
-		if (cid_table[j].sock_id == r->sock_id) {
-			if (cid_table[j].flow != flow) {
-				cid_table[j].flow = flow;
-				cid_table[j].cid = (__u32)++cid_count;
-			}
-			return cid_table[j].cid;
-		}
-	cid_used++;
-	cid_table[j].sock_id = r->sock_id;
-	cid_table[j].flow = flow;
-	cid_table[j].cid = (__u32)++cid_count;
-	return cid_table[j].cid;
+		if (cid_table[j].sock_id == r->sock_id)
+			break;
+	e = &cid_table[j];
+	if (e->cid && e->flow == flow)
+		return e->cid;
+	/* a new socket, or a new connection on a reused one's memory */
+	if (cid_count >= 0xffffffffU)
+		return 0;
+	if (!e->cid)
+		cid_used++;
+	e->sock_id = r->sock_id;
+	e->flow = flow;
+	e->cid = (__u32)++cid_count;
+	return e->cid;
 }
 
 /*

@@ -302,8 +302,31 @@ def cmd_stats(stats, binpath):
           % (tot[0], tot[1], tot[2], tot[3], events))
 
 
-# a record's event, cpu and req (magnet_record at 16, 18 and 88)
-REC_EV_CPU_REQ = struct.Struct("<16xHH68xQ160x")
+# a record's event, cpu, ret and req (magnet_record at 16, 18, 80 and 88)
+REC_FIELDS = struct.Struct("<16xHH60xqQ160x")
+CHUNK = 256 * 4096
+
+
+def stream_records(binpath):
+    """(index, event, cpu, ret, req) of every record after the header,
+    index 1 first; read in chunks, so BINPATH may be a FIFO fed by the
+    reader, for logs too big to keep in the guest. Fails at the end if
+    the stream is not whole records."""
+    total = i = 0
+    with open(binpath, "rb") as f:
+        total = len(f.read(256))
+        while True:
+            # a buffered read returns CHUNK bytes unless the stream ends
+            chunk = f.read(CHUNK)
+            total += len(chunk)
+            whole = memoryview(chunk)[:len(chunk) - len(chunk) % 256]
+            for ev, cpu, ret, req in REC_FIELDS.iter_unpack(whole):
+                i += 1
+                yield i, ev, cpu, ret, req
+            if len(chunk) < CHUNK:
+                break
+    if total % 256:
+        fail("%s: %d bytes, not whole records" % (binpath, total))
 
 
 def cmd_accounting(stats, binpath):
@@ -313,38 +336,17 @@ def cmd_accounting(stats, binpath):
     check is read + lost <= hits, and exact in total); prints the marks"""
     events = lost_s = reset_s = nlost = nreset = 0
     cpu_read, cpu_lost_s = {}, {}
-    # streamed in chunks of whole records: BINPATH may be a FIFO fed by the
-    # reader, for logs too big to keep in the guest
-    total = 0
-    with open(binpath, "rb") as f:
-        head = f.read(256)
-        total = len(head)
-        while True:
-            chunk = f.read(256 * 4096)
-            if not chunk:
-                break
-            total += len(chunk)
-            while len(chunk) % 256:
-                more = f.read(256 - len(chunk) % 256)
-                if not more:
-                    break
-                total += len(more)
-                chunk += more
-            if len(chunk) % 256:
-                break
-            for ev, cpu, req in REC_EV_CPU_REQ.iter_unpack(chunk):
-                if ev == 9:
-                    lost_s += req
-                    nlost += 1
-                    cpu_lost_s[cpu] = cpu_lost_s.get(cpu, 0) + req
-                elif ev == 10:
-                    reset_s += req
-                    nreset += 1
-                else:
-                    events += 1
-                    cpu_read[cpu] = cpu_read.get(cpu, 0) + 1
-    if total % 256:
-        fail("%s: %d bytes, not whole records" % (binpath, total))
+    for _, ev, cpu, _, req in stream_records(binpath):
+        if ev == 9:
+            lost_s += req
+            nlost += 1
+            cpu_lost_s[cpu] = cpu_lost_s.get(cpu, 0) + req
+        elif ev == 10:
+            reset_s += req
+            nreset += 1
+        else:
+            events += 1
+            cpu_read[cpu] = cpu_read.get(cpu, 0) + 1
     # the statistics file may be written while the stream is read (a FIFO)
     hits = lost = None
     cpu_hits, cpu_lost = {}, {}
@@ -418,13 +420,8 @@ def cmd_misses(stats, binpath, least):
             want = int(f[1])
     if want is None:
         fail("no probe_misses line in %s" % stats)
-    data = open(binpath, "rb").read()
-    if len(data) % 256:
-        fail("%s: %d bytes, not whole records" % (binpath, len(data)))
     got = first = last_event = 0
-    for i in range(1, len(data) // 256):
-        ev = struct.unpack_from("<H", data, i * 256 + 16)[0]
-        ret = struct.unpack_from("<q", data, i * 256 + 80)[0]
+    for i, ev, _, ret, _ in stream_records(binpath):
         if ev == 9:
             got += ret
             if ret and not first:

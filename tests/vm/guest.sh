@@ -96,12 +96,20 @@ wait_file() {
 	return 1
 }
 
-# TEACUP's stop sequence; the reader must then exit by itself with status 0
+# TEACUP's stop sequence; the reader must then exit by itself with status 0.
+# With STATS, the statistics go there between flush and finish (traffic
+# over), before a checker reading the stream through a FIFO sees its end;
+# the reader then has 30 s, as the checker may lag behind it.
 teacup_stop() {
+	local t=10
 	echo flush > "$PROC"
 	sleep 0.5
+	if [ $# -gt 0 ]; then
+		cat /proc/net/magnet_stats > "$1"
+		t=30
+	fi
 	echo finish > "$PROC"
-	wait_exit "$READER" 10
+	wait_exit "$READER" $t
 	READER=
 }
 
@@ -533,12 +541,7 @@ stress_churn() {
 	start_reader "$L/ch.fifo"
 	churn_round "$n" > "$L/ch-round1.txt"
 	cat "$L/ch-round1.txt"
-	echo flush > "$PROC"
-	sleep 0.5
-	cat /proc/net/magnet_stats > "$L/ch-stats.txt"
-	echo finish > "$PROC"
-	wait_exit "$READER" 30
-	READER=
+	teacup_stop "$L/ch-stats.txt"
 	wait_exit $acct 600 || { cat "$L/ch-acct.txt"; return 1; }
 	cat "$L/ch-acct.txt"
 	pend=$(sed -n 's/^backlog	.*pending \([0-9]*\)	.*/\1/p' "$L/ch-stats.txt")
@@ -649,12 +652,7 @@ stress_hotplug() {
 	# quiet before the statistics are taken: no socket left that sends
 	no_sockets 60 tw
 	sleep 1
-	echo flush > "$PROC"
-	sleep 0.5
-	cat /proc/net/magnet_stats > "$L/hp-stats.txt"
-	echo finish > "$PROC"
-	wait_exit "$READER" 30
-	READER=
+	teacup_stop "$L/hp-stats.txt"
 	wait_exit $acct 600 || { cat "$L/hp-acct.txt"; return 1; }
 	echo 1 > /sys/devices/system/cpu/cpu3/online
 	rm -f "$L/hp.fifo"
