@@ -313,12 +313,10 @@ static void notrace magnet_clear_pkt(struct magnet_record *rec)
 }
 NOKPROBE_SYMBOL(magnet_clear_pkt);
 
+/* the TCP snapshot's fields outside mss .. total_retrans, which IP and
+ * device events fill with the packet's header (magnet_fill_hdr) */
 static void notrace magnet_clear_tcp(struct magnet_record *rec)
 {
-	/* mss .. total_retrans: the TCP snapshot's contiguous u32 fields */
-	memset((char *)rec + offsetof(struct magnet_record, mss), 0,
-	       offsetof(struct magnet_record, ifindex) -
-	       offsetof(struct magnet_record, mss));
 	rec->ca_state = 0;
 	memset(rec->ca_name, 0, MAGNET_CA_NAME_LEN);
 	/* segs_out .. opts: the version 2 counters, to the record's end */
@@ -418,6 +416,30 @@ static __always_inline void magnet_unparsed(void)
 	this_cpu_inc(magnet_rings->unparsed);
 }
 
+/* the RF_HDR fields (mss .. total_retrans's bytes) from @p */
+static __always_inline void magnet_fill_hdr(struct magnet_record *rec,
+					    const struct magnet_pkt *p)
+{
+	unsigned int optlen = p->thlen > 20 ? p->thlen - 20U : 0;
+
+	rec->ip_hlen = p->nhlen;
+	rec->ip_frag = p->frag;
+	rec->tcp_hlen = p->thlen;
+	if (p->thlen) {
+		rec->tcp_ack = p->ack;
+		rec->tcp_win = p->win;
+		rec->tcp_flags = p->tflags;
+		memcpy(rec->tcp_opts, p->topts, optlen);
+	} else {
+		rec->tcp_ack = 0;
+		rec->tcp_win = 0;
+		rec->tcp_flags = 0;
+	}
+	memset(rec->tcp_opts + optlen, 0, MAGNET_TCP_OPTS_LEN - optlen);
+	rec->hdr_reserved[0] = 0;
+	rec->hdr_reserved[1] = 0;
+}
+
 /*
  * One IP or device event for @skb whose network header is at @nh. @out:
  * a packet this host sends (source = local end). The socket (sock_id,
@@ -472,7 +494,8 @@ static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	rec = magnet_rec_begin(&ring, &flags, event);
 	if (!rec)
 		return;
-	rec->flags = MAGNET_RF_IP | (dev ? MAGNET_RF_DEV : 0) |
+	rec->flags = MAGNET_RF_IP | MAGNET_RF_HDR |
+		     (dev ? MAGNET_RF_DEV : 0) |
 		     (p.has_seq ? MAGNET_RF_SEQ : 0);
 	sk = skb->sk;
 	if (out && sk && sk_fullsock(sk)) {
@@ -499,6 +522,7 @@ static void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	rec->ip_tos = p.tos;
 	rec->ip_ttl = p.ttl;
 	rec->ip_proto = p.proto;
+	magnet_fill_hdr(rec, &p);
 	magnet_clear_app(rec);
 	magnet_clear_tcp(rec);
 	magnet_rec_end(ring, flags);

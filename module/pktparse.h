@@ -44,8 +44,19 @@ struct magnet_pkt {
 	__u8 fragment;		/* a fragment other than the first */
 	__u32 seq, end_seq;
 	__u32 len;		/* the IP packet's length, headers included */
+	__u16 nhlen;		/* the network header's length: IPv4 with
+				 * options, IPv6 with extension headers */
+	__u16 frag;		/* IPv4 flags and fragment offset; IPv6 0 */
+	/* TCP, set with has_seq (the whole TCP header is in the packet) */
+	__u32 ack;
+	__u16 win;		/* as sent, unscaled */
+	__u8 tflags;		/* FIN 0x01 .. CWR 0x80 */
+	__u8 thlen;		/* TCP header bytes, options included */
+	const __u8 *topts;	/* thlen - 20 option bytes, in the packet
+				 * or in optbuf */
 	const __u8 *saddr, *daddr;	/* in the packet or in nhbuf */
 	__u8 nhbuf[40];		/* the network header, if not in place */
+	__u8 optbuf[40];	/* the TCP options, if not in place */
 };
 
 static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
@@ -118,7 +129,8 @@ static inline long magnet_pkt_ipv6_ext(const void *src, unsigned int off,
 /*
  * Parse the IPv4 or IPv6 packet at offset 0 of @src, which holds @avail
  * bytes from there to the end (link-layer padding included), and for TCP
- * and UDP the ports, and for TCP the sequence range it covers.
+ * and UDP the ports, and for TCP the sequence range it covers and the rest
+ * of its header (ack, window, flags, options).
  */
 static inline int magnet_pkt_parse(const void *src, unsigned int avail,
 				   int nontcp, struct magnet_pkt *p)
@@ -132,6 +144,7 @@ static inline int magnet_pkt_parse(const void *src, unsigned int avail,
 		return MAGNET_PKT_BAD;
 	p->fragment = 0;
 	p->has_seq = 0;
+	p->thlen = 0;
 	p->sport = 0;
 	p->dport = 0;
 	if (h[0] >> 4 == 4) {
@@ -148,7 +161,8 @@ static inline int magnet_pkt_parse(const void *src, unsigned int avail,
 		p->id = magnet_pkt_be16(h + 4);
 		p->saddr = h + 12;
 		p->daddr = h + 16;
-		if (magnet_pkt_be16(h + 6) & 0x1fff)
+		p->frag = magnet_pkt_be16(h + 6);
+		if (p->frag & 0x1fff)
 			p->fragment = 1;
 	} else if (h[0] >> 4 == 6) {
 		long off;
@@ -165,6 +179,7 @@ static inline int magnet_pkt_parse(const void *src, unsigned int avail,
 		p->tos = (__u8)((h[0] & 15) << 4 | h[1] >> 4);
 		p->ttl = h[7];
 		p->id = 0;
+		p->frag = 0;
 		p->saddr = h + 8;
 		p->daddr = h + 24;
 		off = magnet_pkt_ipv6_ext(src, 40, len, h[6], &p->proto, p);
@@ -175,6 +190,7 @@ static inline int magnet_pkt_parse(const void *src, unsigned int avail,
 		return MAGNET_PKT_BAD;
 	}
 	p->len = len;
+	p->nhlen = (__u16)thoff;
 	if (p->proto != 6 && !nontcp)
 		return MAGNET_PKT_SKIP;
 	if (p->fragment)
@@ -191,9 +207,20 @@ static inline int magnet_pkt_parse(const void *src, unsigned int avail,
 		p->dport = magnet_pkt_be16(t + 2);
 		doff = (t[12] >> 4) * 4;
 		if (doff >= 20 && thoff + doff <= len) {
+			if (doff > 20) {
+				p->topts = magnet_pkt_bytes(src, thoff + 20,
+							    doff - 20,
+							    p->optbuf);
+				if (!p->topts)
+					return MAGNET_PKT_BAD;
+			}
 			p->seq = magnet_pkt_be32(t + 4);
 			p->end_seq = p->seq + (len - thoff - doff) +
 				     !!(t[13] & 0x02) + (t[13] & 0x01);
+			p->ack = magnet_pkt_be32(t + 8);
+			p->tflags = t[13];
+			p->win = magnet_pkt_be16(t + 14);
+			p->thlen = (__u8)doff;
 			p->has_seq = 1;
 		}
 	} else if (p->proto == 17) {

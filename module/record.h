@@ -61,8 +61,11 @@ enum magnet_event {
 #define MAGNET_RF_DEV 0x08	/* ifindex */
 #define MAGNET_RF_APP 0x10	/* pid, comm, req, ret */
 #define MAGNET_RF_SOCK 0x20	/* sock_id, state; else not tied to a socket */
+#define MAGNET_RF_HDR 0x40	/* ip_hlen, ip_frag, tcp_* (IP and device
+				 * events; shares its bytes with RF_TCP's) */
 
 #define MAGNET_COMM_LEN 16
+#define MAGNET_TCP_OPTS_LEN 40	/* the most a TCP header carries */
 #define MAGNET_CA_NAME_LEN 11
 
 /*
@@ -101,6 +104,15 @@ enum magnet_event {
  *   ip_*        IP and device events: id (IPv4), tos (traffic class for
  *               IPv6), ttl (hop limit for IPv6), and the protocol (6 TCP,
  *               17 UDP, ...; IPv6: the first next-header).
+ *   header      (RF_HDR, IP and device events, in the bytes the TCP
+ *               snapshot uses on TCP events) what rebuilding the packet's
+ *               headers needs: ip_hlen, the network header's length
+ *               (IPv4 with options, IPv6 with extension headers);
+ *               ip_frag, IPv4's flags and fragment offset (IPv6: 0); and
+ *               for TCP, when the whole TCP header is in the packet
+ *               (tcp_hlen != 0): the ack number, the window as sent, the
+ *               flags, the header length and its options (tcp_hlen - 20
+ *               bytes; the rest 0).
  */
 struct magnet_record {
 	__u64 ts_ns;			/*   0 */
@@ -123,21 +135,35 @@ struct magnet_record {
 	__s64 ret;			/*  80 */
 	__u64 req;			/*  88 */
 	char comm[MAGNET_COMM_LEN];	/*  96 */
-	__u32 mss;			/* 112 */
-	__u32 srtt_us;			/* 116 */
-	__u32 rttvar_us;		/* 120 */
-	__u32 rto_us;			/* 124 */
-	__u32 cwnd;			/* 128 */
-	__u32 ssthresh;			/* 132 */
-	__u32 snd_wnd;			/* 136 */
-	__u32 rcv_wnd;			/* 140 */
-	__u32 snd_una;			/* 144 */
-	__u32 snd_nxt;			/* 148 */
-	__u32 write_seq;		/* 152 */
-	__u32 copied_seq;		/* 156 */
-	__u32 packets_out;		/* 160 */
-	__u32 retrans_out;		/* 164 */
-	__u32 total_retrans;		/* 168 */
+	union {
+		struct {	/* MAGNET_RF_TCP: TCP and app events */
+			__u32 mss;		/* 112 */
+			__u32 srtt_us;		/* 116 */
+			__u32 rttvar_us;	/* 120 */
+			__u32 rto_us;		/* 124 */
+			__u32 cwnd;		/* 128 */
+			__u32 ssthresh;		/* 132 */
+			__u32 snd_wnd;		/* 136 */
+			__u32 rcv_wnd;		/* 140 */
+			__u32 snd_una;		/* 144 */
+			__u32 snd_nxt;		/* 148 */
+			__u32 write_seq;	/* 152 */
+			__u32 copied_seq;	/* 156 */
+			__u32 packets_out;	/* 160 */
+			__u32 retrans_out;	/* 164 */
+			__u32 total_retrans;	/* 168 */
+		};
+		struct {	/* MAGNET_RF_HDR: IP and device events */
+			__u32 tcp_ack;		/* 112: acknowledgment number */
+			__u16 tcp_win;		/* 116: window, as sent (unscaled) */
+			__u8 tcp_flags;		/* 118: FIN 0x01 .. CWR 0x80 */
+			__u8 tcp_hlen;		/* 119: TCP header bytes, 0 = none */
+			__u16 ip_hlen;		/* 120: network header bytes */
+			__u16 ip_frag;		/* 122: IPv4 flags + fragment offset */
+			__u8 tcp_opts[MAGNET_TCP_OPTS_LEN];	/* 124 */
+			__u32 hdr_reserved[2];	/* 164: 0 */
+		};
+	};
 	__u32 ifindex;			/* 172 */
 	__u16 ip_id;			/* 176 */
 	__u8 ip_tos;			/* 178 */
@@ -245,6 +271,16 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, req) == 88, "req");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, comm) == 96, "comm");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, mss) == 112, "mss");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, cwnd) == 128, "cwnd");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, tcp_ack) == 112, "tcp_ack");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, tcp_win) == 116, "tcp_win");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, tcp_hlen) == 119,
+		     "tcp_hlen");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ip_frag) == 122,
+		     "ip_frag");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, tcp_opts) == 124,
+		     "tcp_opts");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, hdr_reserved) == 164,
+		     "hdr_reserved");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, write_seq) == 152,
 		     "write_seq");
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_record, ifindex) == 172,

@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "format.h"
+#include "pcapw.h"
 
 #ifndef MAGNET_VERSION
 #define MAGNET_VERSION "unknown"
@@ -48,7 +49,12 @@ enum {
 	EXIT_TRUNCATED = 3,
 };
 
-enum out_format { FMT_TTPROBE, FMT_MAGNET, FMT_WEB10G, FMT_LEGACY };
+enum out_format {
+	FMT_TTPROBE, FMT_MAGNET, FMT_WEB10G, FMT_LEGACY,
+	FMT_PCAPNG, FMT_PCAP, FMT_PCAP_NS,
+};
+
+#define IS_PCAP(f) ((f) >= FMT_PCAPNG)
 
 enum in_format { IN_AUTO, IN_MAGNET, IN_LEGACY };
 
@@ -72,12 +78,17 @@ static sigjmp_buf in_map_fault;
  * stdio stream itself is unbuffered */
 static char obuf[1 << 18];
 static size_t oused;
+/* -f pcapng, pcap, pcap-ns: the writer, and what -L and -d chose */
+static struct pcapw pcap_w;
+static unsigned int pcap_layers, pcap_dirs;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " [-i auto|magnet|legacy] [-f ttprobe|magnet|web10g|legacy]\n"
-		"                  [-c magnet|ttprobe] [-o OUT] [FILE]\n"
+		"usage: " PROG " [-i auto|magnet|legacy]\n"
+		"                  [-f ttprobe|magnet|web10g|legacy|pcapng|pcap|pcap-ns]\n"
+		"                  [-c magnet|ttprobe] [-L dev|ip|ip,dev] [-d in|out|both]\n"
+		"                  [-o OUT] [FILE]\n"
 		"\n"
 		"Decode a magnet binary log (omode=1), or a file of ttprobe's 96-byte\n"
 		"binary records, read from FILE, or from standard input when FILE is\n"
@@ -106,6 +117,17 @@ static void usage(FILE *f)
 		"      legacy   ttprobe v0.1.2's 96-byte binary record per TCP-layer\n"
 		"               record (direction 'o'/'i', ssthresh as the kernel's\n"
 		"               tcp_current_ssthresh(), length saturated at 65535)\n"
+		"      pcapng   the device-layer events (-L) as packets for Wireshark\n"
+		"               and tshark: IP and TCP/UDP headers rebuilt from the\n"
+		"               recorded fields, no payload, ns timestamps, one\n"
+		"               interface per device (ifindex) and one for the IP\n"
+		"               layer; comments with the socket's TCP state (cwnd,\n"
+		"               ssthresh, srtt, ...) as of its latest TCP-layer\n"
+		"               event, and with each gap (lost records) where it was\n"
+		"      pcap     the same packets as a classic tcpdump -w file,\n"
+		"               microsecond timestamps, no comments (gaps are only\n"
+		"               counted in a warning)\n"
+		"      pcap-ns  classic pcap with nanosecond timestamps\n"
 		"  -c, --compat SEM  field semantics of the ttprobe lines:\n"
 		"      magnet   field 7 counts 1, 2, ...; fields 10 and 11 are\n"
 		"               snd_cwnd * mss and snd_ssthresh * mss in 64 bits\n"
@@ -114,6 +136,12 @@ static void usage(FILE *f)
 		"               and 11 are 32-bit, field 11 tcp_current_ssthresh() *\n"
 		"               mss (the ttprobe build's omode=0; always for legacy\n"
 		"               input)\n"
+		"  -L, --layers L    pcap formats: the events written as packets: dev\n"
+		"                    (dev_out, dev_in; default), ip (ip_out, ip_in),\n"
+		"                    or ip,dev\n"
+		"  -d, --direction D pcap formats: in, out or both (default); on one\n"
+		"                    host's veth pair every packet is sent (out) and\n"
+		"                    received (in): -d out shows each once\n"
 		"  -o, --output OUT  write to OUT instead of standard output\n"
 		"  -h, --help        print this help and exit\n"
 		"      --version     print the version and exit\n"
@@ -366,21 +394,31 @@ static void swap_record(struct magnet_record *r)
 	r->pid = sw32(r->pid);
 	r->ret = (__s64)sw64((__u64)r->ret);
 	r->req = sw64(r->req);
-	r->mss = sw32(r->mss);
-	r->srtt_us = sw32(r->srtt_us);
-	r->rttvar_us = sw32(r->rttvar_us);
-	r->rto_us = sw32(r->rto_us);
-	r->cwnd = sw32(r->cwnd);
-	r->ssthresh = sw32(r->ssthresh);
-	r->snd_wnd = sw32(r->snd_wnd);
-	r->rcv_wnd = sw32(r->rcv_wnd);
-	r->snd_una = sw32(r->snd_una);
-	r->snd_nxt = sw32(r->snd_nxt);
-	r->write_seq = sw32(r->write_seq);
-	r->copied_seq = sw32(r->copied_seq);
-	r->packets_out = sw32(r->packets_out);
-	r->retrans_out = sw32(r->retrans_out);
-	r->total_retrans = sw32(r->total_retrans);
+	if (r->flags & MAGNET_RF_HDR) {
+		/* the packet header shares the TCP snapshot's bytes */
+		r->tcp_ack = sw32(r->tcp_ack);
+		r->tcp_win = sw16(r->tcp_win);
+		r->ip_hlen = sw16(r->ip_hlen);
+		r->ip_frag = sw16(r->ip_frag);
+		r->hdr_reserved[0] = sw32(r->hdr_reserved[0]);
+		r->hdr_reserved[1] = sw32(r->hdr_reserved[1]);
+	} else {
+		r->mss = sw32(r->mss);
+		r->srtt_us = sw32(r->srtt_us);
+		r->rttvar_us = sw32(r->rttvar_us);
+		r->rto_us = sw32(r->rto_us);
+		r->cwnd = sw32(r->cwnd);
+		r->ssthresh = sw32(r->ssthresh);
+		r->snd_wnd = sw32(r->snd_wnd);
+		r->rcv_wnd = sw32(r->rcv_wnd);
+		r->snd_una = sw32(r->snd_una);
+		r->snd_nxt = sw32(r->snd_nxt);
+		r->write_seq = sw32(r->write_seq);
+		r->copied_seq = sw32(r->copied_seq);
+		r->packets_out = sw32(r->packets_out);
+		r->retrans_out = sw32(r->retrans_out);
+		r->total_retrans = sw32(r->total_retrans);
+	}
 	r->ifindex = sw32(r->ifindex);
 	r->ip_id = sw16(r->ip_id);
 	r->segs_out = sw32(r->segs_out);
@@ -583,6 +621,30 @@ static int decode_legacy(gzFile gz, enum out_format fmt, const void *first,
 	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
 }
 
+/* the pcapng statistics blocks, and what the packets do not show */
+static int pcap_end(enum out_format fmt)
+{
+	int n;
+
+	do {
+		char *b = out_room(PCAPW_BLOCK_MAX);
+
+		if (!b)
+			return EXIT_BADINPUT;
+		n = pcapw_end(&pcap_w, b);
+		oused += (size_t)n;
+	} while (n > 0);
+	if (pcap_w.lost || pcap_w.misses || pcap_w.reset)
+		msg("warning: %s: %llu records lost, %llu probe misses, %llu records discarded by reset%s",
+		    in_name, (unsigned long long)pcap_w.lost,
+		    (unsigned long long)pcap_w.misses,
+		    (unsigned long long)pcap_w.reset,
+		    fmt == FMT_PCAPNG ?
+		    " (each shown in a comment and epb_dropcount where it happened)" :
+		    " (a pcap file cannot show where: use -f pcapng)");
+	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
+}
+
 static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 		  int compat)
 {
@@ -598,6 +660,7 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 			 MAGNET_WEB10G_LINE_MAX : MAGNET_TEXT_LINE_MAX];
 	const int line_max = fmt == FMT_TTPROBE ? MAGNET_TTPROBE_LINE_MAX :
 			     fmt == FMT_WEB10G ? MAGNET_WEB10G_LINE_MAX :
+			     IS_PCAP(fmt) ? PCAPW_BLOCK_MAX :
 			     MAGNET_TEXT_LINE_MAX;
 	unsigned long long index = 0, offset;
 	int swapped = 0;
@@ -684,6 +747,17 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 		if (!put(head, (size_t)len))
 			return EXIT_BADINPUT;
 	}
+	if (IS_PCAP(fmt)) {
+		char *b = out_room(PCAPW_BLOCK_MAX);
+
+		if (!b)
+			return EXIT_BADINPUT;
+		oused += (size_t)pcapw_begin(&pcap_w,
+				fmt == FMT_PCAPNG ? PCAPW_NG :
+				fmt == FMT_PCAP ? PCAPW_US : PCAPW_NS,
+				pcap_layers, pcap_dirs, &si,
+				PROG " (magnet) " MAGNET_VERSION, b);
+	}
 
 	for (offset = sizeof(si);; index++, offset += sizeof(rec)) {
 		int len = 0;
@@ -708,6 +782,14 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 				return EXIT_BADINPUT;
 			msg("%s: record index %llu at byte offset %llu: unknown event code %u",
 			    in_name, index, offset, rec.event);
+			return EXIT_BADINPUT;
+		}
+		if ((rec.flags & (MAGNET_RF_TCP | MAGNET_RF_HDR)) ==
+		    (MAGNET_RF_TCP | MAGNET_RF_HDR)) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("%s: record index %llu at byte offset %llu: flags 0x%02x claim both a TCP snapshot and a packet header (they share their bytes)",
+			    in_name, index, offset, rec.flags);
 			return EXIT_BADINPUT;
 		}
 
@@ -742,6 +824,18 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 						   si.realtime_offset_ns, cid);
 			break;
 		}
+		case FMT_PCAPNG:
+		case FMT_PCAP:
+		case FMT_PCAP_NS:
+			len = pcapw_record(&pcap_w, &rec, line);
+			if (len < 0) {
+				if (!finish_output())
+					return EXIT_BADINPUT;
+				msg("%s: record index %llu at byte offset %llu: %s",
+				    in_name, index, offset, pcap_w.err);
+				return EXIT_BADINPUT;
+			}
+			break;
 		case FMT_LEGACY: {
 			legacy_t l;
 
@@ -760,6 +854,8 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 		}
 		oused += (size_t)len;
 	}
+	if (IS_PCAP(fmt))
+		return pcap_end(fmt);
 	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
 }
 
@@ -784,6 +880,8 @@ int main(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "compat", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "layers", required_argument, NULL, 'L' },
+		{ "direction", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -803,9 +901,12 @@ int main(int argc, char **argv)
 	write_failed = 0;
 	cid_table = NULL;
 	cid_cap = cid_used = cid_count = 0;
+	memset(&pcap_w, 0, sizeof(pcap_w));
+	pcap_layers = 0;
+	pcap_dirs = 0;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:i:c:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:i:c:o:L:d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "ttprobe")) {
@@ -816,8 +917,14 @@ int main(int argc, char **argv)
 				fmt = FMT_WEB10G;
 			} else if (!strcmp(optarg, "legacy")) {
 				fmt = FMT_LEGACY;
+			} else if (!strcmp(optarg, "pcapng")) {
+				fmt = FMT_PCAPNG;
+			} else if (!strcmp(optarg, "pcap")) {
+				fmt = FMT_PCAP;
+			} else if (!strcmp(optarg, "pcap-ns")) {
+				fmt = FMT_PCAP_NS;
 			} else {
-				msg("unknown format '%s' (ttprobe, magnet, web10g or legacy); try --help",
+				msg("unknown format '%s' (ttprobe, magnet, web10g, legacy, pcapng, pcap or pcap-ns); try --help",
 				    optarg);
 				return EXIT_USAGE;
 			}
@@ -849,6 +956,33 @@ int main(int argc, char **argv)
 		case 'o':
 			out_name = optarg;
 			break;
+		case 'L':
+			if (!strcmp(optarg, "dev")) {
+				pcap_layers = MAGNET_LAYER_DEV;
+			} else if (!strcmp(optarg, "ip")) {
+				pcap_layers = MAGNET_LAYER_IP;
+			} else if (!strcmp(optarg, "ip,dev") ||
+				   !strcmp(optarg, "dev,ip")) {
+				pcap_layers = MAGNET_LAYER_IP | MAGNET_LAYER_DEV;
+			} else {
+				msg("unknown layers '%s' (dev, ip or ip,dev); try --help",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			if (!strcmp(optarg, "in")) {
+				pcap_dirs = PCAPW_DIR_IN;
+			} else if (!strcmp(optarg, "out")) {
+				pcap_dirs = PCAPW_DIR_OUT;
+			} else if (!strcmp(optarg, "both")) {
+				pcap_dirs = PCAPW_DIR_IN | PCAPW_DIR_OUT;
+			} else {
+				msg("unknown direction '%s' (in, out or both); try --help",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -872,6 +1006,14 @@ int main(int argc, char **argv)
 		msg("-c applies to -f ttprobe only; try --help");
 		return EXIT_USAGE;
 	}
+	if ((pcap_layers || pcap_dirs) && !IS_PCAP(fmt)) {
+		msg("-L and -d apply to -f pcapng, pcap and pcap-ns only; try --help");
+		return EXIT_USAGE;
+	}
+	if (!pcap_layers)
+		pcap_layers = MAGNET_LAYER_DEV;
+	if (!pcap_dirs)
+		pcap_dirs = PCAPW_DIR_IN | PCAPW_DIR_OUT;
 	if (argc - optind > 1) {
 		msg("more than one input file; try --help");
 		return EXIT_USAGE;
@@ -921,6 +1063,7 @@ int main(int argc, char **argv)
 
 	ret = decode_mapped(gz, fmt, infmt, compat);
 	free(cid_table);
+	pcapw_free(&pcap_w);
 	/* after an early error, still write out what was decoded before it */
 	if (!finish_output())
 		ret = EXIT_BADINPUT;

@@ -42,6 +42,7 @@ static int parse(const __u8 *pkt, unsigned int n, unsigned int linear,
 
 		memcpy(addrs, p->saddr, al);
 		memcpy(addrs + 16, p->daddr, al);
+		pkt_keep_opts(p);
 	}
 	free(copy);
 	return r;

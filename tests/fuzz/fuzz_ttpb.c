@@ -9,7 +9,9 @@
  *   bits 0-2: the options, see variants[] below;
  *   bit 3:    gzip the log first (the zlib path, with a valid gzip stream
  *             around fuzzed content; a log that starts with the gzip magic
- *             takes that path too, with a fuzzed stream).
+ *             takes that path too, with a fuzzed stream);
+ *   bits 4-5: if not 0, a pcap format instead of bits 0-2, see
+ *             pcap_variants[] (userspace/pcapw.c).
  *
  * Properties: no crash, leak or undefined behaviour (ASan, UBSan), and
  * the documented exit codes only: 0 (decoded), 2 (bad input), 3 (the log
@@ -38,6 +40,13 @@ static const char *const variants[8][5] = {
 	{ "-i", "legacy", "-f", "ttprobe" },
 	{ "-i", "legacy", "-f", "legacy" },
 	{ "-i", "magnet", "-f", "web10g" },
+};
+
+static const char *const pcap_variants[4][7] = {
+	{ NULL },
+	{ "-f", "pcapng" },
+	{ "-f", "pcap", "-L", "ip,dev" },
+	{ "-f", "pcap-ns", "-L", "ip", "-d", "out" },
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -75,13 +84,14 @@ static int write_gzip(int fd, const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64], *argv[10];
+	char path[64], *argv[12];
 	const char *const *v;
 	int fd, argc = 0, i, ret;
 
 	if (size < 1)
 		return 0;
-	v = variants[data[0] & 7];
+	v = data[0] & 0x30 ? pcap_variants[(data[0] >> 4) & 3] :
+			     variants[data[0] & 7];
 	fd = memfd_create("ttpb-log", MFD_CLOEXEC);
 	if (fd < 0)
 		abort();
@@ -94,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 
 	argv[argc++] = (char *)"ttpb2ascii";
-	for (i = 0; i < 5 && v[i]; i++)
+	for (i = 0; i < 6 && v[i]; i++)
 		argv[argc++] = (char *)v[i];
 	argv[argc++] = (char *)"-o";
 	argv[argc++] = (char *)"/dev/null";
@@ -102,8 +112,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	ret = ttpb2ascii_main(argc, argv);
 	close(fd);
-	if (ret == 1 && ((data[0] & 7) == 2 || (data[0] & 7) == 3))
-		return 0;	/* -f magnet or web10g of a legacy log */
+	if (ret == 1 && (data[0] & 0x30 ||
+			 (data[0] & 7) == 2 || (data[0] & 7) == 3))
+		return 0;	/* -f magnet, web10g or pcap of a legacy log */
 	if (ret != 0 && ret != 2 && ret != 3) {
 		fprintf(stderr, "fuzz_ttpb: exit code %d (variant %u)\n", ret,
 			data[0] & 15);

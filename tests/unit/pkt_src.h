@@ -41,8 +41,23 @@ static inline int pkt_same(const struct magnet_pkt *a, const __u8 *aa,
 	       a->tos == b->tos && a->ttl == b->ttl && a->id == b->id &&
 	       a->sport == b->sport && a->dport == b->dport &&
 	       a->has_seq == b->has_seq && a->fragment == b->fragment &&
-	       (!a->has_seq || (a->seq == b->seq && a->end_seq == b->end_seq)) &&
+	       (!a->has_seq || (a->seq == b->seq && a->end_seq == b->end_seq &&
+				a->ack == b->ack && a->win == b->win &&
+				a->tflags == b->tflags && a->thlen == b->thlen &&
+				(a->thlen <= 20 ||
+				 !memcmp(a->topts, b->topts, a->thlen - 20U)))) &&
+	       a->nhlen == b->nhlen && a->frag == b->frag &&
 	       a->len == b->len && !memcmp(aa, ba, al) && !memcmp(ad, bd, al);
+}
+
+/* after a parse: the TCP options into optbuf, as the probe copies them
+ * into the record, so they outlive the parsed buffer */
+static inline void pkt_keep_opts(struct magnet_pkt *p)
+{
+	if (p->has_seq && p->thlen > 20) {
+		memmove(p->optbuf, p->topts, p->thlen - 20U);
+		p->topts = p->optbuf;
+	}
 }
 
 #endif /* MAGNET_TEST_PKT_SRC_H */

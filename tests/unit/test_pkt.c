@@ -41,6 +41,8 @@ static unsigned int tcp(__u8 *b, unsigned int sport, unsigned int dport,
 			__u32 seq, unsigned int doff, __u8 flags,
 			unsigned int payload)
 {
+	unsigned int i;
+
 	memset(b, 0, doff + payload);
 	put16(b, sport);
 	put16(b + 2, dport);
@@ -49,6 +51,8 @@ static unsigned int tcp(__u8 *b, unsigned int sport, unsigned int dport,
 	b[12] = (__u8)(doff / 4 << 4);
 	b[13] = flags;
 	put16(b + 14, 65535);
+	for (i = 20; i < doff; i++)	/* options: a recognisable pattern */
+		b[i] = (__u8)(0x80 + i);
 	memset(b + doff, 0xab, payload);
 	return doff + payload;
 }
@@ -121,6 +125,8 @@ static int parse(const struct pkt *p, unsigned int avail, unsigned int linear,
 
 	memcpy(copy, p->b, avail);
 	r = magnet_pkt_parse(&s, avail, nontcp, out);
+	if (r == MAGNET_PKT_OK)
+		pkt_keep_opts(out);
 	/* the addresses must stay readable after the parse (nhbuf or data) */
 	if (r == MAGNET_PKT_OK) {
 		unsigned int k, sum = 0, al = out->family == 4 ? 4 : 16;
@@ -179,6 +185,30 @@ static void expect(const char *name, const struct pkt *p, int nontcp,
 		CHECK(ref.tos == want->tos && ref.ttl == want->ttl &&
 		      ref.id == want->id, "%s: tos %u ttl %u id %u", name,
 		      ref.tos, ref.ttl, ref.id);
+		/* the header fields, against the packet's own bytes */
+		CHECK(ref.frag == (ref.family == 4 ?
+				   (unsigned int)(p->b[6] << 8 | p->b[7]) : 0U),
+		      "%s: frag 0x%04x", name, ref.frag);
+		CHECK(ref.family == 6 ? ref.nhlen >= 40 :
+		      ref.nhlen == (p->b[0] & 15U) * 4, "%s: nhlen %u", name,
+		      ref.nhlen);
+		if (ref.has_seq) {
+			const __u8 *t = p->b + ref.nhlen;
+
+			CHECK((unsigned int)(t[0] << 8 | t[1]) == ref.sport,
+			      "%s: nhlen %u is not where TCP starts", name,
+			      ref.nhlen);
+			CHECK(ref.ack == 0x12345678 && ref.win == 65535 &&
+			      ref.tflags == t[13] && ref.thlen == (t[12] >> 4) * 4U,
+			      "%s: ack %08x win %u flags %02x thlen %u", name,
+			      ref.ack, ref.win, ref.tflags, ref.thlen);
+			CHECK(ref.thlen <= 20 ||
+			      !memcmp(ref.topts, t + 20, ref.thlen - 20U),
+			      "%s: TCP options", name);
+		} else {
+			CHECK(ref.thlen == 0, "%s: thlen %u without seq", name,
+			      ref.thlen);
+		}
 	}
 	for (split = 0; split < p->n; split++) {
 		r = parse(p, p->n, split, nontcp, &got);

@@ -132,6 +132,12 @@ restore_route() {
 cleanup() {
 	local c
 	restore_route
+	if [ -e "$L/pcap-net" ]; then
+		ip netns exec mg-cli tc qdisc del dev mgc root 2> /dev/null || true
+		ip -n mg-cli link set mgc gso_max_segs 65535
+		ip -n mg-srv link set mgs gso_max_segs 65535
+		rm -f "$L/pcap-net"
+	fi
 	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
 		[ -e "$c" ] && [ "$(cat "$c")" = 0 ] && echo 1 > "$c"
 	done
@@ -894,6 +900,36 @@ case_pkt_headers() {
 	$PY "$HERE/rawframes.py" check "$L/pkt.log"
 }
 
+# -f pcapng of a capture, checked with tshark (checkpcap.py): a clean
+# IPv6 transfer, then IPv4 through netem loss on the sender's veth. With
+# gso_max_segs 1, TCP sends one MSS per skb, so a dev_out record is one
+# wire packet and total_retrans counts the packets tshark sees resent
+# (software GSO would otherwise hand the qdisc 64 KB packets).
+case_pcapng() {
+	local mode addr
+	: > "$L/pcap-net"
+	ip -n mg-cli link set mgc gso_max_segs 1
+	ip -n mg-srv link set mgs gso_max_segs 1
+	for mode in clean lossy; do
+		addr=fd00:200::2
+		if [ $mode = lossy ]; then
+			addr=10.200.1.2
+			ip netns exec mg-cli tc qdisc add dev mgc root netem loss 3%
+		fi
+		insmod "$KO" events=all omode=1 port=5201
+		start_reader "$L/pcap-$mode.bin"
+		xfer mg-srv mg-cli $addr 5201 "$L/pcap-$mode.json" -n 1M
+		teacup_stop
+		rmmod magnet
+		ip netns exec mg-cli tc qdisc del dev mgc root 2> /dev/null || true
+		$TTPB2ASCII -f magnet -o "$L/pcap-$mode.txt" "$L/pcap-$mode.bin"
+		$TTPB2ASCII -f pcapng -d out -o "$L/pcap-$mode.pcapng" \
+			"$L/pcap-$mode.bin"
+		$PY "$HERE/checkpcap.py" $mode "$L/pcap-$mode.txt" \
+			"$L/pcap-$mode.pcapng"
+	done
+}
+
 # ------------------------------------------ control plane and web10g
 
 SRV4=10.200.1.2
@@ -1380,7 +1416,7 @@ else
 		case_direction_out case_direction_in case_full0 \
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
 		case_fullstack case_lost_records case_no_kernel_addresses case_security \
-		case_text_mode case_nontcp case_pkt_headers \
+		case_text_mode case_nontcp case_pkt_headers case_pcapng \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_reset_lost case_probe_misses \
 		case_stats case_binary_reads case_fault_unlocked case_web10g case_web10g_cids case_web10g_ss \

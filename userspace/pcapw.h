@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * pcapw: magnet records as pcapng or classic pcap packets, for Wireshark,
+ * tshark, tcpdump and the tools that read `tcpdump -w` files.
+ *
+ * Each IP or device event (MAGNET_RF_HDR) becomes one packet whose IPv4 or
+ * IPv6 header and TCP or UDP header are rebuilt from the recorded fields:
+ * no payload (the captured length is the headers, the original length the
+ * IP packet's), link type LINKTYPE_RAW (101). In pcapng, one interface per
+ * layer and device (the IP layer; each device layer ifindex), nanosecond
+ * timestamps (if_tsresol 9), the direction in epb_flags, and comments: the
+ * kernel's TCP state of the packet's socket as of its latest TCP-layer
+ * event (cwnd, ssthresh, srtt, ...), and any gap (LOST and RESET records)
+ * before the packet, also counted in epb_dropcount.
+ *
+ * Plain C with no I/O: the caller gives each block a buffer of
+ * PCAPW_BLOCK_MAX bytes and writes out what the call returns. The unit
+ * tests (tests/unit) and the fuzzer (tests/fuzz/fuzz_ttpb) run this code.
+ */
+#ifndef MAGNET_PCAPW_H
+#define MAGNET_PCAPW_H
+
+#include <stddef.h>
+#include "record.h"
+
+enum pcapw_format {
+	PCAPW_NG,		/* pcapng */
+	PCAPW_US,		/* classic pcap, microseconds (0xa1b2c3d4) */
+	PCAPW_NS,		/* classic pcap, nanoseconds (0xa1b23c4d) */
+};
+
+#define PCAPW_DIR_IN 1
+#define PCAPW_DIR_OUT 2
+
+/* the most bytes a packet's rebuilt headers take, and the snaplen given */
+#define PCAPW_SNAPLEN 120
+/* the most bytes one call writes */
+#define PCAPW_BLOCK_MAX 2048
+
+#define PCAPW_MAX_IFS 4096
+
+struct pcapw_flow;
+
+struct pcapw {
+	enum pcapw_format fmt;
+	unsigned int layers;	/* MAGNET_LAYER_IP and/or MAGNET_LAYER_DEV */
+	unsigned int dirs;	/* PCAPW_DIR_* */
+	__s64 rt_off;		/* sysinfo.realtime_offset_ns */
+	/* pcapng interfaces: layer << 32 | ifindex, in order of first use */
+	__u64 ifs[PCAPW_MAX_IFS];
+	__u64 if_packets[PCAPW_MAX_IFS];
+	__u64 if_first[PCAPW_MAX_IFS], if_last[PCAPW_MAX_IFS];
+	unsigned int nifs;
+	/* gaps not yet shown on a packet */
+	__u64 gap_lost, gap_misses, gap_reset, gap_records;
+	__u64 gap_first_ns;
+	__u32 gap_cpus;		/* bit per CPU (CPU 31 for 31 and up) */
+	/* totals */
+	__u64 packets, lost, misses, reset;
+	/* the latest TCP snapshot per flow, for the comments */
+	struct pcapw_flow *flows;
+	size_t flow_cap, flow_used;
+	const char *err;	/* why the last call failed */
+};
+
+/*
+ * Start: @w set up for @fmt, @layers, @dirs and the stream @si; writes the
+ * section header (pcapng) or the file header (pcap) into @buf. Returns its
+ * length.
+ */
+int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
+		unsigned int dirs, const struct magnet_sysinfo *si,
+		const char *appname, char *buf);
+
+/*
+ * One record: a packet, with the interface block before it if new;
+ * nothing for records that are not packets (their TCP state or gap is
+ * kept for the next packet). Returns the bytes written into @buf, or -1
+ * with w->err set (a record that cannot be a packet: a corrupt log).
+ */
+int pcapw_record(struct pcapw *w, const struct magnet_record *r, char *buf);
+
+/*
+ * End: in pcapng, an interface statistics block per interface (packets,
+ * first and last time; the first one also says what gap the last packet
+ * did not show). Returns the bytes written into @buf (at most
+ * PCAPW_BLOCK_MAX per call: call again while it returns > 0), and frees
+ * what @w holds.
+ */
+int pcapw_end(struct pcapw *w, char *buf);
+
+/* free what @w holds (after an error; pcapw_end does it otherwise) */
+void pcapw_free(struct pcapw *w);
+
+#endif /* MAGNET_PCAPW_H */
