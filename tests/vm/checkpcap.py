@@ -7,7 +7,8 @@ usage: checkpcap.py clean|lossy LOG.txt FILE.pcapng
 LOG.txt is `ttpb2ascii -f magnet` of the capture (the stable text
 interface). Every dev_out record must be one packet; per TCP flow (source
 and destination port) tshark must count as many packets and bytes as the
-dev_out records, and `-z conv,tcp` as many frames. clean: tshark's TCP
+dev_out records, and `-z conv,tcp` as many frames and bytes (to its
+rounding). clean: tshark's TCP
 analysis finds no lost segment, unseen ACK, out-of-order segment or
 retransmission. lossy: per flow, the retransmissions tshark finds equal the
 socket's total_retrans in magnet's TCP records, and there are some.
@@ -117,13 +118,21 @@ def main():
             continue
         a, b = t[0].rsplit(":", 1)[1], t[2].rsplit(":", 1)[1]
         want = pkts[(int(a), int(b))] + pkts[(int(b), int(a))]
-        if int(t[3 + 6]) != want:
+        if int(t[9].replace(",", "")) != want:
             fail("conv,tcp %s: %s frames, magnet %d" % (line, t[9], want))
+        # total bytes, which tshark 4.0 shows in SI units ("70 kB"): the
+        # same to within that unit's rounding
+        wbytes = pbytes[(int(a), int(b))] + pbytes[(int(b), int(a))]
+        unit = {"bytes": 1, "kB": 10**3, "MB": 10**6, "GB": 10**9}.get(t[11])
+        if unit is None or abs(wbytes / unit - int(t[10].replace(",", ""))) >= 1:
+            fail("conv,tcp %s: %s %s, magnet %d bytes"
+                 % (line, t[10], t[11], wbytes))
         nconv += 1
     if nconv != len({tuple(sorted(k)) for k in pkts}):
         fail("conv,tcp lists %d conversations, magnet %d"
              % (nconv, len({tuple(sorted(k)) for k in pkts})))
-    print("checkpcap: conv,tcp: %d conversations, frames as recorded" % nconv)
+    print("checkpcap: conv,tcp: %d conversations, frames and bytes as "
+          "recorded" % nconv)
 
     if mode == "clean":
         if broken or sum(tretrans.values()):
