@@ -29,6 +29,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+PYDIR = $(DESTDIR)$(PREFIX)/lib/magnet/python
 DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/magnet
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)
 DKMS_SRC = /usr/src/magnet-$(VERSION)
@@ -114,6 +115,10 @@ install: all
 		install -D -m 0755 userspace/$$t $(BINDIR)/$$t; \
 		install -D -m 0644 userspace/$$t.1 $(MAN1DIR)/$$t.1; \
 	done
+	install -D -m 0755 userspace/magnet-exp $(BINDIR)/magnet-exp
+	for f in python/magnet_exp/*.py; do \
+		install -D -m 0644 $$f $(PYDIR)/magnet_exp/$$(basename $$f); \
+	done
 	install -D -m 0644 examples/modprobe.d/magnet.conf $(DOCDIR)/examples/modprobe.d/magnet.conf
 	install -D -m 0644 README.md $(DOCDIR)/README.md
 	install -D -m 0644 procfs-commands.md $(DOCDIR)/procfs-commands.md
@@ -123,6 +128,8 @@ uninstall:
 	rm -f $(MODDIR)/updates/magnet.ko
 	test -n "$(DESTDIR)" || depmod $(KVER)
 	for t in $(TOOLS); do rm -f $(BINDIR)/$$t $(MAN1DIR)/$$t.1; done
+	rm -f $(BINDIR)/magnet-exp
+	rm -rf $(DESTDIR)$(PREFIX)/lib/magnet
 	rm -rf $(DOCDIR)
 
 dkms-install:

@@ -100,8 +100,14 @@ dkms_remove_clean() {
 expected_files() {
 	cat <<-EOF
 	./lib/modules/$1/updates/magnet.ko
+	./usr/local/bin/magnet-exp
 	./usr/local/bin/magnet-summary
 	./usr/local/bin/ttpb2ascii
+	./usr/local/lib/magnet/python/magnet_exp/__init__.py
+	./usr/local/lib/magnet/python/magnet_exp/__main__.py
+	./usr/local/lib/magnet/python/magnet_exp/analyse.py
+	./usr/local/lib/magnet/python/magnet_exp/cli.py
+	./usr/local/lib/magnet/python/magnet_exp/textlog.py
 	./usr/local/share/doc/magnet/README.md
 	./usr/local/share/doc/magnet/binary-format.md
 	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
@@ -124,6 +130,8 @@ install_destdir() {
 	diff -u "$tmp/expected" "$tmp/installed"
 	modinfo -F version "$d/lib/modules/$k/updates/magnet.ko" | grep -qx "$version"
 	"$d/usr/local/bin/ttpb2ascii" --version | grep -q "$version"
+	# the installed magnet-exp finds its package and the installed decoder
+	"$d/usr/local/bin/magnet-exp" analyse --help | grep -q "trace verdict"
 	make -s uninstall DESTDIR="$d" KVER="$k"
 	left=$(cd "$d" && find . -type f)
 	[ -z "$left" ] || { echo "left after uninstall: $left"; return 1; }

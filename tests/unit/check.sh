@@ -464,6 +464,13 @@ check "-d sideways: message" err_is "unknown direction 'sideways'"
 run -f pcapng -L tcp "$tmp/pcap.bin"
 check "-L tcp: exit 1 (got $rc)" [ "$rc" = 1 ]
 
+# ---- magnet-exp analyse (python/magnet_exp) ----
+echo "== magnet-exp analyse"
+mkdir "$tmp/exp"
+./exp_fixture "$tmp/exp" || bad "exp_fixture failed"
+/usr/bin/python3 ./test_exp.py "$tmp/exp" >"$tmp/test_exp.log" 2>&1
+fold "$tmp/test_exp.log" "test_exp"
+
 # ---- robustness: random mutations ----
 echo "== ttpb2ascii: $((FUZZ_RUNS + FUZZ_RUNS / 5)) mutated inputs"
 mkdir "$tmp/mut" "$tmp/mutgz"

@@ -1,0 +1,5 @@
+import sys
+
+from magnet_exp.cli import main
+
+sys.exit(main())

@@ -1,0 +1,400 @@
+"""The analysis of one magnet log: a CSV per TCP flow and a verdict.
+
+Everything is computed in one pass over the records (textlog.rows), with
+state per flow and per CPU only, so memory does not grow with the log.
+
+Verdicts, after Monarch's self-diagnosis:
+  confirmed      nothing known to make the trace inaccurate happened;
+  inaccurate     something that makes it so happened (each reason says what
+                 and when: records lost or discarded, the log cut short or
+                 corrupt, segments seen at one layer and not at the other,
+                 application bytes that do not reconcile with TCP's, loss on
+                 the return path seen in the peer's IP IDs);
+  indeterminate  the log cannot tell (the capture ended with the connection
+                 still open, so its end is not in the log).
+"""
+import csv
+import os
+from collections import Counter, OrderedDict
+
+from magnet_exp import textlog
+
+CONFIRMED, INDETERMINATE, INACCURATE = "confirmed", "indeterminate", "inaccurate"
+NOTE = "note"       # worth knowing, no doubt on the trace
+_RANK = {NOTE: 0, CONFIRMED: 0, INDETERMINATE: 1, INACCURATE: 2}
+
+# sk_state: a connection whose last state is one of these has ended, or
+# its end has begun (FIN sent or received)
+_STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV", 4: "FIN_WAIT1",
+           5: "FIN_WAIT2", 6: "TIME_WAIT", 7: "CLOSE", 8: "CLOSE_WAIT",
+           9: "LAST_ACK", 10: "LISTEN", 11: "CLOSING", 12: "NEW_SYN_RECV"}
+_ENDED = {4, 5, 6, 7, 8, 9, 11}
+_CA_STATES = {0: "Open", 1: "Disorder", 2: "CWR", 3: "Recovery", 4: "Loss"}
+
+CSV_COLUMNS = ["time", "event", "state", "ca_state", "cwnd", "ssthresh",
+               "srtt_us", "rttvar_us", "rto_us", "mss", "packets_out",
+               "retrans_out", "total_retrans", "bytes_sent", "bytes_retrans",
+               "bytes_acked", "bytes_received", "snd_una", "snd_nxt",
+               "rcv_nxt", "min_rtt_us", "rtt_us", "ca_name"]
+_TCP_INTS = ["cwnd", "ssthresh", "srtt_us", "rttvar_us", "rto_us", "mss",
+             "packets_out", "retrans_out", "total_retrans", "bytes_sent",
+             "bytes_retrans", "bytes_acked", "bytes_received", "snd_una",
+             "snd_nxt", "rcv_nxt", "min_rtt_us", "rtt_us"]
+
+_MAX_OPEN_CSV = 64
+
+
+def _rel(ns, t0):
+    return "%.6f" % ((ns - t0) / 1e9)
+
+
+class Reason:
+    def __init__(self, verdict, what, t_ns=None):
+        self.verdict = verdict
+        self.what = what
+        self.t_ns = t_ns
+
+    def as_dict(self, t0):
+        d = {"verdict": self.verdict, "reason": self.what}
+        if self.t_ns is not None:
+            d["time"] = round((self.t_ns - t0) / 1e9, 6)
+        return d
+
+
+class Flow:
+    """One TCP connection end, as its socket sees it."""
+
+    def __init__(self, key, first_ns):
+        self.key = key
+        self.first_ns = first_ns
+        self.last_ns = first_ns
+        self.tcp_records = 0
+        self.state = 0
+        self.last_tcp = None        # the last TCP-layer record's numbers
+        self.app_written = 0
+        self.app_read = 0
+        self.app_events = 0
+        # sequence ranges: + at TCP, - at the device (out); + at the
+        # device, - at TCP (in): a range left > 0 (out) or < 0 (in) was
+        # seen at TCP and never at the device. The device also sends and
+        # receives what TCP's probes do not see (a request socket's
+        # SYN-ACK, the handshake's last ACK, resets, TIME_WAIT replies), so
+        # device-only ranges are no fault.
+        self.out_ranges = Counter()
+        self.in_ranges = Counter()
+        self.seen_layers = set()
+        self.sent_tcp = False
+        # IP IDs of the packets from the peer (IPv4), per layer
+        self.peer_id = {}
+        self.id_gaps = Counter()
+        self.id_gap_packets = Counter()
+        self.id_gap_first_ns = {}
+        self.advmss = 0
+        self.csv_rows = 0
+
+    def name(self):
+        fam, la, lp, ra, rp = self.key
+        return "%s_%s_%s_%s_%s" % (fam, la.replace(":", "."), lp,
+                                   ra.replace(":", "."), rp)
+
+    def label(self):
+        fam, la, lp, ra, rp = self.key
+        if fam == "6":
+            return "[%s]:%s -> [%s]:%s" % (la, lp, ra, rp)
+        return "%s:%s -> %s:%s" % (la, lp, ra, rp)
+
+
+class _CsvFiles:
+    """A CSV per flow, at most _MAX_OPEN_CSV open at once (reopened to
+    append), so a log with many connections needs no more descriptors."""
+
+    def __init__(self, outdir):
+        self.outdir = outdir
+        self.open = OrderedDict()
+        self.started = set()
+
+    def writer(self, flow):
+        name = flow.name()
+        if name in self.open:
+            self.open.move_to_end(name)
+            return self.open[name][1]
+        if len(self.open) >= _MAX_OPEN_CSV:
+            _, (f, _) = self.open.popitem(last=False)
+            f.close()
+        path = os.path.join(self.outdir, name + ".csv")
+        f = open(path, "a" if name in self.started else "w", newline="")
+        w = csv.writer(f)
+        if name not in self.started:
+            w.writerow(CSV_COLUMNS)
+            self.started.add(name)
+        self.open[name] = (f, w)
+        return w
+
+    def close(self):
+        for f, _ in self.open.values():
+            f.close()
+        self.open.clear()
+
+
+class LogAnalysis:
+    """The result: flows, log-level reasons, the verdicts."""
+
+    def __init__(self, path):
+        self.path = path
+        self.flows = {}
+        self.log_reasons = []
+        self.records = 0
+        self.t0 = None
+        self.t_end = None
+        self.lost = 0
+        self.misses = 0
+        self.discarded = 0
+        self.layers = set()
+
+    def flow_verdict(self, flow):
+        return _worst(flow.reasons)
+
+    def verdict(self):
+        v = _worst(self.log_reasons)
+        for f in self.tcp_flows():
+            v = _worst(f.reasons, v)
+        return v
+
+    def as_dict(self):
+        t0 = self.t0 or 0
+        return {
+            "log": self.path,
+            "verdict": self.verdict(),
+            "records": self.records,
+            "lost": self.lost, "probe_misses": self.misses,
+            "discarded_by_reset": self.discarded,
+            "layers": sorted(self.layers),
+            "reasons": [r.as_dict(t0) for r in self.log_reasons],
+            "flows": [{
+                "flow": f.label(), "csv": f.name() + ".csv",
+                "tcp_records": f.tcp_records,
+                "start": round((f.first_ns - t0) / 1e9, 6),
+                "end": round((f.last_ns - t0) / 1e9, 6),
+                "verdict": self.flow_verdict(f),
+                "reasons": [r.as_dict(t0) for r in f.reasons],
+            } for f in self.tcp_flows()],
+        }
+
+    def tcp_flows(self):
+        """the connections: flows of TCP sockets (TCP or application
+        records), listening sockets left out"""
+        return [f for f in self.flows.values()
+                if (f.tcp_records or f.app_events) and
+                not (f.state == 10 and f.key[4] == "0")]
+
+
+def _worst(reasons, start=CONFIRMED):
+    v = start
+    for r in reasons:
+        if _RANK[r.verdict] > _RANK[v]:
+            v = r.verdict
+    return v
+
+
+def _key(r):
+    return (r["family"], r["laddr"], r["lport"], r["raddr"], r["rport"])
+
+
+def analyse(path, outdir, ttpb2ascii=None, progress=None):
+    """Analyse the log at @path, writing the flows' CSVs into @outdir."""
+    os.makedirs(outdir, exist_ok=True)
+    res = LogAnalysis(path)
+    end = textlog.LogEnd()
+    csvs = _CsvFiles(outdir)
+    cpu_last = {}           # CPU -> time of its last record
+    gaps = []               # (start_ns, t_ns, what): records missing
+    try:
+        for r in textlog.rows(path, end, ttpb2ascii):
+            res.records += 1
+            t = r.time_ns()
+            if res.t0 is None:
+                res.t0 = t
+            res.t_end = t
+            if progress and res.records % 100000 == 0:
+                progress(res.records)
+            ev = r["event"]
+            cpu = r["cpu"]
+            if ev == "lost":
+                n, m = r.int_("lost"), r.int_("ret")
+                res.lost += n
+                res.misses += m
+                what = "%d records lost%s on CPU %s" % (
+                    n, " and %d probe misses" % m if m else "", cpu)
+                res.log_reasons.append(Reason(INACCURATE, what, t))
+                gaps.append((cpu_last.get(cpu, res.t0), t, what))
+                cpu_last[cpu] = t
+                continue
+            if ev == "reset":
+                n = r.int_("lost")
+                res.discarded += n
+                what = "%d buffered records discarded by reset" % n
+                res.log_reasons.append(Reason(INACCURATE, what, t))
+                gaps.append((res.t0, t, what))
+                continue
+            cpu_last[cpu] = t
+            layer = ev.split("_")[0]
+            res.layers.add(layer)
+            if not r["lport"]:
+                continue
+            k = _key(r)
+            f = res.flows.get(k)
+            if f is None:
+                f = res.flows[k] = Flow(k, t)
+            f.last_ns = t
+            f.seen_layers.add(layer)
+            if layer == "tcp":
+                _tcp(f, r, t, res.t0, csvs)
+            elif layer == "app":
+                ret = r.int_("ret")
+                f.app_events += 1
+                if ret > 0:
+                    if ev == "app_send":
+                        f.app_written += ret
+                    else:
+                        f.app_read += ret
+            else:
+                _pkt(f, r, t, ev, layer)
+    finally:
+        csvs.close()
+    if res.t0 is None:
+        res.t0 = res.t_end = 0
+    if end.truncated:
+        res.log_reasons.append(Reason(
+            INACCURATE, "the log is cut short (%s): the end of the capture "
+            "is missing" % end.message.replace("ttpb2ascii: ", ""),
+            res.t_end))
+    elif end.corrupt:
+        res.log_reasons.append(Reason(
+            INACCURATE, "the log cannot be read to its end (%s)"
+            % end.message.replace("ttpb2ascii: ", ""), res.t_end))
+    _finish(res, gaps, end)
+    return res
+
+
+def _tcp(f, r, t, t0, csvs):
+    f.tcp_records += 1
+    f.state = r.int_("state")
+    f.advmss = r.int_("advmss") or f.advmss
+    vals = {n: r.int_(n) for n in _TCP_INTS}
+    f.last_tcp = vals
+    seq, end = r.int_("seq"), r.int_("end_seq")
+    if r["event"] == "tcp_out":
+        f.sent_tcp = True
+        f.out_ranges[(seq, end)] += 1
+        if not f.out_ranges[(seq, end)]:
+            del f.out_ranges[(seq, end)]
+    else:
+        f.in_ranges[(seq, end)] -= 1
+        if not f.in_ranges[(seq, end)]:
+            del f.in_ranges[(seq, end)]
+    w = csvs.writer(f)
+    w.writerow([_rel(t, t0), r["event"], _STATES.get(f.state, f.state),
+                _CA_STATES.get(r.int_("ca_state"), r["ca_state"])] +
+               [vals[n] for n in CSV_COLUMNS[4:-1]] + [r["ca_name"]])
+    f.csv_rows += 1
+
+
+def _pkt(f, r, t, ev, layer):
+    if r["seq"] and layer == "dev":
+        seq, end = r.int_("seq"), r.int_("end_seq")
+        if ev == "dev_out":
+            # before the socket's first transmit: its request socket's
+            # SYN-ACK, which TCP's transmit probe does not see
+            if f.sent_tcp:
+                f.out_ranges[(seq, end)] -= 1
+                if not f.out_ranges[(seq, end)]:
+                    del f.out_ranges[(seq, end)]
+        else:
+            f.in_ranges[(seq, end)] += 1
+            if not f.in_ranges[(seq, end)]:
+                del f.in_ranges[(seq, end)]
+    if ev not in ("dev_in", "ip_in") or f.key[0] != "4":
+        return
+    # Monarch's test: the peer's socket numbers its packets (IPv4 ID, +1
+    # per segment); a jump means packets lost on their way to this host.
+    # ID 0 (a request socket's SYN-ACK) is no number; a jump of 256 or
+    # more is a renumbering (a reset or TIME_WAIT reply), not loss.
+    ip_id = r.int_("ip_id")
+    if not ip_id:
+        return
+    prev = f.peer_id.get(layer)
+    if prev is not None:
+        payload = max(0, r.int_("end_seq") - r.int_("seq"))
+        segs = max(1, -(-payload // f.advmss)) if f.advmss else 1
+        missing = (ip_id - prev - segs) % 65536
+        if 0 < missing < 256:
+            f.id_gaps[layer] += 1
+            f.id_gap_packets[layer] += missing
+            f.id_gap_first_ns.setdefault(layer, t)
+    f.peer_id[layer] = ip_id
+
+
+def _peer_ended(res, f):
+    """the other end of @f's connection, in the same log, has ended (a
+    reset from the peer closes a socket with no record after it)"""
+    fam, la, lp, ra, rp = f.key
+    p = res.flows.get((fam, ra, rp, la, lp))
+    return p is not None and p.state in _ENDED
+
+
+def _finish(res, gaps, end):
+    for f in res.flows.values():
+        f.reasons = []
+        for start, t, what in gaps:
+            # the records went missing after @start; a flow alive then,
+            # or never seen to end, may have lost some of its own
+            if f.first_ns <= t and (f.last_ns >= start or
+                                    f.state not in _ENDED):
+                f.reasons.append(Reason(INACCURATE, what + " (during this "
+                                        "connection: some may be its own)", t))
+        if end.truncated or end.corrupt:
+            f.reasons.append(Reason(INACCURATE, "the log ends early: this "
+                                    "connection's end may be missing",
+                                    res.t_end))
+        elif f.tcp_records and f.state not in _ENDED and not _peer_ended(
+                res, f):
+            f.reasons.append(Reason(
+                INDETERMINATE, "the capture ended with the connection %s: its "
+                "end is not in the log" % _STATES.get(f.state, f.state),
+                f.last_ns))
+        if "tcp" in f.seen_layers and "dev" in res.layers:
+            n = sum(v for v in f.out_ranges.values() if v > 0)
+            if n:
+                f.reasons.append(Reason(INACCURATE, (
+                    "sent: %d segments seen at TCP and never at the device"
+                    % n)))
+            n = -sum(v for v in f.in_ranges.values() if v < 0)
+            if n:
+                f.reasons.append(Reason(INACCURATE, (
+                    "received: %d segments seen at TCP and never at the "
+                    "device" % n)))
+        if f.app_events and f.last_tcp:
+            sent = f.last_tcp["bytes_sent"] - f.last_tcp["bytes_retrans"]
+            if sent > f.app_written:
+                f.reasons.append(Reason(INACCURATE, (
+                    "TCP sent %d bytes of new data, the application wrote %d: "
+                    "application records are missing" % (sent, f.app_written))))
+            if f.app_read > f.last_tcp["bytes_received"]:
+                f.reasons.append(Reason(INACCURATE, (
+                    "the application read %d bytes, TCP received %d: TCP "
+                    "records are missing" % (f.app_read,
+                                             f.last_tcp["bytes_received"]))))
+        layer = "dev" if "dev" in f.peer_id else "ip"
+        if f.id_gaps[layer]:
+            # the data sender's peer sends the ACKs: their loss is on the
+            # return path, which Monarch's emulation must not have; the
+            # receiver's peer sends the data: loss on the forward path
+            sender = f.last_tcp and (f.last_tcp["bytes_sent"] >
+                                     f.last_tcp["bytes_received"])
+            f.reasons.append(Reason(INACCURATE if sender else NOTE, (
+                "loss on the %s path: %d gaps in the peer's IP IDs (%s "
+                "layer), %d packets from the peer lost before they reached "
+                "this host" % ("return" if sender else "forward",
+                               f.id_gaps[layer], layer,
+                               f.id_gap_packets[layer])),
+                f.id_gap_first_ns[layer]))

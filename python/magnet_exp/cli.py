@@ -1,0 +1,138 @@
+"""magnet-exp: the command line."""
+import argparse
+import glob
+import json
+import os
+import sys
+
+from magnet_exp import analyse as an
+
+EPILOG = """\
+examples:
+  magnet-exp analyse run.bin                 # into ./run.analysis/
+  magnet-exp analyse -o out logs/            # every *.bin and *.bin.gz in logs/
+  magnet-exp analyse --strict run.bin.gz     # exit 1 unless confirmed
+
+For each log it writes, into OUT/<log name>/:
+  <family>_<laddr>_<lport>_<raddr>_<rport>.csv  per TCP connection end: one
+      row per TCP-layer record (time in s from the log's first record,
+      event, state, ca_state, cwnd, ssthresh, srtt_us, rttvar_us, rto_us,
+      mss, packets_out, retrans_out, total_retrans, bytes_sent,
+      bytes_retrans, bytes_acked, bytes_received, snd_una, snd_nxt,
+      rcv_nxt, min_rtt_us, rtt_us, ca_name)
+  verdict.json   the verdicts and their reasons, per log and per connection
+  report.md      the same, to read
+and prints each log's verdict. A verdict is confirmed (nothing known to
+make the trace inaccurate happened), inaccurate (records lost or discarded,
+the log cut short, segments seen at TCP and never at the device, application
+bytes that TCP's counters contradict, loss on the return path in the peer's
+IP IDs) or indeterminate (a connection still open when the capture ended).
+Logs are read through ttpb2ascii -f magnet (MAGNET_TTPB2ASCII, or the one
+beside magnet-exp, or on PATH). Exit status: 0, 1 with --strict and a
+verdict other than confirmed, 2 on a usage or I/O error.
+"""
+
+
+def _logs(args):
+    out = []
+    for a in args:
+        if os.path.isdir(a):
+            found = sorted(glob.glob(os.path.join(a, "*.bin")) +
+                           glob.glob(os.path.join(a, "*.bin.gz")))
+            if not found:
+                raise FileNotFoundError("%s: no *.bin or *.bin.gz logs" % a)
+            out += found
+        elif os.path.exists(a):
+            out.append(a)
+        else:
+            raise FileNotFoundError("%s: no such file" % a)
+    return out
+
+
+def _base(path):
+    b = os.path.basename(path)
+    for ext in (".gz", ".bin"):
+        if b.endswith(ext):
+            b = b[:-len(ext)]
+    return b
+
+
+def report_md(d):
+    lines = ["# %s" % d["log"], "",
+             "Verdict: **%s** (%d records; %d lost, %d probe misses, %d "
+             "discarded by reset; layers %s)" % (
+                 d["verdict"], d["records"], d["lost"], d["probe_misses"],
+                 d["discarded_by_reset"], ", ".join(d["layers"]) or "none"),
+             ""]
+    for r in d["reasons"]:
+        lines.append("- %s%s: %s" % (r["verdict"], " at %.6f s" % r["time"]
+                                     if "time" in r else "", r["reason"]))
+    lines += ["", "| connection | start (s) | end (s) | TCP records | "
+              "verdict | reasons |", "|---|---|---|---|---|---|"]
+    for f in d["flows"]:
+        lines.append("| %s | %.6f | %.6f | %d | %s | %s |" % (
+            f["flow"], f["start"], f["end"], f["tcp_records"], f["verdict"],
+            "; ".join(("at %.6f s: " % r["time"] if "time" in r else "") +
+                      r["reason"] for r in f["reasons"]) or "-"))
+    return "\n".join(lines) + "\n"
+
+
+def cmd_analyse(ns):
+    worst = an.CONFIRMED
+    for path in _logs(ns.logs):
+        outdir = os.path.join(ns.output or ".", _base(path) + ".analysis") \
+            if not ns.output or len(ns.logs) > 1 or os.path.isdir(ns.logs[0]) \
+            else ns.output
+
+        def progress(n, path=path):
+            if sys.stderr.isatty():
+                sys.stderr.write("\r%s: %d records" % (path, n))
+
+        res = an.analyse(path, outdir, ns.ttpb2ascii, progress)
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")
+        d = res.as_dict()
+        with open(os.path.join(outdir, "verdict.json"), "w") as f:
+            json.dump(d, f, indent=1)
+            f.write("\n")
+        with open(os.path.join(outdir, "report.md"), "w") as f:
+            f.write(report_md(d))
+        print("%s: %s (%d connections, %d records) -> %s" % (
+            path, d["verdict"], len(d["flows"]), d["records"], outdir))
+        for r in d["reasons"]:
+            print("  %s: %s" % (r["verdict"], r["reason"]))
+        for fl in d["flows"]:
+            for r in fl["reasons"]:
+                print("  %s %s: %s" % (fl["flow"], r["verdict"], r["reason"]))
+        if an._RANK[d["verdict"]] > an._RANK[worst]:
+            worst = d["verdict"]
+    return 1 if ns.strict and worst != an.CONFIRMED else 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="magnet-exp",
+        description="Experiments with magnet, and the analysis of its logs.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser(
+        "analyse", aliases=["analyze"],
+        help="per-connection CSVs and a verdict for each log",
+        description="Per-connection CSVs and a trace verdict for each "
+        "magnet binary log.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    a.add_argument("logs", nargs="+", metavar="LOG|DIR",
+                   help="magnet binary logs (omode=1), gzip or not, or "
+                   "directories of them")
+    a.add_argument("-o", "--output", metavar="OUT",
+                   help="the directory for the results (default: "
+                   "LOG-name.analysis beside the current directory)")
+    a.add_argument("--ttpb2ascii", metavar="PATH",
+                   help="the ttpb2ascii to read the logs with")
+    a.add_argument("--strict", action="store_true",
+                   help="exit 1 unless every verdict is confirmed")
+    ns = p.parse_args(argv)
+    try:
+        return cmd_analyse(ns)
+    except (OSError, ValueError) as e:
+        print("magnet-exp: %s" % e, file=sys.stderr)
+        return 2

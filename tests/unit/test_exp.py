@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""Unit tests of magnet-exp's analysis (python/magnet_exp) on the logs
+exp_fixture writes, read through the ttpb2ascii-asan build.
+
+usage: test_exp.py FIXTURE-DIR   (check.sh); closes with
+"test_exp: N passed, N failed".
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from magnet_exp import analyse as an  # noqa: E402
+
+TTPB = os.path.join(HERE, "ttpb2ascii-asan")
+FIX = None
+SENDER = "10.0.0.1:40000 -> 10.0.0.2:5201"
+RECEIVER = "10.0.0.2:5201 -> 10.0.0.1:40000"
+
+
+def run(name):
+    out = tempfile.mkdtemp(dir=FIX)
+    res = an.analyse(os.path.join(FIX, name), out, TTPB)
+    return res, res.as_dict(), out
+
+
+def flow(d, label):
+    for f in d["flows"]:
+        if f["flow"] == label:
+            return f
+    raise AssertionError("no flow %s in %s" % (label, d["flows"]))
+
+
+class Analyse(unittest.TestCase):
+    def test_clean(self):
+        res, d, out = run("clean.bin")
+        self.assertEqual(d["verdict"], "confirmed", d)
+        self.assertEqual(len(d["flows"]), 2)
+        self.assertEqual(d["layers"], ["app", "dev", "ip", "tcp"])
+        for f in d["flows"]:
+            self.assertEqual(f["verdict"], "confirmed", f)
+            self.assertEqual(f["reasons"], [])
+        # the sender: 5 data segments + FIN out, 5 ACKs + 1 in = 12 TCP
+        # records, one CSV row each, with the columns documented
+        with open(os.path.join(out, flow(d, SENDER)["csv"])) as fh:
+            rows = list(csv.reader(fh))
+        self.assertEqual(rows[0], an.CSV_COLUMNS)
+        self.assertEqual(rows[0][:6], ["time", "event", "state", "ca_state",
+                                       "cwnd", "ssthresh"])
+        self.assertEqual(len(rows) - 1, 12)
+        self.assertEqual(flow(d, SENDER)["tcp_records"], 12)
+        first = dict(zip(rows[0], rows[1]))
+        self.assertEqual((first["time"], first["event"], first["state"],
+                          first["cwnd"], first["srtt_us"], first["ca_name"]),
+                         ("0.000001", "tcp_out", "ESTABLISHED", "11", "5000",
+                          "cubic"))
+        last = dict(zip(rows[0], rows[-1]))
+        self.assertEqual((last["bytes_sent"], last["bytes_acked"]),
+                         ("5000", "5000"))
+
+    def test_lost(self):
+        _, d, _ = run("lost.bin")
+        self.assertEqual(d["verdict"], "inaccurate")
+        self.assertEqual((d["lost"], d["probe_misses"]), (3, 2))
+        self.assertIn("3 records lost and 2 probe misses on CPU 1",
+                      d["reasons"][0]["reason"])
+        for label in (SENDER, RECEIVER):
+            f = flow(d, label)
+            self.assertEqual(f["verdict"], "inaccurate")
+            self.assertTrue(any("3 records lost" in r["reason"]
+                                for r in f["reasons"]), f)
+
+    def test_truncated(self):
+        _, d, _ = run("trunc.bin")
+        self.assertEqual(d["verdict"], "inaccurate")
+        self.assertTrue(any("cut short" in r["reason"] and
+                            "last record truncated" in r["reason"]
+                            for r in d["reasons"]), d["reasons"])
+        self.assertEqual(d["records"], 10)
+
+    def test_return_path_loss(self):
+        _, d, _ = run("idgap.bin")
+        self.assertEqual(d["verdict"], "inaccurate")
+        s = flow(d, SENDER)
+        self.assertEqual(s["verdict"], "inaccurate")
+        self.assertEqual(len(s["reasons"]), 1, s)
+        self.assertIn("loss on the return path: 1 gaps in the peer's IP IDs "
+                      "(dev layer), 1 packets", s["reasons"][0]["reason"])
+        self.assertEqual(flow(d, RECEIVER)["verdict"], "confirmed")
+
+    def test_forward_path_loss_is_not_return_path(self):
+        _, d, _ = run("fwdgap.bin")
+        self.assertEqual(d["verdict"], "confirmed")
+        r = flow(d, RECEIVER)["reasons"]
+        self.assertEqual([x["verdict"] for x in r], ["note"])
+        self.assertIn("loss on the forward path", r[0]["reason"])
+        self.assertEqual(flow(d, SENDER)["reasons"], [])
+
+    def test_segment_not_at_device(self):
+        _, d, _ = run("nodev.bin")
+        s = flow(d, SENDER)
+        self.assertEqual(s["verdict"], "inaccurate")
+        self.assertEqual([r["reason"] for r in s["reasons"]],
+                         ["sent: 1 segments seen at TCP and never at the "
+                          "device"])
+
+    def test_open_connection(self):
+        _, d, _ = run("open.bin")
+        self.assertEqual(d["verdict"], "indeterminate")
+        for label in (SENDER, RECEIVER):
+            self.assertIn("ended with the connection ESTABLISHED",
+                          flow(d, label)["reasons"][0]["reason"])
+
+    def test_cli(self):
+        out = tempfile.mkdtemp(dir=FIX)
+        env = dict(os.environ, MAGNET_TTPB2ASCII=TTPB)
+        exe = os.path.join(HERE, "..", "..", "userspace", "magnet-exp")
+        p = subprocess.run([exe, "analyse", "--strict", "-o", out,
+                            os.path.join(FIX, "clean.bin"),
+                            os.path.join(FIX, "lost.bin")],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("clean.bin: confirmed (2 connections", p.stdout)
+        self.assertIn("lost.bin: inaccurate", p.stdout)
+        with open(os.path.join(out, "lost.analysis", "verdict.json")) as f:
+            self.assertEqual(json.load(f)["verdict"], "inaccurate")
+        with open(os.path.join(out, "clean.analysis", "report.md")) as f:
+            self.assertIn("Verdict: **confirmed**", f.read())
+        p = subprocess.run([exe, "analyse", os.path.join(FIX, "nosuch.bin")],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual((p.returncode, p.stderr.strip()),
+                         (2, "magnet-exp: %s/nosuch.bin: no such file" % FIX))
+
+
+if __name__ == "__main__":
+    FIX = sys.argv.pop(1)
+    r = unittest.TextTestRunner(verbosity=1).run(
+        unittest.defaultTestLoader.loadTestsFromTestCase(Analyse))
+    bad = len(r.failures) + len(r.errors)
+    print("test_exp: %d passed, %d failed" % (r.testsRun - bad, bad))
+    sys.exit(1 if bad else 0)
