@@ -18,6 +18,7 @@ import os
 from collections import Counter, OrderedDict
 
 from magnet_exp import textlog
+from magnet_exp.modulation import Latency, Modulation
 
 CONFIRMED, INDETERMINATE, INACCURATE = "confirmed", "indeterminate", "inaccurate"
 NOTE = "note"       # worth knowing, no doubt on the trace
@@ -150,6 +151,8 @@ class LogAnalysis:
         self.misses = 0
         self.discarded = 0
         self.layers = set()
+        self.modulation = Modulation()
+        self.latency = Latency()
 
     def flow_verdict(self, flow):
         return _worst(flow.reasons)
@@ -178,6 +181,9 @@ class LogAnalysis:
                 "verdict": self.flow_verdict(f),
                 "reasons": [r.as_dict(t0) for r in f.reasons],
             } for f in self.tcp_flows()],
+            "modulation": self.modulation.rows(
+                lambda k: self.flows[k].label()),
+            "latency": self.latency.rows(),
         }
 
     def tcp_flows(self):
@@ -247,6 +253,8 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None):
                 f = res.flows[k] = Flow(k, t)
             f.last_ns = t
             f.seen_layers.add(layer)
+            res.modulation.add(f, ev, layer, t, r)
+            res.latency.add(f, ev, t, r)
             if layer == "tcp":
                 _tcp(f, r, t, res.t0, csvs)
             elif layer == "app":

@@ -1,5 +1,6 @@
 """magnet-exp: the command line."""
 import argparse
+import csv
 import glob
 import json
 import os
@@ -20,8 +21,17 @@ For each log it writes, into OUT/<log name>/:
       mss, packets_out, retrans_out, total_retrans, bytes_sent,
       bytes_retrans, bytes_acked, bytes_received, snd_una, snd_nxt,
       rcv_nxt, min_rtt_us, rtt_us, ca_name)
-  verdict.json   the verdicts and their reasons, per log and per connection
-  report.md      the same, to read
+  verdict.json   the verdicts and their reasons, per log and per connection,
+                 and the two tables below
+  modulation.csv how the stack shaped the traffic (MAGNeT's Table II): per
+                 connection end, direction and layer (app, tcp, ip, dev),
+                 the events carrying data, their size (bytes: mean,
+                 10/50/90/99th percentiles) and the time between them (us)
+  latency.csv    per direction, the time a segment takes from one layer to
+                 the next (tcp_out->ip_out->dev_out, dev_in->ip_in->tcp_in,
+                 tcp_in->app_recv), matched by sequence range: count, mean
+                 and percentiles (us)
+  report.md      all of it, to read
 and prints each log's verdict. A verdict is confirmed (nothing known to
 make the trace inaccurate happened), inaccurate (records lost or discarded,
 the log cut short, segments seen at TCP and never at the device, application
@@ -74,7 +84,41 @@ def report_md(d):
             f["flow"], f["start"], f["end"], f["tcp_records"], f["verdict"],
             "; ".join(("at %.6f s: " % r["time"] if "time" in r else "") +
                       r["reason"] for r in f["reasons"]) or "-"))
+    if d["modulation"]:
+        lines += ["", "## How the stack shaped the traffic (MAGNeT's "
+                  "Table II)", "",
+                  "Per connection end, direction and layer: events that "
+                  "carry data, their size in bytes (mean, median, 90th "
+                  "percentile) and the time between them in microseconds.",
+                  "", "| connection | dir | layer | events | size mean | "
+                  "size p50 | size p90 | spacing mean | spacing p50 | "
+                  "spacing p90 |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for m in d["modulation"]:
+            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |"
+                         % (m["flow"], m["direction"], m["layer"], m["count"],
+                            m["size_mean"], m["size_p50"], m["size_p90"],
+                            m["spacing_mean_us"], m["spacing_p50_us"],
+                            m["spacing_p90_us"]))
+    if d["latency"]:
+        lines += ["", "## From layer to layer", "",
+                  "Segments matched by connection and sequence range; "
+                  "microseconds.", "",
+                  "| dir | from | to | segments | mean | p10 | p50 | p90 | "
+                  "p99 |", "|---|---|---|---|---|---|---|---|---|"]
+        for m in d["latency"]:
+            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                m["direction"], m["from"], m["to"], m["count"], m["mean_us"],
+                m["p10_us"], m["p50_us"], m["p90_us"], m["p99_us"]))
     return "\n".join(lines) + "\n"
+
+
+def _write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        if not rows:
+            return
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
 
 
 def cmd_analyse(ns):
@@ -97,6 +141,8 @@ def cmd_analyse(ns):
             f.write("\n")
         with open(os.path.join(outdir, "report.md"), "w") as f:
             f.write(report_md(d))
+        _write_csv(os.path.join(outdir, "modulation.csv"), d["modulation"])
+        _write_csv(os.path.join(outdir, "latency.csv"), d["latency"])
         print("%s: %s (%d connections, %d records) -> %s" % (
             path, d["verdict"], len(d["flows"]), d["records"], outdir))
         for r in d["reasons"]:

@@ -63,6 +63,43 @@ class Analyse(unittest.TestCase):
         self.assertEqual((last["bytes_sent"], last["bytes_acked"]),
                          ("5000", "5000"))
 
+    def test_modulation(self):
+        # clean.bin, by hand: the sender writes 5000 bytes at once; TCP, IP
+        # and the device send 5 segments of 1000, one every 12 records
+        # (1 us apart); the receiver's application reads 5000 at once
+        _, d, _ = run("clean.bin")
+        m = {(r["flow"], r["direction"], r["layer"]): r
+             for r in d["modulation"]}
+        self.assertEqual(len(m), 8, sorted(m))
+        w = m[(SENDER, "out", "app")]
+        self.assertEqual((w["count"], w["size_mean"], w["size_p50"],
+                          w["spacing_mean_us"]), (1, 5000.0, 5000, None))
+        for layer in ("tcp", "ip", "dev"):
+            r = m[(SENDER, "out", layer)]
+            self.assertEqual((r["count"], r["size_mean"], r["size_p10"],
+                              r["size_p99"]), (5, 1000.0, 1000, 1000), r)
+            self.assertEqual(r["spacing_mean_us"], 12.0, r)
+            self.assertAlmostEqual(r["spacing_p50_us"], 12.0, delta=0.12)
+            r = m[(RECEIVER, "in", layer)]
+            self.assertEqual((r["count"], r["size_mean"]), (5, 1000.0), r)
+        r = m[(RECEIVER, "in", "app")]
+        self.assertEqual((r["count"], r["size_mean"]), (1, 5000.0))
+
+    def test_latency(self):
+        # each layer 1 us after the one before; the read comes 55, 43, 31,
+        # 19 and 7 us after the 5 segments reached TCP
+        _, d, _ = run("clean.bin")
+        lat = {(r["from"], r["to"]): r for r in d["latency"]}
+        for hop in (("tcp_out", "ip_out"), ("ip_out", "dev_out"),
+                    ("dev_in", "ip_in"), ("ip_in", "tcp_in")):
+            # the 5 data segments; ACKs carry no data and are not matched
+            self.assertEqual((lat[hop]["count"], lat[hop]["mean_us"]),
+                             (5, 1.0), lat[hop])
+        r = lat[("tcp_in", "app_recv")]
+        self.assertEqual((r["count"], r["mean_us"]), (5, 31.0))
+        for p, want in (("p10_us", 7), ("p50_us", 31), ("p90_us", 55)):
+            self.assertAlmostEqual(r[p], want, delta=want / 100, msg=p)
+
     def test_lost(self):
         _, d, _ = run("lost.bin")
         self.assertEqual(d["verdict"], "inaccurate")

@@ -1,0 +1,188 @@
+"""How the stack reshapes what the application asked for (MAGNeT's
+Table II), and how long a segment takes from one layer to the next.
+
+Both are computed in the analysis pass with memory that does not grow with
+the log: the statistics keep counts, sums and a histogram with bins 1%
+wide (so a percentile is exact to within 1%), and the latency matching
+keeps only the segments between two layers.
+"""
+import math
+from collections import Counter
+
+LAYERS = ("app", "tcp", "ip", "dev")
+PCTS = (10, 50, 90, 99)
+_BASE = math.log(1.01)
+
+
+class Stat:
+    """count, mean, min, max and percentiles of non-negative numbers"""
+    __slots__ = ("n", "sum", "lo", "hi", "bins")
+
+    def __init__(self):
+        self.n = 0
+        self.sum = 0
+        self.lo = None
+        self.hi = None
+        self.bins = Counter()
+
+    def add(self, v):
+        self.n += 1
+        self.sum += v
+        self.lo = v if self.lo is None or v < self.lo else self.lo
+        self.hi = v if self.hi is None or v > self.hi else self.hi
+        self.bins[-1 if v <= 0 else int(math.log(v) / _BASE)] += 1
+
+    def mean(self):
+        return self.sum / self.n if self.n else None
+
+    def pct(self, p):
+        """the p-th percentile, to within 1% (the bin's geometric middle,
+        clamped to the exact minimum and maximum)"""
+        if not self.n:
+            return None
+        want = math.ceil(self.n * p / 100)
+        seen = 0
+        for b in sorted(self.bins):
+            seen += self.bins[b]
+            if seen >= want:
+                if b < 0:
+                    return 0
+                v = math.exp((b + 0.5) * _BASE)
+                return min(max(v, self.lo), self.hi)
+        return self.hi
+
+
+def _dir(ev):
+    return "out" if ev in ("app_send", "tcp_out", "ip_out", "dev_out") \
+        else "in"
+
+
+class Modulation:
+    """Per connection end, direction and layer: the size of each event
+    that carries data (application: bytes the call moved; TCP, IP and
+    device: the segment's sequence range), and the time between
+    consecutive ones."""
+
+    def __init__(self):
+        self.size = {}
+        self.gap = {}
+        self.last = {}
+
+    def add(self, flow, ev, layer, t, r):
+        # bytes of sequence space (a SYN or a FIN counts one, as TCP
+        # counts it); a pure ACK carries none and is left out
+        if layer == "app":
+            size = max(0, r.int_("ret"))
+        elif r["seq"]:
+            size = (r.int_("end_seq") - r.int_("seq")) % 2 ** 32
+        else:
+            size = 0
+        if not size:
+            return
+        k = (flow.key, _dir(ev), layer)
+        st = self.size.get(k)
+        if st is None:
+            st = self.size[k] = Stat()
+            self.gap[k] = Stat()
+        st.add(size)
+        if k in self.last:
+            self.gap[k].add(t - self.last[k])
+        self.last[k] = t
+
+    def rows(self, label_of):
+        """one dict per (connection, direction, layer)"""
+        out = []
+        for k in sorted(self.size, key=lambda k: (k[0], k[1],
+                                                  LAYERS.index(k[2]))):
+            st, gp = self.size[k], self.gap[k]
+            row = {"flow": label_of(k[0]), "direction": k[1],
+                   "layer": k[2], "count": st.n,
+                   "size_mean": round(st.mean(), 1)}
+            for p in PCTS:
+                row["size_p%d" % p] = round(st.pct(p))
+            row["spacing_mean_us"] = round(gp.mean() / 1e3, 3) \
+                if gp.n else None
+            for p in PCTS:
+                v = gp.pct(p)
+                row["spacing_p%d_us" % p] = round(v / 1e3, 3) \
+                    if v is not None else None
+            out.append(row)
+        return out
+
+
+# the layers a segment crosses, in order, per direction
+_PATH = {"out": ("tcp_out", "ip_out", "dev_out"),
+         "in": ("dev_in", "ip_in", "tcp_in")}
+
+
+class Latency:
+    """Per direction, the time a segment takes from one layer to the next
+    (matched by connection and sequence range), and on receive from TCP to
+    the application's read of its last byte."""
+
+    def __init__(self):
+        self.pending = {}       # (key, dir, seq, end) -> (index, time)
+        self.stats = {}         # (dir, from, to) -> Stat
+        self.reads = {}         # key -> [(end_seq, time)] awaiting a read
+
+    def _stat(self, k):
+        st = self.stats.get(k)
+        if st is None:
+            st = self.stats[k] = Stat()
+        return st
+
+    def add(self, flow, ev, t, r):
+        if ev == "app_recv":
+            # every received segment whose end this read passed
+            end = r.int_("end_seq")
+            waiting = self.reads.get(flow.key, [])
+            keep = []
+            for seg_end, t_in in waiting:
+                if (end - seg_end) % 2 ** 32 < 2 ** 31:
+                    self._stat(("in", "tcp_in", "app_recv")).add(t - t_in)
+                else:
+                    keep.append((seg_end, t_in))
+            if keep:
+                self.reads[flow.key] = keep
+            else:
+                self.reads.pop(flow.key, None)
+            return
+        d = _dir(ev)
+        path = _PATH[d]
+        if ev not in path or not r["seq"]:
+            return
+        seq, end = r.int_("seq"), r.int_("end_seq")
+        if seq == end:
+            return      # no data: ACKs are not matched
+        i = path.index(ev)
+        k = (flow.key, d, seq, end)
+        prev = self.pending.pop(k, None)
+        if prev is not None and prev[0] == i - 1:
+            self._stat((d, path[i - 1], ev)).add(t - prev[1])
+        if i < len(path) - 1:
+            self.pending[k] = (i, t)
+        elif d == "in" and ev == "tcp_in":
+            # bounded: a connection's unread data
+            self.reads.setdefault(flow.key, []).append((end, t))
+            if len(self.reads[flow.key]) > 4096:
+                del self.reads[flow.key][0]
+        if len(self.pending) > 65536:
+            # segments that never reached the next layer: drop the oldest
+            for old in list(self.pending)[:4096]:
+                del self.pending[old]
+
+    def rows(self):
+        out = []
+        order = [("out", "tcp_out", "ip_out"), ("out", "ip_out", "dev_out"),
+                 ("in", "dev_in", "ip_in"), ("in", "ip_in", "tcp_in"),
+                 ("in", "tcp_in", "app_recv")]
+        for k in order:
+            st = self.stats.get(k)
+            if not st:
+                continue
+            row = {"direction": k[0], "from": k[1], "to": k[2],
+                   "count": st.n, "mean_us": round(st.mean() / 1e3, 3)}
+            for p in PCTS:
+                row["p%d_us" % p] = round(st.pct(p) / 1e3, 3)
+            out.append(row)
+        return out
