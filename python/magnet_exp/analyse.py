@@ -19,6 +19,7 @@ from collections import Counter, OrderedDict
 
 from magnet_exp import textlog
 from magnet_exp.modulation import Latency, Modulation
+from magnet_exp.plots import Series
 
 CONFIRMED, INDETERMINATE, INACCURATE = "confirmed", "indeterminate", "inaccurate"
 NOTE = "note"       # worth knowing, no doubt on the trace
@@ -92,6 +93,8 @@ class Flow:
         self.id_gap_first_ns = {}
         self.advmss = 0
         self.csv_rows = 0
+        # (time s, cwnd, srtt_us, bytes_acked) for the figures
+        self.series = Series()
 
     def name(self):
         fam, la, lp, ra, rp = self.key
@@ -300,6 +303,8 @@ def _tcp(f, r, t, t0, csvs):
         f.in_ranges[(seq, end)] -= 1
         if not f.in_ranges[(seq, end)]:
             del f.in_ranges[(seq, end)]
+    f.series.add((t - t0) / 1e9, vals["cwnd"], vals["srtt_us"],
+                 vals["bytes_acked"])
     w = csvs.writer(f)
     w.writerow([_rel(t, t0), r["event"], _STATES.get(f.state, f.state),
                 _CA_STATES.get(r.int_("ca_state"), r["ca_state"])] +

@@ -7,6 +7,7 @@ import os
 import sys
 
 from magnet_exp import analyse as an
+from magnet_exp import plots
 
 EPILOG = """\
 examples:
@@ -31,7 +32,13 @@ For each log it writes, into OUT/<log name>/:
                  the next (tcp_out->ip_out->dev_out, dev_in->ip_in->tcp_in,
                  tcp_in->app_recv), matched by sequence range: count, mean
                  and percentiles (us)
+  cwnd_srtt.png/.svg   cwnd and srtt over time, a series per connection
+                 end (at most 4000 points each, evenly thinned)
+  throughput.png/.svg  throughput over time of each sending connection end
+                 (its bytes acked, in 100 intervals)
   report.md      all of it, to read
+and, with several logs, OUT/compare.png/.svg: each log's busiest sender's
+throughput over time, one series per log.
 and prints each log's verdict. A verdict is confirmed (nothing known to
 make the trace inaccurate happened), inaccurate (records lost or discarded,
 the log cut short, segments seen at TCP and never at the device, application
@@ -77,6 +84,9 @@ def report_md(d):
     for r in d["reasons"]:
         lines.append("- %s%s: %s" % (r["verdict"], " at %.6f s" % r["time"]
                                      if "time" in r else "", r["reason"]))
+    for fig in d.get("figures", []):
+        if fig["file"].endswith(".png"):
+            lines.append("![%s](%s)" % (fig["file"], fig["file"]))
     lines += ["", "| connection | start (s) | end (s) | TCP records | "
               "verdict | reasons |", "|---|---|---|---|---|---|"]
     for f in d["flows"]:
@@ -121,8 +131,19 @@ def _write_csv(path, rows):
         w.writerows(rows)
 
 
+def _figures(fn, *args):
+    """the figures, or none with a warning if matplotlib is missing"""
+    try:
+        return fn(*args)
+    except ImportError as e:
+        print("magnet-exp: warning: no figures: %s (make deps installs "
+              "python3-matplotlib)" % e, file=sys.stderr)
+        return []
+
+
 def cmd_analyse(ns):
     worst = an.CONFIRMED
+    runs = []
     for path in _logs(ns.logs):
         outdir = os.path.join(ns.output or ".", _base(path) + ".analysis") \
             if not ns.output or len(ns.logs) > 1 or os.path.isdir(ns.logs[0]) \
@@ -136,6 +157,9 @@ def cmd_analyse(ns):
         if sys.stderr.isatty():
             sys.stderr.write("\r\033[K")
         d = res.as_dict()
+        d["figures"] = [] if ns.no_figures else _figures(
+            plots.log_figures, res.tcp_flows(), outdir, _base(path))
+        runs.append((_base(path), res))
         with open(os.path.join(outdir, "verdict.json"), "w") as f:
             json.dump(d, f, indent=1)
             f.write("\n")
@@ -152,6 +176,12 @@ def cmd_analyse(ns):
                 print("  %s %s: %s" % (fl["flow"], r["verdict"], r["reason"]))
         if an._RANK[d["verdict"]] > an._RANK[worst]:
             worst = d["verdict"]
+    if len(runs) > 1 and not ns.no_figures:
+        root = ns.output or "."
+        os.makedirs(root, exist_ok=True)
+        for fig in _figures(plots.compare_figure, runs, root):
+            print("comparison of the logs: %s" % os.path.join(root,
+                                                              fig["file"]))
     return 1 if ns.strict and worst != an.CONFIRMED else 0
 
 
@@ -174,6 +204,8 @@ def main(argv=None):
                    "LOG-name.analysis beside the current directory)")
     a.add_argument("--ttpb2ascii", metavar="PATH",
                    help="the ttpb2ascii to read the logs with")
+    a.add_argument("--no-figures", action="store_true",
+                   help="write no PNG and SVG figures")
     a.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
     ns = p.parse_args(argv)

@@ -108,6 +108,7 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/analyse.py
 	./usr/local/lib/magnet/python/magnet_exp/cli.py
 	./usr/local/lib/magnet/python/magnet_exp/modulation.py
+	./usr/local/lib/magnet/python/magnet_exp/plots.py
 	./usr/local/lib/magnet/python/magnet_exp/textlog.py
 	./usr/local/share/doc/magnet/README.md
 	./usr/local/share/doc/magnet/binary-format.md

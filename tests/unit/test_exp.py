@@ -100,6 +100,22 @@ class Analyse(unittest.TestCase):
         for p, want in (("p10_us", 7), ("p50_us", 31), ("p90_us", 55)):
             self.assertAlmostEqual(r[p], want, delta=want / 100, msg=p)
 
+    def test_series_thinning(self):
+        from magnet_exp.plots import MAX_POINTS, Series, throughput
+        s = Series()
+        for i in range(100000):
+            s.add(i, i)
+        self.assertLessEqual(len(s.pts), MAX_POINTS)
+        self.assertGreater(len(s.pts), MAX_POINTS // 4)
+        self.assertEqual(s.pts[0], (0, 0))
+        steps = {b[0] - a[0] for a, b in zip(s.pts, s.pts[1:])}
+        self.assertEqual(len(steps), 1, "evenly thinned")
+        # 1000 bytes acked per 0.01 s: 0.8 Mbit/s in every interval
+        xs, ys = throughput([(i / 100, i * 1000) for i in range(101)], 10)
+        self.assertEqual(len(ys), 10)
+        for y in ys:
+            self.assertAlmostEqual(y, 0.8)
+
     def test_lost(self):
         _, d, _ = run("lost.bin")
         self.assertEqual(d["verdict"], "inaccurate")
@@ -168,6 +184,23 @@ class Analyse(unittest.TestCase):
             self.assertEqual(json.load(f)["verdict"], "inaccurate")
         with open(os.path.join(out, "clean.analysis", "report.md")) as f:
             self.assertIn("Verdict: **confirmed**", f.read())
+        # the figures: valid PNGs, and as many series as connection ends
+        # (cwnd and srtt each) and senders (throughput)
+        with open(os.path.join(out, "clean.analysis", "verdict.json")) as f:
+            figs = {x["file"]: x["series"] for x in json.load(f)["figures"]}
+        self.assertEqual(figs, {"cwnd_srtt.png": 4, "cwnd_srtt.svg": 4,
+                                "throughput.png": 1, "throughput.svg": 1})
+        from PIL import Image
+        for name in ("cwnd_srtt.png", "throughput.png"):
+            with Image.open(os.path.join(out, "clean.analysis", name)) as im:
+                im.verify()
+                self.assertEqual(im.format, "PNG")
+        with open(os.path.join(out, "clean.analysis", "cwnd_srtt.svg")) as f:
+            svg = f.read()
+        self.assertTrue(svg.startswith("<?xml") and "<svg" in svg)
+        self.assertIn("10.0.0.1:40000 -&gt; 10.0.0.2:5201", svg)
+        self.assertIn("comparison of the logs: %s/compare.png" % out,
+                      p.stdout)
         p = subprocess.run([exe, "analyse", os.path.join(FIX, "nosuch.bin")],
                            capture_output=True, text=True, env=env)
         self.assertEqual((p.returncode, p.stderr.strip()),

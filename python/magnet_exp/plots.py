@@ -1,0 +1,149 @@
+"""Figures of a log (matplotlib, PNG and SVG): cwnd and srtt over time,
+throughput over time, and a comparison of several logs.
+
+The analysis pass keeps, per connection end, at most MAX_POINTS points:
+when a series fills up, every other point is dropped and from then on
+only every second (then fourth, ...) point is kept, so memory stays flat
+in the log's size while a figure keeps the series' shape.
+"""
+import os
+
+MAX_POINTS = 4000
+# connection ends with fewer TCP records are left out of the figures
+MIN_RECORDS = 4
+
+
+class Series:
+    """(time, values...) points, decimated to at most MAX_POINTS"""
+    __slots__ = ("pts", "stride", "skip")
+
+    def __init__(self):
+        self.pts = []
+        self.stride = 1
+        self.skip = 0
+
+    def add(self, *p):
+        if self.skip:
+            self.skip -= 1
+            return
+        self.pts.append(p)
+        self.skip = self.stride - 1
+        if len(self.pts) >= MAX_POINTS:
+            self.pts = self.pts[::2]
+            self.stride *= 2
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _save(fig, outdir, name):
+    files = []
+    for ext in ("png", "svg"):
+        path = os.path.join(outdir, "%s.%s" % (name, ext))
+        fig.savefig(path, dpi=100)
+        files.append(os.path.basename(path))
+    return files
+
+
+def throughput(points, bins=100):
+    """Mbit/s over time from (t, bytes_acked) points: the bytes acked in
+    each of @bins equal intervals of the series' duration"""
+    if len(points) < 2:
+        return [], []
+    t0, t1 = points[0][0], points[-1][0]
+    if t1 <= t0:
+        return [], []
+    width = (t1 - t0) / bins
+    xs, ys = [], []
+    j = 0
+    prev = points[0][1]
+    for i in range(1, bins + 1):
+        edge = t0 + i * width
+        last = prev
+        while j < len(points) and points[j][0] <= edge:
+            last = points[j][1]
+            j += 1
+        xs.append(t0 + (i - 0.5) * width)
+        ys.append((last - prev) * 8 / width / 1e6)
+        prev = last
+    return xs, ys
+
+
+def log_figures(flows, outdir, title):
+    """cwnd_srtt and throughput figures of one log; returns
+    [{"file", "series"}] per file written"""
+    plt = _plt()
+    out = []
+    shown = [f for f in flows if f.tcp_records >= MIN_RECORDS and
+             f.series.pts]
+    fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(10, 7))
+    for f in shown:
+        t = [p[0] for p in f.series.pts]
+        ax1.plot(t, [p[1] for p in f.series.pts], label=f.label(),
+                 drawstyle="steps-post", linewidth=1)
+        ax2.plot(t, [p[2] / 1000 for p in f.series.pts], label=f.label(),
+                 linewidth=1)
+    ax1.set_ylabel("cwnd (packets)")
+    ax2.set_ylabel("srtt (ms)")
+    ax2.set_xlabel("time (s)")
+    ax1.set_title("%s: cwnd and srtt per connection end" % title)
+    if shown:
+        ax1.legend(fontsize="small")
+    fig.tight_layout()
+    for name in _save(fig, outdir, "cwnd_srtt"):
+        out.append({"file": name, "series": 2 * len(shown)})
+    plt.close(fig)
+
+    senders = [f for f in shown if f.series.pts[-1][3] > 0]
+    fig, ax = plt.subplots(figsize=(10, 4))
+    n = 0
+    for f in senders:
+        xs, ys = throughput([(p[0], p[3]) for p in f.series.pts])
+        if xs:
+            ax.plot(xs, ys, label=f.label(), linewidth=1)
+            n += 1
+    ax.set_ylabel("throughput (Mbit/s, bytes acked)")
+    ax.set_xlabel("time (s)")
+    ax.set_title("%s: throughput per sending connection end" % title)
+    if n:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    for name in _save(fig, outdir, "throughput"):
+        out.append({"file": name, "series": n})
+    plt.close(fig)
+    return out
+
+
+def compare_figure(runs, outdir):
+    """throughput over time of each log's busiest sending connection end,
+    one series per log; @runs: [(name, LogAnalysis)]"""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(10, 4))
+    n = 0
+    for name, res in runs:
+        best = None
+        for f in res.tcp_flows():
+            if f.series.pts and f.series.pts[-1][3] > 0 and (
+                    best is None or
+                    f.series.pts[-1][3] > best.series.pts[-1][3]):
+                best = f
+        if best is None:
+            continue
+        xs, ys = throughput([(p[0], p[3]) for p in best.series.pts])
+        if xs:
+            t0 = best.series.pts[0][0]
+            ax.plot([x - t0 for x in xs], ys, label=name, linewidth=1)
+            n += 1
+    ax.set_ylabel("throughput (Mbit/s)")
+    ax.set_xlabel("time from the connection's first record (s)")
+    ax.set_title("the logs compared: each one's busiest sender")
+    if n:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    files = [{"file": f, "series": n} for f in _save(fig, outdir, "compare")]
+    plt.close(fig)
+    return files
