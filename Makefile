@@ -123,6 +123,8 @@ install: all
 	install -D -m 0644 README.md $(DOCDIR)/README.md
 	install -D -m 0644 procfs-commands.md $(DOCDIR)/procfs-commands.md
 	install -D -m 0644 docs/binary-format.md $(DOCDIR)/binary-format.md
+	install -D -m 0644 docs/experiments.md $(DOCDIR)/experiments.md
+	install -D -m 0644 examples/experiments/cc-compare.toml $(DOCDIR)/examples/experiments/cc-compare.toml
 
 uninstall:
 	rm -f $(MODDIR)/updates/magnet.ko

@@ -95,6 +95,13 @@ class Flow:
         self.csv_rows = 0
         # (time s, cwnd, srtt_us, bytes_acked) for the figures
         self.series = Series()
+        # for the comparison of runs
+        self.srtt_sum = 0
+        self.srtt_n = 0
+        self.srtt_max = 0
+        self.cwnd_max = 0
+        self.data_in_first = None
+        self.data_in_last = None
 
     def name(self):
         fam, la, lp, ra, rp = self.key
@@ -209,8 +216,10 @@ def _key(r):
     return (r["family"], r["laddr"], r["lport"], r["raddr"], r["rport"])
 
 
-def analyse(path, outdir, ttpb2ascii=None, progress=None):
-    """Analyse the log at @path, writing the flows' CSVs into @outdir."""
+def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
+    """Analyse the log at @path, writing the flows' CSVs into @outdir.
+    @devices: if given, the ifindexes (strings) whose device records
+    count; the others (a router's, in an emulated path) are left out."""
     os.makedirs(outdir, exist_ok=True)
     res = LogAnalysis(path)
     end = textlog.LogEnd()
@@ -247,6 +256,9 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None):
                 continue
             cpu_last[cpu] = t
             layer = ev.split("_")[0]
+            if devices is not None and layer == "dev" and \
+                    r["ifindex"] not in devices:
+                continue
             res.layers.add(layer)
             if not r["lport"]:
                 continue
@@ -305,6 +317,15 @@ def _tcp(f, r, t, t0, csvs):
             del f.in_ranges[(seq, end)]
     f.series.add((t - t0) / 1e9, vals["cwnd"], vals["srtt_us"],
                  vals["bytes_acked"])
+    if vals["srtt_us"]:
+        f.srtt_sum += vals["srtt_us"]
+        f.srtt_n += 1
+        f.srtt_max = max(f.srtt_max, vals["srtt_us"])
+    f.cwnd_max = max(f.cwnd_max, vals["cwnd"])
+    if r["event"] == "tcp_in" and end != seq:
+        if f.data_in_first is None:
+            f.data_in_first = t
+        f.data_in_last = t
     w = csvs.writer(f)
     w.writerow([_rel(t, t0), r["event"], _STATES.get(f.state, f.state),
                 _CA_STATES.get(r.int_("ca_state"), r["ca_state"])] +

@@ -7,7 +7,9 @@ import os
 import sys
 
 from magnet_exp import analyse as an
-from magnet_exp import plots
+from magnet_exp import compare, plots
+from magnet_exp import run as runner
+from magnet_exp import spec as specmod
 
 EPILOG = """\
 examples:
@@ -47,6 +49,42 @@ IP IDs) or indeterminate (a connection still open when the capture ended).
 Logs are read through ttpb2ascii -f magnet (MAGNET_TTPB2ASCII, or the one
 beside magnet-exp, or on PATH). Exit status: 0, 1 with --strict and a
 verdict other than confirmed, 2 on a usage or I/O error.
+"""
+
+
+RUN_EPILOG = """\
+the spec (TOML), every key but test_id and variants optional:
+
+  test_id = "cc-compare"          # names the logs
+  variants = ["cubic", "reno"]    # congestion controls (tcp_* modules are
+  repetitions = 2                 #   loaded as needed)
+  [path]                          # the bottleneck, on the router
+  rate = "20mbit"                 # netem rate toward the receiver
+  delay = "20ms"                  # one way, toward the receiver
+  jitter = "0ms"
+  loss = "0%"
+  limit = 100                     # packets the bottleneck queue holds
+  return_delay = "0ms"            # toward the sender
+  return_loss = "0%"
+  [traffic]
+  size = "2M"                     # iperf3 -n; or duration = 5 (iperf3 -t)
+  parallel = 1                    # iperf3 -P
+  length = "128K"                 # iperf3 -l: the application's writes
+  [magnet]
+  params = "events=all omode=1"   # module parameters
+
+examples:
+  sudo magnet-exp run examples/experiments/cc-compare.toml
+  sudo magnet-exp run --module build/$(uname -r)/magnet.ko -o out spec.toml
+
+Each run leaves, in DIR: <test_id>_<variant>_<rep>_<host>_magnet.bin.gz,
+its iperf3 JSON, magnet's statistics at finish, and its analysis
+(<...>.analysis/, as magnet-exp analyse); DIR also gets the spec, the
+kernel release, the sysctls, the qdiscs and the device map, and at the end
+comparison.md and .csv (per variant, median and min..max over the
+repetitions: throughput from the log and from iperf3, retransmits, mean
+and max RTT, max cwnd, time to 10/30/50/70/90% of the bytes),
+summary.json and compare.png.
 """
 
 
@@ -141,6 +179,35 @@ def _figures(fn, *args):
         return []
 
 
+def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
+    """one log: its analysis directory, printed verdict; (res, dict)"""
+    def progress(n):
+        if sys.stderr.isatty():
+            sys.stderr.write("\r%s: %d records" % (path, n))
+
+    res = an.analyse(path, outdir, ttpb2ascii, progress, devices)
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")
+    d = res.as_dict()
+    d["figures"] = _figures(plots.log_figures, res.tcp_flows(), outdir,
+                            _base(path)) if figures else []
+    with open(os.path.join(outdir, "verdict.json"), "w") as f:
+        json.dump(d, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write(report_md(d))
+    _write_csv(os.path.join(outdir, "modulation.csv"), d["modulation"])
+    _write_csv(os.path.join(outdir, "latency.csv"), d["latency"])
+    print("%s: %s (%d connections, %d records) -> %s" % (
+        path, d["verdict"], len(d["flows"]), d["records"], outdir))
+    for r in d["reasons"]:
+        print("  %s: %s" % (r["verdict"], r["reason"]))
+    for fl in d["flows"]:
+        for r in fl["reasons"]:
+            print("  %s %s: %s" % (fl["flow"], r["verdict"], r["reason"]))
+    return res, d
+
+
 def cmd_analyse(ns):
     worst = an.CONFIRMED
     runs = []
@@ -148,32 +215,8 @@ def cmd_analyse(ns):
         outdir = os.path.join(ns.output or ".", _base(path) + ".analysis") \
             if not ns.output or len(ns.logs) > 1 or os.path.isdir(ns.logs[0]) \
             else ns.output
-
-        def progress(n, path=path):
-            if sys.stderr.isatty():
-                sys.stderr.write("\r%s: %d records" % (path, n))
-
-        res = an.analyse(path, outdir, ns.ttpb2ascii, progress)
-        if sys.stderr.isatty():
-            sys.stderr.write("\r\033[K")
-        d = res.as_dict()
-        d["figures"] = [] if ns.no_figures else _figures(
-            plots.log_figures, res.tcp_flows(), outdir, _base(path))
+        res, d = analyse_one(path, outdir, ns.ttpb2ascii, not ns.no_figures)
         runs.append((_base(path), res))
-        with open(os.path.join(outdir, "verdict.json"), "w") as f:
-            json.dump(d, f, indent=1)
-            f.write("\n")
-        with open(os.path.join(outdir, "report.md"), "w") as f:
-            f.write(report_md(d))
-        _write_csv(os.path.join(outdir, "modulation.csv"), d["modulation"])
-        _write_csv(os.path.join(outdir, "latency.csv"), d["latency"])
-        print("%s: %s (%d connections, %d records) -> %s" % (
-            path, d["verdict"], len(d["flows"]), d["records"], outdir))
-        for r in d["reasons"]:
-            print("  %s: %s" % (r["verdict"], r["reason"]))
-        for fl in d["flows"]:
-            for r in fl["reasons"]:
-                print("  %s %s: %s" % (fl["flow"], r["verdict"], r["reason"]))
         if an._RANK[d["verdict"]] > an._RANK[worst]:
             worst = d["verdict"]
     if len(runs) > 1 and not ns.no_figures:
@@ -182,6 +225,56 @@ def cmd_analyse(ns):
         for fig in _figures(plots.compare_figure, runs, root):
             print("comparison of the logs: %s" % os.path.join(root,
                                                               fig["file"]))
+    return 1 if ns.strict and worst != an.CONFIRMED else 0
+
+
+def cmd_run(ns):
+    s = specmod.load(ns.spec)
+    outdir = ns.output or s["test_id"]
+    runs = runner.run(s, outdir, ns.module)
+    if ns.no_analyse:
+        return 0
+    worst = an.CONFIRMED
+    rows, named, summary = [], [], []
+    for variant, rep, log, iperf in runs:
+        res, d = analyse_one(log, os.path.join(outdir, _base(log) +
+                                               ".analysis"),
+                             ns.ttpb2ascii, not ns.no_figures,
+                             runner.HOST_IFINDEX)
+        m = compare.run_metrics(res, iperf)
+        rows.append((variant, rep, m))
+        named.append(("%s #%d" % (variant, rep), res))
+        summary.append({"variant": variant, "repetition": rep,
+                        "log": os.path.basename(log),
+                        "verdict": d["verdict"], "metrics": m,
+                        "reasons": d["reasons"] +
+                        [dict(r, flow=f["flow"]) for f in d["flows"]
+                         for r in f["reasons"]]})
+        if an._RANK[d["verdict"]] > an._RANK[worst]:
+            worst = d["verdict"]
+    tab = compare.table(rows)
+    md = compare.table_md(tab)
+    with open(os.path.join(outdir, "comparison.md"), "w") as f:
+        f.write("# %s\n\nMedian (min..max) over the repetitions; "
+                "throughput from the log is the receiver's data over the "
+                "time it arrived; the times to 10-90%% of the bytes are of "
+                "the busiest sender.\n\n" % s["test_id"] + md)
+    _write_csv(os.path.join(outdir, "comparison.csv"), tab)
+    with open(os.path.join(outdir, "summary.json"), "w") as f:
+        json.dump({"test_id": s["test_id"], "runs": summary,
+                   "comparison": tab}, f, indent=1)
+        f.write("\n")
+    if not ns.no_figures:
+        _figures(plots.compare_figure, named, outdir)
+    print()
+    print(md, end="")
+    print("\nverdicts: " + ", ".join("%s #%d %s" % (r["variant"],
+                                                     r["repetition"],
+                                                     r["verdict"])
+                                      for r in summary))
+    if not ns.no_figures:
+        print("figures: %s/compare.png, and cwnd_srtt.png in each "
+              "*.analysis/" % outdir)
     return 1 if ns.strict and worst != an.CONFIRMED else 0
 
 
@@ -208,9 +301,31 @@ def main(argv=None):
                    help="write no PNG and SVG figures")
     a.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
+    r = sub.add_parser(
+        "run", help="run an experiment (spec in TOML) and analyse it",
+        description="Run an experiment on this host (root): three network "
+        "namespaces, the bottleneck on the router, iperf3 with each "
+        "congestion control, magnet recording; then the analysis of every "
+        "log and the comparison of the variants.", epilog=RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("spec", metavar="SPEC", help="the experiment (TOML)")
+    r.add_argument("-o", "--output", metavar="DIR",
+                   help="where the runs go (default: the test_id)")
+    r.add_argument("--module", metavar="KO",
+                   help="insmod this magnet.ko (default: modprobe magnet)")
+    r.add_argument("--ttpb2ascii", metavar="PATH",
+                   help="the ttpb2ascii to read the logs with")
+    r.add_argument("--no-analyse", action="store_true",
+                   help="only run, leave the logs")
+    r.add_argument("--no-figures", action="store_true",
+                   help="write no PNG and SVG figures")
+    r.add_argument("--strict", action="store_true",
+                   help="exit 1 unless every verdict is confirmed")
     ns = p.parse_args(argv)
     try:
+        if ns.cmd == "run":
+            return cmd_run(ns)
         return cmd_analyse(ns)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, runner.RunError) as e:
         print("magnet-exp: %s" % e, file=sys.stderr)
         return 2

@@ -97,7 +97,8 @@ class Modulation:
             st, gp = self.size[k], self.gap[k]
             row = {"flow": label_of(k[0]), "direction": k[1],
                    "layer": k[2], "count": st.n,
-                   "size_mean": round(st.mean(), 1)}
+                   "size_mean": round(st.mean(), 1),
+                   "size_min": st.lo, "size_max": st.hi}
             for p in PCTS:
                 row["size_p%d" % p] = round(st.pct(p))
             row["spacing_mean_us"] = round(gp.mean() / 1e3, 3) \

@@ -207,10 +207,91 @@ class Analyse(unittest.TestCase):
                          (2, "magnet-exp: %s/nosuch.bin: no such file" % FIX))
 
 
+class Spec(unittest.TestCase):
+    def spec(self, **kw):
+        from magnet_exp import spec
+        raw = {"test_id": "t1", "variants": ["cubic", "reno"]}
+        raw.update(kw)
+        return spec.check(raw, "t.toml")
+
+    def bad(self, msg, **kw):
+        from magnet_exp import spec
+        with self.assertRaises(spec.SpecError) as e:
+            self.spec(**kw)
+        self.assertIn(msg, str(e.exception))
+
+    def test_defaults(self):
+        s = self.spec()
+        self.assertEqual(s["repetitions"], 1)
+        self.assertEqual(s["path"]["rate"], "20mbit")
+        self.assertEqual(s["traffic"]["size"], "2M")
+        s = self.spec(traffic={"duration": 5})
+        self.assertEqual((s["traffic"]["duration"], s["traffic"]["size"]),
+                         (5, None))
+
+    def test_errors(self):
+        self.bad("unknown key 'variant'", variant=["x"])
+        self.bad("test_id must be", test_id="a b")
+        self.bad("variants must be", variants=[])
+        self.bad("repetitions must be 1..100", repetitions=0)
+        self.bad("[path] rate '20mb'", path={"rate": "20mb"})
+        self.bad("[path] delay '20'", path={"delay": "20"})
+        self.bad("[path] loss '101%'", path={"loss": "101%"})
+        self.bad("[path]: unknown key 'bw'", path={"bw": "1mbit"})
+        self.bad("[traffic] size '2MB'", traffic={"size": "2MB"})
+        self.bad("omode=1", magnet={"params": "omode=0"})
+        self.bad("[magnet] params", magnet={"params": "port=1;rm -rf /"})
+
+    def test_units(self):
+        from magnet_exp import spec
+        self.assertEqual(spec.size_bytes("128K"), 131072)
+        self.assertEqual(spec.rate_bps("20mbit"), 20e6)
+        self.assertAlmostEqual(spec.time_s("20ms"), 0.02)
+
+
+class Compare(unittest.TestCase):
+    def test_run_metrics(self):
+        # clean.bin: the receiver's 5000 bytes arrive over 48 us (its
+        # first data at record 7, its last at record 55, 1 us apart)
+        from magnet_exp import compare
+        res, _, _ = run("clean.bin")
+        m = compare.run_metrics(res, {"end": {"sum_received": {
+            "bits_per_second": 8e8}}})
+        self.assertAlmostEqual(m["throughput_mbps"], 5000 * 8 / 48e-6 / 1e6)
+        self.assertEqual((m["iperf3_mbps"], m["retransmits"], m["cwnd_max"]),
+                         (800.0, 0, 11))
+        self.assertEqual((m["rtt_mean_ms"], m["rtt_max_ms"]), (5.0, 5.0))
+        # the sender's records show 1000 more bytes acked from its next
+        # transmit on: 1000 at the second segment (12 us after the first
+        # record), 3000 at the fourth (36 us), all 5000 only at the FIN
+        # (record 63, 61 us after)
+        self.assertAlmostEqual(m["t10_s"], 12e-6, delta=1e-9)
+        self.assertAlmostEqual(m["t50_s"], 36e-6, delta=1e-9)
+        self.assertAlmostEqual(m["t90_s"], 61e-6, delta=1e-9)
+
+    def test_table(self):
+        from magnet_exp import compare
+        mk = lambda t: dict({c: None for c in compare.COLUMNS},
+                            throughput_mbps=t, retransmits=int(t))
+        rows = compare.table([("cubic", 1, mk(10.0)), ("reno", 1, mk(4.0)),
+                              ("cubic", 2, mk(12.0)), ("reno", 2, mk(6.0)),
+                              ("cubic", 3, mk(20.0))])
+        self.assertEqual([r["variant"] for r in rows], ["cubic", "reno"])
+        c = rows[0]
+        self.assertEqual((c["runs"], c["throughput_mbps"],
+                          c["throughput_mbps_min"], c["throughput_mbps_max"]),
+                         (3, 12.0, 10.0, 20.0))
+        self.assertEqual(rows[1]["retransmits"], 5.0)
+        self.assertIn("| cubic | 3 | 12 (10..20) |",
+                      compare.table_md(rows))
+
+
 if __name__ == "__main__":
     FIX = sys.argv.pop(1)
-    r = unittest.TextTestRunner(verbosity=1).run(
-        unittest.defaultTestLoader.loadTestsFromTestCase(Analyse))
+    suite = unittest.TestSuite(
+        unittest.defaultTestLoader.loadTestsFromTestCase(c)
+        for c in (Analyse, Spec, Compare))
+    r = unittest.TextTestRunner(verbosity=1).run(suite)
     bad = len(r.failures) + len(r.errors)
     print("test_exp: %d passed, %d failed" % (r.testsRun - bad, bad))
     sys.exit(1 if bad else 0)

@@ -930,6 +930,47 @@ case_pcapng() {
 	done
 }
 
+# magnet-exp run (python/magnet_exp): cubic and reno through a 20 Mbit/s,
+# 20 ms bottleneck on a router namespace, twice each; checkexp.py checks
+# the verdicts, throughput against iperf3, cwnd against the path, the
+# figures and the modulation table. Then loss on the return path only
+# (reported) and on the forward path only (not reported as return-path).
+EXP="$PY $MAGNET_TOP/userspace/magnet-exp"
+exp_spec() {
+	cat > "$L/$1.toml" <<-EOF
+	test_id = "$1"
+	variants = [$2]
+	repetitions = $3
+	[path]
+	rate = "20mbit"
+	delay = "20ms"
+	limit = 100
+	loss = "$4"
+	return_loss = "$5"
+	[traffic]
+	size = "$6"
+	length = "128K"
+	[magnet]
+	params = "events=all omode=1 bufsize=65536"
+	EOF
+}
+
+case_exp_run() {
+	export MAGNET_TTPB2ASCII=$TTPB2ASCII
+	exp_spec exp '"cubic", "reno"' 2 0% 0% 2M
+	rm -rf "$L/exp"
+	$EXP run --module "$KO" -o "$L/exp" "$L/exp.toml"
+	$PY "$HERE/checkexp.py" main "$L/exp" 20 20 100 131072
+	exp_spec expret '"cubic"' 1 0% 5% 1M
+	rm -rf "$L/expret"
+	$EXP run --module "$KO" --no-figures -o "$L/expret" "$L/expret.toml"
+	$PY "$HERE/checkexp.py" return-loss "$L/expret"
+	exp_spec expfwd '"cubic"' 1 5% 0% 1M
+	rm -rf "$L/expfwd"
+	$EXP run --module "$KO" --no-figures -o "$L/expfwd" "$L/expfwd.toml"
+	$PY "$HERE/checkexp.py" forward-loss "$L/expfwd"
+}
+
 # ------------------------------------------ control plane and web10g
 
 SRV4=10.200.1.2

@@ -1,0 +1,91 @@
+"""Monarch's comparison of congestion controls on the same path: per run,
+the numbers of its log (and iperf3's), then per variant their median and
+spread over the repetitions."""
+import statistics
+
+PCTS = (10, 30, 50, 70, 90)
+COLUMNS = ["throughput_mbps", "iperf3_mbps", "retransmits", "rtt_mean_ms",
+           "rtt_max_ms", "cwnd_max"] + ["t%d_s" % p for p in PCTS]
+
+
+def _data_flows(flows, field):
+    """the connection ends that moved data: at least 10% of the most"""
+    vals = [(f, f.last_tcp[field]) for f in flows if f.last_tcp]
+    top = max((v for _, v in vals), default=0)
+    return [f for f, v in vals if top and v >= top / 10]
+
+
+def run_metrics(res, iperf=None):
+    """the numbers of one run from its analysis (and iperf3's JSON)"""
+    flows = res.tcp_flows()
+    senders = _data_flows(flows, "bytes_sent")
+    receivers = _data_flows(flows, "bytes_received")
+    m = {c: None for c in COLUMNS}
+    if receivers:
+        first = min(f.data_in_first for f in receivers
+                    if f.data_in_first is not None)
+        last = max(f.data_in_last for f in receivers
+                   if f.data_in_last is not None)
+        got = sum(f.last_tcp["bytes_received"] for f in receivers)
+        if last > first:
+            m["throughput_mbps"] = got * 8 / ((last - first) / 1e9) / 1e6
+    if iperf:
+        try:
+            m["iperf3_mbps"] = \
+                iperf["end"]["sum_received"]["bits_per_second"] / 1e6
+        except (KeyError, TypeError):
+            pass
+    if senders:
+        m["retransmits"] = sum(f.last_tcp["total_retrans"] for f in senders)
+        n = sum(f.srtt_n for f in senders)
+        if n:
+            m["rtt_mean_ms"] = sum(f.srtt_sum for f in senders) / n / 1e3
+            m["rtt_max_ms"] = max(f.srtt_max for f in senders) / 1e3
+        m["cwnd_max"] = max(f.cwnd_max for f in senders)
+        busiest = max(senders, key=lambda f: f.last_tcp["bytes_sent"])
+        pts = busiest.series.pts
+        total = pts[-1][3] if pts else 0
+        for p in PCTS:
+            for pt in pts:
+                if total and pt[3] >= total * p / 100:
+                    m["t%d_s" % p] = pt[0] - pts[0][0]
+                    break
+    return m
+
+
+def table(runs):
+    """@runs: [(variant, rep, metrics)] -> rows per variant: for each
+    column the median and the spread (min..max) over the repetitions"""
+    rows = []
+    for v in dict.fromkeys(r[0] for r in runs):
+        ms = [r[2] for r in runs if r[0] == v]
+        row = {"variant": v, "runs": len(ms)}
+        for c in COLUMNS:
+            vals = [m[c] for m in ms if m[c] is not None]
+            row[c] = statistics.median(vals) if vals else None
+            row[c + "_min"] = min(vals) if vals else None
+            row[c + "_max"] = max(vals) if vals else None
+        rows.append(row)
+    return rows
+
+
+def _fmt(v):
+    if v is None:
+        return "-"
+    return "%.3g" % v if isinstance(v, float) else str(v)
+
+
+def table_md(rows):
+    head = ["variant", "runs", "throughput (Mbit/s)", "iperf3 (Mbit/s)",
+            "retransmits", "mean RTT (ms)", "max RTT (ms)", "max cwnd"] + \
+        ["%d%% of bytes (s)" % p for p in PCTS]
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["variant"], str(r["runs"])]
+        for c in COLUMNS:
+            cells.append("%s (%s..%s)" % (_fmt(r[c]), _fmt(r[c + "_min"]),
+                                          _fmt(r[c + "_max"]))
+                         if r["runs"] > 1 else _fmt(r[c]))
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
