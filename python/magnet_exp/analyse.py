@@ -86,6 +86,13 @@ class Flow:
         self.in_ranges = Counter()
         self.seen_layers = set()
         self.sent_tcp = False
+        # where retransmitted segments were lost, with both ends in the
+        # log: the recent data ranges sent (tcp_out) and received (at
+        # the device and at TCP), counted; bounded, oldest dropped
+        self.sent = _Recent()
+        self.got_dev = _Recent()
+        self.got_tcp = _Recent()
+        self.retx = _Recent()
         # IP IDs of the packets from the peer (IPv4), per layer
         self.peer_id = {}
         self.id_gaps = Counter()
@@ -113,6 +120,20 @@ class Flow:
         if fam == "6":
             return "[%s]:%s -> [%s]:%s" % (la, lp, ra, rp)
         return "%s:%s -> %s:%s" % (la, lp, ra, rp)
+
+
+class _Recent(OrderedDict):
+    """counts per key, the most recent _RECENT keys only"""
+
+    def bump(self, k):
+        n = self.pop(k, 0) + 1
+        self[k] = n
+        if len(self) > _RECENT:
+            self.popitem(last=False)
+        return n
+
+
+_RECENT = 131072
 
 
 class _CsvFiles:
@@ -308,10 +329,15 @@ def _tcp(f, r, t, t0, csvs):
     seq, end = r.int_("seq"), r.int_("end_seq")
     if r["event"] == "tcp_out":
         f.sent_tcp = True
+        if end != seq and f.sent.bump((seq, end)) > 1:
+            f.retx.pop((seq, end), None)
+            f.retx[(seq, end)] = f.sent[(seq, end)]
         f.out_ranges[(seq, end)] += 1
         if not f.out_ranges[(seq, end)]:
             del f.out_ranges[(seq, end)]
     else:
+        if end != seq:
+            f.got_tcp.bump((seq, end))
         f.in_ranges[(seq, end)] -= 1
         if not f.in_ranges[(seq, end)]:
             del f.in_ranges[(seq, end)]
@@ -344,6 +370,8 @@ def _pkt(f, r, t, ev, layer):
                 if not f.out_ranges[(seq, end)]:
                     del f.out_ranges[(seq, end)]
         else:
+            if end != seq:
+                f.got_dev.bump((seq, end))
             f.in_ranges[(seq, end)] += 1
             if not f.in_ranges[(seq, end)]:
                 del f.in_ranges[(seq, end)]
@@ -374,6 +402,33 @@ def _peer_ended(res, f):
     fam, la, lp, ra, rp = f.key
     p = res.flows.get((fam, ra, rp, la, lp))
     return p is not None and p.state in _ENDED
+
+
+def _loss_places(res, f):
+    """with the receiving end in the log too: where @f's retransmitted
+    segments had gone (a note)"""
+    fam, la, lp, ra, rp = f.key
+    p = res.flows.get((fam, ra, rp, la, lp))
+    if not f.retx or p is None or not p.tcp_records:
+        return
+    net = stack = spurious = 0
+    dev_seen = "dev" in p.seen_layers
+    for k, sends in f.retx.items():
+        dev = p.got_dev.get(k, 0)
+        tcp = p.got_tcp.get(k, 0)
+        if dev_seen:
+            net += max(0, sends - dev)
+            stack += max(0, dev - tcp)
+        else:
+            net += max(0, sends - tcp)
+        spurious += max(0, tcp - 1)
+    f.reasons.append(Reason(NOTE, (
+        "%d segments retransmitted (%d sends): %d sends lost between the "
+        "hosts%s, %d retransmissions spurious (the segment had reached the "
+        "receiver's TCP)" % (
+            len(f.retx), sum(f.retx.values()), net,
+            ", %d lost in the receiver's stack (its device got them, its TCP "
+            "did not)" % stack if dev_seen else "", spurious))))
 
 
 def _finish(res, gaps, end):
@@ -418,6 +473,7 @@ def _finish(res, gaps, end):
                     "the application read %d bytes, TCP received %d: TCP "
                     "records are missing" % (f.app_read,
                                              f.last_tcp["bytes_received"]))))
+        _loss_places(res, f)
         layer = "dev" if "dev" in f.peer_id else "ip"
         if f.id_gaps[layer]:
             # the data sender's peer sends the ACKs: their loss is on the

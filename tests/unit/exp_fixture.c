@@ -18,6 +18,10 @@
  *     nodev.bin   clean.bin without the device record of the sender's
  *                 fourth segment
  *     open.bin    clean.bin without the closing FIN records
+ *     retx.bin    clean.bin, but the third segment is lost after the
+ *                 sender's device (the receiver sees nothing of it) and is
+ *                 sent again after the fifth, and the fifth is sent again
+ *                 though it had arrived (a spurious retransmission)
  *
  * Each is a complete magnet binary log (module/record.h); the analysis
  * reads them through ttpb2ascii, as it reads any log.
@@ -36,7 +40,7 @@
 static const __u8 a_addr[4] = { 10, 0, 0, 1 };	/* the sender */
 static const __u8 b_addr[4] = { 10, 0, 0, 2 };	/* the receiver */
 
-enum variant { CLEAN, LOST, TRUNC, IDGAP, FWDGAP, NODEV, OPEN };
+enum variant { CLEAN, LOST, TRUNC, IDGAP, FWDGAP, NODEV, OPEN, RETX };
 
 static FILE *out;
 static __u64 now;
@@ -187,7 +191,15 @@ static void write_log(const char *dir, const char *name, enum variant v)
 
 		a.sent += SEG;
 		a.snd_nxt = seq + SEG;
-		segment(&a, &b, seq, SEG, !(v == NODEV && i == 3));
+		if (v == RETX && i == 2) {
+			/* out of the sender, never at the receiver */
+			tcp(&a, MAGNET_EV_TCP_OUT, seq, SEG);
+			pkt(&a, MAGNET_EV_IP_OUT, seq, SEG, a.ip_id);
+			pkt(&a, MAGNET_EV_DEV_OUT, seq, SEG, a.ip_id);
+			a.ip_id++;
+		} else {
+			segment(&a, &b, seq, SEG, !(v == NODEV && i == 3));
+		}
 		/* the receiver's ACK */
 		segment(&b, &a, 5000, 0, 1);
 		a.acked += SEG;
@@ -207,6 +219,10 @@ static void write_log(const char *dir, const char *name, enum variant v)
 			r.ret = 2;
 			emit(&r);
 		}
+	}
+	if (v == RETX) {
+		segment(&a, &b, 1000 + 2 * SEG, SEG, 1);
+		segment(&a, &b, 1000 + 4 * SEG, SEG, 1);
 	}
 	app(&b, MAGNET_EV_APP_RECV, 1000, NSEG * SEG);
 	if (v != OPEN) {
@@ -236,5 +252,6 @@ int main(int argc, char **argv)
 	write_log(argv[1], "fwdgap.bin", FWDGAP);
 	write_log(argv[1], "nodev.bin", NODEV);
 	write_log(argv[1], "open.bin", OPEN);
+	write_log(argv[1], "retx.bin", RETX);
 	return 0;
 }

@@ -154,6 +154,24 @@ class Analyse(unittest.TestCase):
         self.assertIn("loss on the forward path", r[0]["reason"])
         self.assertEqual(flow(d, SENDER)["reasons"], [])
 
+    def test_loss_places(self):
+        # both ends in the log: the third segment's first send was lost
+        # between the hosts, the fifth's second send was spurious
+        _, d, _ = run("retx.bin")
+        self.assertEqual(d["verdict"], "confirmed", d)
+        r = flow(d, SENDER)["reasons"]
+        self.assertEqual([x["verdict"] for x in r], ["note"], r)
+        self.assertEqual(r[0]["reason"],
+                         "2 segments retransmitted (4 sends): 1 sends lost "
+                         "between the hosts, 0 lost in the receiver's stack "
+                         "(its device got them, its TCP did not), 1 "
+                         "retransmissions spurious (the segment had reached "
+                         "the receiver's TCP)")
+        # the receiver sees the gap in the sender's IP IDs: forward path
+        r = flow(d, RECEIVER)["reasons"]
+        self.assertEqual([x["verdict"] for x in r], ["note"], r)
+        self.assertIn("loss on the forward path: 1 gaps", r[0]["reason"])
+
     def test_segment_not_at_device(self):
         _, d, _ = run("nodev.bin")
         s = flow(d, SENDER)
