@@ -181,8 +181,23 @@ def _figures(fn, *args):
 
 def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
     """one log: its analysis directory, printed verdict; (res, dict)"""
+    # a bar on a terminal: the share of records read, when the size says
+    # how many there are (an uncompressed log), else the count
+    total = None
+    if not path.endswith(".gz"):
+        try:
+            total = max(1, (os.path.getsize(path) - 256) // 256)
+        except OSError:
+            pass
+
     def progress(n):
-        if sys.stderr.isatty():
+        if not sys.stderr.isatty():
+            return
+        if total:
+            done = min(1.0, n / total)
+            sys.stderr.write("\r%s [%-30s] %3d%% %d records" % (
+                path, "=" * int(done * 30), done * 100, n))
+        else:
             sys.stderr.write("\r%s: %d records" % (path, n))
 
     res = an.analyse(path, outdir, ttpb2ascii, progress, devices)
