@@ -109,6 +109,7 @@ class Flow:
         self.cwnd_max = 0
         self.data_in_first = None
         self.data_in_last = None
+        self.data_out_first = None
 
     def name(self):
         fam, la, lp, ra, rp = self.key
@@ -329,6 +330,8 @@ def _tcp(f, r, t, t0, csvs):
     seq, end = r.int_("seq"), r.int_("end_seq")
     if r["event"] == "tcp_out":
         f.sent_tcp = True
+        if end != seq and f.data_out_first is None:
+            f.data_out_first = t
         if end != seq and f.sent.bump((seq, end)) > 1:
             f.retx.pop((seq, end), None)
             f.retx[(seq, end)] = f.sent[(seq, end)]

@@ -22,8 +22,13 @@ def run_metrics(res, iperf=None):
     receivers = _data_flows(flows, "bytes_received")
     m = {c: None for c in COLUMNS}
     if receivers:
-        first = min(f.data_in_first for f in receivers
-                    if f.data_in_first is not None)
+        # from the first data sent (the sender's end is in the log when
+        # both hosts are this one), as iperf3's interval starts before the
+        # first byte arrives; else from the first data received
+        out = [f.data_out_first for f in senders
+               if f.data_out_first is not None]
+        first = min(out) if out else min(f.data_in_first for f in receivers
+                                         if f.data_in_first is not None)
         last = max(f.data_in_last for f in receivers
                    if f.data_in_last is not None)
         got = sum(f.last_tcp["bytes_received"] for f in receivers)

@@ -956,7 +956,7 @@ exp_spec() {
 }
 
 case_exp_run() {
-	export MAGNET_TTPB2ASCII=$TTPB2ASCII
+	export MAGNET_TTPB2ASCII=$TTPB2ASCII MPLCONFIGDIR=$L/mpl
 	exp_spec exp '"cubic", "reno"' 2 0% 0% 2M
 	rm -rf "$L/exp"
 	$EXP run --module "$KO" -o "$L/exp" "$L/exp.toml"
