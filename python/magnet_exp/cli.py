@@ -272,7 +272,8 @@ def cmd_run(ns):
     with open(os.path.join(outdir, "comparison.md"), "w") as f:
         f.write("# %s\n\nMedian (min..max) over the repetitions; "
                 "throughput from the log is the receiver's data over the "
-                "time from the first data sent to the last received; the times to 10-90%% of the bytes are of "
+                "time from the first data sent to the last received; the "
+                "times to 10-90%% of the bytes are of "
                 "the busiest sender.\n\n" % s["test_id"] + md)
     _write_csv(os.path.join(outdir, "comparison.csv"), tab)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
