@@ -72,6 +72,8 @@ the spec (TOML), every key but test_id and variants optional:
   length = "128K"                 # iperf3 -l: the application's writes
   [magnet]
   params = "events=all omode=1"   # module parameters
+  reader = "live"                 # or "after": start the reader once the
+                                  #   traffic is over (a stalled reader)
 
 examples:
   sudo magnet-exp run examples/experiments/cc-compare.toml

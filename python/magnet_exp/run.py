@@ -132,9 +132,11 @@ def one_run(s, variant, rep, outdir, module, host):
         params += " port=%d" % PORT
     load_module(module, params)
     log = os.path.join(outdir, base + "_magnet.bin")
+    reader = None
     try:
-        with open(log, "wb") as f:
-            reader = subprocess.Popen(["cat", PROC], stdout=f)
+        if s["magnet"]["reader"] == "live":
+            with open(log, "wb") as f:
+                reader = subprocess.Popen(["cat", PROC], stdout=f)
         sh("iperf3", "-s", "-1", "-D", "-p", str(PORT), "--logfile",
            os.path.join(outdir, base + "_iperf3_server.log"), ns=NS_RCV)
         _wait_listen(PORT)
@@ -146,6 +148,9 @@ def one_run(s, variant, rep, outdir, module, host):
         out = sh(*cmd, ns=NS_SND, timeout=3600)
         with open(os.path.join(outdir, base + "_iperf3.json"), "w") as f:
             f.write(out)
+        if reader is None:
+            with open(log, "wb") as f:
+                reader = subprocess.Popen(["cat", PROC], stdout=f)
         with open(PROC, "w") as f:
             f.write("flush\n")
         time.sleep(0.5)
@@ -162,6 +167,8 @@ def one_run(s, variant, rep, outdir, module, host):
             reader.kill()
             raise RunError("the reader did not end after finish")
     finally:
+        if reader is not None and reader.poll() is None:
+            reader.kill()
         sh("pkill", "-x", "iperf3", check=False)
         sh("rmmod", "magnet", check=False)
     with open(log, "rb") as src, gzip.open(log + ".gz", "wb") as dst:

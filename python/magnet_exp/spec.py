@@ -20,6 +20,10 @@
 
     [magnet]
     params = "events=all omode=1"   # module parameters (omode=1 always)
+    reader = "live"                 # or "after": the reader starts once
+                                    # the traffic is over (a stalled
+                                    # reader: what the rings cannot hold
+                                    # is lost, and the log says so)
 """
 import re
 import tomllib
@@ -37,7 +41,7 @@ DEFAULTS = {
              "return_loss": "0%"},
     "traffic": {"size": "2M", "duration": None, "parallel": 1,
                 "length": "128K"},
-    "magnet": {"params": "events=all omode=1"},
+    "magnet": {"params": "events=all omode=1", "reader": "live"},
 }
 
 
@@ -119,6 +123,8 @@ def check(raw, where="spec"):
     _check(isinstance(m["params"], str) and
            re.match(r"^[A-Za-z0-9_=,. ]*$", m["params"]),
            "%s: [magnet] params: module parameters, NAME=VALUE ..." % where)
+    _check(m["reader"] in ("live", "after"),
+           "%s: [magnet] reader must be \"live\" or \"after\"" % where)
     _check("omode=" not in m["params"] or "omode=1" in m["params"],
            "%s: [magnet] params: the experiments record omode=1 (binary)"
            % where)

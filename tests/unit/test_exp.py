@@ -258,6 +258,9 @@ class Spec(unittest.TestCase):
         self.bad("[path]: unknown key 'bw'", path={"bw": "1mbit"})
         self.bad("[traffic] size '2MB'", traffic={"size": "2MB"})
         self.bad("omode=1", magnet={"params": "omode=0"})
+        self.bad("reader must be", magnet={"reader": "later"})
+        self.assertEqual(self.spec(magnet={"reader": "after"})["magnet"],
+                         {"params": "events=all omode=1", "reader": "after"})
         self.bad("[magnet] params", magnet={"params": "port=1;rm -rf /"})
 
     def test_units(self):

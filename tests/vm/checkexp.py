@@ -4,6 +4,7 @@
 usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py return-loss DIR
        checkexp.py forward-loss DIR
+       checkexp.py lost DIR
 
 main: every verdict confirmed; per run, the throughput from the log within
 3% of iperf3's; the largest cwnd at most twice what the path holds (its
@@ -14,7 +15,8 @@ modulation table: the sender's application writes of LENGTH bytes and no
 device-layer segment larger than the MSS; the comparison table with a row
 per variant. return-loss: the sender's connection is inaccurate for loss
 on the return path. forward-loss: no return-path loss reported; the
-receiver notes loss on the forward path.
+receiver notes loss on the forward path. lost: every verdict inaccurate,
+naming the lost records.
 """
 import csv
 import json
@@ -110,6 +112,20 @@ def cmd_main(d, rate, delay, limit, length):
     print("checkexp: comparison of %s" % ", ".join(variants))
 
 
+def cmd_lost(d):
+    """bufsize=16 and the reader started after the traffic: inaccurate,
+    naming the LOST records"""
+    s = load(d)
+    for run in s["runs"]:
+        if run["verdict"] != "inaccurate":
+            fail("stalled reader: verdict %s" % run["verdict"])
+        lost = [r for r in run["reasons"] if "records lost" in r["reason"]]
+        if not lost or lost[0]["verdict"] != "inaccurate":
+            fail("stalled reader: no reason names the lost records: %s"
+                 % run["reasons"])
+        print("checkexp: stalled reader: inaccurate: %s" % lost[0]["reason"])
+
+
 def cmd_loss(d, where):
     s = load(d)
     for run in s["runs"]:
@@ -139,6 +155,8 @@ if __name__ == "__main__":
     if sys.argv[1] == "main":
         cmd_main(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
                  int(sys.argv[5]), int(sys.argv[6]))
+    elif sys.argv[1] == "lost":
+        cmd_lost(sys.argv[2])
     elif sys.argv[1] in ("return-loss", "forward-loss"):
         cmd_loss(sys.argv[2], sys.argv[1].split("-")[0])
     else:

@@ -934,7 +934,8 @@ case_pcapng() {
 # 20 ms bottleneck on a router namespace, twice each; checkexp.py checks
 # the verdicts, throughput against iperf3, cwnd against the path, the
 # figures and the modulation table. Then loss on the return path only
-# (reported) and on the forward path only (not reported as return-path).
+# (reported) and on the forward path only (not reported as return-path),
+# and bufsize=16 with a stalled reader (inaccurate, naming the losses).
 EXP="$PY $MAGNET_TOP/userspace/magnet-exp"
 exp_spec() {
 	cat > "$L/$1.toml" <<-EOF
@@ -951,7 +952,8 @@ exp_spec() {
 	size = "$6"
 	length = "128K"
 	[magnet]
-	params = "events=all omode=1 bufsize=65536"
+	params = "events=all omode=1 bufsize=${7:-65536}"
+	reader = "${8:-live}"
 	EOF
 }
 
@@ -969,6 +971,11 @@ case_exp_run() {
 	rm -rf "$L/expfwd"
 	$EXP run --module "$KO" --no-figures -o "$L/expfwd" "$L/expfwd.toml"
 	$PY "$HERE/checkexp.py" forward-loss "$L/expfwd"
+	# bufsize=16 and a reader that starts after the traffic
+	exp_spec explost '"reno"' 1 0% 0% 1M 16 after
+	rm -rf "$L/explost"
+	$EXP run --module "$KO" --no-figures -o "$L/explost" "$L/explost.toml"
+	$PY "$HERE/checkexp.py" lost "$L/explost"
 }
 
 # ------------------------------------------ control plane and web10g
