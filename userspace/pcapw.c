@@ -353,7 +353,8 @@ static int rebuild(struct pcapw *w, const struct magnet_record *r, int out,
 	*orig = len;
 	if (r->ip_proto == 6 && r->tcp_hlen) {
 		th = r->tcp_hlen;
-		if (th < 20 || th > 60 || th % 4 || nh + th > len) {
+		if (th < 20 || th > 60 || th % 4 || nh + th > len ||
+		    (size_t)(p - pkt) + th > PCAPW_SNAPLEN) {
 			w->err = "a TCP header length out of range";
 			return -1;
 		}

@@ -32,8 +32,9 @@ enum pcapw_format {
 #define PCAPW_DIR_IN 1
 #define PCAPW_DIR_OUT 2
 
-/* the most bytes a packet's rebuilt headers take, and the snaplen given */
-#define PCAPW_SNAPLEN 120
+/* the most bytes a packet's rebuilt headers take (IPv6 with 40 bytes of
+ * extension headers and a 60-byte TCP header), and the snaplen given */
+#define PCAPW_SNAPLEN 140
 /* the most bytes one call writes */
 #define PCAPW_BLOCK_MAX 2048
 

@@ -423,8 +423,8 @@ if command -v tshark >/dev/null; then
 		<(tshark -r "$tmp/t.pcapng" -T fields -e frame.comment 2>/dev/null)
 	for f in pcap pcap-ns; do
 		run -f $f -o "$tmp/t.$f" "$tmp/pcap.bin"
-		check "tshark reads -f $f: 7 packets" \
-			[ "$(tshark -r "$tmp/t.$f" 2>/dev/null | wc -l)" = 7 ]
+		check "tshark reads -f $f: 8 packets" \
+			[ "$(tshark -r "$tmp/t.$f" 2>/dev/null | wc -l)" = 8 ]
 	done
 else
 	bad "tshark not installed (make deps installs it)"

@@ -40,7 +40,7 @@ static int check_summary(const char *name)
 }
 
 #define REALTIME_OFFSET 1700000000123456789LL
-#define NREC 13
+#define NREC 14
 
 static const __u8 v4a[4] = { 10, 200, 1, 1 };
 static const __u8 v4b[4] = { 10, 200, 1, 2 };
@@ -223,7 +223,20 @@ static struct magnet_record fixture(int i)
 		r.tcp_win = 9;
 		r.tcp_flags = 0x10;
 		break;
-	default:	/* 12: lost on CPU 40, after the last packet */
+	case 12:	/* the largest headers: IPv6, 40 bytes of extension
+			 * headers, a 60-byte TCP header */
+		flow(&r, 1, 40001, 5202);
+		pkt(&r, MAGNET_EV_DEV_IN, 3, 80, 60, NULL);
+		memcpy(r.tcp_opts, syn_opts, sizeof(syn_opts));
+		memcpy(r.tcp_opts + 20, syn_opts, sizeof(syn_opts));
+		r.len = 80 + 60 + 7;
+		r.seq = 77;
+		r.end_seq = 84;
+		r.tcp_ack = 0xfffffff2;
+		r.tcp_win = 4;
+		r.tcp_flags = 0x18;
+		break;
+	default:	/* 13: lost on CPU 40, after the last packet */
 		r.event = MAGNET_EV_LOST;
 		r.cpu = 40;
 		r.req = 3;
@@ -529,7 +542,7 @@ static int cmd_check(const char *fmt, const char *layers_s,
 		      "pcap magic");
 		CHECK(h16(b + 4) == 2 && h16(b + 6) == 4, "pcap version 2.4");
 		CHECK(h32(b + 20) == 101, "pcap link type LINKTYPE_RAW");
-		CHECK(h32(b + 16) >= 120, "pcap snaplen holds the headers");
+		CHECK(h32(b + 16) >= 140, "pcap snaplen holds the headers");
 		off = 24;
 	}
 	for (i = 0; i < NREC; i++) {
