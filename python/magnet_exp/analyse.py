@@ -83,7 +83,12 @@ class Flow:
         # SYN-ACK, the handshake's last ACK, resets, TIME_WAIT replies), so
         # device-only ranges are no fault.
         self.out_ranges = Counter()
-        self.in_ranges = Counter()
+        # received: ranges the device saw and TCP has not (yet), by
+        # start too, since TCP may coalesce segments queued in the
+        # socket's backlog into one; and how many TCP saw alone
+        self.in_pending = Counter()
+        self.in_starts = {}
+        self.in_tcp_only = 0
         self.seen_layers = set()
         self.sent_tcp = False
         # where retransmitted segments were lost, with both ends in the
@@ -94,13 +99,12 @@ class Flow:
         self.got_tcp = _Recent()
         self.retx = _Recent()
         # IP IDs of the packets from the peer (IPv4), per layer
-        self.peer_id = {}
-        self.id_gaps = Counter()
-        self.id_gap_packets = Counter()
-        self.id_gap_first_ns = {}
+        self.peer_id = {}           # layer -> the next ID expected
+        self.id_holes = {}          # layer -> {missing ID: time}
         self.advmss = 0
         self.csv_rows = 0
-        # (time s, cwnd, srtt_us, bytes_acked) for the figures
+        # (time s, cwnd, srtt_us, bytes_acked, bytes_received) for the
+        # figures and the comparison
         self.series = Series()
         # for the comparison of runs
         self.srtt_sum = 0
@@ -339,13 +343,9 @@ def _tcp(f, r, t, t0, csvs):
         if not f.out_ranges[(seq, end)]:
             del f.out_ranges[(seq, end)]
     else:
-        if end != seq:
-            f.got_tcp.bump((seq, end))
-        f.in_ranges[(seq, end)] -= 1
-        if not f.in_ranges[(seq, end)]:
-            del f.in_ranges[(seq, end)]
+        _tcp_in_range(f, seq, end)
     f.series.add((t - t0) / 1e9, vals["cwnd"], vals["srtt_us"],
-                 vals["bytes_acked"])
+                 vals["bytes_acked"], vals["bytes_received"])
     if vals["srtt_us"]:
         f.srtt_sum += vals["srtt_us"]
         f.srtt_n += 1
@@ -362,6 +362,48 @@ def _tcp(f, r, t, t0, csvs):
     f.csv_rows += 1
 
 
+def _in_take(f, seq, end):
+    f.in_pending[(seq, end)] -= 1
+    if not f.in_pending[(seq, end)]:
+        del f.in_pending[(seq, end)]
+    ends = f.in_starts[seq]
+    ends[end] -= 1
+    if not ends[end]:
+        del ends[end]
+        if not ends:
+            del f.in_starts[seq]
+
+
+def _tcp_in_range(f, seq, end):
+    """a range TCP received: the device's record of it, or of the
+    consecutive segments TCP coalesced into it; else TCP saw it alone"""
+    if f.in_pending.get((seq, end), 0) > 0:
+        _in_take(f, seq, end)
+        if end != seq:
+            f.got_tcp.bump((seq, end))
+        return
+    span = (end - seq) % 2 ** 32
+    chain, cur = [], seq
+    while cur != end and len(chain) < 256:
+        step = None
+        for e in f.in_starts.get(cur, ()):
+            if 0 < (e - cur) % 2 ** 32 <= (end - cur) % 2 ** 32:
+                step = e
+                break
+        if step is None:
+            break
+        chain.append((cur, step))
+        cur = step
+    if span and cur == end:
+        for s_, e_ in chain:
+            _in_take(f, s_, e_)
+            f.got_tcp.bump((s_, e_))
+    else:
+        f.in_tcp_only += 1
+        if span:
+            f.got_tcp.bump((seq, end))
+
+
 def _pkt(f, r, t, ev, layer):
     if r["seq"] and layer == "dev":
         seq, end = r.int_("seq"), r.int_("end_seq")
@@ -375,28 +417,39 @@ def _pkt(f, r, t, ev, layer):
         else:
             if end != seq:
                 f.got_dev.bump((seq, end))
-            f.in_ranges[(seq, end)] += 1
-            if not f.in_ranges[(seq, end)]:
-                del f.in_ranges[(seq, end)]
+            f.in_pending[(seq, end)] += 1
+            f.in_starts.setdefault(seq, Counter())[end] += 1
     if ev not in ("dev_in", "ip_in") or f.key[0] != "4":
         return
     # Monarch's test: the peer's socket numbers its packets (IPv4 ID, +1
     # per segment); a jump means packets lost on their way to this host.
     # ID 0 (a request socket's SYN-ACK) is no number; a jump of 256 or
     # more is a renumbering (a reset or TIME_WAIT reply), not loss.
+    # Packets handled on different CPUs may be recorded out of order: an
+    # ID that comes late fills its hole; only holes never filled count.
     ip_id = r.int_("ip_id")
     if not ip_id:
         return
-    prev = f.peer_id.get(layer)
-    if prev is not None:
-        payload = max(0, r.int_("end_seq") - r.int_("seq"))
-        segs = max(1, -(-payload // f.advmss)) if f.advmss else 1
-        missing = (ip_id - prev - segs) % 65536
-        if 0 < missing < 256:
-            f.id_gaps[layer] += 1
-            f.id_gap_packets[layer] += missing
-            f.id_gap_first_ns.setdefault(layer, t)
-    f.peer_id[layer] = ip_id
+    payload = max(0, r.int_("end_seq") - r.int_("seq"))
+    segs = max(1, -(-payload // f.advmss)) if f.advmss else 1
+    holes = f.id_holes.setdefault(layer, {})
+    want = f.peer_id.get(layer)
+    if want is None:
+        f.peer_id[layer] = (ip_id + segs) % 65536
+        return
+    ahead = (ip_id - want) % 65536
+    if ahead < 256:
+        for k in range(ahead):
+            holes[(want + k) % 65536] = t
+        if len(holes) > 65536:
+            for k in list(holes)[:4096]:
+                del holes[k]
+        f.peer_id[layer] = (ip_id + segs) % 65536
+    elif ahead >= 65536 - 256:
+        for k in range(segs):       # a late packet
+            holes.pop((ip_id + k) % 65536, None)
+    else:
+        f.peer_id[layer] = (ip_id + segs) % 65536   # renumbered
 
 
 def _peer_ended(res, f):
@@ -460,7 +513,7 @@ def _finish(res, gaps, end):
                 f.reasons.append(Reason(INACCURATE, (
                     "sent: %d segments seen at TCP and never at the device"
                     % n)))
-            n = -sum(v for v in f.in_ranges.values() if v < 0)
+            n = f.in_tcp_only
             if n:
                 f.reasons.append(Reason(INACCURATE, (
                     "received: %d segments seen at TCP and never at the "
@@ -478,16 +531,16 @@ def _finish(res, gaps, end):
                                              f.last_tcp["bytes_received"]))))
         _loss_places(res, f)
         layer = "dev" if "dev" in f.peer_id else "ip"
-        if f.id_gaps[layer]:
+        holes = f.id_holes.get(layer)
+        if holes:
             # the data sender's peer sends the ACKs: their loss is on the
             # return path, which Monarch's emulation must not have; the
             # receiver's peer sends the data: loss on the forward path
             sender = f.last_tcp and (f.last_tcp["bytes_sent"] >
                                      f.last_tcp["bytes_received"])
             f.reasons.append(Reason(INACCURATE if sender else NOTE, (
-                "loss on the %s path: %d gaps in the peer's IP IDs (%s "
-                "layer), %d packets from the peer lost before they reached "
+                "loss on the %s path: %d of the peer's IP IDs missing (%s "
+                "layer): packets from the peer lost before they reached "
                 "this host" % ("return" if sender else "forward",
-                               f.id_gaps[layer], layer,
-                               f.id_gap_packets[layer])),
-                f.id_gap_first_ns[layer]))
+                               len(holes), layer)),
+                min(holes.values())))

@@ -22,24 +22,35 @@ def run_metrics(res, iperf=None):
     receivers = _data_flows(flows, "bytes_received")
     m = {c: None for c in COLUMNS}
     if receivers:
-        # from the first data sent (the sender's end is in the log when
-        # both hosts are this one), as iperf3's interval starts before the
-        # first byte arrives; else from the first data received
-        out = [f.data_out_first for f in senders
-               if f.data_out_first is not None]
-        first = min(out) if out else min(f.data_in_first for f in receivers
-                                         if f.data_in_first is not None)
+        # from the first data received to the last (or, with iperf3's
+        # report, until the receiver had the bytes iperf3 counted)
+        first = min(f.data_in_first for f in receivers
+                    if f.data_in_first is not None)
         last = max(f.data_in_last for f in receivers
                    if f.data_in_last is not None)
         got = sum(f.last_tcp["bytes_received"] for f in receivers)
-        if last > first:
-            m["throughput_mbps"] = got * 8 / ((last - first) / 1e9) / 1e6
-    if iperf:
-        try:
-            m["iperf3_mbps"] = \
-                iperf["end"]["sum_received"]["bits_per_second"] / 1e6
-        except (KeyError, TypeError):
-            pass
+        ib = None
+        if iperf:
+            try:
+                m["iperf3_mbps"] = \
+                    iperf["end"]["sum_received"]["bits_per_second"] / 1e6
+                ib = iperf["end"]["sum_received"]["bytes"]
+            except (KeyError, TypeError):
+                pass
+        reach = None
+        if ib and len(receivers) == 1:
+            # iperf3's receiver counts until the sender's end-of-test
+            # message, not every byte: the log's rate over the same bytes
+            # is the time the receiver took to have them
+            for p in receivers[0].series.pts:
+                if p[4] >= ib:
+                    reach = p[0] * 1e9      # ns from the log's start
+                    got = ib
+                    break
+        span = (reach if reach is not None else last - res.t0) - \
+            (first - res.t0)
+        if span > 0:
+            m["throughput_mbps"] = got * 8 / (span / 1e9) / 1e6
     if senders:
         m["retransmits"] = sum(f.last_tcp["total_retrans"] for f in senders)
         n = sum(f.srtt_n for f in senders)

@@ -67,6 +67,7 @@ class Modulation:
         self.size = {}
         self.gap = {}
         self.last = {}
+        self.asked = {}     # app: the size the call asked for
 
     def add(self, flow, ev, layer, t, r):
         # bytes of sequence space (a SYN or a FIN counts one, as TCP
@@ -85,6 +86,8 @@ class Modulation:
             st = self.size[k] = Stat()
             self.gap[k] = Stat()
         st.add(size)
+        if layer == "app":
+            self.asked.setdefault(k, Stat()).add(r.int_("req"))
         if k in self.last:
             self.gap[k].add(t - self.last[k])
         self.last[k] = t
@@ -99,6 +102,11 @@ class Modulation:
                    "layer": k[2], "count": st.n,
                    "size_mean": round(st.mean(), 1),
                    "size_min": st.lo, "size_max": st.hi}
+            a = self.asked.get(k)
+            # an application call may move less than it asked for (a
+            # non-blocking write into a full buffer): what it asked too
+            row["asked_mean"] = round(a.mean(), 1) if a else None
+            row["asked_max"] = a.hi if a else None
             for p in PCTS:
                 row["size_p%d" % p] = round(st.pct(p))
             row["spacing_mean_us"] = round(gp.mean() / 1e3, 3) \

@@ -18,6 +18,9 @@
  *     nodev.bin   clean.bin without the device record of the sender's
  *                 fourth segment
  *     open.bin    clean.bin without the closing FIN records
+ *     reorder.bin clean.bin with the second and third segments' IP IDs
+ *                 swapped (recorded out of order, as two CPUs may): no
+ *                 packet is missing
  *     retx.bin    clean.bin, but the third segment is lost after the
  *                 sender's device (the receiver sees nothing of it) and is
  *                 sent again after the fifth, and the fifth is sent again
@@ -40,7 +43,8 @@
 static const __u8 a_addr[4] = { 10, 0, 0, 1 };	/* the sender */
 static const __u8 b_addr[4] = { 10, 0, 0, 2 };	/* the receiver */
 
-enum variant { CLEAN, LOST, TRUNC, IDGAP, FWDGAP, NODEV, OPEN, RETX };
+enum variant { CLEAN, LOST, TRUNC, IDGAP, FWDGAP, NODEV, OPEN, RETX,
+	       REORDER };
 
 static FILE *out;
 static __u64 now;
@@ -191,6 +195,10 @@ static void write_log(const char *dir, const char *name, enum variant v)
 
 		a.sent += SEG;
 		a.snd_nxt = seq + SEG;
+		if (v == REORDER && i == 1)
+			a.ip_id++;
+		if (v == REORDER && i == 2)
+			a.ip_id -= 2;
 		if (v == RETX && i == 2) {
 			/* out of the sender, never at the receiver */
 			tcp(&a, MAGNET_EV_TCP_OUT, seq, SEG);
@@ -203,6 +211,8 @@ static void write_log(const char *dir, const char *name, enum variant v)
 		/* the receiver's ACK */
 		segment(&b, &a, 5000, 0, 1);
 		a.acked += SEG;
+		if (v == REORDER && i == 2)
+			a.ip_id += 1;
 		if (v == IDGAP && i == 1)
 			b.ip_id++;
 		if (v == FWDGAP && i == 1)
@@ -253,5 +263,6 @@ int main(int argc, char **argv)
 	write_log(argv[1], "nodev.bin", NODEV);
 	write_log(argv[1], "open.bin", OPEN);
 	write_log(argv[1], "retx.bin", RETX);
+	write_log(argv[1], "reorder.bin", REORDER);
 	return 0;
 }

@@ -73,7 +73,9 @@ class Analyse(unittest.TestCase):
         self.assertEqual(len(m), 8, sorted(m))
         w = m[(SENDER, "out", "app")]
         self.assertEqual((w["count"], w["size_mean"], w["size_p50"],
-                          w["spacing_mean_us"]), (1, 5000.0, 5000, None))
+                          w["spacing_mean_us"], w["asked_max"]),
+                         (1, 5000.0, 5000, None, 5000))
+        self.assertIsNone(m[(SENDER, "out", "tcp")]["asked_max"])
         for layer in ("tcp", "ip", "dev"):
             r = m[(SENDER, "out", layer)]
             self.assertEqual((r["count"], r["size_mean"], r["size_p10"],
@@ -142,8 +144,8 @@ class Analyse(unittest.TestCase):
         s = flow(d, SENDER)
         self.assertEqual(s["verdict"], "inaccurate")
         self.assertEqual(len(s["reasons"]), 1, s)
-        self.assertIn("loss on the return path: 1 gaps in the peer's IP IDs "
-                      "(dev layer), 1 packets", s["reasons"][0]["reason"])
+        self.assertIn("loss on the return path: 1 of the peer's IP IDs "
+                      "missing (dev layer)", s["reasons"][0]["reason"])
         self.assertEqual(flow(d, RECEIVER)["verdict"], "confirmed")
 
     def test_forward_path_loss_is_not_return_path(self):
@@ -170,7 +172,15 @@ class Analyse(unittest.TestCase):
         # the receiver sees the gap in the sender's IP IDs: forward path
         r = flow(d, RECEIVER)["reasons"]
         self.assertEqual([x["verdict"] for x in r], ["note"], r)
-        self.assertIn("loss on the forward path: 1 gaps", r[0]["reason"])
+        self.assertIn("loss on the forward path: 1 of the peer's IP IDs",
+                      r[0]["reason"])
+
+    def test_reordered_ids(self):
+        # IDs 7000, 7002, 7001, 7003: recorded out of order, none missing
+        _, d, _ = run("reorder.bin")
+        self.assertEqual(d["verdict"], "confirmed", d)
+        for label in (SENDER, RECEIVER):
+            self.assertEqual(flow(d, label)["reasons"], [])
 
     def test_segment_not_at_device(self):
         _, d, _ = run("nodev.bin")
@@ -272,13 +282,18 @@ class Spec(unittest.TestCase):
 
 class Compare(unittest.TestCase):
     def test_run_metrics(self):
-        # clean.bin: the receiver's 5000 bytes, from the sender's first
-        # data (record 2) to the receiver's last (record 55), 1 us apart
+        # clean.bin: the receiver's 5000 bytes, from its first data
+        # (record 7) to its last (record 55), 1 us apart
         from magnet_exp import compare
         res, _, _ = run("clean.bin")
         m = compare.run_metrics(res, {"end": {"sum_received": {
             "bits_per_second": 8e8}}})
-        self.assertAlmostEqual(m["throughput_mbps"], 5000 * 8 / 53e-6 / 1e6)
+        self.assertAlmostEqual(m["throughput_mbps"], 5000 * 8 / 48e-6 / 1e6)
+        # iperf3 counted 3000 bytes: the receiver had them at the third
+        # segment (record 31), 24 us after its first data
+        m3 = compare.run_metrics(res, {"end": {"sum_received": {
+            "bits_per_second": 8e8, "bytes": 3000}}})
+        self.assertAlmostEqual(m3["throughput_mbps"], 3000 * 8 / 24e-6 / 1e6)
         self.assertEqual((m["iperf3_mbps"], m["retransmits"], m["cwnd_max"]),
                          (800.0, 0, 11))
         self.assertEqual((m["rtt_mean_ms"], m["rtt_max_ms"]), (5.0, 5.0))

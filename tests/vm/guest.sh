@@ -959,7 +959,7 @@ exp_spec() {
 
 case_exp_run() {
 	export MAGNET_TTPB2ASCII=$TTPB2ASCII MPLCONFIGDIR=$L/mpl
-	exp_spec exp '"cubic", "reno"' 2 0% 0% 2M
+	exp_spec exp '"cubic", "reno"' 2 0% 0% 4M
 	rm -rf "$L/exp"
 	$EXP run --module "$KO" -o "$L/exp" "$L/exp.toml"
 	$PY "$HERE/checkexp.py" main "$L/exp" 20 20 100 131072
