@@ -21,22 +21,21 @@ def run_metrics(res, iperf=None):
     senders = _data_flows(flows, "bytes_sent")
     receivers = _data_flows(flows, "bytes_received")
     m = {c: None for c in COLUMNS}
+    ib = None
+    if iperf:
+        try:
+            m["iperf3_mbps"] = \
+                iperf["end"]["sum_received"]["bits_per_second"] / 1e6
+            ib = iperf["end"]["sum_received"]["bytes"]
+        except (KeyError, TypeError):
+            pass
+    receivers = [f for f in receivers if f.data_in_first is not None]
     if receivers:
         # from the first data received to the last (or, with iperf3's
         # report, until the receiver had the bytes iperf3 counted)
-        first = min(f.data_in_first for f in receivers
-                    if f.data_in_first is not None)
-        last = max(f.data_in_last for f in receivers
-                   if f.data_in_last is not None)
+        first = min(f.data_in_first for f in receivers)
+        last = max(f.data_in_last for f in receivers)
         got = sum(f.last_tcp["bytes_received"] for f in receivers)
-        ib = None
-        if iperf:
-            try:
-                m["iperf3_mbps"] = \
-                    iperf["end"]["sum_received"]["bits_per_second"] / 1e6
-                ib = iperf["end"]["sum_received"]["bytes"]
-            except (KeyError, TypeError):
-                pass
         reach = None
         if ib and len(receivers) == 1:
             # iperf3's receiver counts until the sender's end-of-test

@@ -305,6 +305,20 @@ class Compare(unittest.TestCase):
         self.assertAlmostEqual(m["t50_s"], 36e-6, delta=1e-9)
         self.assertAlmostEqual(m["t90_s"], 61e-6, delta=1e-9)
 
+    def test_run_metrics_without_data(self):
+        # a log with no data received (every record lost): no numbers,
+        # no exception
+        from magnet_exp import compare
+        res, _, _ = run("trunc.bin")
+        m = compare.run_metrics(res, None)
+        self.assertIsNone(m["throughput_mbps"])
+        res, _, _ = run("open.bin")
+        for f in res.flows.values():
+            f.data_in_first = f.data_in_last = None
+        m = compare.run_metrics(res, {"end": {"sum_received": {
+            "bits_per_second": 5e6, "bytes": 10}}})
+        self.assertEqual((m["throughput_mbps"], m["iperf3_mbps"]), (None, 5.0))
+
     def test_table(self):
         from magnet_exp import compare
         mk = lambda t: dict({c: None for c in compare.COLUMNS},

@@ -1464,7 +1464,7 @@ else
 		case_direction_out case_direction_in case_full0 \
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
 		case_fullstack case_lost_records case_no_kernel_addresses case_security \
-		case_text_mode case_nontcp case_pkt_headers case_pcapng \
+		case_text_mode case_nontcp case_pkt_headers case_pcapng case_exp_run \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_reset_lost case_probe_misses \
 		case_stats case_binary_reads case_fault_unlocked case_web10g case_web10g_cids case_web10g_ss \
