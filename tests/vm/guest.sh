@@ -957,6 +957,8 @@ exp_spec() {
 	EOF
 }
 
+# Not in the default list yet: under emulation its analysis takes 3-8
+# minutes per kernel; run it with MAGNET_TEST_CASES=case_exp_run.
 case_exp_run() {
 	export MAGNET_TTPB2ASCII=$TTPB2ASCII MPLCONFIGDIR=$L/mpl
 	exp_spec exp '"cubic", "reno"' 2 0% 0% 4M
@@ -1464,7 +1466,7 @@ else
 		case_direction_out case_direction_in case_full0 \
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
 		case_fullstack case_lost_records case_no_kernel_addresses case_security \
-		case_text_mode case_nontcp case_pkt_headers case_pcapng case_exp_run \
+		case_text_mode case_nontcp case_pkt_headers case_pcapng \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_reset_lost case_probe_misses \
 		case_stats case_binary_reads case_fault_unlocked case_web10g case_web10g_cids case_web10g_ss \
