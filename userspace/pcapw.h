@@ -54,7 +54,6 @@ struct pcapw {
 	unsigned int nifs;
 	/* gaps not yet shown on a packet */
 	__u64 gap_lost, gap_misses, gap_reset, gap_records;
-	__u64 gap_first_ns;
 	__u32 gap_cpus;		/* bit per CPU (CPU 31 for 31 and up) */
 	/* totals */
 	__u64 packets, lost, misses, reset;

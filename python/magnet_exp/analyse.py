@@ -102,7 +102,6 @@ class Flow:
         self.peer_id = {}           # layer -> the next ID expected
         self.id_holes = {}          # layer -> {missing ID: time}
         self.advmss = 0
-        self.csv_rows = 0
         # (time s, cwnd, srtt_us, bytes_acked, bytes_received) for the
         # figures and the comparison
         self.series = Series()
@@ -113,7 +112,6 @@ class Flow:
         self.cwnd_max = 0
         self.data_in_first = None
         self.data_in_last = None
-        self.data_out_first = None
 
     def name(self):
         fam, la, lp, ra, rp = self.key
@@ -334,8 +332,6 @@ def _tcp(f, r, t, t0, csvs):
     seq, end = r.int_("seq"), r.int_("end_seq")
     if r["event"] == "tcp_out":
         f.sent_tcp = True
-        if end != seq and f.data_out_first is None:
-            f.data_out_first = t
         if end != seq and f.sent.bump((seq, end)) > 1:
             f.retx.pop((seq, end), None)
             f.retx[(seq, end)] = f.sent[(seq, end)]
@@ -359,7 +355,6 @@ def _tcp(f, r, t, t0, csvs):
     w.writerow([_rel(t, t0), r["event"], _STATES.get(f.state, f.state),
                 _CA_STATES.get(r.int_("ca_state"), r["ca_state"])] +
                [vals[n] for n in CSV_COLUMNS[4:-1]] + [r["ca_name"]])
-    f.csv_rows += 1
 
 
 def _in_take(f, seq, end):
