@@ -2,8 +2,12 @@
 #
 #   make                 module/magnet.ko for KVER, and the userspace tools
 #   make KVER=<release>  the module for another installed kernel
-#   make deps            install build and test dependencies (Debian 12)
-#   make check           unit tests, then VM tests on every installed kernel
+#   make deps            install build and test dependencies (Debian 12),
+#                        and the 5.10 and 7.2 kernels (scripts/extra-kernels.sh)
+#   make deps-all        also the 6.1 PREEMPT_RT kernel
+#   make check           unit tests, VM tests on the oldest and the newest
+#                        kernel line, packaging tests
+#   make check-all       the same with the VM tests on all five lines
 #   make check-fresh     make deps + make demo in a new minimal Debian 12 root
 #   make check-stress    the stress suites in VMs (tests/vm/guest.sh stress_*),
 #                        results in docs/reliability.md
@@ -45,8 +49,15 @@ module:
 userspace:
 	$(MAKE) -C userspace
 
+# deps: Debian 12's packages, and Debian 11's 5.10 and unstable's 7.2 in
+# build roots of their own (the ends make check tests); deps-all adds the
+# 6.1 PREEMPT_RT kernel (make check-all)
 deps:
 	scripts/deps.sh
+	scripts/extra-kernels.sh 5.10 7.2
+
+deps-all: deps
+	scripts/extra-kernels.sh rt
 
 unit:
 	$(MAKE) -C tests/unit check
@@ -56,6 +67,9 @@ vm: userspace
 
 check: deps
 	tests/run-all.sh
+
+check-all: deps-all
+	MAGNET_CHECK_ALL=1 tests/run-all.sh
 
 check-fresh:
 	tests/fresh/run.sh
@@ -168,5 +182,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps unit vm check check-fresh check-stress check-debug demo bench fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit vm check check-all check-fresh check-stress check-debug demo bench fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

@@ -31,7 +31,8 @@
 # bringing up a second one, so every reader shares the CPU with the traffic.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:-$("$top"/scripts/kernels.sh | head -n 1)}
+kver=${1:-$("$top"/scripts/kernels.sh | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | head -n 1)}
+[ -n "$kver" ] || { echo "bench: no 6.1 kernel; name one (bench/run.sh KVER)" >&2; exit 1; }
 bytes=${BENCH_BYTES:-100M}
 reps=${BENCH_REPS:-2}
 out=$top/build/bench/$kver

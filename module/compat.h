@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every kernel-version difference magnet cares about lives here; the other
- * files contain no LINUX_VERSION_CODE tests. It accepts 5.19 and newer;
- * Debian 12's 6.1 and 6.12 lines are built and tested by `make check`,
- * and 7.2 (Debian unstable) has been built and loaded.
+ * files contain no LINUX_VERSION_CODE tests. It accepts 5.10 and 6.1 or
+ * newer: the lines built and tested (README "Kernels") are Debian 11's
+ * 5.10, Debian 12's 6.1 (and its PREEMPT_RT build) and 6.12, and Debian
+ * unstable's 7.2. 5.11 to 6.0 changed the ftrace and kprobe interfaces
+ * one piece at a time (and 6.1 before its stable updates does not export
+ * ftrace_free_filter); no distribution magnet is tested on ships them, so
+ * they are refused rather than guessed at.
  */
 #ifndef MAGNET_COMPAT_H
 #define MAGNET_COMPAT_H
@@ -12,8 +16,36 @@
 #include <linux/timer.h>
 #include <linux/ptrace.h>
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
+#error "magnet needs Linux 5.10, or 6.1 or newer"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "magnet is built for Linux 5.10 and for 6.1 or newer; 5.11 to 6.0 are not supported"
+#endif
+
+/* tcp_snd_cwnd() arrived in 5.19 */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 19, 0)
-#error "magnet needs Linux 5.19 or newer (tcp_snd_cwnd, proc_ops)"
+#include <linux/tcp.h>
+#define tcp_snd_cwnd(tp) ((tp)->snd_cwnd)
+#endif
+
+/*
+ * The device transmit function probed first takes the skb first:
+ * __dev_queue_xmit(skb, sb_dev), declared since 5.19; static before, when
+ * dev_queue_xmit(skb) was its public face. The build checks the signature.
+ */
+#include <linux/netdevice.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 19, 0)
+#define MAGNET_DEV_XMIT_SIGNATURE_OK \
+	__same_type(&dev_queue_xmit, int (*)(struct sk_buff *))
+#else
+#define MAGNET_DEV_XMIT_SIGNATURE_OK \
+	__same_type(&__dev_queue_xmit, int (*)(struct sk_buff *, struct net_device *))
+#endif
+
+/* get_kretprobe() arrived in 5.11; before, the instance pointed at it */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+#define get_kretprobe(ri) ((ri)->rp)
 #endif
 
 /* timer_delete_sync() arrived in 6.2 and was backported to 6.1.84. */
@@ -27,17 +59,75 @@
 #endif
 
 /*
- * The n-th (0-based) integer or pointer argument of a function, in an ftrace
- * callback. Since 6.12 an accessor exists; before, x86's struct ftrace_regs
- * wraps a pt_regs whose argument registers ftrace_caller saved.
+ * ftrace callbacks. Since 5.11 a callback gets struct ftrace_regs, whose
+ * argument registers even a plain ftrace_caller saves, and guards itself
+ * against recursion (ftrace_test_recursion_trylock, which also disables
+ * preemption) unless its ops ask ftrace to. 5.10 passes a struct pt_regs
+ * that only FTRACE_OPS_FL_SAVE_REGS fills (DYNAMIC_FTRACE_WITH_REGS), and
+ * wraps a callback in its own silent recursion guard unless the ops say
+ * FTRACE_OPS_FL_RECURSION_SAFE: magnet says so and brings the guard below,
+ * so a miss is counted as on newer kernels.
+ *   magnet_fregs_t              the callback's last argument
+ *   MAGNET_FTRACE_OPS_FLAGS     the flags its ftrace_ops need
+ *   magnet_ftrace_arg(fregs, n) the n-th (0-based) integer or pointer argument
+ *   magnet_ftrace_trylock(ip, parent_ip), magnet_ftrace_unlock(bit)
  */
 #include <linux/ftrace.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+typedef struct pt_regs magnet_fregs_t;
+#define MAGNET_FTRACE_OPS_FLAGS \
+	(FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION_SAFE)
+#define magnet_ftrace_arg(regs, n) regs_get_kernel_argument(regs, n)
+
+/* one bit per context (NMI, hard irq, softirq, task) and CPU; compat.c */
+DECLARE_PER_CPU(unsigned int, magnet_ftrace_recursion);
+
+static __always_inline int magnet_ftrace_trylock(unsigned long ip,
+						 unsigned long parent_ip)
+{
+	unsigned int bit;
+
+	preempt_disable_notrace();
+	bit = in_nmi() ? 0 : in_irq() ? 1 : in_serving_softirq() ? 2 : 3;
+	if (unlikely(this_cpu_read(magnet_ftrace_recursion) & (1U << bit))) {
+		preempt_enable_notrace();
+		return -1;
+	}
+	this_cpu_or(magnet_ftrace_recursion, 1U << bit);
+	barrier();
+	return bit;
+}
+
+static __always_inline void magnet_ftrace_unlock(int bit)
+{
+	barrier();
+	this_cpu_and(magnet_ftrace_recursion, ~(1U << bit));
+	preempt_enable_notrace();
+}
+/*
+ * Drop an ops' filter once it is unregistered: ftrace_free_filter() is not
+ * exported before 6.2 (and 6.1's stable updates); resetting the filter to
+ * nothing frees its hash the same way.
+ */
+#define magnet_ftrace_free_filter(ops) ftrace_set_filter(ops, NULL, 0, 1)
+#else
+typedef struct ftrace_regs magnet_fregs_t;
+#define magnet_ftrace_free_filter(ops) ftrace_free_filter(ops)
+#define MAGNET_FTRACE_OPS_FLAGS 0
+#define magnet_ftrace_trylock(ip, parent_ip) \
+	ftrace_test_recursion_trylock(ip, parent_ip)
+#define magnet_ftrace_unlock(bit) ftrace_test_recursion_unlock(bit)
 #ifdef ftrace_regs_get_argument
+/* since 6.12 */
 #define magnet_ftrace_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
 #elif defined(CONFIG_X86_64)
+/* before, x86's struct ftrace_regs wraps a pt_regs */
 #define magnet_ftrace_arg(fregs, n) regs_get_kernel_argument(&(fregs)->regs, n)
 #else
 #error "magnet: no ftrace argument accessor for this architecture and kernel"
+#endif
 #endif
 
 /*
@@ -54,11 +144,19 @@
 
 /*
  * Fault a user buffer in for writing; returns the bytes that could not be.
- * fault_in_writeable() since 5.16 (before: fault_in_pages_writeable(),
- * which returned 0 or -EFAULT).
+ * fault_in_writeable() since 5.16; before, fault_in_pages_writeable(),
+ * which returned 0 or -EFAULT for the whole range.
  */
 #include <linux/pagemap.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 16, 0)
+static inline size_t magnet_fault_in_writeable(char __user *uaddr, size_t size)
+{
+	return fault_in_pages_writeable(uaddr, min_t(size_t, size, INT_MAX)) ?
+	       size : 0;
+}
+#else
 #define magnet_fault_in_writeable(uaddr, size) fault_in_writeable(uaddr, size)
+#endif
 
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #error "magnet needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS (or _WITH_REGS)"

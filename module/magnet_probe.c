@@ -8,9 +8,11 @@
  *   ip     ip_output, ip6_output     ip_rcv_core/ip_rcv, ip6_rcv_core/ipv6_rcv
  *   dev    __dev_queue_xmit          __netif_receive_skb
  *
- * Two more ftrace handlers record nothing: tcp_add_backlog's notes where a
- * socket's backlog starts, and tcp_release_cb's forgets it when the task
- * releases the socket, so that records carry segs_in as TCP processed it
+ * Three more handlers record nothing: tcp_add_backlog's (ftrace) notes
+ * where a socket's backlog starts; the return of __release_sock (a
+ * kretprobe), where the owner has drained it, and tcp_release_cb (ftrace),
+ * which release_sock calls after it up to 6.x and only for deferred work
+ * in 7.x, forget it; so that records carry segs_in as TCP processed it
  * (backlog.c).
  *
  * Each probe point is resolved on the running kernel from a list of
@@ -651,7 +653,7 @@ struct magnet_probe {
 	bool optional;			/* IPv6 may be absent */
 	const struct magnet_candidate *candidates;
 	ftrace_func_t handler;		/* ftrace probes */
-	kretprobe_handler_t entry, ret;	/* kretprobes (app layer) */
+	kretprobe_handler_t entry, ret;	/* kretprobes */
 	u16 event;
 	/* state */
 	bool registered;
@@ -707,18 +709,18 @@ NOKPROBE_SYMBOL(magnet_probe_missed);
  */
 #define MAGNET_FTRACE_HANDLER(name, body)                                    \
 static void notrace name(unsigned long ip, unsigned long parent_ip,          \
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)   \
+			 struct ftrace_ops *op, magnet_fregs_t *fregs)       \
 {                                                                            \
 	struct magnet_probe *p __maybe_unused =                              \
 		container_of(op, struct magnet_probe, ops);                  \
-	int bit = ftrace_test_recursion_trylock(ip, parent_ip);              \
+	int bit = magnet_ftrace_trylock(ip, parent_ip);                      \
 									     \
 	if (unlikely(bit < 0)) {                                             \
 		magnet_probe_missed(op);                                     \
 		return;                                                      \
 	}                                                                    \
 	{ body; }                                                            \
-	ftrace_test_recursion_unlock(bit);                                   \
+	magnet_ftrace_unlock(bit);                                           \
 }                                                                            \
 NOKPROBE_SYMBOL(name)
 
@@ -758,6 +760,33 @@ MAGNET_FTRACE_HANDLER(magnet_bl_release_h,
 	const struct sock *sk = (const struct sock *)ARG(0);
 	if (sk)
 		magnet_backlog_release(sk));
+/*
+ * __release_sock(sk) returns with the backlog drained and the socket
+ * spinlock held, from release_sock and __sk_flush_backlog: the socket's
+ * slot is free again. A miss (no kretprobe instance) leaves the slot until
+ * the socket's next backlog, or tcp_release_cb, frees it.
+ */
+static int notrace magnet_bl_drain_entry(struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
+{
+	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
+
+	if (!READ_ONCE(magnet_bl_on) || !sk ||
+	    READ_ONCE(sk->sk_protocol) != IPPROTO_TCP)
+		return 1;	/* no return probe for this call */
+	*(struct sock **)ri->data = sk;
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_bl_drain_entry);
+
+static int notrace magnet_bl_drained_ret(struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
+{
+	magnet_backlog_release(*(struct sock **)ri->data);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_bl_drained_ret);
+
 /* tcp_v6_do_rcv(sk, skb): an IPv4 segment goes on to tcp_v4_do_rcv */
 MAGNET_FTRACE_HANDLER(magnet_tcp_v6_in_h,
 	struct sk_buff *skb = (struct sk_buff *)ARG(1);
@@ -798,6 +827,8 @@ static const struct magnet_candidate magnet_tcp_backlog_c[] = {
 	{ "tcp_add_backlog" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_release_c[] = {
 	{ "tcp_release_cb" }, { NULL } };
+static const struct magnet_candidate magnet_tcp_drain_c[] = {
+	{ "__release_sock" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_v4_in_c[] = {
 	{ "tcp_v4_do_rcv" }, { NULL } };
 static const struct magnet_candidate magnet_tcp_v6_in_c[] = {
@@ -832,6 +863,10 @@ static struct magnet_probe magnet_probes[] = {
 	/* before the receive probes: counts what tcp_v4_do_rcv consumes */
 	FTRACE_PROBE("TCP release", MAGNET_LAYER_TCP, MAGNET_DIR_IN, true,
 		     magnet_tcp_release_c, magnet_bl_release_h, 0),
+	{ .what = "TCP backlog drained", .layer = MAGNET_LAYER_TCP,
+	  .direction = MAGNET_DIR_IN, .optional = true,
+	  .candidates = magnet_tcp_drain_c,
+	  .entry = magnet_bl_drain_entry, .ret = magnet_bl_drained_ret },
 	FTRACE_PROBE("TCP backlog", MAGNET_LAYER_TCP, MAGNET_DIR_IN, true,
 		     magnet_tcp_backlog_c, magnet_bl_add_h, 0),
 	FTRACE_PROBE("TCP transmit", MAGNET_LAYER_TCP, MAGNET_DIR_OUT, false,
@@ -873,12 +908,13 @@ static int magnet_probe_attach(struct magnet_probe *p,
 	strscpy(name, c->name, sizeof(name));
 	memset(&p->ops, 0, sizeof(p->ops));
 	p->ops.func = p->handler;
+	p->ops.flags = MAGNET_FTRACE_OPS_FLAGS;
 	p->skb_arg = c->skb_arg;
 	ret = ftrace_set_filter(&p->ops, name, strlen(name), 1);
 	if (!ret)
 		ret = register_ftrace_function(&p->ops);
 	if (ret)
-		ftrace_free_filter(&p->ops);
+		magnet_ftrace_free_filter(&p->ops);
 	return ret;
 }
 
@@ -928,8 +964,7 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 	BUILD_BUG_ON(!__same_type(&ip_output,
 				  int (*)(struct net *, struct sock *,
 					  struct sk_buff *)));
-	BUILD_BUG_ON(!__same_type(&__dev_queue_xmit,
-				  int (*)(struct sk_buff *, struct net_device *)));
+	BUILD_BUG_ON(!MAGNET_DEV_XMIT_SIGNATURE_OK);
 
 	if (!magnet_sock_key_set) {
 		get_random_bytes(&magnet_sock_key, sizeof(magnet_sock_key));
@@ -962,14 +997,17 @@ void magnet_probes_unregister(void)
 
 		if (!p->registered)
 			continue;
-		if (p->entry) {
+		if (p->entry && p->layer == MAGNET_LAYER_APP) {
 			unregister_kretprobe(&p->krp);
 			magnet_krp_sweep(p);
 			atomic_long_add(p->krp.nmissed + p->krp.kp.nmissed,
 					&p->missed);
+		} else if (p->entry) {
+			/* a missed drain loses no record (see above) */
+			unregister_kretprobe(&p->krp);
 		} else {
 			unregister_ftrace_function(&p->ops);
-			ftrace_free_filter(&p->ops);
+			magnet_ftrace_free_filter(&p->ops);
 		}
 		p->registered = false;
 		p->absent = false;
@@ -986,7 +1024,8 @@ void magnet_probes_sweep_missed(void)
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
 
-		if (p->entry && READ_ONCE(p->registered))
+		if (p->entry && p->layer == MAGNET_LAYER_APP &&
+		    READ_ONCE(p->registered))
 			magnet_krp_sweep(p);
 	}
 }
@@ -1000,7 +1039,7 @@ unsigned long magnet_probes_nmissed(void)
 		struct magnet_probe *p = &magnet_probes[i];
 
 		n += atomic_long_read(&p->missed);
-		if (p->registered && p->entry)
+		if (p->registered && p->entry && p->layer == MAGNET_LAYER_APP)
 			n += READ_ONCE(p->krp.nmissed) +
 			     READ_ONCE(p->krp.kp.nmissed);
 	}

@@ -4,6 +4,9 @@
 # in OUTDIR (a copy of module/, so builds for several kernels or names do not
 # clobber each other) with W=1, against MAGNET_KDIR if set (a kernel build
 # tree), and fail if the compiler warns about any of our files.
+# A kernel whose headers live in a build root of its own distribution
+# (scripts/kernels.sh --root; 5.10 and 7.2 need their own compilers) is
+# built inside that root, with its gcc.
 set -eu
 kver=$1
 out=$2
@@ -11,14 +14,32 @@ name=${3:-magnet}
 top=$(cd "$(dirname "$0")/.." && pwd)
 # MAGNET_KDIR: a kernel build tree instead of the installed headers
 kdir=${MAGNET_KDIR:-/lib/modules/$kver/build}
-if [ ! -d "$kdir" ]; then
+root=
+[ -z "${MAGNET_KDIR:-}" ] && root=$("$top"/scripts/kernels.sh --root "$kver" 2>/dev/null || true)
+if [ -z "$root" ] && [ ! -d "$kdir" ]; then
 	echo "build-module: no headers for $kver at $kdir" >&2
 	exit 1
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cp "$top"/module/Kbuild "$top"/module/*.c "$top"/module/*.h "$out"/
-make -s -C "$kdir" M="$out" MAGNET_MODNAME="$name" W=1 modules > "$out/build.log" 2>&1 || {
+if [ -n "$root" ]; then
+	# copy in, build with the root's compiler, copy the result out
+	rel=var/tmp/magnet-build-$name-$kver
+	rm -rf "${root:?}/$rel"
+	mkdir -p "$root/$rel"
+	cp "$top"/module/Kbuild "$top"/module/*.c "$top"/module/*.h "$root/$rel/"
+	# objtool reads /proc: a private mount namespace gets its own, gone
+	# with it
+	unshare --mount --propagation private sh -c '
+		mount -t proc proc "$1/proc" &&
+		exec chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			make -s -C "/usr/src/linux-headers-$2" M="/$3" MAGNET_MODNAME="$4" W=1 modules
+	' sh "$root" "$kver" "$rel" "$name" > "$out/build.log" 2>&1 &&
+		cp "$root/$rel/$name.ko" "$out/"
+else
+	make -s -C "$kdir" M="$out" MAGNET_MODNAME="$name" W=1 modules > "$out/build.log" 2>&1
+fi || {
 	cat "$out/build.log" >&2
 	echo "build-module: build for $kver failed" >&2
 	exit 1

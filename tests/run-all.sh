@@ -1,7 +1,8 @@
 #!/bin/bash
 # Everything `make check` runs: the userspace build, the unit tests, a short
-# fuzz run of the command parsers, the VM
-# tests on every installed kernel line and the packaging tests (which install
+# fuzz run of the command parsers, the VM tests on the oldest and the newest
+# kernel line (MAGNET_CHECK_ALL=1, make check-all: on every line this
+# machine has, scripts/kernels.sh) and the packaging tests (which install
 # onto this machine and remove it all again). Ends with the last lines of
 # every failed step, then one summary line; each step's whole output is in
 # build/check/.
@@ -34,7 +35,11 @@ step() {
 step "userspace build" make -s userspace
 step "unit tests" make -s -C tests/unit check
 step "fuzz (20 s per target)" make -s -C tests/fuzz run
-step "VM tests" tests/vm/run.sh
+if [ "${MAGNET_CHECK_ALL:-0}" = 1 ]; then
+	step "VM tests" tests/vm/run.sh $(scripts/kernels.sh)
+else
+	step "VM tests" tests/vm/run.sh
+fi
 step "packaging tests" tests/pkg/run.sh
 for name in "${failed[@]}"; do
 	echo "=== recap: $name FAILED; its last lines (all in $logs/${name%% *}.log):"
