@@ -1,8 +1,8 @@
 #!/bin/bash
 # usage: tests/vm/run.sh [KVER...]
 # Build magnet for each kernel (default: the oldest and the newest line
-# this machine has, scripts/kernels.sh --ends; make check-all names all of
-# them), boot that kernel under QEMU with virtme-ng, run
+# this machine has that make check tests, scripts/kernels.sh --ends, 6.1
+# and 7.2; make check-all names all of them), boot that kernel under QEMU with virtme-ng, run
 # tests/vm/guest.sh in it and check the result. A kernel fails if any case
 # failed, the guest did not finish (timeout MAGNET_VM_TIMEOUT, default
 # 2400 s, 3000 s for a PREEMPT_RT kernel; on a two-core host the suite
