@@ -50,8 +50,8 @@ userspace:
 	$(MAKE) -C userspace
 
 # deps: Debian 12's packages, and Debian 11's 5.10 and unstable's 7.2 in
-# build roots of their own (7.2 is the newest line make check tests, 5.10
-# the oldest make check-all tests); deps-all adds the 6.1 PREEMPT_RT kernel
+# build roots of their own (the oldest and the newest line make check
+# tests); deps-all adds the 6.1 PREEMPT_RT kernel
 deps:
 	scripts/deps.sh
 	scripts/extra-kernels.sh 5.10 7.2

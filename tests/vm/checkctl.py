@@ -243,8 +243,9 @@ def cmd_octets(w10g, json_path):
     # TCP received at least what the application read (at a segment's
     # arrival TCP has not yet counted it, so the last value may lag by one
     # GSO segment), and at most what was sent: iperf3's server can close
-    # before reading all that TCP received. Plus one: on 7.2.13 the kernel's
-    # bytes_received once ended one above what was sent (docs/web10g.md)
+    # before reading all that TCP received. Plus one: bytes_received counts
+    # the peer's FIN (tcp_data_queue advances rcv_nxt to an end_seq that
+    # includes it), so a record after the FIN is one above (docs/web10g.md)
     if not received - 65536 <= hc_in <= sent + 1:
         fail("receiver HCDataOctetsIn %d; iperf3 sent %d, received %d"
              % (hc_in, sent, received))
