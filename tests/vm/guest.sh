@@ -62,7 +62,10 @@ xfer() {
 	shift 5
 	nsexec "$srvns" iperf3 -s -1 -p "$port" -D --logfile "$L/iperf3-s-$port.log"
 	wait_listen "$srvns" "$port"
-	nsexec "$clins" iperf3 -c "$addr" -p "$port" -J "$@" > "$json"
+	# iperf3's client has no time limit of its own: one that hangs fails
+	# the case, not the whole boot at the VM's timeout
+	nsexec "$clins" timeout 300 iperf3 -c "$addr" -p "$port" -J "$@" > "$json" ||
+		{ log "iperf3 client to $addr port $port: status $?"; return 1; }
 }
 
 start_reader() {
