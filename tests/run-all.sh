@@ -1,8 +1,8 @@
 #!/bin/bash
 # Everything `make check` runs: the userspace build, the unit tests, a short
 # fuzz run of the command parsers, the VM tests on the oldest and the newest
-# kernel line (scripts/kernels.sh --ends: 5.10 and 7.2) (MAGNET_CHECK_ALL=1, make check-all: on every line this
-# machine has, scripts/kernels.sh) and the packaging tests (which install
+# kernel line (scripts/kernels.sh --ends: 5.10 and 7.2; MAGNET_CHECK_ALL=1,
+# make check-all: on every line this machine has, scripts/kernels.sh) and the packaging tests (which install
 # onto this machine and remove it all again). Ends with the last lines of
 # every failed step, then one summary line; each step's whole output is in
 # build/check/.
