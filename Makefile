@@ -115,6 +115,10 @@ check-debug: userspace
 bench:
 	bench/run.sh
 
+# where the instructions go: make bench's configurations under perf in the guest
+bench-profile:
+	bench/profile.sh
+
 FUZZ_RUNS ?= 10000000
 FUZZ_TIME ?= 3600
 fuzz:
@@ -182,5 +186,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit vm check check-all check-fresh check-stress check-debug demo bench fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit vm check check-all check-fresh check-stress check-debug demo bench bench-profile fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

@@ -1,0 +1,53 @@
+"""The report of bench/profile.sh: instructions per event, per symbol, above
+the baseline transfer. usage: profile-report.py OUT BYTES KVER REV CONFIG..."""
+import json
+import sys
+
+out, nbytes, kver, rev = sys.argv[1:5]
+configs = [c for c in sys.argv[5:] if c != "baseline"]
+TOP = 25        # symbols shown per configuration
+
+
+def run(name):
+    """guest seconds of the transfer, bytes, instructions per symbol"""
+    s = json.load(open("%s/%s.json" % (out, name)))["end"]["sum_received"]
+    secs = s["seconds"]
+    syms = {}
+    for line in open("%s/%s.syms" % (out, name)):
+        pct, sym = line.rstrip("\n").split(" ", 1)
+        syms[sym] = syms.get(sym, 0.0) + float(pct) / 100 * secs * 1e9
+    return secs, s["bytes"], syms
+
+
+def hits(name):
+    with open("%s/%s.hits" % (out, name)) as f:
+        return int(f.read().split()[0])
+
+
+bsecs, bbytes, bsyms = run("baseline")
+print("# make bench-profile: %s, %s\n" % (kver, rev))
+print("iperf3 -n %s over veth (TSO/GSO/GRO off), one vCPU, QEMU -icount shift=0,sleep=off, "
+      "`perf record -a -e cpu-clock` in the guest (bench/profile.sh). Per configuration: the "
+      "instructions per recorded event above the baseline transfer (%.1f Mbit/s, scaled to the "
+      "same bytes), in total and per symbol, the %d largest. The samples of a handler's "
+      "interrupts-off section show as `magnet_rec_end` (see bench/profile.sh). perf's own "
+      "sampling runs in the baseline too.\n" % (nbytes, bbytes * 8 / bsecs / 1e6, TOP))
+for c in configs:
+    secs, nb, syms = run(c)
+    ev = hits(c)
+    scale = nb / bbytes
+    extra = (secs - bsecs * scale) * 1e9 / ev
+    print("## %s\n" % c)
+    print("%d events, %.1f Mbit/s (%.3f of the baseline), %.0f instructions per event above it\n"
+          % (ev, nb * 8 / secs / 1e6, (nb / secs) / (bbytes / bsecs), extra))
+    if nb != bbytes:
+        print("**This run received %d bytes, the baseline %d: iperf3's receiver summary ended "
+              "early, and its numbers are not comparable.**\n" % (nb, bbytes))
+    rows = sorted(((syms.get(k, 0) - bsyms.get(k, 0) * scale) / ev, k)
+                  for k in set(syms) | set(bsyms))
+    rows.reverse()
+    print("| instr/event | symbol |")
+    print("|---|---|")
+    for v, k in rows[:TOP]:
+        print("| %.0f | `%s` |" % (v, k))
+    print()

@@ -1,0 +1,59 @@
+#!/bin/bash
+# usage: bench/profile.sh [KVER]      (make bench-profile)
+#
+# Where magnet's instructions go, per event: the configurations of
+# `make bench` (bench/guest.sh) in one guest boot under the instruction
+# clock (-icount shift=0,sleep=off, one vCPU), each transfer recorded with
+# `perf record -a -e cpu-clock` inside the guest. Under that clock a sample
+# falls every N executed instructions, so a symbol's share of the samples,
+# times the run's guest time, is the instructions it executed. A table per
+# configuration gives, per symbol, the instructions per recorded event above
+# the baseline transfer's (scaled to the same bytes): what magnet adds,
+# in its own code and in the kernel's (copies to user memory, page
+# clearing of the file the reader writes, ...).
+#
+# One caveat, from the emulator: a timer interrupt is taken only when
+# interrupts are enabled, so the samples of a section run with interrupts
+# off land on the instruction that enables them. magnet's handlers fill a
+# record with interrupts off (magnet_rec_begin .. magnet_rec_end): that
+# whole section shows as magnet_rec_end.
+#
+# PROFILE_BYTES (default 30M) per transfer; PROFILE_CONFIGS (default:
+# baseline tcp-handlers handlers tcp-binary tcp-ascii all-binary).
+# Report: stdout and bench/results/<date>-<kernel>-profile.md.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+kver=${1:-$("$top"/scripts/kernels.sh | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | head -n 1)}
+[ -n "$kver" ] || { echo "profile: no 6.1 kernel; name one (bench/profile.sh KVER)" >&2; exit 1; }
+bytes=${PROFILE_BYTES:-30M}
+configs=${PROFILE_CONFIGS:-baseline tcp-handlers handlers tcp-binary tcp-ascii all-binary}
+out=$top/build/profile/$kver
+rm -rf "$out"
+mkdir -p "$out"
+for t in perf iperf3; do
+	command -v $t > /dev/null || { echo "profile: $t is missing; run make deps" >&2; exit 1; }
+done
+case " $configs " in *" baseline "*) ;; *) configs="baseline $configs" ;; esac
+"$top"/scripts/build-module.sh "$kver" "$top/build/$kver" > /dev/null
+cp "$top"/bench/profile-guest.sh "$top"/scripts/netpair.sh "$out/"
+echo "profile: $kver, iperf3 -n $bytes, perf record in the guest: $configs"
+timeout --kill-after=30 3600 vng --verbose --run "/boot/vmlinuz-$kver" --disable-kvm --cpus 1 \
+	--memory 2G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off" \
+	--append cryptomgr.notests \
+	--exec "bash $out/profile-guest.sh $top/build/$kver/magnet.ko $out $bytes $configs" \
+	< /dev/null > "$out/console.log" 2>&1 || true
+if [ ! -e "$out/done" ]; then
+	echo "profile: the guest did not finish; see $out/console.log" >&2
+	tail -n 20 "$out/console.log" >&2
+	exit 1
+fi
+if grep -E 'BUG:|WARNING:|Oops|RCU stall|soft lockup' "$out/dmesg.txt"; then
+	echo "profile: kernel warnings in the guest" >&2
+	exit 1
+fi
+mkdir -p "$top/bench/results"
+report=$top/bench/results/$(date +%Y-%m-%d)-$kver-profile.md
+python3 "$top"/bench/profile-report.py "$out" "$bytes" "$kver" \
+	"$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)" $configs > "$report"
+cat "$report"
+echo "profile: report in $report"
