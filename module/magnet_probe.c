@@ -427,6 +427,8 @@ static __always_inline void magnet_fill_hdr(struct magnet_record *rec,
 	rec->ip_hlen = p->nhlen;
 	rec->ip_frag = p->frag;
 	rec->tcp_hlen = p->thlen;
+	/* a constant-size clear is a few stores; a variable one, a loop */
+	memset(rec->tcp_opts, 0, MAGNET_TCP_OPTS_LEN);
 	if (p->thlen) {
 		rec->tcp_ack = p->ack;
 		rec->tcp_win = p->win;
@@ -437,7 +439,6 @@ static __always_inline void magnet_fill_hdr(struct magnet_record *rec,
 		rec->tcp_win = 0;
 		rec->tcp_flags = 0;
 	}
-	memset(rec->tcp_opts + optlen, 0, MAGNET_TCP_OPTS_LEN - optlen);
 	rec->hdr_reserved[0] = 0;
 	rec->hdr_reserved[1] = 0;
 }

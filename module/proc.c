@@ -63,6 +63,8 @@ static struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
  * at 2^20 slots (524,288 connections in one open), or when memory runs
  * out, later connections get CID 0, which the kernel log reports.
  */
+#define MAGNET_IDCACHE_BITS 4
+#define MAGNET_IDCACHE_SIZE (1U << MAGNET_IDCACHE_BITS)
 #define MAGNET_CID_BITS_MIN 12
 #define MAGNET_CID_BITS_MAX 20
 struct magnet_cid {
@@ -90,6 +92,16 @@ struct magnet_reader {
 	unsigned long *pos;	/* per CPU: next record to read */
 	unsigned long *end;	/* per CPU: end of this read's snapshot */
 	unsigned long *limit;	/* per CPU: head when finish was seen */
+	/*
+	 * The socket ids handed out last, by socket address: a flow's records
+	 * come in runs, and a siphash costs the reader about 120 instructions
+	 * a record (make bench-profile). Filled under magnet_consume_mutex;
+	 * an address maps to the same id for the whole load, so a socket
+	 * whose memory is reused meanwhile gets the id it would anyway.
+	 */
+	struct {
+		u64 sk, id;
+	} ids[MAGNET_IDCACHE_SIZE];
 };
 
 void magnet_wake_reader(void)
@@ -367,10 +379,20 @@ static void magnet_fill_end(struct magnet_reader *rd)
 }
 
 /* The socket id a record carries out: the keyed hash, not the address. */
-static u64 magnet_out_sock_id(const struct magnet_record *rec)
+static u64 magnet_out_sock_id(struct magnet_reader *rd,
+			      const struct magnet_record *rec)
 {
-	return rec->flags & MAGNET_RF_SOCK ? magnet_sock_id(rec->sock_id) :
-					     rec->sock_id;
+	u64 sk = rec->sock_id;
+	unsigned int i;
+
+	if (!(rec->flags & MAGNET_RF_SOCK))
+		return sk;
+	i = hash_64(sk, MAGNET_IDCACHE_BITS);
+	if (rd->ids[i].sk != sk || !sk) {
+		rd->ids[i].sk = sk;
+		rd->ids[i].id = magnet_sock_id(sk);
+	}
+	return rd->ids[i].id;
 }
 
 /*
@@ -414,7 +436,7 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 		 */
 		if (rd->omode == MAGNET_OMODE_TEXT ||
 		    (rd->omode == MAGNET_OMODE_BINARY && !rd->compat))
-			rec->sock_id = magnet_out_sock_id(rec);
+			rec->sock_id = magnet_out_sock_id(rd, rec);
 		magnet_emit(rd, rec);
 		rd->pos[cpu]++;
 		consumed++;
@@ -473,7 +495,7 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 		       (rec = magnet_fill_next(rd, &cpu))) {
 			urec = (struct magnet_record __user *)(ubuf + done);
 			if (copy_to_user(urec, rec, 8) ||
-			    put_user(magnet_out_sock_id(rec), &urec->sock_id) ||
+			    put_user(magnet_out_sock_id(rd, rec), &urec->sock_id) ||
 			    copy_to_user((char __user *)urec + 16,
 					 (char *)rec + 16, size - 16)) {
 				faulted = true;
