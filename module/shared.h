@@ -20,6 +20,9 @@ static inline __u64 magnet_div_u64_rem(__u64 n, __u32 d, __u32 *rem)
 #include <string.h>
 #include <stddef.h>
 #include <linux/types.h>
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
 static inline __u64 magnet_div_u64_rem(__u64 n, __u32 d, __u32 *rem)
 {
 	*rem = (__u32)(n % d);
