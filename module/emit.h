@@ -23,14 +23,14 @@ static const char magnet_digits2[200] = {
 };
 
 /* exactly 2 digits of @v < 100: one 2-byte copy */
-static inline char *magnet_put2(char *p, __u32 v)
+static __always_inline char *magnet_put2(char *p, __u32 v)
 {
 	memcpy(p, &magnet_digits2[v * 2], 2);
 	return p + 2;
 }
 
 /* exactly 4 digits of @v < 10^4 */
-static inline char *magnet_put4(char *p, __u32 v)
+static __always_inline char *magnet_put4(char *p, __u32 v)
 {
 	__u32 hi = v / 100;
 
@@ -39,7 +39,7 @@ static inline char *magnet_put4(char *p, __u32 v)
 }
 
 /* exactly 8 digits of @v < 10^8 */
-static inline char *magnet_put8(char *p, __u32 v)
+static __always_inline char *magnet_put8(char *p, __u32 v)
 {
 	__u32 hi = v / 10000;
 
@@ -48,7 +48,7 @@ static inline char *magnet_put8(char *p, __u32 v)
 }
 
 /* 1 or 2 digits of @v < 100, no leading zero */
-static inline char *magnet_put_upto2(char *p, __u32 v)
+static __always_inline char *magnet_put_upto2(char *p, __u32 v)
 {
 	if (v < 10) {
 		*p = (char)('0' + v);
@@ -58,7 +58,7 @@ static inline char *magnet_put_upto2(char *p, __u32 v)
 }
 
 /* 1 to 4 digits of @v < 10^4, no leading zero */
-static inline char *magnet_put_upto4(char *p, __u32 v)
+static __always_inline char *magnet_put_upto4(char *p, __u32 v)
 {
 	__u32 hi;
 
@@ -74,7 +74,7 @@ static inline char *magnet_put_upto4(char *p, __u32 v)
  * (6 and 9 digits) take the straight path; the formatters spend most of
  * their instructions on numbers (make bench-profile).
  */
-static inline char *magnet_put_u32_pad(char *p, __u32 v, int width)
+static __always_inline char *magnet_put_u32_pad(char *p, __u32 v, int width)
 {
 	char *end = p + width, *t = end;
 
@@ -136,15 +136,21 @@ static __always_inline char *magnet_put_u32(char *p, __u32 v)
 	return magnet_put8(p, v - hi * 100000000);
 }
 
-/* %llu */
-static inline char *magnet_put_u64(char *p, __u64 v)
+/* %llu: 2^64 - 1 is 18 446744073 709551615 */
+static __always_inline char *magnet_put_u64(char *p, __u64 v)
 {
-	__u32 lo;
+	__u32 lo, mid;
 
 	if (v <= 0xffffffffULL)
 		return magnet_put_u32(p, (__u32)v);
 	v = magnet_div_u64_rem(v, 1000000000U, &lo);
-	p = magnet_put_u64(p, v);	/* at most twice: 2^64 < 10^20 */
+	if (v <= 0xffffffffULL) {
+		p = magnet_put_u32(p, (__u32)v);
+	} else {
+		v = magnet_div_u64_rem(v, 1000000000U, &mid);
+		p = magnet_put_upto2(p, (__u32)v);
+		p = magnet_put_u32_pad(p, mid, 9);
+	}
 	return magnet_put_u32_pad(p, lo, 9);
 }
 

@@ -77,22 +77,29 @@ static char *magnet_put_tuple(char *p, const struct magnet_record *r)
 static char *magnet_put_tuple_cached(char *p, const struct magnet_record *r,
 				     struct magnet_ttcache *c)
 {
+	struct magnet_tttuple *t;
 	char *end;
+	int i;
 
-	if (c->tuple_len && c->family == r->family && c->lport == r->lport &&
-	    c->rport == r->rport && !memcmp(c->laddr, r->laddr, 16) &&
-	    !memcmp(c->raddr, r->raddr, 16)) {
-		memcpy(p, c->tuple_txt, c->tuple_len);
-		return p + c->tuple_len;
+	for (i = 0; i < MAGNET_TTCACHE_TUPLES; i++) {
+		t = &c->tuple[i];
+		if (t->len && t->lport == r->lport && t->rport == r->rport &&
+		    t->family == r->family && !memcmp(t->laddr, r->laddr, 16) &&
+		    !memcmp(t->raddr, r->raddr, 16)) {
+			memcpy(p, t->txt, t->len);
+			return p + t->len;
+		}
 	}
 	end = magnet_put_tuple(p, r);
-	c->family = r->family;
-	c->lport = r->lport;
-	c->rport = r->rport;
-	memcpy(c->laddr, r->laddr, 16);
-	memcpy(c->raddr, r->raddr, 16);
-	c->tuple_len = (__u8)(end - p);
-	memcpy(c->tuple_txt, p, c->tuple_len);
+	t = &c->tuple[c->next];
+	c->next = (__u8)((c->next + 1) % MAGNET_TTCACHE_TUPLES);
+	t->family = r->family;
+	t->lport = r->lport;
+	t->rport = r->rport;
+	memcpy(t->laddr, r->laddr, 16);
+	memcpy(t->raddr, r->raddr, 16);
+	t->len = (__u8)(end - p);
+	memcpy(t->txt, p, t->len);
 	return end;
 }
 
@@ -225,8 +232,7 @@ void magnet_ttstream_open(struct magnet_ttstream *s, struct magnet_ttcount *c,
 	s->count = c;
 	s->lines = 0;
 	s->compat = compat;
-	s->cache.sec_len = 0;
-	s->cache.tuple_len = 0;
+	memset(&s->cache, 0, sizeof(s->cache));
 }
 
 int magnet_ttstream_format(struct magnet_ttstream *s, char *buf,

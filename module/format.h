@@ -92,15 +92,28 @@ struct magnet_ttcount {
  * Copying them is cheaper than writing them out again; the lines are the
  * same bytes either way (test_format checks).
  */
-struct magnet_ttcache {
-	__u64 sec;		/* whose text sec_txt holds */
-	__u8 sec_len;		/* 0: none yet */
-	__u8 tuple_len;		/* 0: none yet */
+/* the text of a connection end's "laddr,lport,raddr,rport" */
+struct magnet_tttuple {
+	__u8 len;		/* 0: none yet */
 	__u8 family;
 	__u16 lport, rport;
 	__u8 laddr[16], raddr[16];
+	char txt[92];		/* at most 91 */
+};
+
+/*
+ * The last few tuples: both ends of a connection traced on one host
+ * alternate, and a tuple's text costs about 100 instructions
+ * (make bench-profile).
+ */
+#define MAGNET_TTCACHE_TUPLES 4
+
+struct magnet_ttcache {
+	__u64 sec;		/* whose text sec_txt holds */
+	__u8 sec_len;		/* 0: none yet */
+	__u8 next;		/* the tuple slot to replace next */
 	char sec_txt[20];
-	char tuple_txt[92];	/* "laddr,lport,raddr,rport": at most 91 */
+	struct magnet_tttuple tuple[MAGNET_TTCACHE_TUPLES];
 };
 
 struct magnet_ttstream {
