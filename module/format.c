@@ -73,7 +73,20 @@ static char *magnet_put_tuple(char *p, const struct magnet_record *r)
 	return magnet_put_u32(p, r->rport);
 }
 
-/* fields 3-6 from @c when @r has the cached socket's, else written there */
+/* two 16-byte addresses are equal: word compares (the kernel's memcmp
+ * goes byte by byte) */
+static int magnet_eq16(const __u8 *a, const __u8 *b)
+{
+	__u64 a0, a1, b0, b1;
+
+	memcpy(&a0, a, 8);
+	memcpy(&a1, a + 8, 8);
+	memcpy(&b0, b, 8);
+	memcpy(&b1, b + 8, 8);
+	return !((a0 ^ b0) | (a1 ^ b1));
+}
+
+/* fields 3-6 from @c when one of its tuples is @r's, else written there */
 static char *magnet_put_tuple_cached(char *p, const struct magnet_record *r,
 				     struct magnet_ttcache *c)
 {
@@ -84,8 +97,8 @@ static char *magnet_put_tuple_cached(char *p, const struct magnet_record *r,
 	for (i = 0; i < MAGNET_TTCACHE_TUPLES; i++) {
 		t = &c->tuple[i];
 		if (t->len && t->lport == r->lport && t->rport == r->rport &&
-		    t->family == r->family && !memcmp(t->laddr, r->laddr, 16) &&
-		    !memcmp(t->raddr, r->raddr, 16)) {
+		    t->family == r->family && magnet_eq16(t->laddr, r->laddr) &&
+		    magnet_eq16(t->raddr, r->raddr)) {
 			memcpy(p, t->txt, t->len);
 			return p + t->len;
 		}

@@ -92,6 +92,8 @@ struct magnet_reader {
 	unsigned long *pos;	/* per CPU: next record to read */
 	unsigned long *end;	/* per CPU: end of this read's snapshot */
 	unsigned long *limit;	/* per CPU: head when finish was seen */
+	int *active;		/* the CPUs this fill merges, see fill_begin */
+	unsigned int nactive;
 	/*
 	 * The socket ids handed out last, by socket address: a flow's records
 	 * come in runs, and a siphash costs the reader about 120 instructions
@@ -331,11 +333,16 @@ static bool magnet_emit_pending_lost(struct magnet_reader *rd)
 	return true;
 }
 
-/* Under magnet_consume_mutex: this fill reads each ring up to its head now. */
+/*
+ * Under magnet_consume_mutex: this fill reads each ring up to its head now.
+ * Only the CPUs with records to read take part in the merge, so a record
+ * costs the reader the same on a machine with hundreds of possible CPUs.
+ */
 static void magnet_fill_begin(struct magnet_reader *rd)
 {
 	int cpu;
 
+	rd->nactive = 0;
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 		unsigned long end = smp_load_acquire(&r->head);
@@ -344,26 +351,37 @@ static void magnet_fill_begin(struct magnet_reader *rd)
 			end = rd->limit[cpu];
 		rd->pos[cpu] = r->tail;
 		rd->end[cpu] = end;
+		if ((long)(end - r->tail) > 0)
+			rd->active[rd->nactive++] = cpu;
 	}
 }
 
-/* The oldest record not yet taken in this fill, across CPUs, or NULL. */
+/*
+ * The oldest record not yet taken in this fill, across CPUs (on equal
+ * times, the lowest CPU's), or NULL. A CPU whose records are all taken
+ * leaves the merge.
+ */
 static struct magnet_record *magnet_fill_next(struct magnet_reader *rd,
 					      int *cpup)
 {
 	struct magnet_record *rec, *best = NULL;
-	int cpu;
+	unsigned int i = 0;
 
-	for_each_possible_cpu(cpu) {
+	while (i < rd->nactive) {
+		int cpu = rd->active[i];
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 
-		if ((long)(rd->end[cpu] - rd->pos[cpu]) <= 0)
+		if ((long)(rd->end[cpu] - rd->pos[cpu]) <= 0) {
+			rd->active[i] = rd->active[--rd->nactive];
 			continue;
+		}
 		rec = &r->recs[rd->pos[cpu] & r->mask];
-		if (!best || rec->ts_ns < best->ts_ns) {
+		if (!best || rec->ts_ns < best->ts_ns ||
+		    (rec->ts_ns == best->ts_ns && cpu < *cpup)) {
 			best = rec;
 			*cpup = cpu;
 		}
+		i++;
 	}
 	return best;
 }
@@ -742,6 +760,7 @@ static void magnet_reader_free(struct magnet_reader *rd)
 	kfree(rd->pos);
 	kfree(rd->end);
 	kfree(rd->limit);
+	kfree(rd->active);
 	kvfree(rd->cids);
 	vfree(rd->buf);
 	kfree(rd);
@@ -765,7 +784,8 @@ static int magnet_open(struct inode *inode, struct file *file)
 	rd->pos = kcalloc(nr_cpu_ids, sizeof(*rd->pos), GFP_KERNEL);
 	rd->end = kcalloc(nr_cpu_ids, sizeof(*rd->end), GFP_KERNEL);
 	rd->limit = kcalloc(nr_cpu_ids, sizeof(*rd->limit), GFP_KERNEL);
-	if (!rd->buf || !rd->pos || !rd->end || !rd->limit) {
+	rd->active = kcalloc(nr_cpu_ids, sizeof(*rd->active), GFP_KERNEL);
+	if (!rd->buf || !rd->pos || !rd->end || !rd->limit || !rd->active) {
 		magnet_reader_free(rd);
 		goto err;
 	}
