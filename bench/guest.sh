@@ -2,7 +2,7 @@
 # Runs inside the benchmark guest (see bench/run.sh).
 # usage: guest.sh MAGNET_KO OUTDIR BYTES REPS
 #
-#   netns bc (iperf3 client) --veth mgc/mgs, TSO/GSO/GRO off--> netns bs (iperf3 -s)
+#   netns bc (iperf3 client) --veth mgc/mgs, TSO/GSO/GRO off, gso_max_segs 1--> netns bs (iperf3 -s)
 #   (scripts/netpair.sh, copied next to this script)
 #
 # Every configuration is one iperf3 transfer, all in this one boot, so

@@ -6,7 +6,7 @@
 # sleep=off): guest time advances by 1 ns per executed instruction, so a
 # guest-measured throughput is repeatable and a ratio of two runs is a ratio
 # of executed instructions. Configurations (bench/guest.sh), TCP first
-# (iperf3 -n BENCH_BYTES over veth, TSO/GSO/GRO off):
+# (iperf3 -n BENCH_BYTES over veth, TSO/GSO/GRO off, gso_max_segs 1):
 #   baseline       no tracing (first in each round, and once more at the end)
 #   tcpdump-96     tcpdump -s 96 on the sender's veth, to tmpfs
 #   tcpdump-full   the same, full snaplen
@@ -43,7 +43,7 @@ for t in tcpdump bpftrace iperf3; do
 done
 "$top"/scripts/build-module.sh "$kver" "$top/build/$kver" > /dev/null
 cp "$top"/bench/guest.sh "$top"/scripts/netpair.sh "$out/"
-echo "bench: $kver, iperf3 -n $bytes over veth, TSO/GSO/GRO off, -icount shift=0,sleep=off, $reps rounds"
+echo "bench: $kver, iperf3 -n $bytes over veth, TSO/GSO/GRO off, gso_max_segs 1, -icount shift=0,sleep=off, $reps rounds"
 # cryptomgr.notests: under the instruction clock, the crypto self-test that
 # udev's loading of ghash_clmulni_intel starts can outlast its timeout and
 # print "WARNING: ... crypto_wait_for_test" (seen on 6.1), which is no
@@ -112,7 +112,7 @@ base = sum(bases) / len(bases)
 ubase = sum(iperf("udp-baseline", r)["rate"] for r in rounds) / reps
 
 print("# make bench: %s, %s\n" % (kver, rev))
-print("iperf3 -n %s over veth (TSO/GSO/GRO off), one vCPU, QEMU -icount shift=0,sleep=off: "
+print("iperf3 -n %s over veth (TSO/GSO/GRO off, gso_max_segs 1), one vCPU, QEMU -icount shift=0,sleep=off: "
       "1 guest ns = 1 instruction. %d rounds in one boot, interleaved. Ratio: to the mean "
       "of the %d baseline runs (%.1f Mbit/s; they range %.3f..%.3f of it). instr/ev: above "
       "the same round's baseline, per event; for magnet split into handler (the deferred "
