@@ -17,6 +17,7 @@ out=$2
 bytes=$3
 reps=$4
 . "$(dirname "$0")/netpair.sh"
+. "$(dirname "$0")/guest-common.sh"
 netpair_setup bc bs nooffload
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs nodev $T
@@ -41,22 +42,6 @@ transfer() {
 	# a UDP server may still be in its last second
 	sleep 0.2
 	pkill -x iperf3 2> /dev/null || true
-}
-
-# reader_open: wait until the reader has the file open. finish ends the
-# reads of the readers open at that moment; a reader that opens after it
-# waits for the next finish. Under -icount sleep=off the guest clock jumps
-# ahead while the guest waits for the host (cat loading over 9p), so a
-# fixed sleep is no guarantee (seen: a deferred reader opened after its
-# finish and waited forever).
-reader_open() {
-	local i
-	for i in $(seq 100); do
-		grep -q '^reader[[:space:]]*open' /proc/net/magnet_stats && return 0
-		sleep 0.1
-	done
-	echo "bench: the reader did not open /proc/net/magnet" >&2
-	return 1
 }
 
 # wait_reader PID RUN: the reader ends after finish; if it does not within

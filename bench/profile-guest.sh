@@ -14,6 +14,7 @@ out=$2
 bytes=$3
 shift 3
 . "$(dirname "$0")/netpair.sh"
+. "$(dirname "$0")/guest-common.sh"
 netpair_setup bc bs nooffload
 LOG=/dev/shm/profile.log
 DATA=/dev/shm/perf.data
@@ -34,17 +35,6 @@ syms() {
 		awk '/^# Samples:/ { n = $3 } /^ +[0-9.]+%/ { p = $1; sub(/%/, "", p); $1 = ""; $2 = ""; sub(/^ +/, ""); print p, $0 } END { print "samples", n > "/dev/stderr" }' \
 		> "$out/$1.syms" 2> "$out/$1.samples"
 	rm -f $DATA
-}
-
-# reader_open: as in bench/guest.sh
-reader_open() {
-	local i
-	for i in $(seq 100); do
-		grep -q '^reader[[:space:]]*open' /proc/net/magnet_stats && return 0
-		sleep 0.1
-	done
-	echo "profile: the reader did not open /proc/net/magnet" >&2
-	return 1
 }
 
 # magnet NAME live|deferred PARAMS...: as bench/guest.sh's, profiled

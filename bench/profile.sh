@@ -23,8 +23,8 @@
 # Report: stdout and bench/results/<date>-<kernel>-profile.md.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:-$("$top"/scripts/kernels.sh | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | head -n 1)}
-[ -n "$kver" ] || { echo "profile: no 6.1 kernel; name one (bench/profile.sh KVER)" >&2; exit 1; }
+. "$top"/bench/common.sh
+kver=$(bench_kver profile "${1:-}")
 bytes=${PROFILE_BYTES:-30M}
 configs=${PROFILE_CONFIGS:-baseline tcp-handlers handlers tcp-binary tcp-ascii all-binary}
 out=$top/build/profile/$kver
@@ -34,23 +34,8 @@ for t in perf iperf3; do
 	command -v $t > /dev/null || { echo "profile: $t is missing; run make deps" >&2; exit 1; }
 done
 case " $configs " in *" baseline "*) ;; *) configs="baseline $configs" ;; esac
-"$top"/scripts/build-module.sh "$kver" "$top/build/$kver" > /dev/null
-cp "$top"/bench/profile-guest.sh "$top"/scripts/netpair.sh "$out/"
 echo "profile: $kver, iperf3 -n $bytes, perf record in the guest: $configs"
-timeout --kill-after=30 3600 vng --verbose --run "/boot/vmlinuz-$kver" --disable-kvm --cpus 1 \
-	--memory 2G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off" \
-	--append cryptomgr.notests \
-	--exec "bash $out/profile-guest.sh $top/build/$kver/magnet.ko $out $bytes $configs" \
-	< /dev/null > "$out/console.log" 2>&1 || true
-if [ ! -e "$out/done" ]; then
-	echo "profile: the guest did not finish; see $out/console.log" >&2
-	tail -n 20 "$out/console.log" >&2
-	exit 1
-fi
-if grep -E 'BUG:|WARNING:|Oops|RCU stall|soft lockup' "$out/dmesg.txt"; then
-	echo "profile: kernel warnings in the guest" >&2
-	exit 1
-fi
+bench_boot profile "$kver" "$out" 3600 profile-guest.sh "$bytes" $configs
 mkdir -p "$top/bench/results"
 report=$top/bench/results/$(date +%Y-%m-%d)-$kver-profile.md
 python3 "$top"/bench/profile-report.py "$out" "$bytes" "$kver" \

@@ -31,8 +31,8 @@
 # bringing up a second one, so every reader shares the CPU with the traffic.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:-$("$top"/scripts/kernels.sh | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | head -n 1)}
-[ -n "$kver" ] || { echo "bench: no 6.1 kernel; name one (bench/run.sh KVER)" >&2; exit 1; }
+. "$top"/bench/common.sh
+kver=$(bench_kver run "${1:-}")
 bytes=${BENCH_BYTES:-100M}
 reps=${BENCH_REPS:-2}
 out=$top/build/bench/$kver
@@ -41,30 +41,11 @@ mkdir -p "$out"
 for t in tcpdump bpftrace iperf3; do
 	command -v $t > /dev/null || { echo "bench: $t is missing; run make deps" >&2; exit 1; }
 done
-"$top"/scripts/build-module.sh "$kver" "$top/build/$kver" > /dev/null
-cp "$top"/bench/guest.sh "$top"/scripts/netpair.sh "$out/"
 echo "bench: $kver, iperf3 -n $bytes over veth, TSO/GSO/GRO off, gso_max_segs 1, -icount shift=0,sleep=off, $reps rounds"
-# cryptomgr.notests: under the instruction clock, the crypto self-test that
-# udev's loading of ghash_clmulni_intel starts can outlast its timeout and
-# print "WARNING: ... crypto_wait_for_test" (seen on 6.1), which is no
-# concern of this benchmark and would fail it
-timeout --kill-after=30 5400 vng --verbose --run "/boot/vmlinuz-$kver" --disable-kvm --cpus 1 \
-	--memory 2G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off" \
-	--append cryptomgr.notests \
-	--exec "bash $out/guest.sh $top/build/$kver/magnet.ko $out $bytes $reps" \
-	< /dev/null > "$out/console.log" 2>&1 || true
-if [ ! -e "$out/done" ]; then
-	echo "bench: the guest did not finish; see $out/console.log" >&2
-	tail -n 20 "$out/console.log" >&2
-	exit 1
-fi
+bench_boot bench "$kver" "$out" 5400 guest.sh "$bytes" "$reps"
 if [ -e "$out/hung.txt" ]; then
 	echo "bench: a reader did not end after finish:" >&2
 	cat "$out/hung.txt" >&2
-fi
-if grep -E 'BUG:|WARNING:|Oops|RCU stall|soft lockup' "$out/dmesg.txt"; then
-	echo "bench: kernel warnings in the guest" >&2
-	exit 1
 fi
 mkdir -p "$top/bench/results"
 report=$top/bench/results/$(date +%Y-%m-%d)-$kver.md
