@@ -176,9 +176,10 @@ int magnet_format_web10g(char *buf, const struct magnet_record *r,
 			 __s64 realtime_offset_ns, __u32 cid);
 
 /*
- * A 32-bit key of a record's flow (family, ports, addresses: FNV-1a), which
- * tells a new connection on a reused socket from the old one. The kernel's
- * web10g output and ttpb2ascii both use it, so they number alike.
+ * A 32-bit key of a record's flow (family, ports, addresses, mixed a word
+ * at a time), which tells a new connection on a reused socket from the old
+ * one. The kernel's web10g output and ttpb2ascii both use it, so they
+ * number alike.
  */
 __u32 magnet_flow_key(const struct magnet_record *r);
 
