@@ -26,7 +26,8 @@
 # bytes per event, and instructions per event above the baseline of the
 # same round, split for magnet into the handlers' share (from the deferred
 # runs of the same round) and the reader's (the rest). The report goes to
-# stdout and to bench/results/<date>-<kernel>.md.
+# stdout and to bench/results/<date>-<kernel>.md, a bar chart of the ratios
+# to <date>-<kernel>.png (bench/chart.py).
 # KVER defaults to the 6.1 line. One vCPU: QEMU's icount mode hangs
 # bringing up a second one, so every reader shares the CPU with the traffic.
 set -eu
@@ -117,6 +118,12 @@ for name in tcp:
         print("| %s | %s | %.1f | %.3f | %s | %s | %s | %s | %s | %s |" % (
             name, r, i["rate"], i["rate"] / base, fmt(ev), fmt(c.get("lost") if c else None),
             fmt(bpe, "%.0f"), fmt(per, "%.0f"), fmt(h, "%.0f"), fmt(rd, "%.0f")))
+for name in ("tcp-handlers", "handlers"):
+    for r in rounds:
+        c = counts(name, r)
+        if c and c.get("lost"):
+            print("\n**%s round %s lost %d events: its ring (the reader starts after the "
+                  "transfer) was too small, so its handler costs are too low.**" % (name, r, c["lost"]))
 print("\nUDP, 64-byte payloads, iperf3 -u -b 0 -t 1 (rate: packets received, thousands per second; "
       "ratio to the mean udp-baseline, %.1f kpps):\n" % ubase)
 print("| config | round | kpps | ratio | events | lost | bytes/ev | instr/ev |")
@@ -132,4 +139,6 @@ for name in udp:
             fmt(bpe, "%.0f"), fmt(per, "%.0f")))
 PY
 cat "$report"
-echo "bench: report in $report"
+# the chart: Debian's python3, which has python3-matplotlib (make deps)
+/usr/bin/python3 "$top"/bench/chart.py "$report" "${report%.md}.png"
+echo "bench: report in $report, chart in ${report%.md}.png"
