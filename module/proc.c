@@ -56,6 +56,10 @@ static unsigned long magnet_discarded_open, magnet_discarded_reset;
 /* ttprobe's field 7 (compat=ttprobe): lines formatted since load */
 static struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
 
+/* the socket ids a reader keeps (struct magnet_reader's ids) */
+#define MAGNET_IDCACHE_BITS 4
+#define MAGNET_IDCACHE_SIZE (1U << MAGNET_IDCACHE_BITS)
+
 /*
  * web10g connection ids: sock_id -> small integer, per open. The table
  * starts at 2^12 slots and doubles when half full, as ttpb2ascii's does,
@@ -63,8 +67,6 @@ static struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
  * at 2^20 slots (524,288 connections in one open), or when memory runs
  * out, later connections get CID 0, which the kernel log reports.
  */
-#define MAGNET_IDCACHE_BITS 4
-#define MAGNET_IDCACHE_SIZE (1U << MAGNET_IDCACHE_BITS)
 #define MAGNET_CID_BITS_MIN 12
 #define MAGNET_CID_BITS_MAX 20
 struct magnet_cid {
