@@ -33,7 +33,8 @@ print("iperf3 -n %s over veth (TSO/GSO/GRO off, gso_max_segs 1), one vCPU, QEMU 
       "`perf record -a -e cpu-clock` in the guest (bench/profile.sh). Per configuration: the "
       "instructions per recorded event above the baseline transfer (%.1f Mbit/s, scaled to the "
       "same bytes), in total and per symbol, the %d largest. The samples of a handler's "
-      "interrupts-off section show as `magnet_rec_end` (see bench/profile.sh). perf's own "
+      "interrupts-off section show as the builder that ends it (`magnet_record_tcp`, "
+      "`magnet_record_pkt`, `magnet_app_return`; see bench/profile.sh). perf's own "
       "sampling runs in the baseline too.\n" % (nbytes, bbytes * 8 / bsecs / 1e6, TOP))
 for c in configs:
     secs, nb, syms = run(c)

@@ -15,8 +15,9 @@
 # One caveat, from the emulator: a timer interrupt is taken only when
 # interrupts are enabled, so the samples of a section run with interrupts
 # off land on the instruction that enables them. magnet's handlers fill a
-# record with interrupts off (magnet_rec_begin .. magnet_rec_end): that
-# whole section shows as magnet_rec_end.
+# record with interrupts off (magnet_rec_begin .. magnet_rec_end, which is
+# inlined): that whole section shows as the builder that ends it,
+# magnet_record_tcp, magnet_record_pkt or magnet_app_return.
 #
 # PROFILE_BYTES (default 30M) per transfer; PROFILE_CONFIGS (default:
 # baseline tcp-handlers handlers tcp-binary tcp-ascii all-binary).

@@ -55,14 +55,13 @@ extern struct magnet_config magnet_cfg __read_mostly;
 /* params.c */
 int magnet_params_validate(void);
 
-/* magnet_probe.c */
+/* probes.c */
 struct seq_file;
 int magnet_probes_register(unsigned int layers, unsigned int dirmask);
 void magnet_probes_unregister(void);
 unsigned long magnet_probes_nmissed(void);
 void magnet_probes_sweep_missed(void);
 void magnet_probes_show(struct seq_file *m);
-u64 magnet_sock_id(u64 sk);
 
 /* control.c: the filter in force (RCU) */
 struct magnet_active_filter {
@@ -85,8 +84,5 @@ int magnet_proc_init(void);
 void magnet_proc_exit(void);
 void magnet_wake_reader(void);
 void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset);
-
-/* ring.c: kernel log lines with the counters, in total and per CPU */
-void magnet_log_stats(const char *when);
 
 #endif /* MAGNET_H */

@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include "magnet.h"
 #include "ring.h"
+#include "sockid.h"
 
 /*
  * Setup goes from the inside out: rings, then the filter and its probes,
@@ -22,12 +23,13 @@ static int __init magnet_init(void)
 	if (ret)
 		return ret;
 
-	ret = magnet_rings_init(magnet_cfg.bufsize);
+	ret = magnet_rings_init(magnet_cfg.bufsize, magnet_wake_reader);
 	if (ret) {
 		pr_err("bufsize=%u: cannot allocate the per-CPU rings (%d)\n",
 		       magnet_cfg.bufsize, ret);
 		goto err_rings;
 	}
+	magnet_sockid_init();
 	/* publishes the load-time filter and registers its probes */
 	ret = magnet_control_init();
 	if (ret)
@@ -60,7 +62,7 @@ static void __exit magnet_exit(void)
 	magnet_proc_exit();
 	magnet_stats_exit();
 	magnet_control_exit();
-	magnet_log_stats("unload");
+	magnet_rings_log("unload", magnet_probes_nmissed());
 	magnet_rings_exit();
 }
 

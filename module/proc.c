@@ -34,6 +34,7 @@
 #include "magnet.h"
 #include "ring.h"
 #include "format.h"
+#include "sockid.h"
 #include "cmd.h"
 #include "filter.h"
 
@@ -731,7 +732,7 @@ static ssize_t magnet_write(struct file *file, const char __user *ubuf,
 		break;
 	case MAGNET_CMD_FINISH:
 		atomic_inc(&magnet_finish_gen);
-		magnet_log_stats("finish");
+		magnet_rings_log("finish", magnet_probes_nmissed());
 		break;
 	case MAGNET_CMD_RESET:
 		magnet_reset();

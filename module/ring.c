@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation and teardown of the per-CPU rings.
+ * Allocation and teardown of the per-CPU rings (ring.h). A leaf: it knows
+ * the record's size and the LOST record, and nothing of the probes or the
+ * reader, which it wakes through the callback given at init.
  */
 #include <linux/vmalloc.h>
 #include <linux/cpumask.h>
@@ -8,20 +10,26 @@
 #include <linux/kprobes.h>
 #include <linux/timekeeping.h>
 #include <linux/string.h>
-#include "magnet.h"
 #include "ring.h"
 
 struct magnet_ring __percpu *magnet_rings;
+static void (*magnet_ring_wake_fn)(void);
 
+/* irq_work: the fill of a ring crossed its watermark (magnet_ring_commit) */
 static void magnet_ring_wake(struct irq_work *work)
 {
-	magnet_wake_reader();
+	magnet_ring_wake_fn();
 }
 
-int magnet_rings_init(unsigned int nrecords)
+/*
+ * @nrecords slots per possible CPU (a power of two); @wake is called, from
+ * an irq_work, when a ring's fill crosses half of it.
+ */
+int magnet_rings_init(unsigned int nrecords, void (*wake)(void))
 {
 	int cpu;
 
+	magnet_ring_wake_fn = wake;
 	magnet_rings = alloc_percpu(struct magnet_ring);
 	if (!magnet_rings)
 		return -ENOMEM;
@@ -89,8 +97,9 @@ bool magnet_rings_empty(void)
 /*
  * Kernel log lines with the counters: the totals, then one line per CPU
  * that saw events. hits = events that passed the filters = written + lost.
+ * @probe_misses: the handlers' misses, which the caller knows.
  */
-void magnet_log_stats(const char *when)
+void magnet_rings_log(const char *when, unsigned long probe_misses)
 {
 	unsigned long hits = 0, lost = 0, unread = 0;
 	int cpu;
@@ -103,7 +112,7 @@ void magnet_log_stats(const char *when)
 		unread += READ_ONCE(r->head) - READ_ONCE(r->tail);
 	}
 	pr_info("%s: %lu records written, %lu lost (ring full), %lu unread, %lu probe misses\n",
-		when, hits - lost, lost, unread, magnet_probes_nmissed());
+		when, hits - lost, lost, unread, probe_misses);
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 		unsigned long h = READ_ONCE(r->hits), l = READ_ONCE(r->lost);

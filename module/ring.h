@@ -42,7 +42,7 @@ struct magnet_ring {
 	struct irq_work wake_work;
 };
 
-int magnet_rings_init(unsigned int nrecords);
+int magnet_rings_init(unsigned int nrecords, void (*wake)(void));
 void magnet_rings_exit(void);
 
 extern struct magnet_ring __percpu *magnet_rings;
@@ -122,5 +122,6 @@ static inline unsigned long magnet_ring_count(struct magnet_ring *r)
 }
 
 bool magnet_rings_empty(void);
+void magnet_rings_log(const char *when, unsigned long probe_misses);
 
 #endif /* MAGNET_RING_H */

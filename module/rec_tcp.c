@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The TCP and application events: a segment at TCP transmit and receive,
+ * and a tcp_sendmsg()/tcp_recvmsg() call at its return. Both carry the TCP
+ * snapshot (rec.c).
+ */
+#include <linux/kprobes.h>
+#include <linux/sched.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/inet_sock.h>
+#include "compat.h"
+#include "rec.h"
+
+/*
+ * At __tcp_transmit_skb's entry the segment is not counted yet: count it,
+ * so a tcp_out record carries the connection's state after this segment
+ * (and consecutive records of a flow never repeat the same counters).
+ */
+static void notrace magnet_count_out(struct magnet_record *rec,
+				     const struct sk_buff *skb)
+{
+	u32 pcount = max_t(u32, TCP_SKB_CB(skb)->tcp_gso_segs, 1);
+
+	rec->segs_out += pcount;
+	if (skb->len) {
+		rec->data_segs_out += pcount;
+		rec->bytes_sent += skb->len;
+	}
+}
+NOKPROBE_SYMBOL(magnet_count_out);
+
+/*
+ * A segment of @sk at TCP transmit (__tcp_transmit_skb's entry, before it
+ * is counted) or receive (tcp_v4_do_rcv, tcp_v6_do_rcv).
+ */
+void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
+			       u16 event)
+{
+	const struct magnet_filter *f = magnet_filter();
+	struct magnet_record *rec;
+	struct magnet_ring *ring;
+	unsigned long flags;
+	u16 lport, rport;
+	u32 mark;
+
+	if (unlikely(!sk || !skb || !sk_fullsock(sk)))
+		return;
+	/*
+	 * The owner processes a segment from the backlog: no longer pending
+	 * (backlog.c). Counted for every socket, whatever the filter says.
+	 */
+	if (event == MAGNET_EV_TCP_IN && magnet_bl_owned(sk)) {
+		u32 segs, dsegs;
+
+		magnet_skb_segs(skb, &segs, &dsegs);
+		magnet_backlog_consume(sk, segs, dsegs);
+	}
+	/* filters first: nothing is copied for a segment we do not keep */
+	if (!(f->events & MAGNET_LAYER_TCP) ||
+	    !(f->dir & (event == MAGNET_EV_TCP_OUT ? MAGNET_FDIR_OUT :
+						     MAGNET_FDIR_IN)))
+		goto filtered;
+	lport = ntohs(inet_sk(sk)->inet_sport);
+	rport = ntohs(sk->sk_dport);
+	mark = event == MAGNET_EV_TCP_OUT ? READ_ONCE(sk->sk_mark) : skb->mark;
+	if (!magnet_sock_ok(f, sk, lport, rport, mark))
+		goto filtered;
+	if (!f->full &&
+	    !magnet_cwnd_changed(sk, tcp_snd_cwnd(tcp_sk(sk)) *
+				 tcp_sk(sk)->mss_cache))
+		goto filtered;
+
+	rec = magnet_rec_begin(&ring, &flags, event);
+	if (!rec)
+		return;
+	rec->flags = MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ;
+	magnet_fill_sock(rec, sk, lport, rport);
+	rec->len = skb->len;
+	rec->seq = TCP_SKB_CB(skb)->seq;
+	rec->end_seq = TCP_SKB_CB(skb)->end_seq;
+	rec->mark = mark;
+	magnet_fill_tcp(rec, sk);
+	if (event == MAGNET_EV_TCP_OUT)
+		magnet_count_out(rec, skb);
+	magnet_clear_app(rec);
+	magnet_clear_pkt(rec);
+	magnet_rec_end(ring, flags);
+	return;
+filtered:
+	magnet_filtered();
+}
+NOKPROBE_SYMBOL(magnet_record_tcp);
+
+/*
+ * At a tcp_sendmsg() (@send) or tcp_recvmsg() entry: whether to record the
+ * call (0: its return probe runs), and what its return needs.
+ */
+int notrace magnet_app_entry(struct magnet_app_call *call,
+			     struct pt_regs *regs, bool send)
+{
+	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
+	const struct magnet_filter *f = magnet_filter();
+
+	/* tcp_sendmsg(sk, msg, size) / tcp_recvmsg(sk, msg, len, ...) */
+	if (!sk || !sk_fullsock(sk))
+		return 1;	/* no return probe for this call */
+	if (!(f->events & MAGNET_LAYER_APP) ||
+	    !(f->dir & (send ? MAGNET_FDIR_OUT : MAGNET_FDIR_IN)) ||
+	    !magnet_sock_ok(f, sk, ntohs(inet_sk(sk)->inet_sport),
+			    ntohs(sk->sk_dport), READ_ONCE(sk->sk_mark)) ||
+	    ((f->set & MAGNET_FT_PID) && current->tgid != f->pid) ||
+	    ((f->set & MAGNET_FT_COMM) &&
+	     strncmp(current->comm, f->comm, sizeof(current->comm)))) {
+		magnet_filtered();
+		return 1;
+	}
+	call->sk = sk;
+	call->req = regs_get_kernel_argument(regs, 2);
+	call->seq = send ? READ_ONCE(tcp_sk(sk)->write_seq) :
+			   READ_ONCE(tcp_sk(sk)->copied_seq);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_app_entry);
+
+/* At the return of a call magnet_app_entry() chose: its record. */
+int notrace magnet_app_return(const struct magnet_app_call *call,
+			      struct pt_regs *regs, u16 event)
+{
+	struct sock *sk = call->sk;
+	struct magnet_record *rec;
+	struct magnet_ring *ring;
+	unsigned long flags;
+
+	rec = magnet_rec_begin(&ring, &flags, event);
+	if (!rec)
+		return 0;
+	rec->flags = MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
+		     MAGNET_RF_APP;
+	magnet_fill_sock(rec, sk, ntohs(inet_sk(sk)->inet_sport),
+			 ntohs(sk->sk_dport));
+	/* tcp_sendmsg and tcp_recvmsg return int: rax's upper half is junk */
+	rec->ret = (int)regs_return_value(regs);
+	rec->req = call->req;
+	rec->len = rec->ret > 0 ? (u32)min_t(s64, rec->ret, U32_MAX) : 0;
+	rec->seq = call->seq;
+	rec->end_seq = event == MAGNET_EV_APP_SEND ?
+		       READ_ONCE(tcp_sk(sk)->write_seq) :
+		       READ_ONCE(tcp_sk(sk)->copied_seq);
+	rec->mark = READ_ONCE(sk->sk_mark);
+	rec->pid = current->tgid;
+	memcpy(rec->comm, current->comm, sizeof(rec->comm));
+	magnet_fill_tcp(rec, sk);
+	magnet_clear_pkt(rec);
+	magnet_rec_end(ring, flags);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_app_return);
