@@ -334,4 +334,146 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, sock_state) == 88,
 MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 		     "addr_family");
 
+/*
+ * Version 3: records sized by what they carry (docs/binary-format.md,
+ * "Version 3"). A stream is the same SYSINFO header (version 3,
+ * record_size 0: records vary), then records, each a 16-byte header and a
+ * payload chosen by its event and flags, a multiple of 8 bytes in all. What
+ * is constant for a connection (its socket id, family, addresses, ports and
+ * congestion control) is in a FLOW record, written before the first record
+ * that refers to it and again when it changes; a record names its flow by
+ * a small id whose scope is its CPU. A LOST record on a CPU ends the scope
+ * of that CPU's ids, a RESET record of every CPU's: a writer writes the
+ * FLOW records again before it refers to them.
+ */
+#define MAGNET_FORMAT_VERSION_V3 3
+#define MAGNET_V3_FLOW 11	/* the record type of a FLOW record */
+#define MAGNET_V3_FLOW_IDS 1024	/* flow ids are 1 .. MAGNET_V3_FLOW_IDS */
+
+struct magnet_v3_hdr {
+	__u64 ts_ns;			/*  0 */
+	__u16 cpu;			/*  8 */
+	__u16 flow;			/* 10: 0 = none (LOST, RESET, FLOW) */
+	__u8 event;			/* 12: MAGNET_EV_* or MAGNET_V3_FLOW */
+	__u8 flags;			/* 13: MAGNET_RF_* */
+	__u16 len;			/* 14: of the record, header included */
+};
+
+/* LOST and RESET: the counts of version 2's req and ret */
+struct magnet_v3_count {
+	__u64 req;			/* 16 */
+	__s64 ret;			/* 24 */
+};
+
+/* FLOW: the flow id is the header's flow; its cpu, the scope */
+struct magnet_v3_flow {
+	__u64 sock_id;			/* 16: 0 = not tied to a socket */
+	__u16 lport;			/* 24 */
+	__u16 rport;			/* 26 */
+	__u8 family;			/* 28: MAGNET_FAMILY_* */
+	char ca_name[MAGNET_CA_NAME_LEN];	/* 29 */
+	__u8 laddr[16];			/* 40: IPv4 in the first 4 bytes */
+	__u8 raddr[16];			/* 56 */
+};
+
+/* RF_TCP (TCP and app events): the event and the TCP snapshot */
+struct magnet_v3_tcp {
+	__u32 len;			/* 16 */
+	__u32 mark;			/* 20 */
+	__u32 seq;			/* 24 */
+	__u32 end_seq;			/* 28 */
+	__u8 state;			/* 32 */
+	__u8 ca_state;			/* 33 */
+	__u8 wscale;			/* 34 */
+	__u8 opts;			/* 35 */
+	__u16 advmss;			/* 36 */
+	__u16 reserved;			/* 38: 0 */
+	__u32 mss;			/* 40 */
+	__u32 srtt_us;			/* 44 */
+	__u32 rttvar_us;		/* 48 */
+	__u32 rto_us;			/* 52 */
+	__u32 cwnd;			/* 56 */
+	__u32 ssthresh;			/* 60 */
+	__u32 snd_wnd;			/* 64 */
+	__u32 rcv_wnd;			/* 68 */
+	__u32 snd_una;			/* 72 */
+	__u32 snd_nxt;			/* 76 */
+	__u32 write_seq;		/* 80 */
+	__u32 copied_seq;		/* 84 */
+	__u32 packets_out;		/* 88 */
+	__u32 retrans_out;		/* 92 */
+	__u32 total_retrans;		/* 96 */
+	__u32 segs_out;			/* 100 */
+	__u32 data_segs_out;		/* 104 */
+	__u32 segs_in;			/* 108 */
+	__u32 data_segs_in;		/* 112 */
+	__u32 rcv_nxt;			/* 116 */
+	__u32 min_rtt_us;		/* 120 */
+	__u32 rtt_us;			/* 124 */
+	__u64 bytes_sent;		/* 128 */
+	__u64 bytes_received;		/* 136 */
+	__u64 bytes_acked;		/* 144 */
+	__u64 bytes_retrans;		/* 152 */
+};
+
+/* RF_APP, after the TCP part: the call */
+struct magnet_v3_app {
+	__u32 pid;			/* 160 */
+	__u32 reserved;			/* 164: 0 */
+	__u64 req;			/* 168 */
+	__s64 ret;			/* 176 */
+	char comm[MAGNET_COMM_LEN];	/* 184 */
+};
+
+/* RF_HDR (IP and device events): the packet's headers */
+struct magnet_v3_pkt {
+	__u32 len;			/* 16 */
+	__u32 mark;			/* 20 */
+	__u32 seq;			/* 24: 0 without RF_SEQ */
+	__u32 end_seq;			/* 28 */
+	__u32 ifindex;			/* 32: 0 without RF_DEV */
+	__u32 tcp_ack;			/* 36 */
+	__u16 ip_id;			/* 40 */
+	__u16 tcp_win;			/* 42 */
+	__u16 ip_hlen;			/* 44 */
+	__u16 ip_frag;			/* 46 */
+	__u8 state;			/* 48: 0 without RF_SOCK */
+	__u8 ip_tos;			/* 49 */
+	__u8 ip_ttl;			/* 50 */
+	__u8 ip_proto;			/* 51 */
+	__u8 tcp_flags;			/* 52 */
+	__u8 tcp_hlen;			/* 53 */
+	__u8 reserved[2];		/* 54: 0 */
+	/* 56: tcp_hlen - 20 bytes of TCP options, zero-padded to 8 */
+};
+
+#define MAGNET_V3_HDR_SIZE 16
+#define MAGNET_V3_COUNT_SIZE (MAGNET_V3_HDR_SIZE + 16)
+#define MAGNET_V3_FLOW_SIZE (MAGNET_V3_HDR_SIZE + 56)
+#define MAGNET_V3_TCP_SIZE (MAGNET_V3_HDR_SIZE + 144)
+#define MAGNET_V3_APP_SIZE (MAGNET_V3_TCP_SIZE + 40)
+#define MAGNET_V3_PKT_SIZE (MAGNET_V3_HDR_SIZE + 40)	/* + options */
+#define MAGNET_V3_MAX_SIZE MAGNET_V3_APP_SIZE
+
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_hdr) == MAGNET_V3_HDR_SIZE,
+		     "v3 header");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_count) + MAGNET_V3_HDR_SIZE ==
+		     MAGNET_V3_COUNT_SIZE, "v3 LOST/RESET");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_flow) + MAGNET_V3_HDR_SIZE ==
+		     MAGNET_V3_FLOW_SIZE, "v3 FLOW");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_v3_flow, laddr) == 24,
+		     "v3 FLOW laddr");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_tcp) + MAGNET_V3_HDR_SIZE ==
+		     MAGNET_V3_TCP_SIZE, "v3 TCP");
+MAGNET_STATIC_ASSERT(offsetof(struct magnet_v3_tcp, bytes_sent) == 112,
+		     "v3 TCP bytes_sent");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_app) == 40, "v3 app");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_pkt) + MAGNET_V3_HDR_SIZE ==
+		     MAGNET_V3_PKT_SIZE, "v3 packet");
+MAGNET_STATIC_ASSERT(MAGNET_V3_PKT_SIZE + MAGNET_TCP_OPTS_LEN <=
+		     MAGNET_V3_MAX_SIZE, "v3 largest record");
+MAGNET_STATIC_ASSERT(MAGNET_V3_FLOW_SIZE % 8 == 0 && MAGNET_V3_TCP_SIZE % 8 == 0 &&
+		     MAGNET_V3_APP_SIZE % 8 == 0 && MAGNET_V3_PKT_SIZE % 8 == 0,
+		     "v3 records are multiples of 8 bytes");
+
 #endif /* MAGNET_RECORD_H */

@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "format.h"
+#include "v3.h"
 #include "pcapw.h"
 
 #ifndef MAGNET_VERSION
@@ -154,8 +155,9 @@ static void usage(FILE *f)
 		"     impossible family, direction or time) or an I/O error\n"
 		"  3  the last record is truncated; every complete record was written\n"
 		"\n"
-		"This " PROG " reads format version %u (the module's omode=1).\n",
-		MAGNET_FORMAT_VERSION);
+		"This " PROG " reads format versions %u and %u (the module's omode=1):\n"
+		"256-byte records, or records sized by what they carry.\n",
+		MAGNET_FORMAT_VERSION, MAGNET_FORMAT_VERSION_V3);
 }
 
 /* where messages go: stderr, or what the fuzz harness (tests/fuzz) sets */
@@ -645,8 +647,72 @@ static int pcap_end(enum out_format fmt)
 	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
 }
 
-static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
-		  int compat)
+/*
+ * The next event of a version 3 stream into @r, FLOW records taken on the
+ * way: 1, 0 at the end, or an exit code. @index and @offset: those of the
+ * record read (FLOW records count), @rlen its length.
+ */
+static int next_v3(gzFile gz, struct magnet_v3_dec *d, int swapped,
+		   struct magnet_record *r, unsigned long long *index,
+		   unsigned long long *offset, unsigned long long *rlen)
+{
+	_Alignas(8) unsigned char b[MAGNET_V3_MAX_SIZE];
+	long n;
+	int len, rc;
+
+	for (;;) {
+		n = read_full(gz, b, MAGNET_V3_HDR_SIZE);
+		if (n < 0)
+			return EXIT_BADINPUT;
+		if (n == 0)
+			return 0;
+		if (n < MAGNET_V3_HDR_SIZE) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("warning: %s: last record truncated: %ld of its %d-byte header at byte offset %llu (record index %llu) ignored",
+			    in_name, n, MAGNET_V3_HDR_SIZE, *offset, *index);
+			return EXIT_TRUNCATED;
+		}
+		len = magnet_v3_record_len(d, b, swapped);
+		if (len < 0) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("%s: record index %llu at byte offset %llu: %s",
+			    in_name, *index, *offset, d->err);
+			return EXIT_BADINPUT;
+		}
+		n = read_full(gz, b + MAGNET_V3_HDR_SIZE,
+			      (size_t)len - MAGNET_V3_HDR_SIZE);
+		if (n < 0)
+			return EXIT_BADINPUT;
+		if (n < len - MAGNET_V3_HDR_SIZE) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("warning: %s: last record truncated: %ld of %d bytes at byte offset %llu (record index %llu) ignored",
+			    in_name, n + MAGNET_V3_HDR_SIZE, len, *offset,
+			    *index);
+			return EXIT_TRUNCATED;
+		}
+		rc = magnet_v3_decode(d, b, (unsigned int)len, swapped, r);
+		if (rc < 0) {
+			if (!finish_output())
+				return EXIT_BADINPUT;
+			msg("%s: record index %llu at byte offset %llu: %s",
+			    in_name, *index, *offset, d->err);
+			return EXIT_BADINPUT;
+		}
+		*rlen = (unsigned long long)len;
+		if (rc == 1)
+			return 1;
+		(*index)++;
+		*offset += (unsigned long long)len;
+	}
+}
+
+/* @v3d: a version 3 stream's flow tables, which decode() frees */
+static int decode_stream(gzFile gz, enum out_format fmt,
+			 enum in_format infmt, int compat,
+			 struct magnet_v3_dec *v3d)
 {
 	union {
 		struct magnet_sysinfo si;
@@ -662,8 +728,8 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 			     fmt == FMT_WEB10G ? MAGNET_WEB10G_LINE_MAX :
 			     IS_PCAP(fmt) ? PCAPW_BLOCK_MAX :
 			     MAGNET_TEXT_LINE_MAX;
-	unsigned long long index = 0, offset;
-	int swapped = 0;
+	unsigned long long index = 0, offset, rlen = 0;
+	int swapped = 0, v3;
 	long n, more;
 
 	/* the first ttprobe record, or the start of magnet's header */
@@ -718,10 +784,11 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 		    in_name, si.magic, MAGNET_MAGIC);
 		return EXIT_BADINPUT;
 	}
-	if (n >= 6 && si.version != MAGNET_FORMAT_VERSION) {
+	if (n >= 6 && si.version != MAGNET_FORMAT_VERSION &&
+	    si.version != MAGNET_FORMAT_VERSION_V3) {
 		msg("%s: unsupported version %u (this " PROG
-		    " reads version %u)", in_name, si.version,
-		    MAGNET_FORMAT_VERSION);
+		    " reads versions %u and %u)", in_name, si.version,
+		    MAGNET_FORMAT_VERSION, MAGNET_FORMAT_VERSION_V3);
 		return EXIT_BADINPUT;
 	}
 	if (n < (long)sizeof(si)) {
@@ -729,7 +796,13 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 		    in_name, n, sizeof(si));
 		return EXIT_BADINPUT;
 	}
-	if (si.record_size != sizeof(rec)) {
+	v3 = si.version == MAGNET_FORMAT_VERSION_V3;
+	if (v3 && si.record_size != 0) {
+		msg("%s: bad record_size %u (version 3 records vary: 0)",
+		    in_name, si.record_size);
+		return EXIT_BADINPUT;
+	}
+	if (!v3 && si.record_size != sizeof(rec)) {
 		msg("%s: bad record_size %u (version %u records are %zu bytes)",
 		    in_name, si.record_size, si.version, sizeof(rec));
 		return EXIT_BADINPUT;
@@ -759,10 +832,25 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 				PROG " (magnet) " MAGNET_VERSION, b);
 	}
 
-	for (offset = sizeof(si);; index++, offset += sizeof(rec)) {
+	if (v3 && magnet_v3_dec_init(v3d)) {
+		msg("%s: out of memory", in_name);
+		return EXIT_BADINPUT;
+	}
+	for (offset = sizeof(si);; index++, offset += rlen) {
 		int len = 0;
 		char *line;
 
+		if (v3) {
+			int rc = next_v3(gz, v3d, swapped, &rec, &index,
+					 &offset, &rlen);
+
+			if (rc == 0)
+				break;
+			if (rc != 1)
+				return rc;
+			goto decoded;
+		}
+		rlen = sizeof(rec);
 		n = read_full(gz, &rec, sizeof(rec));
 		if (n < 0)
 			return EXIT_BADINPUT;
@@ -777,6 +865,7 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 		}
 		if (swapped)
 			swap_record(&rec);
+decoded:
 		if (!magnet_event_name(rec.event)) {
 			if (!finish_output())
 				return EXIT_BADINPUT;
@@ -857,6 +946,16 @@ static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
 	if (IS_PCAP(fmt))
 		return pcap_end(fmt);
 	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
+}
+
+static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,
+		  int compat)
+{
+	struct magnet_v3_dec v3d = { 0 };
+	int rc = decode_stream(gz, fmt, infmt, compat, &v3d);
+
+	magnet_v3_dec_free(&v3d);
+	return rc;
 }
 
 /* decode(), ended cleanly if a mapped input shrinks under it (SIGBUS) */

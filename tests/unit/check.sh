@@ -92,6 +92,11 @@ echo "== test_pkt"
 ./test_pkt >"$tmp/test_pkt.log" 2>&1
 fold "$tmp/test_pkt.log" test_pkt
 
+# ---- test_v3: format version 3's encoder and decoder (module/v3.c) ----
+echo "== test_v3"
+./test_v3 >"$tmp/test_v3.log" 2>&1
+fold "$tmp/test_v3.log" test_v3
+
 # ---- test_backlog: blcount.h (segs_in as TCP processed it) ----
 echo "== test_backlog"
 ./test_backlog >"$tmp/test_backlog.log" 2>&1
@@ -101,7 +106,7 @@ fold "$tmp/test_backlog.log" test_backlog
 echo "== ttpb2ascii: command line"
 run --help
 check "--help exits 0" [ "$rc" = 0 ]
-for w in ttprobe magnet web10g legacy -i --input auto -c --compat tcp_current_ssthresh 'reads format version 2' 'Exit status' '^  0 ' '^  1 ' '^  2 ' '^  3 '; do
+for w in ttprobe magnet web10g legacy -i --input auto -c --compat tcp_current_ssthresh 'reads format versions 2 and 3' 'Exit status' '^  0 ' '^  1 ' '^  2 ' '^  3 '; do
 	check "--help mentions '$w'" grep -q -- "$w" "$tmp/out"
 done
 run -h
@@ -307,8 +312,9 @@ done <<'EOF'
 empty.bin 2 empty
 short10.bin 2 only 10 bytes
 badmagic.bin 2 bad magic 0xdeadbeef
-version1.bin 2 unsupported version 1 \(this ttpb2ascii reads version 2\)
-version3.bin 2 unsupported version 3 \(this ttpb2ascii reads version 2\)
+version1.bin 2 unsupported version 1 \(this ttpb2ascii reads versions 2 and 3\)
+version3.bin 2 bad record_size 256 \(version 3 records vary: 0\)
+version4.bin 2 unsupported version 4 \(this ttpb2ascii reads versions 2 and 3\)
 recsize100.bin 2 bad record_size 100
 sysinfo300.bin 2 bad sysinfo_size 300
 garbage.bin 2 bad magic
@@ -464,6 +470,72 @@ check "-d sideways: message" err_is "unknown direction 'sideways'"
 run -f pcapng -L tcp "$tmp/pcap.bin"
 check "-L tcp: exit 1 (got $rc)" [ "$rc" = 1 ]
 
+# ---- format version 3 ----
+# The fixtures as version 3, through module/v3.c's encoder (the one the
+# module uses), in both byte orders: every output format byte-identical
+# to the version 2 log's.
+echo "== ttpb2ascii: format version 3"
+for f in native pcap; do
+	$FIX to-v3 "$tmp/$f.bin" "$tmp/$f-v3.bin" >>"$tmp/fix.log" 2>&1 &&
+		$FIX to-v3 "$tmp/$f.bin" "$tmp/$f-v3s.bin" swap >>"$tmp/fix.log" 2>&1
+	check "to-v3 $f.bin" [ $? = 0 ]
+	check "$f-v3.bin: version 3 is smaller" \
+		[ "$(stat -c %s "$tmp/$f-v3.bin")" -lt "$(stat -c %s "$tmp/$f.bin")" ]
+done
+for args in "-f ttprobe" "-f magnet" "-f web10g" "-f legacy" "-c ttprobe" \
+	"-f pcapng" "-f pcap -L ip,dev" "-f pcap-ns -L dev -d out"; do
+	for f in native pcap; do
+		# shellcheck disable=SC2086
+		run $args "$tmp/$f.bin"
+		cp "$tmp/out" "$tmp/v2.out"
+		cp "$tmp/err" "$tmp/v2.err"
+		v2rc=$rc
+		for v in v3 v3s; do
+			# shellcheck disable=SC2086
+			run $args "$tmp/$f-$v.bin"
+			check "$args $f-$v.bin: exit $v2rc as version 2 (got $rc)" [ "$rc" = "$v2rc" ]
+			check "$args $f-$v.bin: output byte-identical to version 2's" \
+				cmp -s "$tmp/out" "$tmp/v2.out"
+			check "$args $f-$v.bin: the same messages" \
+				cmp -s <(sed "s/-$v.bin/.bin/" "$tmp/err") "$tmp/v2.err"
+		done
+	done
+done
+gzip -c "$tmp/native-v3.bin" >"$tmp/native-v3.bin.gz"
+run -f magnet "$tmp/native-v3.bin.gz"
+check "version 3 through gzip" cmp -s "$tmp/out" "$tmp/native.txt"
+# truncated and corrupt: a clear message, every complete record printed
+len3=$(stat -c %s "$tmp/native-v3.bin")
+head -c $((len3 - 100)) "$tmp/native-v3.bin" >"$tmp/v3cut.bin"
+run -f magnet "$tmp/v3cut.bin"
+check "version 3 cut in a record: exit 3 (got $rc)" [ "$rc" = 3 ]
+check "version 3 cut in a record: message" \
+	err_is 'warning: .*last record truncated: 60 of 160 bytes at byte offset'
+check "version 3 cut in a record: every complete record printed" \
+	cmp -s "$tmp/out" <(head -n -1 "$tmp/native.txt")
+head -c $((len3 - 160 + 9)) "$tmp/native-v3.bin" >"$tmp/v3cut.bin"
+run -f magnet "$tmp/v3cut.bin"
+check "version 3 cut in a header: exit 3 (got $rc)" [ "$rc" = 3 ]
+check "version 3 cut in a header: message" \
+	err_is 'warning: .*last record truncated: 9 of its 16-byte header'
+# the first record after the header is a FLOW record of 72 bytes: drop it
+{ head -c 256 "$tmp/native-v3.bin"; tail -c +$((256 + 72 + 1)) "$tmp/native-v3.bin"; } >"$tmp/v3bad.bin"
+run -f magnet "$tmp/v3bad.bin"
+check "version 3 without its FLOW record: exit 2 (got $rc)" [ "$rc" = 2 ]
+check "version 3 without its FLOW record: message" \
+	err_is 'record index 0 at byte offset 256: refers to flow [0-9]+ of cpu 258, which no FLOW record defined'
+python3 - "$tmp/native-v3.bin" "$tmp/v3bad.bin" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<H", b, 256 + 14, 70)     # the FLOW record's length
+open(sys.argv[2], "wb").write(b)
+PY
+run -f magnet "$tmp/v3bad.bin"
+check "version 3 length 70: exit 2 (got $rc)" [ "$rc" = 2 ]
+check "version 3 length 70: message" \
+	err_is 'record index 0 at byte offset 256: record length 70 \(version 3 records are 32 to 200 bytes, a multiple of 8\)'
+no_sanitizer || bad "version 3: sanitizer report"
+
 # ---- magnet-exp analyse (python/magnet_exp) ----
 echo "== magnet-exp analyse"
 mkdir "$tmp/exp"
@@ -472,16 +544,17 @@ mkdir "$tmp/exp"
 fold "$tmp/test_exp.log" "test_exp"
 
 # ---- robustness: random mutations ----
-echo "== ttpb2ascii: $((FUZZ_RUNS + FUZZ_RUNS / 5)) mutated inputs"
+echo "== ttpb2ascii: $((FUZZ_RUNS + 2 * (FUZZ_RUNS / 5))) mutated inputs"
 mkdir "$tmp/mut" "$tmp/mutgz"
 $FIX mutate "$tmp/native.bin" "$tmp/mut" $((FUZZ_RUNS * 4 / 5)) 1
 $FIX mutate "$tmp/native.bin.gz" "$tmp/mutgz" $((FUZZ_RUNS / 5)) 2
-mkdir "$tmp/mutp"
+mkdir "$tmp/mutp" "$tmp/mutv3"
 $FIX mutate "$tmp/pcap.bin" "$tmp/mutp" $((FUZZ_RUNS / 5)) 3
+$FIX mutate "$tmp/pcap-v3.bin" "$tmp/mutv3" $((FUZZ_RUNS / 5)) 4
 formats=(ttprobe magnet web10g legacy pcapng pcap-ns)
 n=0 bad_rc=0 bad_err=0 san=0
 declare -A seen=()
-for f in "$tmp"/mut/*.bin "$tmp"/mutgz/*.bin "$tmp"/mutp/*.bin; do
+for f in "$tmp"/mut/*.bin "$tmp"/mutgz/*.bin "$tmp"/mutp/*.bin "$tmp"/mutv3/*.bin; do
 	run -f "${formats[n % 6]}" "$f"
 	n=$((n + 1))
 	seen[$rc]=$((${seen[$rc]:-0} + 1))
@@ -501,7 +574,7 @@ done
 dist=""
 for k in "${!seen[@]}"; do dist="$dist exit $k: ${seen[$k]};"; done
 echo "  $n runs:$dist"
-check "fuzz: $n runs" [ "$n" = $((FUZZ_RUNS + FUZZ_RUNS / 5)) ]
+check "fuzz: $n runs" [ "$n" = $((FUZZ_RUNS + 2 * (FUZZ_RUNS / 5))) ]
 check "fuzz: every exit code is 0, 2 or 3" [ "$bad_rc" = 0 ]
 check "fuzz: no sanitizer report" [ "$san" = 0 ]
 check "fuzz: every failure explained on stderr" [ "$bad_err" = 0 ]

@@ -13,6 +13,8 @@
  *   ttpb_fixture stream N           a header and N TCP records to stdout,
  *                                   written lazily (the memory test)
  *   ttpb_fixture mutate IN DIR N SEED   N random mutations of IN
+ *   ttpb_fixture to-v3 IN OUT [swap]  the version 2 log IN as version 3,
+ *                                   through module/v3.c's encoder
  *
  * The check commands print a FAIL line per mismatch and close with
  * "ttpb_fixture: N passed, N failed"; the driver adds those up.
@@ -32,6 +34,8 @@
 #include <string.h>
 #include <zlib.h>
 #include "format.h"
+#include "v3.h"
+#include "v3swap.h"
 
 #include "check.h"
 
@@ -559,6 +563,8 @@ static int cmd_write(const char *dir)
 	s->version = 3;
 	s->record_size = sizeof(struct magnet_record);
 	write_file(dir, "version3.bin", bad.p, bad.len);
+	s->version = 4;
+	write_file(dir, "version4.bin", bad.p, bad.len);
 	s->version = MAGNET_FORMAT_VERSION;
 	s->record_size = 100;
 	write_file(dir, "recsize100.bin", bad.p, bad.len);
@@ -1133,6 +1139,70 @@ static int cmd_mutate(const char *in, const char *dir, int count, __u64 seed)
 	return 0;
 }
 
+/*
+ * to-v3 IN OUT [swap]: the version 2 log IN (native byte order) as
+ * version 3, through module/v3.c's encoder, the one the module uses;
+ * "swap": written in the other byte order. Prints the record counts.
+ */
+static int cmd_to_v3(const char *in, const char *out, int swap)
+{
+	static struct magnet_v3_enc e;
+	struct buf b = read_file(in), o = { 0 };
+	struct magnet_sysinfo si;
+	size_t off, nrec = 0, nflow = 0;
+	FILE *f;
+
+	if (b.len < sizeof(si)) {
+		fprintf(stderr, "ttpb_fixture: %s: no header\n", in);
+		return 99;
+	}
+	memcpy(&si, b.p, sizeof(si));
+	if (si.magic != MAGNET_MAGIC || si.version != MAGNET_FORMAT_VERSION ||
+	    (b.len - sizeof(si)) % sizeof(struct magnet_record)) {
+		fprintf(stderr, "ttpb_fixture: %s: not a native version 2 log\n",
+			in);
+		return 99;
+	}
+	si.version = MAGNET_FORMAT_VERSION_V3;
+	si.record_size = 0;
+	if (swap)
+		swap_fields(&si, sysinfo_fields, NFIELDS(sysinfo_fields));
+	buf_add(&o, &si, sizeof(si));
+	magnet_v3_enc_init(&e);
+	for (off = sizeof(si); off < b.len; off += sizeof(struct magnet_record)) {
+		_Alignas(8) unsigned char v3[MAGNET_V3_ENC_MAX];
+		struct magnet_record r;
+		unsigned int n, k;
+
+		memcpy(&r, b.p + off, sizeof(r));
+		n = magnet_v3_encode(&e, &r, v3);
+		if (!n) {
+			fprintf(stderr, "ttpb_fixture: %s: record at %zu (event %u, flags 0x%02x) has no version 3 layout\n",
+				in, off, r.event, r.flags);
+			return 99;
+		}
+		for (k = 0; k < n;) {
+			__u16 len;
+
+			memcpy(&len, v3 + k + 14, 2);
+			nflow += v3[k + 12] == MAGNET_V3_FLOW;
+			if (swap)
+				swap_v3(v3 + k);
+			k += len;
+		}
+		buf_add(&o, v3, n);
+		nrec++;
+	}
+	f = fopen(out, "wb");
+	if (!f || fwrite(o.p, 1, o.len, f) != o.len || fclose(f))
+		die(out);
+	printf("ttpb_fixture: %s: %zu records, %zu FLOW records, %zu bytes (version 2: %zu)\n",
+	       out, nrec, nflow, o.len, b.len);
+	free(b.p);
+	free(o.p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "write"))
@@ -1145,12 +1215,15 @@ int main(int argc, char **argv)
 		return cmd_check_ttcompat(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "stream"))
 		return cmd_stream(strtoull(argv[2], NULL, 0));
+	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "swap"))) &&
+	    !strcmp(argv[1], "to-v3"))
+		return cmd_to_v3(argv[2], argv[3], argc == 5);
 	if (argc == 6 && !strcmp(argv[1], "mutate"))
 		return cmd_mutate(argv[2], argv[3], atoi(argv[4]),
 				  strtoull(argv[5], NULL, 0));
 	fprintf(stderr,
 		"usage: ttpb_fixture write DIR | check-magnet FILE | check-legacy FILE\n"
 		"       | check-ttcompat FILE\n"
-		"       | stream N | mutate IN DIR COUNT SEED\n");
+		"       | stream N | mutate IN DIR COUNT SEED | to-v3 IN OUT [swap]\n");
 	return 99;
 }

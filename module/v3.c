@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Format version 3: encoder and decoder (v3.h).
+ */
+#include "v3.h"
+#ifndef __KERNEL__
+#include <stdlib.h>
+#include <stdio.h>
+#endif
+
+/*
+ * The layout of an event's record, by its type: TCP and app events carry
+ * the TCP part (app events the call after it), IP and device events the
+ * packet part. The flags only say which fields hold values, except that a
+ * packet record has no room for a TCP snapshot and a record holds a TCP
+ * snapshot or a packet header, not both.
+ */
+enum { V3_NONE, V3_TCP, V3_PKT };
+
+static int v3_is_app(unsigned int event)
+{
+	return event == MAGNET_EV_APP_SEND || event == MAGNET_EV_APP_RECV;
+}
+
+static int v3_layout(unsigned int event, unsigned int flags)
+{
+	if ((flags & (MAGNET_RF_TCP | MAGNET_RF_HDR)) ==
+	    (MAGNET_RF_TCP | MAGNET_RF_HDR))
+		return V3_NONE;
+	switch (event) {
+	case MAGNET_EV_TCP_OUT:
+	case MAGNET_EV_TCP_IN:
+	case MAGNET_EV_APP_SEND:
+	case MAGNET_EV_APP_RECV:
+		return (flags & MAGNET_RF_HDR) ? V3_NONE : V3_TCP;
+	case MAGNET_EV_IP_OUT:
+	case MAGNET_EV_IP_IN:
+	case MAGNET_EV_DEV_OUT:
+	case MAGNET_EV_DEV_IN:
+		return (flags & MAGNET_RF_TCP) ? V3_NONE : V3_PKT;
+	}
+	return V3_NONE;
+}
+
+/* ---------------------------------------------------------- the writer */
+
+void magnet_v3_enc_init(struct magnet_v3_enc *e)
+{
+	memset(e, 0, sizeof(*e));
+}
+
+/* the flow of @r as both ends keep it (ca_name aside) */
+static void v3_flow_of(struct magnet_v3_slot *s, const struct magnet_record *r)
+{
+	s->sock_id = (r->flags & MAGNET_RF_SOCK) ? r->sock_id : 0;
+	s->cpu = r->cpu;
+	s->lport = r->lport;
+	s->rport = r->rport;
+	s->family = r->family;
+	memcpy(s->laddr, r->laddr, 16);
+	memcpy(s->raddr, r->raddr, 16);
+}
+
+static int v3_same_flow(const struct magnet_v3_slot *a,
+			const struct magnet_v3_slot *b)
+{
+	return a->sock_id == b->sock_id && a->cpu == b->cpu &&
+	       a->lport == b->lport && a->rport == b->rport &&
+	       a->family == b->family && !memcmp(a->laddr, b->laddr, 16) &&
+	       !memcmp(a->raddr, b->raddr, 16);
+}
+
+static unsigned int v3_slot_of(const struct magnet_v3_slot *k)
+{
+	__u64 a, b, h;
+
+	memcpy(&a, k->laddr + 8, 8);
+	memcpy(&b, k->raddr + 8, 8);
+	h = k->sock_id ^ ((__u64)k->lport << 48 | (__u64)k->rport << 32 |
+			  (__u64)k->cpu << 16 | k->family);
+	h ^= a * 0x9e3779b97f4a7c15ULL;
+	memcpy(&a, k->laddr, 8);
+	h ^= b * 0xc2b2ae3d27d4eb4fULL;
+	memcpy(&b, k->raddr, 8);
+	h = (h ^ a) * 0x9e3779b97f4a7c15ULL;
+	h = (h ^ b) * 0xc2b2ae3d27d4eb4fULL;
+	return (unsigned int)(h >> 54) & (MAGNET_V3_FLOW_IDS - 1);
+}
+
+static void v3_hdr(void *out, const struct magnet_record *r, __u16 flow,
+		   __u8 event, __u8 flags, __u16 len)
+{
+	struct magnet_v3_hdr *h = out;
+
+	h->ts_ns = r->ts_ns;
+	h->cpu = r->cpu;
+	h->flow = flow;
+	h->event = event;
+	h->flags = flags;
+	h->len = len;
+}
+
+static unsigned int v3_put_flow(void *out, const struct magnet_record *r,
+				const struct magnet_v3_slot *s, __u16 id)
+{
+	struct magnet_v3_flow *f = (void *)((char *)out + MAGNET_V3_HDR_SIZE);
+
+	v3_hdr(out, r, id, MAGNET_V3_FLOW, 0, MAGNET_V3_FLOW_SIZE);
+	f->sock_id = s->sock_id;
+	f->lport = s->lport;
+	f->rport = s->rport;
+	f->family = s->family;
+	memcpy(f->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
+	memcpy(f->laddr, s->laddr, 16);
+	memcpy(f->raddr, s->raddr, 16);
+	return MAGNET_V3_FLOW_SIZE;
+}
+
+/* a LOST record ends the scope of its CPU's ids, a RESET every CPU's */
+static void v3_forget(struct magnet_v3_enc *e, int all, __u16 cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAGNET_V3_FLOW_IDS; i++)
+		if (all || e->slot[i].cpu == cpu)
+			e->slot[i].used = 0;
+}
+
+static void v3_put_tcp(struct magnet_v3_tcp *t, const struct magnet_record *r)
+{
+	t->len = r->len;
+	t->mark = r->mark;
+	t->seq = r->seq;
+	t->end_seq = r->end_seq;
+	t->state = r->state;
+	t->ca_state = r->ca_state;
+	t->wscale = r->wscale;
+	t->opts = r->opts;
+	t->advmss = r->advmss;
+	t->reserved = 0;
+	/* mss .. total_retrans, then the counters, in the same order */
+	memcpy(&t->mss, &r->mss, 15 * sizeof(__u32));
+	memcpy(&t->segs_out, &r->segs_out, 4 * sizeof(__u32));
+	t->rcv_nxt = r->rcv_nxt;
+	t->min_rtt_us = r->min_rtt_us;
+	t->rtt_us = r->rtt_us;
+	memcpy(&t->bytes_sent, &r->bytes_sent, 4 * sizeof(__u64));
+}
+
+unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
+			      const struct magnet_record *r, void *out)
+{
+	struct magnet_v3_slot k, *s;
+	unsigned int n = 0, id, optlen = 0;
+	char *p;
+
+	if (r->event == MAGNET_EV_LOST || r->event == MAGNET_EV_RESET) {
+		struct magnet_v3_count *c =
+			(void *)((char *)out + MAGNET_V3_HDR_SIZE);
+
+		v3_hdr(out, r, 0, (__u8)r->event, 0, MAGNET_V3_COUNT_SIZE);
+		c->req = r->req;
+		c->ret = r->ret;
+		v3_forget(e, r->event == MAGNET_EV_RESET, r->cpu);
+		return MAGNET_V3_COUNT_SIZE;
+	}
+	switch (v3_layout(r->event, r->flags)) {
+	case V3_TCP:
+		break;
+	case V3_PKT:
+		if (r->tcp_hlen > 20)
+			optlen = r->tcp_hlen - 20U;
+		if (optlen > MAGNET_TCP_OPTS_LEN)
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+
+	v3_flow_of(&k, r);
+	id = v3_slot_of(&k);
+	s = &e->slot[id];
+	if (!s->used || !v3_same_flow(s, &k)) {
+		*s = k;
+		s->used = 1;
+		memset(s->ca_name, 0, MAGNET_CA_NAME_LEN);
+		if (r->flags & MAGNET_RF_TCP)
+			memcpy(s->ca_name, r->ca_name, MAGNET_CA_NAME_LEN);
+		n = v3_put_flow(out, r, s, (__u16)(id + 1));
+	} else if ((r->flags & MAGNET_RF_TCP) &&
+		   memcmp(s->ca_name, r->ca_name, MAGNET_CA_NAME_LEN)) {
+		memcpy(s->ca_name, r->ca_name, MAGNET_CA_NAME_LEN);
+		n = v3_put_flow(out, r, s, (__u16)(id + 1));
+	}
+	p = (char *)out + n;
+
+	if (v3_layout(r->event, r->flags) == V3_TCP) {
+		int app = v3_is_app(r->event);
+		unsigned int len = app ? MAGNET_V3_APP_SIZE : MAGNET_V3_TCP_SIZE;
+
+		v3_hdr(p, r, (__u16)(id + 1), (__u8)r->event, r->flags,
+		       (__u16)len);
+		v3_put_tcp((void *)(p + MAGNET_V3_HDR_SIZE), r);
+		if (app) {
+			struct magnet_v3_app *a =
+				(void *)(p + MAGNET_V3_TCP_SIZE);
+
+			a->pid = r->pid;
+			a->reserved = 0;
+			a->req = r->req;
+			a->ret = r->ret;
+			memcpy(a->comm, r->comm, MAGNET_COMM_LEN);
+		}
+		return n + len;
+	} else {
+		struct magnet_v3_pkt *k3 = (void *)(p + MAGNET_V3_HDR_SIZE);
+		unsigned int len = MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U);
+
+		v3_hdr(p, r, (__u16)(id + 1), (__u8)r->event, r->flags,
+		       (__u16)len);
+		k3->len = r->len;
+		k3->mark = r->mark;
+		k3->seq = r->seq;
+		k3->end_seq = r->end_seq;
+		k3->ifindex = r->ifindex;
+		k3->tcp_ack = r->tcp_ack;
+		k3->ip_id = r->ip_id;
+		k3->tcp_win = r->tcp_win;
+		k3->ip_hlen = r->ip_hlen;
+		k3->ip_frag = r->ip_frag;
+		k3->state = r->state;
+		k3->ip_tos = r->ip_tos;
+		k3->ip_ttl = r->ip_ttl;
+		k3->ip_proto = r->ip_proto;
+		k3->tcp_flags = r->tcp_flags;
+		k3->tcp_hlen = r->tcp_hlen;
+		k3->reserved[0] = 0;
+		k3->reserved[1] = 0;
+		/* the options, then zeros to the 8-byte boundary */
+		if (optlen) {
+			memset(p + len - 8, 0, 8);
+			memcpy(p + MAGNET_V3_PKT_SIZE, r->tcp_opts, optlen);
+		}
+		return n + len;
+	}
+}
+
+/* ---------------------------------------------------------- the reader */
+#ifndef __KERNEL__
+
+int magnet_v3_dec_init(struct magnet_v3_dec *d)
+{
+	memset(d, 0, sizeof(*d));
+	/* any u16 cpu: 512 KiB of pointers, untouched pages stay unmapped */
+	d->ncpus = 1U << 16;
+	d->tab = calloc(d->ncpus, sizeof(*d->tab));
+	return d->tab ? 0 : -1;
+}
+
+void magnet_v3_dec_free(struct magnet_v3_dec *d)
+{
+	unsigned int i;
+
+	if (d->tab)
+		for (i = 0; i < d->ncpus; i++)
+			free(d->tab[i]);
+	free(d->tab);
+	d->tab = NULL;
+}
+
+static __u16 g16(const unsigned char *b, unsigned int off, int sw)
+{
+	__u16 v;
+
+	memcpy(&v, b + off, 2);
+	return sw ? __builtin_bswap16(v) : v;
+}
+
+static __u32 g32(const unsigned char *b, unsigned int off, int sw)
+{
+	__u32 v;
+
+	memcpy(&v, b + off, 4);
+	return sw ? __builtin_bswap32(v) : v;
+}
+
+static __u64 g64(const unsigned char *b, unsigned int off, int sw)
+{
+	__u64 v;
+
+	memcpy(&v, b + off, 8);
+	return sw ? __builtin_bswap64(v) : v;
+}
+
+#define V3_OFF(type, field) ((unsigned int)offsetof(type, field) + \
+			     MAGNET_V3_HDR_SIZE)
+
+int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
+			 int swapped)
+{
+	unsigned int len = g16(hdr, offsetof(struct magnet_v3_hdr, len),
+			       swapped);
+
+	if (len < MAGNET_V3_COUNT_SIZE || len % 8 || len > MAGNET_V3_MAX_SIZE) {
+		snprintf(d->err, sizeof(d->err),
+			 "record length %u (version 3 records are %u to %u bytes, a multiple of 8)",
+			 len, MAGNET_V3_COUNT_SIZE, MAGNET_V3_MAX_SIZE);
+		return -1;
+	}
+	return (int)len;
+}
+
+static struct magnet_v3_slot *v3_table(struct magnet_v3_dec *d,
+				       unsigned int cpu)
+{
+	if (!d->tab[cpu]) {
+		d->tab[cpu] = calloc(MAGNET_V3_FLOW_IDS, sizeof(**d->tab));
+		if (!d->tab[cpu])
+			snprintf(d->err, sizeof(d->err), "out of memory");
+	}
+	return d->tab[cpu];
+}
+
+static int v3_bad_len(struct magnet_v3_dec *d, unsigned int len,
+		      unsigned int want, const char *what)
+{
+	snprintf(d->err, sizeof(d->err),
+		 "a %s record of %u bytes (version 3 has %u)", what, len, want);
+	return -1;
+}
+
+int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
+		     unsigned int len, int sw, struct magnet_record *r)
+{
+	const unsigned char *b = buf;
+	struct magnet_v3_slot *tab, *s;
+	unsigned int cpu = g16(b, offsetof(struct magnet_v3_hdr, cpu), sw);
+	unsigned int flow = g16(b, offsetof(struct magnet_v3_hdr, flow), sw);
+	unsigned int event = b[offsetof(struct magnet_v3_hdr, event)];
+	unsigned int flags = b[offsetof(struct magnet_v3_hdr, flags)];
+	unsigned int i, want;
+	int layout;
+
+	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
+		if (len != MAGNET_V3_COUNT_SIZE)
+			return v3_bad_len(d, len, MAGNET_V3_COUNT_SIZE,
+					  event == MAGNET_EV_LOST ? "LOST" :
+								    "RESET");
+		tab = v3_table(d, cpu);
+		if (!tab)
+			return -1;
+		memset(r, 0, sizeof(*r));
+		r->ts_ns = g64(b, 0, sw);
+		r->cpu = (__u16)cpu;
+		r->event = (__u16)event;
+		r->req = g64(b, V3_OFF(struct magnet_v3_count, req), sw);
+		r->ret = (__s64)g64(b, V3_OFF(struct magnet_v3_count, ret), sw);
+		/* the ids this record ends the scope of */
+		if (event == MAGNET_EV_LOST)
+			memset(tab, 0, MAGNET_V3_FLOW_IDS * sizeof(*tab));
+		else
+			for (i = 0; i < d->ncpus; i++)
+				if (d->tab[i])
+					memset(d->tab[i], 0, MAGNET_V3_FLOW_IDS *
+					       sizeof(**d->tab));
+		return 1;
+	}
+	if (event == MAGNET_V3_FLOW) {
+		if (len != MAGNET_V3_FLOW_SIZE)
+			return v3_bad_len(d, len, MAGNET_V3_FLOW_SIZE, "FLOW");
+		if (flow < 1 || flow > MAGNET_V3_FLOW_IDS) {
+			snprintf(d->err, sizeof(d->err),
+				 "a FLOW record for flow id %u (ids are 1 to %u)",
+				 flow, MAGNET_V3_FLOW_IDS);
+			return -1;
+		}
+		tab = v3_table(d, cpu);
+		if (!tab)
+			return -1;
+		s = &tab[flow - 1];
+		s->sock_id = g64(b, V3_OFF(struct magnet_v3_flow, sock_id), sw);
+		s->lport = g16(b, V3_OFF(struct magnet_v3_flow, lport), sw);
+		s->rport = g16(b, V3_OFF(struct magnet_v3_flow, rport), sw);
+		s->family = b[V3_OFF(struct magnet_v3_flow, family)];
+		memcpy(s->ca_name, b + V3_OFF(struct magnet_v3_flow, ca_name),
+		       MAGNET_CA_NAME_LEN);
+		memcpy(s->laddr, b + V3_OFF(struct magnet_v3_flow, laddr), 16);
+		memcpy(s->raddr, b + V3_OFF(struct magnet_v3_flow, raddr), 16);
+		s->cpu = (__u16)cpu;
+		s->used = 1;
+		return 0;
+	}
+	if (event < MAGNET_EV_TCP_OUT || event > MAGNET_EV_DEV_IN) {
+		snprintf(d->err, sizeof(d->err), "unknown event code %u",
+			 event);
+		return -1;
+	}
+
+	/* an event: its layout, by its type */
+	layout = v3_layout(event, flags);
+	if (layout == V3_TCP) {
+		want = v3_is_app(event) ? MAGNET_V3_APP_SIZE :
+					  MAGNET_V3_TCP_SIZE;
+		if (len != want)
+			return v3_bad_len(d, len, want,
+					  v3_is_app(event) ? "app" : "TCP");
+	} else if (layout == V3_PKT) {
+		unsigned int th = len >= MAGNET_V3_PKT_SIZE ?
+				  b[V3_OFF(struct magnet_v3_pkt, tcp_hlen)] : 0;
+		unsigned int optlen = th > 20 ? th - 20 : 0;
+
+		if (optlen > MAGNET_TCP_OPTS_LEN) {
+			snprintf(d->err, sizeof(d->err),
+				 "a packet record with tcp_hlen %u (at most %u)",
+				 th, 20 + MAGNET_TCP_OPTS_LEN);
+			return -1;
+		}
+		want = MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U);
+		if (len != want)
+			return v3_bad_len(d, len, want, "packet");
+	} else {
+		snprintf(d->err, sizeof(d->err),
+			 "event %u with flags 0x%02x: a TCP snapshot and a packet header, or a TCP snapshot in a packet record",
+			 event, flags);
+		return -1;
+	}
+	tab = v3_table(d, cpu);
+	if (!tab)
+		return -1;
+	if (flow < 1 || flow > MAGNET_V3_FLOW_IDS || !tab[flow - 1].used) {
+		snprintf(d->err, sizeof(d->err),
+			 "refers to flow %u of cpu %u, which no FLOW record defined since the last LOST or RESET",
+			 flow, cpu);
+		return -1;
+	}
+	s = &tab[flow - 1];
+
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = g64(b, 0, sw);
+	r->cpu = (__u16)cpu;
+	r->event = (__u16)event;
+	r->flags = (__u8)flags;
+	if (flags & MAGNET_RF_SOCK)
+		r->sock_id = s->sock_id;
+	r->family = s->family;
+	r->lport = s->lport;
+	r->rport = s->rport;
+	memcpy(r->laddr, s->laddr, 16);
+	memcpy(r->raddr, s->raddr, 16);
+
+	if (layout == V3_TCP) {
+		__u32 *u = &r->mss;
+		__u64 *q = &r->bytes_sent;
+
+#define T(f) V3_OFF(struct magnet_v3_tcp, f)
+		r->len = g32(b, T(len), sw);
+		r->mark = g32(b, T(mark), sw);
+		r->seq = g32(b, T(seq), sw);
+		r->end_seq = g32(b, T(end_seq), sw);
+		r->state = b[T(state)];
+		r->ca_state = b[T(ca_state)];
+		r->wscale = b[T(wscale)];
+		r->opts = b[T(opts)];
+		r->advmss = g16(b, T(advmss), sw);
+		for (i = 0; i < 15; i++)
+			u[i] = g32(b, T(mss) + 4 * i, sw);
+		r->segs_out = g32(b, T(segs_out), sw);
+		r->data_segs_out = g32(b, T(data_segs_out), sw);
+		r->segs_in = g32(b, T(segs_in), sw);
+		r->data_segs_in = g32(b, T(data_segs_in), sw);
+		r->rcv_nxt = g32(b, T(rcv_nxt), sw);
+		r->min_rtt_us = g32(b, T(min_rtt_us), sw);
+		r->rtt_us = g32(b, T(rtt_us), sw);
+		for (i = 0; i < 4; i++)
+			q[i] = g64(b, T(bytes_sent) + 8 * i, sw);
+#undef T
+		if (flags & MAGNET_RF_TCP)
+			memcpy(r->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
+		if (v3_is_app(event)) {
+#define A(f) ((unsigned int)offsetof(struct magnet_v3_app, f) + \
+	      MAGNET_V3_TCP_SIZE)
+			r->pid = g32(b, A(pid), sw);
+			r->req = g64(b, A(req), sw);
+			r->ret = (__s64)g64(b, A(ret), sw);
+			memcpy(r->comm, b + A(comm), MAGNET_COMM_LEN);
+#undef A
+		}
+	} else {
+		unsigned int th;
+
+#define P(f) V3_OFF(struct magnet_v3_pkt, f)
+		r->len = g32(b, P(len), sw);
+		r->mark = g32(b, P(mark), sw);
+		r->seq = g32(b, P(seq), sw);
+		r->end_seq = g32(b, P(end_seq), sw);
+		r->ifindex = g32(b, P(ifindex), sw);
+		r->tcp_ack = g32(b, P(tcp_ack), sw);
+		r->ip_id = g16(b, P(ip_id), sw);
+		r->tcp_win = g16(b, P(tcp_win), sw);
+		r->ip_hlen = g16(b, P(ip_hlen), sw);
+		r->ip_frag = g16(b, P(ip_frag), sw);
+		r->state = b[P(state)];
+		r->ip_tos = b[P(ip_tos)];
+		r->ip_ttl = b[P(ip_ttl)];
+		r->ip_proto = b[P(ip_proto)];
+		r->tcp_flags = b[P(tcp_flags)];
+		r->tcp_hlen = b[P(tcp_hlen)];
+#undef P
+		th = r->tcp_hlen;
+		if (th > 20)
+			memcpy(r->tcp_opts, b + MAGNET_V3_PKT_SIZE, th - 20);
+	}
+	return 1;
+}
+
+#endif /* !__KERNEL__ */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Format version 3 (record.h, docs/binary-format.md): the encoder, from the
+ * version 2 record a handler fills, and the decoder back to it. Plain C:
+ * the encoder builds into the module and the userspace tools, the decoder
+ * (which allocates) into the userspace tools, unit tests and fuzzer only.
+ *
+ * A decoded record equals the version 2 record that was encoded, byte for
+ * byte, for every record the module writes: fields a record's flags do not
+ * name are zero in both. So every text format prints the same lines from
+ * either version.
+ */
+#ifndef MAGNET_V3_H
+#define MAGNET_V3_H
+
+#include "shared.h"
+#include "record.h"
+
+/* what both ends know of a flow id */
+struct magnet_v3_slot {
+	__u64 sock_id;
+	__u16 cpu;			/* the scope of the id */
+	__u16 lport;
+	__u16 rport;
+	__u8 family;
+	__u8 used;
+	char ca_name[MAGNET_CA_NAME_LEN];
+	__u8 laddr[16];
+	__u8 raddr[16];
+};
+
+/*
+ * The writer's side: one slot per flow id, chosen by a hash of the flow
+ * and the CPU; a flow that finds its slot taken by another takes it over
+ * with a new FLOW record. About 80 KiB: allocate it, not on a stack.
+ */
+struct magnet_v3_enc {
+	struct magnet_v3_slot slot[MAGNET_V3_FLOW_IDS];
+};
+
+/* the most one magnet_v3_encode() writes: a FLOW record and a record */
+#define MAGNET_V3_ENC_MAX (MAGNET_V3_FLOW_SIZE + MAGNET_V3_MAX_SIZE)
+
+void magnet_v3_enc_init(struct magnet_v3_enc *e);
+
+/*
+ * Write @r (a version 2 record: sock_id already the id user space sees)
+ * as version 3 into @out, which holds MAGNET_V3_ENC_MAX bytes and is 8-byte
+ * aligned: first a FLOW record if @r's flow has no id on its CPU yet, or
+ * its congestion control changed. Returns the bytes written, or 0 for a
+ * record version 3 has no layout for (an unknown event, or flags naming
+ * neither a TCP snapshot nor a packet header).
+ */
+unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
+			      const struct magnet_record *r, void *out);
+
+#ifndef __KERNEL__
+/*
+ * The reader's side: the flows of each CPU, allocated as CPUs appear
+ * (80 KiB each), so its memory is bounded by the CPUs, not the log.
+ */
+struct magnet_v3_dec {
+	unsigned int ncpus;		/* 65536: any u16 cpu */
+	struct magnet_v3_slot **tab;	/* [ncpus], each [MAGNET_V3_FLOW_IDS] */
+	char err[160];			/* why the last call failed */
+};
+
+/* returns 0, or -1 (out of memory) */
+int magnet_v3_dec_init(struct magnet_v3_dec *d);
+void magnet_v3_dec_free(struct magnet_v3_dec *d);
+
+/*
+ * The length a record's 16-byte header @hdr announces, or -1 if it cannot
+ * be a record's (d->err says why). @swapped: the stream's byte order is the
+ * other one (MAGNET_MAGIC_SWAPPED).
+ */
+int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
+			 int swapped);
+
+/*
+ * Decode the record of @len bytes at @buf (its header announced @len).
+ * Returns 1 with the event in @out, 0 for a FLOW record (taken into the
+ * flow table, nothing in @out), -1 if the record is invalid (d->err).
+ */
+int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
+		     unsigned int len, int swapped, struct magnet_record *out);
+#endif
+
+#endif /* MAGNET_V3_H */

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Format version 3 (module/v3.c): every record the module writes, encoded
+ * and decoded back, equals itself byte for byte; in both byte orders; over
+ * long streams with many flows on several CPUs, LOST and RESET records and
+ * congestion control changes; and every malformed record is refused with
+ * its reason.
+ *
+ * The records are built here the way the module's builders fill them
+ * (module/rec_tcp.c, rec_pkt.c, ring.c): fields a record's flags do not
+ * name are zero.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "v3.h"
+#include "check.h"
+#include "v3swap.h"
+
+static __u64 rng_state = 0x243f6a8885a308d3ULL;
+
+static __u64 rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ULL;
+}
+
+static const char *const ca_names[] = { "cubic", "bbr", "reno",
+					"abcdefghijk" };
+
+/* a flow: what is constant for a connection */
+struct flow {
+	__u64 sock_id;
+	__u16 lport, rport;
+	__u8 family;
+	__u8 laddr[16], raddr[16];
+	const char *ca;
+};
+
+static void random_flow(struct flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->sock_id = rng();
+	f->lport = (__u16)rng();
+	f->rport = (__u16)rng();
+	f->family = rng() % 3 ? MAGNET_FAMILY_INET : MAGNET_FAMILY_INET6;
+	if (f->family == MAGNET_FAMILY_INET6) {
+		__u64 a = rng(), b = rng(), c = rng(), d = rng();
+
+		memcpy(f->laddr, &a, 8);
+		memcpy(f->laddr + 8, &b, 8);
+		memcpy(f->raddr, &c, 8);
+		memcpy(f->raddr + 8, &d, 8);
+	} else {
+		__u32 a = (__u32)rng(), b = (__u32)rng();
+
+		memcpy(f->laddr, &a, 4);
+		memcpy(f->raddr, &b, 4);
+	}
+	f->ca = ca_names[rng() % 4];
+}
+
+static void fill_tcp(struct magnet_record *r, const struct flow *f)
+{
+	__u32 *u = &r->mss;
+	int i;
+
+	r->flags |= MAGNET_RF_TCP;
+	for (i = 0; i < 15; i++)
+		u[i] = (__u32)rng();
+	r->ca_state = (__u8)(rng() % 5);
+	memcpy(r->ca_name, f->ca, strlen(f->ca) < MAGNET_CA_NAME_LEN ?
+	       strlen(f->ca) : MAGNET_CA_NAME_LEN);
+	r->segs_out = (__u32)rng();
+	r->data_segs_out = (__u32)rng();
+	r->segs_in = (__u32)rng();
+	r->data_segs_in = (__u32)rng();
+	r->bytes_sent = rng();
+	r->bytes_received = rng();
+	r->bytes_acked = rng();
+	r->bytes_retrans = rng();
+	r->rcv_nxt = (__u32)rng();
+	r->min_rtt_us = rng() % 7 ? (__u32)rng() : ~0U;
+	r->rtt_us = (__u32)rng();
+	r->advmss = (__u16)rng();
+	r->wscale = (__u8)rng();
+	r->opts = (__u8)(rng() & 0xf);
+}
+
+/* one record of @event on @cpu for @f, as the module fills it */
+static struct magnet_record make(unsigned int event, __u16 cpu,
+				 const struct flow *f, __u64 ts)
+{
+	struct magnet_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.ts_ns = ts;
+	r.event = (__u16)event;
+	r.cpu = cpu;
+	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
+		r.req = rng() >> (rng() % 64);
+		if (event == MAGNET_EV_LOST)
+			r.ret = (__s64)(rng() >> 40);
+		if (event == MAGNET_EV_RESET)
+			r.cpu = 0;
+		return r;
+	}
+	r.family = f->family;
+	r.lport = f->lport;
+	r.rport = f->rport;
+	memcpy(r.laddr, f->laddr, 16);
+	memcpy(r.raddr, f->raddr, 16);
+	r.len = (__u32)rng() >> (rng() % 32);
+	r.mark = rng() % 3 ? 0 : (__u32)rng();
+	if (event <= MAGNET_EV_APP_RECV) {
+		r.flags = MAGNET_RF_SOCK | MAGNET_RF_SEQ;
+		r.sock_id = f->sock_id;
+		r.state = (__u8)(1 + rng() % 12);
+		r.seq = (__u32)rng();
+		r.end_seq = r.seq + r.len;
+		fill_tcp(&r, f);
+		if (event == MAGNET_EV_APP_SEND || event == MAGNET_EV_APP_RECV) {
+			r.flags |= MAGNET_RF_APP;
+			r.pid = (__u32)rng();
+			r.req = rng() >> (rng() % 64);
+			r.ret = rng() % 4 ? (__s64)(rng() >> 40) : -(__s64)(rng() % 200);
+			memset(r.comm, 0, sizeof(r.comm));
+			memcpy(r.comm, "iperf3-worker-xyz", rng() % 17);
+		}
+	} else {
+		unsigned int optlen;
+
+		r.flags = MAGNET_RF_IP | MAGNET_RF_HDR;
+		if (event == MAGNET_EV_DEV_OUT || event == MAGNET_EV_DEV_IN) {
+			r.flags |= MAGNET_RF_DEV;
+			r.ifindex = (__u32)rng();
+		}
+		if ((event == MAGNET_EV_IP_OUT || event == MAGNET_EV_DEV_OUT) &&
+		    rng() % 4) {
+			r.flags |= MAGNET_RF_SOCK;
+			r.sock_id = f->sock_id;
+			r.state = (__u8)(1 + rng() % 12);
+		}
+		r.ip_id = (__u16)rng();
+		r.ip_tos = (__u8)rng();
+		r.ip_ttl = (__u8)rng();
+		r.ip_hlen = f->family == MAGNET_FAMILY_INET ? 20 : 40;
+		r.ip_frag = (__u16)(rng() % 3 ? 0x4000 : rng());
+		if (rng() % 5) {
+			r.ip_proto = 6;
+			r.flags |= MAGNET_RF_SEQ;
+			r.seq = (__u32)rng();
+			r.end_seq = r.seq + r.len;
+			/* 20 to 60 bytes of TCP header, in steps of 4 */
+			r.tcp_hlen = (__u8)(20 + 4 * (rng() % 11));
+			r.tcp_ack = (__u32)rng();
+			r.tcp_win = (__u16)rng();
+			r.tcp_flags = (__u8)rng();
+			optlen = r.tcp_hlen - 20U;
+			for (unsigned int i = 0; i < optlen; i++)
+				r.tcp_opts[i] = (__u8)rng();
+		} else {
+			r.ip_proto = 17;
+		}
+	}
+	return r;
+}
+
+/* ---- streams ---- */
+
+struct stream {
+	unsigned char *b;
+	size_t len, cap;
+	unsigned long flows;		/* FLOW records in it */
+};
+
+static void put(struct stream *s, struct magnet_v3_enc *e,
+		const struct magnet_record *r)
+{
+	_Alignas(8) unsigned char buf[MAGNET_V3_ENC_MAX];
+	unsigned int n = magnet_v3_encode(e, r, buf), off = 0;
+
+	CHECK(n > 0, "event %u flags 0x%02x: not encoded", r->event, r->flags);
+	if (s->len + n > s->cap) {
+		s->cap = (s->cap + n) * 2;
+		s->b = realloc(s->b, s->cap);
+		if (!s->b)
+			abort();
+	}
+	while (off < n) {
+		__u16 len;
+
+		memcpy(&len, buf + off + 14, 2);
+		if (buf[off + 12] == MAGNET_V3_FLOW)
+			s->flows++;
+		off += len;
+	}
+	CHECK(off == n, "records of %u bytes in a write of %u", off, n);
+	memcpy(s->b + s->len, buf, n);
+	s->len += n;
+}
+
+/*
+ * Decode @s and compare with @want[0..n): returns the events decoded that
+ * equal theirs; @swapped: swap the stream first.
+ */
+static size_t decode_all(struct stream *s, const struct magnet_record *want,
+			 size_t n, int swapped)
+{
+	struct magnet_v3_dec d;
+	size_t off = 0, i = 0, same = 0;
+
+	if (swapped) {
+		while (off < s->len) {
+			__u16 len;
+
+			memcpy(&len, s->b + off + 14, 2);
+			swap_v3(s->b + off);
+			off += len;
+		}
+		off = 0;
+	}
+	CHECK(magnet_v3_dec_init(&d) == 0, "dec_init");
+	while (off < s->len) {
+		struct magnet_record r;
+		int len = magnet_v3_record_len(&d, s->b + off, swapped), rc;
+
+		if (len < 0 || off + (size_t)len > s->len) {
+			CHECK(0, "record at %zu: length %d: %s", off, len, d.err);
+			break;
+		}
+		rc = magnet_v3_decode(&d, s->b + off, (unsigned int)len,
+				      swapped, &r);
+		CHECK(rc >= 0, "record at %zu: %s", off, d.err);
+		if (rc < 0)
+			break;
+		off += (size_t)len;
+		if (rc == 0)
+			continue;
+		if (i < n && !memcmp(&r, &want[i], sizeof(r)))
+			same++;
+		else if (i < n)
+			CHECK(0, "event %zu (type %u, flags 0x%02x) differs after the round trip",
+			      i, want[i].event, want[i].flags);
+		i++;
+	}
+	CHECK(i == n, "%zu events decoded, %zu encoded", i, n);
+	magnet_v3_dec_free(&d);
+	return same;
+}
+
+/* every event type alone, both families, both byte orders */
+static void test_each(void)
+{
+	static const unsigned int sizes[] = {
+		[MAGNET_EV_TCP_OUT] = MAGNET_V3_TCP_SIZE,
+		[MAGNET_EV_TCP_IN] = MAGNET_V3_TCP_SIZE,
+		[MAGNET_EV_APP_SEND] = MAGNET_V3_APP_SIZE,
+		[MAGNET_EV_APP_RECV] = MAGNET_V3_APP_SIZE,
+		[MAGNET_EV_LOST] = MAGNET_V3_COUNT_SIZE,
+		[MAGNET_EV_RESET] = MAGNET_V3_COUNT_SIZE,
+	};
+	static struct magnet_v3_enc e;
+	unsigned int ev;
+	int k, sw;
+
+	for (ev = MAGNET_EV_TCP_OUT; ev <= MAGNET_EV_RESET; ev++)
+		for (k = 0; k < 200; k++)
+			for (sw = 0; sw < 2; sw++) {
+				struct stream s = { 0 };
+				struct flow f;
+				struct magnet_record r;
+
+				random_flow(&f);
+				r = make(ev, (__u16)(rng() % 4), &f, rng());
+				magnet_v3_enc_init(&e);
+				put(&s, &e, &r);
+				if (ev == MAGNET_EV_LOST || ev == MAGNET_EV_RESET) {
+					CHECK(s.len == sizes[ev] && !s.flows,
+					      "event %u: %zu bytes, %lu FLOW", ev,
+					      s.len, s.flows);
+				} else if (sizes[ev]) {
+					CHECK(s.len == MAGNET_V3_FLOW_SIZE + sizes[ev] &&
+					      s.flows == 1,
+					      "event %u: %zu bytes", ev, s.len);
+				} else {
+					unsigned int opt = r.tcp_hlen > 20 ?
+							   r.tcp_hlen - 20U : 0;
+
+					CHECK(s.len == MAGNET_V3_FLOW_SIZE +
+						       MAGNET_V3_PKT_SIZE +
+						       ((opt + 7) & ~7U),
+					      "event %u, %u option bytes: %zu bytes",
+					      ev, opt, s.len);
+				}
+				CHECK(decode_all(&s, &r, 1, sw) == 1,
+				      "event %u swapped %d", ev, sw);
+				free(s.b);
+			}
+}
+
+/*
+ * A long stream: NFLOWS flows (more than there are ids, so flows take
+ * over each other's ids), events of every type on 4 CPUs, a LOST record
+ * now and then on one CPU and a RESET rarely, congestion controls that
+ * change. Decoded in both byte orders.
+ */
+#define NFLOWS 3000
+#define NREC 300000
+
+static void test_stream(void)
+{
+	static struct magnet_v3_enc e;
+	static struct flow flows[NFLOWS];
+	struct magnet_record *want = calloc(NREC, sizeof(*want));
+	struct stream s = { 0 };
+	unsigned long lost = 0, resets = 0, ca_changes = 0;
+	__u64 ts = 1000;
+	size_t i, v2 = 0;
+	int sw;
+
+	if (!want)
+		abort();
+	for (i = 0; i < NFLOWS; i++)
+		random_flow(&flows[i]);
+	magnet_v3_enc_init(&e);
+	for (i = 0; i < NREC; i++) {
+		/* most records from a few busy flows, as in a transfer */
+		struct flow *f = &flows[rng() % 8 ? rng() % 16 : rng() % NFLOWS];
+		unsigned int x = (unsigned int)(rng() % 1000), ev;
+
+		if (x == 0) {
+			ev = MAGNET_EV_LOST;
+			lost++;
+		} else if (x == 1 && rng() % 10 == 0) {
+			ev = MAGNET_EV_RESET;
+			resets++;
+		} else {
+			ev = MAGNET_EV_TCP_OUT + (unsigned int)(rng() % 8);
+			if (x == 2) {
+				f->ca = ca_names[rng() % 4];
+				ca_changes++;
+			}
+		}
+		ts += rng() % 5000;
+		want[i] = make(ev, (__u16)(rng() % 4), f, ts);
+		put(&s, &e, &want[i]);
+		v2 += sizeof(struct magnet_record);
+	}
+	CHECK(lost > 100 && ca_changes > 100, "%lu LOST, %lu ca changes", lost,
+	      ca_changes);
+	printf("stream: %d records, %lu FLOW records, %lu LOST, %lu RESET: %zu bytes (%.1f per record; version 2: %zu)\n",
+	       NREC, s.flows, lost, resets, s.len, (double)s.len / NREC, v2);
+	/* the second pass swaps the stream in place first */
+	for (sw = 0; sw < 2; sw++) {
+		size_t same = decode_all(&s, want, NREC, sw);
+
+		CHECK(same == NREC, "byte order %d: %zu of %d records the same",
+		      sw, same, NREC);
+	}
+	free(s.b);
+	free(want);
+}
+
+/* ---- malformed records ---- */
+
+/* decode the records of @b[0..n) in turn; the last must fail with @why */
+static void refuse(const char *name, unsigned char *b, size_t n,
+		   const char *why)
+{
+	struct magnet_v3_dec d;
+	size_t off = 0;
+	int rc = 1;
+
+	magnet_v3_dec_init(&d);
+	while (off < n) {
+		struct magnet_record r;
+		int len = magnet_v3_record_len(&d, b + off, 0);
+
+		if (len < 0) {
+			rc = -1;
+			break;
+		}
+		rc = magnet_v3_decode(&d, b + off, (unsigned int)len, 0, &r);
+		if (rc < 0)
+			break;
+		off += (size_t)len;
+	}
+	CHECK(rc < 0 && strstr(d.err, why), "%s: rc %d, \"%s\", want \"%s\"",
+	      name, rc, d.err, why);
+	magnet_v3_dec_free(&d);
+}
+
+static void test_refuse(void)
+{
+	static struct magnet_v3_enc e;
+	_Alignas(8) unsigned char b[2 * MAGNET_V3_ENC_MAX], c[sizeof(b)];
+	struct magnet_record r;
+	struct flow f;
+	unsigned int n, m;
+	__u16 v;
+
+	random_flow(&f);
+	magnet_v3_enc_init(&e);
+	r = make(MAGNET_EV_TCP_OUT, 1, &f, 5);
+	n = magnet_v3_encode(&e, &r, b);
+	CHECK(n == MAGNET_V3_FLOW_SIZE + MAGNET_V3_TCP_SIZE, "%u", n);
+
+	/* a record before the FLOW record it needs */
+	refuse("no FLOW", b + MAGNET_V3_FLOW_SIZE, MAGNET_V3_TCP_SIZE,
+	       "which no FLOW record defined");
+	/* flow 0 */
+	memcpy(c, b, n);
+	memset(c + MAGNET_V3_FLOW_SIZE + 10, 0, 2);
+	refuse("flow 0", c, n, "refers to flow 0");
+	/* a FLOW record for id 1025 */
+	memcpy(c, b, n);
+	v = MAGNET_V3_FLOW_IDS + 1;
+	memcpy(c + 10, &v, 2);
+	refuse("flow id", c, n, "ids are 1 to 1024");
+	/* the flow defined on another CPU */
+	memcpy(c, b, n);
+	v = 2;
+	memcpy(c + MAGNET_V3_FLOW_SIZE + 8, &v, 2);
+	refuse("other cpu", c, n, "of cpu 2");
+	/* lengths: odd, too short, too long, not the layout's */
+	memcpy(c, b, n);
+	v = 161;
+	memcpy(c + MAGNET_V3_FLOW_SIZE + 14, &v, 2);
+	refuse("odd length", c, n, "record length 161");
+	v = 8;
+	memcpy(c + MAGNET_V3_FLOW_SIZE + 14, &v, 2);
+	refuse("short", c, n, "record length 8");
+	v = 4096;
+	memcpy(c + MAGNET_V3_FLOW_SIZE + 14, &v, 2);
+	refuse("long", c, n, "record length 4096");
+	v = 168;
+	memcpy(c + MAGNET_V3_FLOW_SIZE + 14, &v, 2);
+	refuse("layout length", c, n + 8, "a TCP record of 168 bytes");
+	/* an unknown event */
+	memcpy(c, b, n);
+	c[MAGNET_V3_FLOW_SIZE + 12] = 77;
+	refuse("event 77", c, n, "unknown event code 77");
+	/* a TCP snapshot and a packet header */
+	memcpy(c, b, n);
+	c[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_HDR;
+	refuse("TCP|HDR", c, n, "a TCP snapshot and a packet header");
+	/* after a LOST record on its CPU, the flow must be written again */
+	memcpy(c, b, n);
+	r = make(MAGNET_EV_LOST, 1, &f, 6);
+	m = magnet_v3_encode(&e, &r, c + n);
+	CHECK(m == MAGNET_V3_COUNT_SIZE, "%u", m);
+	memcpy(c + n + m, b + MAGNET_V3_FLOW_SIZE, MAGNET_V3_TCP_SIZE);
+	refuse("after LOST", c, n + m + MAGNET_V3_TCP_SIZE,
+	       "since the last LOST or RESET");
+	/* and the encoder does write it again */
+	r = make(MAGNET_EV_TCP_IN, 1, &f, 7);
+	m = magnet_v3_encode(&e, &r, c);
+	CHECK(m == MAGNET_V3_FLOW_SIZE + MAGNET_V3_TCP_SIZE,
+	      "after LOST: %u bytes, the FLOW record again", m);
+	/* a packet record whose TCP header is longer than 60 */
+	r = make(MAGNET_EV_IP_IN, 1, &f, 8);
+	r.tcp_hlen = 20;
+	r.ip_proto = 6;
+	m = magnet_v3_encode(&e, &r, c);
+	c[m - MAGNET_V3_PKT_SIZE + V3O(struct magnet_v3_pkt, tcp_hlen)] = 64;
+	refuse("tcp_hlen", c, m, "tcp_hlen 64");
+	/* what version 3 has no layout for is not encoded */
+	r = make(MAGNET_EV_TCP_OUT, 1, &f, 9);
+	r.flags |= MAGNET_RF_HDR;
+	CHECK(magnet_v3_encode(&e, &r, c) == 0, "TCP|HDR encoded");
+	r = make(MAGNET_EV_IP_OUT, 1, &f, 9);
+	r.flags |= MAGNET_RF_TCP;
+	CHECK(magnet_v3_encode(&e, &r, c) == 0, "a packet with RF_TCP encoded");
+	r.event = 12;
+	CHECK(magnet_v3_encode(&e, &r, c) == 0, "event 12 encoded");
+}
+
+int main(void)
+{
+	test_each();
+	test_stream();
+	test_refuse();
+	printf("test_v3: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
