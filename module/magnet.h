@@ -35,6 +35,7 @@ struct magnet_config {
 	char compat_str[16];	/* compat= as given, then the name in force */
 	unsigned int compat;	/* MAGNET_COMPAT_* */
 	unsigned int maxactive;	/* app calls in flight that can be recorded */
+	unsigned int format;	/* omode=1 (not compat=ttprobe): 2 or 3 */
 };
 
 /*

@@ -41,10 +41,11 @@ static int __init magnet_init(void)
 	if (ret)
 		goto err_proc;
 
-	pr_info("magnet %s loaded: port=%u full=%u bufsize=%u omode=%u direction=%u fwmark=%u procname=%s compat=%s\n",
+	pr_info("magnet %s loaded: port=%u full=%u bufsize=%u omode=%u direction=%u fwmark=%u procname=%s compat=%s format=%u\n",
 		MAGNET_VERSION, magnet_cfg.port, magnet_cfg.full,
 		magnet_cfg.bufsize, magnet_cfg.omode, magnet_cfg.direction,
-		magnet_cfg.fwmark, magnet_cfg.procname, magnet_cfg.compat_str);
+		magnet_cfg.fwmark, magnet_cfg.procname, magnet_cfg.compat_str,
+		magnet_cfg.format);
 	return 0;
 
 err_proc:

@@ -8,6 +8,7 @@
 #include <linux/log2.h>
 #include <linux/ctype.h>
 #include "magnet.h"
+#include "record.h"
 #include "cmd.h"
 
 /* Largest ring: 2^20 records of 256 bytes = 256 MiB per CPU. */
@@ -27,6 +28,7 @@ struct magnet_config magnet_cfg __read_mostly = {
 	.nontcp = 0,
 	.compat_str = "",	/* "": the build's default, see below */
 	.maxactive = 512,
+	.format = MAGNET_FORMAT_VERSION,
 };
 
 module_param_named(port, magnet_cfg.port, uint, 0444);
@@ -37,6 +39,8 @@ module_param_named(bufsize, magnet_cfg.bufsize, uint, 0444);
 MODULE_PARM_DESC(bufsize, "Records per CPU ring, rounded up to a power of two, 16..1048576 (default: 8192)");
 module_param_named(omode, magnet_cfg.omode, uint, 0444);
 MODULE_PARM_DESC(omode, "Output mode: 0 = ttprobe ASCII, 1 = binary, 2 = web10g, 3 = magnet text (default: 0)");
+module_param_named(format, magnet_cfg.format, uint, 0444);
+MODULE_PARM_DESC(format, "omode=1's binary format version: 2 = 256-byte records, 3 = records sized by what they carry, with a FLOW record per connection (default: 2)");
 module_param_named(direction, magnet_cfg.direction, uint, 0444);
 MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (default: 2)");
 module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);
@@ -86,6 +90,12 @@ int magnet_params_validate(void)
 		return -EINVAL;
 	}
 	c->bufsize = roundup_pow_of_two(max(c->bufsize, MAGNET_BUFSIZE_MIN));
+	if (c->format != MAGNET_FORMAT_VERSION &&
+	    c->format != MAGNET_FORMAT_VERSION_V3) {
+		pr_err("format=%u is invalid: must be 2 (256-byte records) or 3 (records sized by what they carry)\n",
+		       c->format);
+		return -EINVAL;
+	}
 	if (c->omode > MAGNET_OMODE_TEXT) {
 		pr_err("omode=%u is invalid: must be 0 (ttprobe ASCII), 1 (binary), 2 (web10g) or 3 (magnet text)\n",
 		       c->omode);

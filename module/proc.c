@@ -35,6 +35,7 @@
 #include "ring.h"
 #include "format.h"
 #include "sockid.h"
+#include "v3.h"
 #include "cmd.h"
 #include "filter.h"
 
@@ -107,6 +108,7 @@ struct magnet_reader {
 	struct {
 		u64 sk, id;
 	} ids[MAGNET_IDCACHE_SIZE];
+	struct magnet_v3_enc *v3;	/* format=3: the flows written */
 };
 
 void magnet_wake_reader(void)
@@ -247,6 +249,12 @@ static void magnet_emit(struct magnet_reader *rd,
 				memcpy(dst, &l, n);
 			break;
 		}
+		if (rd->v3) {
+			/* every record the module makes has a layout */
+			n = magnet_v3_encode(rd->v3, rec, dst);
+			WARN_ON_ONCE(!n);
+			break;
+		}
 		memcpy(dst, rec, sizeof(*rec));
 		n = sizeof(*rec);
 		break;
@@ -279,8 +287,10 @@ static void magnet_emit_header(struct magnet_reader *rd)
 		/* ttprobe's binary stream has no header */
 		memset(si, 0, sizeof(*si));
 		si->magic = MAGNET_MAGIC;
-		si->version = MAGNET_FORMAT_VERSION;
-		si->record_size = sizeof(struct magnet_record);
+		si->version = rd->v3 ? MAGNET_FORMAT_VERSION_V3 :
+				       MAGNET_FORMAT_VERSION;
+		/* version 3's records vary */
+		si->record_size = rd->v3 ? 0 : sizeof(struct magnet_record);
 		si->sysinfo_size = sizeof(*si);
 		si->ncpus = nr_cpu_ids;
 		si->realtime_offset_ns = rd->rt_offset_ns;
@@ -475,7 +485,7 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
  */
 static bool magnet_direct(const struct magnet_reader *rd, size_t count)
 {
-	return rd->omode == MAGNET_OMODE_BINARY && !rd->compat &&
+	return rd->omode == MAGNET_OMODE_BINARY && !rd->compat && !rd->v3 &&
 	       count >= sizeof(struct magnet_record);
 }
 
@@ -765,6 +775,7 @@ static void magnet_reader_free(struct magnet_reader *rd)
 	kfree(rd->limit);
 	kfree(rd->active);
 	kvfree(rd->cids);
+	kvfree(rd->v3);
 	vfree(rd->buf);
 	kfree(rd);
 }
@@ -807,6 +818,17 @@ static int magnet_open(struct inode *inode, struct file *file)
 			magnet_reader_free(rd);
 			goto err;
 		}
+	}
+	if (rd->omode == MAGNET_OMODE_BINARY && !rd->compat &&
+	    magnet_cfg.format == MAGNET_FORMAT_VERSION_V3) {
+		/* a FLOW record and a record; records are 8-byte aligned */
+		rd->line_max = MAGNET_V3_ENC_MAX;
+		rd->v3 = kvmalloc(sizeof(*rd->v3), GFP_KERNEL);
+		if (!rd->v3) {
+			magnet_reader_free(rd);
+			goto err;
+		}
+		magnet_v3_enc_init(rd->v3);
 	}
 	magnet_emit_header(rd);
 	if (rd->compat)

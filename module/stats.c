@@ -32,6 +32,7 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "procname\t%s\n", magnet_cfg.procname);
 	seq_printf(m, "omode\t%u\n", magnet_cfg.omode);
 	seq_printf(m, "compat\t%s\n", magnet_cfg.compat_str);
+	seq_printf(m, "format\t%u\n", magnet_cfg.format);
 	seq_printf(m, "bufsize\t%u\n", magnet_cfg.bufsize);
 	seq_printf(m, "reader\t%s\n", magnet_reader_is_open() ? "open" : "closed");
 	seq_printf(m, "filter\t%s\n", desc);

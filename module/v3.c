@@ -138,13 +138,32 @@ static void v3_put_tcp(struct magnet_v3_tcp *t, const struct magnet_record *r)
 	t->opts = r->opts;
 	t->advmss = r->advmss;
 	t->reserved = 0;
-	/* mss .. total_retrans, then the counters, in the same order */
-	memcpy(&t->mss, &r->mss, 15 * sizeof(__u32));
-	memcpy(&t->segs_out, &r->segs_out, 4 * sizeof(__u32));
+	t->mss = r->mss;
+	t->srtt_us = r->srtt_us;
+	t->rttvar_us = r->rttvar_us;
+	t->rto_us = r->rto_us;
+	t->cwnd = r->cwnd;
+	t->ssthresh = r->ssthresh;
+	t->snd_wnd = r->snd_wnd;
+	t->rcv_wnd = r->rcv_wnd;
+	t->snd_una = r->snd_una;
+	t->snd_nxt = r->snd_nxt;
+	t->write_seq = r->write_seq;
+	t->copied_seq = r->copied_seq;
+	t->packets_out = r->packets_out;
+	t->retrans_out = r->retrans_out;
+	t->total_retrans = r->total_retrans;
+	t->segs_out = r->segs_out;
+	t->data_segs_out = r->data_segs_out;
+	t->segs_in = r->segs_in;
+	t->data_segs_in = r->data_segs_in;
 	t->rcv_nxt = r->rcv_nxt;
 	t->min_rtt_us = r->min_rtt_us;
 	t->rtt_us = r->rtt_us;
-	memcpy(&t->bytes_sent, &r->bytes_sent, 4 * sizeof(__u64));
+	t->bytes_sent = r->bytes_sent;
+	t->bytes_received = r->bytes_received;
+	t->bytes_acked = r->bytes_acked;
+	t->bytes_retrans = r->bytes_retrans;
 }
 
 unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
@@ -449,9 +468,6 @@ int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 	memcpy(r->raddr, s->raddr, 16);
 
 	if (layout == V3_TCP) {
-		__u32 *u = &r->mss;
-		__u64 *q = &r->bytes_sent;
-
 #define T(f) V3_OFF(struct magnet_v3_tcp, f)
 		r->len = g32(b, T(len), sw);
 		r->mark = g32(b, T(mark), sw);
@@ -462,8 +478,21 @@ int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 		r->wscale = b[T(wscale)];
 		r->opts = b[T(opts)];
 		r->advmss = g16(b, T(advmss), sw);
-		for (i = 0; i < 15; i++)
-			u[i] = g32(b, T(mss) + 4 * i, sw);
+		r->mss = g32(b, T(mss), sw);
+		r->srtt_us = g32(b, T(srtt_us), sw);
+		r->rttvar_us = g32(b, T(rttvar_us), sw);
+		r->rto_us = g32(b, T(rto_us), sw);
+		r->cwnd = g32(b, T(cwnd), sw);
+		r->ssthresh = g32(b, T(ssthresh), sw);
+		r->snd_wnd = g32(b, T(snd_wnd), sw);
+		r->rcv_wnd = g32(b, T(rcv_wnd), sw);
+		r->snd_una = g32(b, T(snd_una), sw);
+		r->snd_nxt = g32(b, T(snd_nxt), sw);
+		r->write_seq = g32(b, T(write_seq), sw);
+		r->copied_seq = g32(b, T(copied_seq), sw);
+		r->packets_out = g32(b, T(packets_out), sw);
+		r->retrans_out = g32(b, T(retrans_out), sw);
+		r->total_retrans = g32(b, T(total_retrans), sw);
 		r->segs_out = g32(b, T(segs_out), sw);
 		r->data_segs_out = g32(b, T(data_segs_out), sw);
 		r->segs_in = g32(b, T(segs_in), sw);
@@ -471,8 +500,10 @@ int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 		r->rcv_nxt = g32(b, T(rcv_nxt), sw);
 		r->min_rtt_us = g32(b, T(min_rtt_us), sw);
 		r->rtt_us = g32(b, T(rtt_us), sw);
-		for (i = 0; i < 4; i++)
-			q[i] = g64(b, T(bytes_sent) + 8 * i, sw);
+		r->bytes_sent = g64(b, T(bytes_sent), sw);
+		r->bytes_received = g64(b, T(bytes_received), sw);
+		r->bytes_acked = g64(b, T(bytes_acked), sw);
+		r->bytes_retrans = g64(b, T(bytes_retrans), sw);
 #undef T
 		if (flags & MAGNET_RF_TCP)
 			memcpy(r->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);

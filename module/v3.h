@@ -32,7 +32,7 @@ struct magnet_v3_slot {
 /*
  * The writer's side: one slot per flow id, chosen by a hash of the flow
  * and the CPU; a flow that finds its slot taken by another takes it over
- * with a new FLOW record. About 80 KiB: allocate it, not on a stack.
+ * with a new FLOW record. 64 KiB: allocate it, not on a stack.
  */
 struct magnet_v3_enc {
 	struct magnet_v3_slot slot[MAGNET_V3_FLOW_IDS];
@@ -57,7 +57,7 @@ unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 #ifndef __KERNEL__
 /*
  * The reader's side: the flows of each CPU, allocated as CPUs appear
- * (80 KiB each), so its memory is bounded by the CPUs, not the log.
+ * (64 KiB each), so its memory is bounded by the CPUs, not the log.
  */
 struct magnet_v3_dec {
 	unsigned int ncpus;		/* 65536: any u16 cpu */

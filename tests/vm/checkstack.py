@@ -28,6 +28,8 @@ import re
 import struct
 import sys
 
+from magnetlog import Bad, v2_records
+
 SYSINFO = struct.Struct("<IHHHHIqQ72sIIIIIIII32s24s64s")
 RECORD = struct.Struct("<QQHHBBBBHHI16s16sIIIIqQ16s16IHBB11sB4IQQQQIIIHBB")
 assert SYSINFO.size == 256 and RECORD.size == 256
@@ -63,15 +65,19 @@ def parse(path):
               events=s[15], procname=s[17].split(b"\0")[0].decode())
     if si["magic"] != 0x01234567:
         fail("bad magic %#x" % si["magic"])
-    if (si["version"], si["record_size"], si["sysinfo_size"]) != (2, 256, 256):
+    if (si["version"], si["record_size"], si["sysinfo_size"]) not in \
+            ((2, 256, 256), (3, 0, 256)):
         fail("unexpected version/sizes %r" % ((si["version"], si["record_size"],
                                                 si["sysinfo_size"]),))
-    body = data[SYSINFO.size:]
-    if len(body) % RECORD.size:
-        fail("%s: %d trailing bytes" % (path, len(body) % RECORD.size))
+    # version 3 as the version 2 records it stands for (magnetlog.py)
+    try:
+        _, body = v2_records(data)
+    except Bad as e:
+        fail("%s: %s" % (path, e))
     recs = []
-    for off in range(0, len(body), RECORD.size):
-        v = RECORD.unpack_from(body, off)
+    for i, raw in enumerate(body):
+        off = i * RECORD.size
+        v = RECORD.unpack(raw)
         r = dict(ts=v[0], sock=v[1], event=EV.get(v[2]), cpu=v[3],
                  family=v[4], state=v[5], ca_state=v[6], flags=v[7],
                  lport=v[8], rport=v[9], len=v[10],
@@ -263,6 +269,9 @@ def cmd_lost(path, dmesg):
     _, recs = parse(path)
     stats = {}
     for line in open(dmesg, errors="replace"):
+        # the counters of the last load only
+        if re.search(r"magnet: magnet \S+ loaded:", line):
+            stats = {}
         m = re.search(r"magnet: unload: cpu (\d+): (\d+) hits, (\d+) written, (\d+) lost", line)
         if m:
             stats[int(m.group(1))] = tuple(int(x) for x in m.group(2, 3, 4))

@@ -289,7 +289,7 @@ case_bad_params() {
 		 events=bogus events= events=tcp,foo nontcp=2 \
 		 procname=a/b procname= procname=$(printf 'x%.0s' $(seq 40)) \
 		 compat=bogus compat=TTPROBE compat=ttprobe,magnet \
-		 maxactive=0 maxactive=16385; do
+		 maxactive=0 maxactive=16385 format=1 format=4 format=; do
 		name=${p%%=*}
 		mark_log
 		if insmod "$KO" "$p" 2> "$L/insmod.err"; then
@@ -705,15 +705,18 @@ case_fault_unlocked() {
 
 # ------------------------------------------------ full stack (omode=1, 3)
 
-# events=all in binary: a 1 MiB transfer in 64 KiB writes, IPv4 and IPv6,
-# checked layer by layer (checkstack.py stack), and ttpb2ascii's ttprobe
-# view of the same log
+# events=all in binary: a 1 MiB transfer in 64 KiB writes, IPv4 in format
+# versions 2 and 3, IPv6 in version 3, checked layer by layer
+# (checkstack.py stack, which reads version 3 through magnetlog.py, an
+# independent decoder), and ttpb2ascii's ttprobe view of the same log
 case_fullstack() {
-	local fam addr pid t0 t1 n_tcp n_lines
-	for fam in 4 6; do
+	local fam fmt addr pid t0 t1 n_tcp n_lines
+	for run in "4 2" "4 3" "6 3"; do
+		set -- $run
+		fam=$1 fmt=$2
 		addr=10.200.1.2
 		[ $fam = 6 ] && addr=fd00:200::2
-		insmod "$KO" events=all omode=1 port=5201
+		insmod "$KO" events=all omode=1 port=5201 format=$fmt
 		t0=$(date +%s.%N)
 		start_reader "$L/stack$fam.bin"
 		ip netns exec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-stack.log"
@@ -729,23 +732,31 @@ case_fullstack() {
 		$CHECK format "$L/stack$fam.txt" "$t0" "$t1"
 		n_tcp=$($STACK count "$L/stack$fam.bin" | awk '$1 ~ /^tcp_/ {n += $2} END {print n}')
 		n_lines=$(wc -l < "$L/stack$fam.txt")
-		log "IPv$fam: $n_tcp TCP records, $n_lines ttprobe lines from ttpb2ascii"
+		log "IPv$fam, format $fmt: $n_tcp TCP records, $n_lines ttprobe lines from ttpb2ascii, $(stat -c %s "$L/stack$fam.bin") bytes"
 		[ "$n_tcp" -eq "$n_lines" ]
+		[ "$(od -An -tu2 -j4 -N2 "$L/stack$fam.bin" | tr -d ' ')" = "$fmt" ]
 	done
 }
 
 # bufsize=16 and no reader during a transfer: LOST records, and per CPU the
 # events plus the LOST counts in the stream equal the hits the module counted
+# (format versions 2 and 3: in 3, a LOST record ends its CPU's flow ids)
 case_lost_records() {
-	insmod "$KO" bufsize=16 events=all omode=1 port=5201
-	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/lost1.json" -n 2M
-	start_reader "$L/lost.bin"
-	sleep 0.5
-	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/lost2.json" -n 1M
-	teacup_stop
-	rmmod magnet
-	dmesg > "$L/lost.dmesg"
-	$STACK lost "$L/lost.bin" "$L/lost.dmesg"
+	local fmt
+	for fmt in 2 3; do
+		insmod "$KO" bufsize=16 events=all omode=1 port=5201 format=$fmt
+		xfer mg-srv mg-cli 10.200.1.2 5201 "$L/lost1.json" -n 2M
+		start_reader "$L/lost$fmt.bin"
+		sleep 0.5
+		xfer mg-srv mg-cli 10.200.1.2 5201 "$L/lost2.json" -n 1M
+		teacup_stop
+		rmmod magnet
+		dmesg > "$L/lost$fmt.dmesg"
+		$STACK lost "$L/lost$fmt.bin" "$L/lost$fmt.dmesg"
+		# ttpb2ascii reads the log whole, every loss in it
+		$TTPB2ASCII -f magnet "$L/lost$fmt.bin" > "$L/lost$fmt.txt"
+		[ "$(grep -c $'\tlost\t' "$L/lost$fmt.txt")" -gt 0 ]
+	done
 }
 
 # run_sampled OMODE OUT: all layers in that mode during a 2 s transfer, while
