@@ -50,9 +50,10 @@ void magnet_v3_enc_init(struct magnet_v3_enc *e)
 }
 
 /* the flow of @r as both ends keep it (ca_name aside) */
-static void v3_flow_of(struct magnet_v3_slot *s, const struct magnet_record *r)
+static void v3_flow_of(struct magnet_v3_slot *s, const struct magnet_record *r,
+		       __u64 sock)
 {
-	s->sock_id = (r->flags & MAGNET_RF_SOCK) ? r->sock_id : 0;
+	s->sock_id = sock;
 	s->cpu = r->cpu;
 	s->lport = r->lport;
 	s->rport = r->rport;
@@ -61,32 +62,52 @@ static void v3_flow_of(struct magnet_v3_slot *s, const struct magnet_record *r)
 	memcpy(s->raddr, r->raddr, 16);
 }
 
-static int v3_same_flow(const struct magnet_v3_slot *a,
-			const struct magnet_v3_slot *b)
+/* @n bytes at @p as a word: a constant-size memcpy is a load, where the
+ * kernel's memcmp() would loop byte by byte */
+static __always_inline __u64 v3_word(const void *p)
 {
-	return a->sock_id == b->sock_id && a->cpu == b->cpu &&
-	       a->lport == b->lport && a->rport == b->rport &&
-	       a->family == b->family && !memcmp(a->laddr, b->laddr, 16) &&
-	       !memcmp(a->raddr, b->raddr, 16);
+	__u64 w;
+
+	memcpy(&w, p, 8);
+	return w;
 }
 
-static unsigned int v3_slot_of(const struct magnet_v3_slot *k)
+static __always_inline int v3_same16(const __u8 *a, const __u8 *b)
 {
-	__u64 a, b, h;
+	return !((v3_word(a) ^ v3_word(b)) | (v3_word(a + 8) ^ v3_word(b + 8)));
+}
 
-	memcpy(&a, k->laddr + 8, 8);
-	memcpy(&b, k->raddr + 8, 8);
-	h = k->sock_id ^ ((__u64)k->lport << 48 | (__u64)k->rport << 32 |
-			  (__u64)k->cpu << 16 | k->family);
-	h ^= a * 0x9e3779b97f4a7c15ULL;
-	memcpy(&a, k->laddr, 8);
-	h ^= b * 0xc2b2ae3d27d4eb4fULL;
-	memcpy(&b, k->raddr, 8);
-	h = (h ^ a) * 0x9e3779b97f4a7c15ULL;
-	h = (h ^ b) * 0xc2b2ae3d27d4eb4fULL;
+/* the 11 bytes of a congestion control name, as two overlapping words */
+static __always_inline int v3_same_ca(const char *a, const char *b)
+{
+	__u32 x, y;
+
+	memcpy(&x, a + 7, 4);
+	memcpy(&y, b + 7, 4);
+	return v3_word(a) == v3_word(b) && x == y;
+}
+
+/* @s holds the flow of @r, whose socket id as a flow has is @sock */
+static __always_inline int v3_is_flow(const struct magnet_v3_slot *s,
+				      const struct magnet_record *r, __u64 sock)
+{
+	return s->used && s->sock_id == sock && s->cpu == r->cpu &&
+	       s->lport == r->lport && s->rport == r->rport &&
+	       s->family == r->family && v3_same16(s->laddr, r->laddr) &&
+	       v3_same16(s->raddr, r->raddr);
+}
+static __always_inline unsigned int v3_slot_of(const struct magnet_record *r,
+					       __u64 sock)
+{
+	__u64 h = sock ^ ((__u64)r->lport << 48 | (__u64)r->rport << 32 |
+			  (__u64)r->cpu << 16 | r->family);
+
+	h ^= v3_word(r->laddr + 8) * 0x9e3779b97f4a7c15ULL;
+	h ^= v3_word(r->raddr + 8) * 0xc2b2ae3d27d4eb4fULL;
+	h = (h ^ v3_word(r->laddr)) * 0x9e3779b97f4a7c15ULL;
+	h = (h ^ v3_word(r->raddr)) * 0xc2b2ae3d27d4eb4fULL;
 	return (unsigned int)(h >> 54) & (MAGNET_V3_FLOW_IDS - 1);
 }
-
 static void v3_hdr(void *out, const struct magnet_record *r, __u16 flow,
 		   __u8 event, __u8 flags, __u16 len)
 {
@@ -169,8 +190,9 @@ static void v3_put_tcp(struct magnet_v3_tcp *t, const struct magnet_record *r)
 unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 			      const struct magnet_record *r, void *out)
 {
-	struct magnet_v3_slot k, *s;
+	struct magnet_v3_slot *s;
 	unsigned int n = 0, id, optlen = 0;
+	__u64 sock;
 	char *p;
 
 	if (r->event == MAGNET_EV_LOST || r->event == MAGNET_EV_RESET) {
@@ -196,18 +218,18 @@ unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 		return 0;
 	}
 
-	v3_flow_of(&k, r);
-	id = v3_slot_of(&k);
+	sock = (r->flags & MAGNET_RF_SOCK) ? r->sock_id : 0;
+	id = v3_slot_of(r, sock);
 	s = &e->slot[id];
-	if (!s->used || !v3_same_flow(s, &k)) {
-		*s = k;
+	if (!v3_is_flow(s, r, sock)) {
+		v3_flow_of(s, r, sock);
 		s->used = 1;
 		memset(s->ca_name, 0, MAGNET_CA_NAME_LEN);
 		if (r->flags & MAGNET_RF_TCP)
 			memcpy(s->ca_name, r->ca_name, MAGNET_CA_NAME_LEN);
 		n = v3_put_flow(out, r, s, (__u16)(id + 1));
 	} else if ((r->flags & MAGNET_RF_TCP) &&
-		   memcmp(s->ca_name, r->ca_name, MAGNET_CA_NAME_LEN)) {
+		   !v3_same_ca(s->ca_name, r->ca_name)) {
 		memcpy(s->ca_name, r->ca_name, MAGNET_CA_NAME_LEN);
 		n = v3_put_flow(out, r, s, (__u16)(id + 1));
 	}

@@ -759,11 +759,12 @@ case_lost_records() {
 	done
 }
 
-# run_sampled OMODE OUT: all layers in that mode during a 2 s transfer, while
-# the kernel addresses of the live TCP sockets are sampled from /proc/net/tcp*
+# run_sampled OMODE OUT [PARAM...]: all layers in that mode during a 2 s
+# transfer, while the kernel addresses of the live TCP sockets are sampled
+# from /proc/net/tcp*
 run_sampled() {
 	local client i
-	insmod "$KO" events=all omode=$1 port=5201
+	insmod "$KO" events=all omode=$1 port=5201 "${@:3}"
 	start_reader "$2"
 	ip netns exec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-addr.log"
 	wait_listen mg-srv 5201
@@ -786,14 +787,17 @@ case_no_kernel_addresses() {
 	sysctl -q -w kernel.kptr_restrict=1
 	: > "$L/ptrs"
 	run_sampled 1 "$L/addr1.bin"
+	run_sampled 1 "$L/addr1v3.bin" format=3
 	run_sampled 3 "$L/addr3.txt"
 	run_sampled 0 "$L/addr0.txt"
 	$CHECK format "$L/addr0.txt" 0 9999999999
 	kernel_ranges "$L/ranges"
 	cat "$L/ranges"
-	$STACK noaddr "$L/ptrs" "$L/ranges" "$L/addr1.bin" "$L/addr3.txt" "$L/addr0.txt"
+	$STACK noaddr "$L/ptrs" "$L/ranges" "$L/addr1.bin" "$L/addr1v3.bin" \
+		"$L/addr3.txt" "$L/addr0.txt"
 	$TTPB2ASCII -f magnet "$L/addr1.bin" > "$L/addr1.dec"
-	$STACK noaddr "$L/ptrs" "$L/ranges" "$L/addr1.dec"
+	$TTPB2ASCII -f magnet "$L/addr1v3.bin" > "$L/addr1v3.dec"
+	$STACK noaddr "$L/ptrs" "$L/ranges" "$L/addr1.dec" "$L/addr1v3.dec"
 }
 
 # kernel_ranges FILE: the guest's kernel address ranges, "LO HI NAME" in
