@@ -7,6 +7,7 @@
 #include "magnet.h"
 #include "ring.h"
 #include "sockid.h"
+#include "rec.h"
 
 /*
  * Setup goes from the inside out: rings, then the filter and its probes,
@@ -28,6 +29,11 @@ static int __init magnet_init(void)
 		pr_err("bufsize=%u: cannot allocate the per-CPU rings (%d)\n",
 		       magnet_cfg.bufsize, ret);
 		goto err_rings;
+	}
+	ret = magnet_flows_init();
+	if (ret) {
+		pr_err("cannot allocate the per-CPU flow tables (%d)\n", ret);
+		goto err_flows;
 	}
 	magnet_sockid_init();
 	/* publishes the load-time filter and registers its probes */
@@ -53,6 +59,8 @@ err_proc:
 err_control:
 	/* also undoes a magnet_control_init() that failed half way */
 	magnet_control_exit();
+	magnet_flows_exit();
+err_flows:
 	magnet_rings_exit();
 err_rings:
 	return ret;
@@ -64,6 +72,7 @@ static void __exit magnet_exit(void)
 	magnet_stats_exit();
 	magnet_control_exit();
 	magnet_rings_log("unload", magnet_probes_nmissed());
+	magnet_flows_exit();
 	magnet_rings_exit();
 }
 

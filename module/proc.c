@@ -6,9 +6,9 @@
  * One reader at a time (a second gets -EBUSY); any number of writers send
  * commands. A read blocks until records are buffered and returns them
  * merged across CPUs in timestamp order, as ttprobe lines (omode=0), binary
- * records after a SYSINFO header (omode=1; whole records are copied
- * straight from the rings) or magnet text lines after a header line
- * (omode=3). With compat=ttprobe (the ttprobe build's default) omode=0 and
+ * records after a SYSINFO header (omode=1; with format=3 whole records are
+ * copied straight from the rings, for format 2 they are decoded) or magnet
+ * text lines after a header line (omode=3). With compat=ttprobe (the ttprobe build's default) omode=0 and
  * 1 follow ttprobe v0.1.2: field 7 counts from 0 since load, fields 10 and
  * 11 are 32-bit with tcp_current_ssthresh(), omode=1 writes its 96-byte
  * records with no header, and an open discards (and counts) what was
@@ -57,10 +57,16 @@ static u64 magnet_reset_ts;			/* when the last reset ran */
 static unsigned long magnet_discarded_open, magnet_discarded_reset;
 /* ttprobe's field 7 (compat=ttprobe): lines formatted since load */
 static struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
-
-/* the socket ids a reader keeps (struct magnet_reader's ids) */
-#define MAGNET_IDCACHE_BITS 4
-#define MAGNET_IDCACHE_SIZE (1U << MAGNET_IDCACHE_BITS)
+/*
+ * The flows that the records taken from the rings so far define (FLOW
+ * records; a LOST record ends its CPU's): every record leaves the rings
+ * through it, read or discarded, under the mutex above. With it the
+ * reader decodes the writers' version 3 records for the other outputs,
+ * and a version 3 stream that starts after records were taken (a later
+ * open, a reset, a LOST record the reader writes) begins with the FLOW
+ * records the records still to come refer to.
+ */
+static struct magnet_v3_dec magnet_flows_seen;
 
 /*
  * web10g connection ids: sock_id -> small integer, per open. The table
@@ -96,19 +102,16 @@ struct magnet_reader {
 	unsigned long *pos;	/* per CPU: next record to read */
 	unsigned long *end;	/* per CPU: end of this read's snapshot */
 	unsigned long *limit;	/* per CPU: head when finish was seen */
+	unsigned long *aux;	/* per CPU: LOST and FLOW records this fill took */
 	int *active;		/* the CPUs this fill merges, see fill_begin */
 	unsigned int nactive;
-	/*
-	 * The socket ids handed out last, by socket address: a flow's records
-	 * come in runs, and a siphash costs the reader about 120 instructions
-	 * a record (make bench-profile). Filled under magnet_consume_mutex;
-	 * an address maps to the same id for the whole load, so a socket
-	 * whose memory is reused meanwhile gets the id it would anyway.
-	 */
-	struct {
-		u64 sk, id;
-	} ids[MAGNET_IDCACHE_SIZE];
-	struct magnet_v3_enc *v3;	/* format=3: the flows written */
+	bool v3;		/* format=3: the rings' records as they are */
+	/* v3: the FLOW records of magnet_flows_seen still to write, from
+	 * (resync_cpu, resync_id), before any other record */
+	bool resync;
+	unsigned int resync_cpu, resync_id;
+	u64 resync_ts;
+	struct magnet_record rec;	/* a record decoded for the output */
 };
 
 void magnet_wake_reader(void)
@@ -219,7 +222,7 @@ static u32 magnet_cid(struct magnet_reader *rd, const struct magnet_record *rec)
 	return c->cid;
 }
 
-/* Append @rec to rd->buf in this open's output mode. */
+/* Append @rec to rd->buf in this open's output mode (not version 3). */
 static void magnet_emit(struct magnet_reader *rd,
 			const struct magnet_record *rec)
 {
@@ -249,12 +252,6 @@ static void magnet_emit(struct magnet_reader *rd,
 				memcpy(dst, &l, n);
 			break;
 		}
-		if (rd->v3) {
-			/* every record the module makes has a layout */
-			n = magnet_v3_encode(rd->v3, rec, dst);
-			WARN_ON_ONCE(!n);
-			break;
-		}
 		memcpy(dst, rec, sizeof(*rec));
 		n = sizeof(*rec);
 		break;
@@ -269,6 +266,89 @@ static void magnet_emit(struct magnet_reader *rd,
 	}
 	if (n > 0)
 		rd->len += n;
+}
+
+/*
+ * A LOST or RESET mark the reader writes itself (not a ring's record): the
+ * version 3 stream then writes the FLOW records again, since the mark ends
+ * the scope of ids the writers still use.
+ */
+static void magnet_emit_mark(struct magnet_reader *rd, u16 event, u16 cpu,
+			     u64 ts, u64 req, s64 ret)
+{
+	if (rd->v3) {
+		struct magnet_v3_hdr *h = (void *)(rd->buf + rd->len);
+		struct magnet_v3_count *c = (void *)(h + 1);
+
+		h->ts_ns = ts;
+		h->cpu = cpu;
+		h->flow = 0;
+		h->event = event;
+		h->flags = 0;
+		h->len = MAGNET_V3_COUNT_SIZE;
+		c->req = req;
+		c->ret = ret;
+		rd->len += MAGNET_V3_COUNT_SIZE;
+		rd->resync = true;
+		rd->resync_cpu = 0;
+		rd->resync_id = 1;
+		rd->resync_ts = ts;
+		return;
+	}
+	memset(&rd->rec, 0, sizeof(rd->rec));
+	rd->rec.ts_ns = ts;
+	rd->rec.event = event;
+	rd->rec.cpu = cpu;
+	rd->rec.req = req;
+	rd->rec.ret = ret;
+	magnet_emit(rd, &rd->rec);
+}
+
+/*
+ * Version 3: the FLOW records of magnet_flows_seen, as many as rd->buf
+ * holds; true when all are written.
+ */
+static bool magnet_emit_resync(struct magnet_reader *rd)
+{
+	const struct magnet_v3_dec *d = &magnet_flows_seen;
+
+	for (; rd->resync_cpu < d->ncpus; rd->resync_cpu++, rd->resync_id = 1) {
+		for (; rd->resync_id <= MAGNET_V3_FLOW_IDS; rd->resync_id++) {
+			if (rd->len + MAGNET_V3_FLOW_SIZE > MAGNET_KBUF_SIZE)
+				return false;
+			rd->len += magnet_v3_dec_flow(d, rd->resync_cpu,
+						      rd->resync_id,
+						      rd->resync_ts,
+						      rd->buf + rd->len);
+		}
+	}
+	rd->resync = false;
+	return true;
+}
+
+/*
+ * Under magnet_consume_mutex: the ring's record @s leaves the ring into
+ * this open's output.
+ */
+static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
+			int cpu)
+{
+	unsigned int len = s->hdr.len;
+
+	if (s->hdr.event == MAGNET_V3_FLOW || s->hdr.event == MAGNET_EV_LOST)
+		rd->aux[cpu]++;
+	if (rd->v3) {
+		/* the flows it defines or ends, for a stream after this one */
+		if (s->hdr.event == MAGNET_V3_FLOW ||
+		    s->hdr.event == MAGNET_EV_LOST)
+			magnet_v3_decode(&magnet_flows_seen, s, len, 0, &rd->rec);
+		memcpy(rd->buf + rd->len, s, len);
+		rd->len += len;
+		return;
+	}
+	/* every record the module writes decodes */
+	if (magnet_v3_decode(&magnet_flows_seen, s, len, 0, &rd->rec) > 0)
+		magnet_emit(rd, &rd->rec);
 }
 
 /* The stream's first bytes: SYSINFO (binary) or the column names (text). */
@@ -320,7 +400,6 @@ static void magnet_emit_header(struct magnet_reader *rd)
  */
 static bool magnet_emit_pending_lost(struct magnet_reader *rd)
 {
-	struct magnet_record lost;
 	int cpu;
 
 	magnet_probes_sweep_missed();
@@ -334,14 +413,15 @@ static bool magnet_emit_pending_lost(struct magnet_reader *rd)
 			continue;
 		/* one record per CPU: with many CPUs the rest waits for the
 		 * next read, its count still pending */
-		if (rd->len + rd->line_max > MAGNET_KBUF_SIZE)
+		if (rd->len + rd->line_max > MAGNET_KBUF_SIZE ||
+		    (rd->resync && !magnet_emit_resync(rd)))
 			return false;
 		n = atomic_long_xchg(&r->lost_pending, 0);
 		m = atomic_long_xchg(&r->missed_pending, 0);
 		if (!(n | m))
 			continue;
-		magnet_ring_write_lost(&lost, cpu, n, m);
-		magnet_emit(rd, &lost);
+		magnet_emit_mark(rd, MAGNET_EV_LOST, cpu,
+				 ktime_get_mono_fast_ns(), n, m);
 	}
 	return true;
 }
@@ -363,6 +443,7 @@ static void magnet_fill_begin(struct magnet_reader *rd)
 		if (rd->draining && (long)(end - rd->limit[cpu]) > 0)
 			end = rd->limit[cpu];
 		rd->pos[cpu] = r->tail;
+		rd->aux[cpu] = 0;
 		rd->end[cpu] = end;
 		if ((long)(end - r->tail) > 0)
 			rd->active[rd->nactive++] = cpu;
@@ -374,10 +455,10 @@ static void magnet_fill_begin(struct magnet_reader *rd)
  * times, the lowest CPU's), or NULL. A CPU whose records are all taken
  * leaves the merge.
  */
-static struct magnet_record *magnet_fill_next(struct magnet_reader *rd,
-					      int *cpup)
+static union magnet_slot *magnet_fill_next(struct magnet_reader *rd,
+					   int *cpup)
 {
-	struct magnet_record *rec, *best = NULL;
+	union magnet_slot *rec, *best = NULL;
 	unsigned int i = 0;
 
 	while (i < rd->nactive) {
@@ -388,9 +469,9 @@ static struct magnet_record *magnet_fill_next(struct magnet_reader *rd,
 			rd->active[i] = rd->active[--rd->nactive];
 			continue;
 		}
-		rec = &r->recs[rd->pos[cpu] & r->mask];
-		if (!best || rec->ts_ns < best->ts_ns ||
-		    (rec->ts_ns == best->ts_ns && cpu < *cpup)) {
+		rec = magnet_ring_slot(r, rd->pos[cpu]);
+		if (!best || rec->hdr.ts_ns < best->hdr.ts_ns ||
+		    (rec->hdr.ts_ns == best->hdr.ts_ns && cpu < *cpup)) {
 			best = rec;
 			*cpup = cpu;
 		}
@@ -404,26 +485,13 @@ static void magnet_fill_end(struct magnet_reader *rd)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		smp_store_release(&per_cpu_ptr(magnet_rings, cpu)->tail,
-				  rd->pos[cpu]);
-}
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 
-/* The socket id a record carries out: the keyed hash, not the address. */
-static u64 magnet_out_sock_id(struct magnet_reader *rd,
-			      const struct magnet_record *rec)
-{
-	u64 sk = rec->sock_id;
-	unsigned int i;
-
-	if (!(rec->flags & MAGNET_RF_SOCK))
-		return sk;
-	i = hash_64(sk, MAGNET_IDCACHE_BITS);
-	if (rd->ids[i].sk != sk || !sk) {
-		rd->ids[i].sk = sk;
-		rd->ids[i].id = magnet_sock_id(sk);
+		if (rd->aux[cpu])
+			WRITE_ONCE(r->aux_taken, r->aux_taken + rd->aux[cpu]);
+		smp_store_release(&r->tail, rd->pos[cpu]);
 	}
-	return rd->ids[i].id;
 }
 
 /*
@@ -433,7 +501,7 @@ static u64 magnet_out_sock_id(struct magnet_reader *rd,
 static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 {
 	unsigned long consumed = 0;
-	struct magnet_record *rec;
+	union magnet_slot *rec;
 	int cpu;
 
 	mutex_lock(&magnet_consume_mutex);
@@ -441,6 +509,8 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 	rd->len = 0;
 	magnet_fill_begin(rd);
 	while (rd->len < want && rd->len + rd->line_max <= MAGNET_KBUF_SIZE) {
+		if (rd->resync && !magnet_emit_resync(rd))
+			break;
 		rec = magnet_fill_next(rd, &cpu);
 		/*
 		 * The RESET mark, stamped when the reset ran, goes in its
@@ -448,27 +518,16 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 		 * committed only after the discard.
 		 */
 		if (magnet_reset_pending &&
-		    (!rec || rec->ts_ns >= magnet_reset_ts)) {
-			struct magnet_record mark;
-
-			magnet_ring_write_lost(&mark, 0, magnet_reset_pending, 0);
-			mark.event = MAGNET_EV_RESET;
-			mark.ts_ns = magnet_reset_ts;
-			magnet_emit(rd, &mark);
+		    (!rec || rec->hdr.ts_ns >= magnet_reset_ts)) {
+			magnet_emit_mark(rd, MAGNET_EV_RESET, 0, magnet_reset_ts,
+					 magnet_reset_pending, 0);
 			magnet_reset_pending = 0;
 			continue;
 		}
 		if (!rec)
 			break;
-		/*
-		 * The slot is the reader's until tail moves past it. Only the
-		 * formats that write the id out pay for the hash: ttprobe's
-		 * lines and records have no id, web10g's CID only compares it.
-		 */
-		if (rd->omode == MAGNET_OMODE_TEXT ||
-		    (rd->omode == MAGNET_OMODE_BINARY && !rd->compat))
-			rec->sock_id = magnet_out_sock_id(rd, rec);
-		magnet_emit(rd, rec);
+		/* the slot is the reader's until tail moves past it */
+		magnet_take(rd, rec, cpu);
 		rd->pos[cpu]++;
 		consumed++;
 	}
@@ -478,15 +537,15 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 }
 
 /*
- * Binary records go from the rings straight to the reader's buffer, whole
- * records only, merged by timestamp: one copy per record, not two. Only
- * when nothing is staged in rd->buf. The slot is not changed, so a record
- * whose copy faults is read again next time.
+ * Version 3 records go from the rings straight to the reader's buffer,
+ * whole records only, merged by timestamp: one copy per record, not two.
+ * Only when nothing is staged in rd->buf and no FLOW records are to be
+ * written again first. The slot is not changed, so a record whose copy
+ * faults is read again next time.
  */
 static bool magnet_direct(const struct magnet_reader *rd, size_t count)
 {
-	return rd->omode == MAGNET_OMODE_BINARY && !rd->compat && !rd->v3 &&
-	       count >= sizeof(struct magnet_record);
+	return rd->v3 && !rd->resync && count >= MAGNET_V3_MAX_SIZE;
 }
 
 /*
@@ -502,17 +561,12 @@ static bool magnet_direct(const struct magnet_reader *rd, size_t count)
 static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 				size_t count)
 {
-	const size_t size = sizeof(struct magnet_record);
-	struct magnet_record __user *urec;
-	struct magnet_record *rec;
+	union magnet_slot *rec;
 	ssize_t done = 0;
 	bool faulted;
 	size_t left;
 	int cpu;
 
-	/* ts_ns, then the hashed id, then the rest: the socket's address
-	 * never reaches user memory, not even for a moment */
-	BUILD_BUG_ON(offsetof(struct magnet_record, sock_id) != 8);
 	do {
 		faulted = false;
 		mutex_lock(&magnet_consume_mutex);
@@ -522,28 +576,33 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 		}
 		magnet_fill_begin(rd);
 		pagefault_disable();
-		while (done + size <= count &&
-		       (rec = magnet_fill_next(rd, &cpu))) {
-			urec = (struct magnet_record __user *)(ubuf + done);
-			if (copy_to_user(urec, rec, 8) ||
-			    put_user(magnet_out_sock_id(rd, rec), &urec->sock_id) ||
-			    copy_to_user((char __user *)urec + 16,
-					 (char *)rec + 16, size - 16)) {
+		while ((rec = magnet_fill_next(rd, &cpu))) {
+			unsigned int len = rec->hdr.len;
+
+			if (done + len > count)
+				break;
+			if (copy_to_user(ubuf + done, rec, len)) {
 				faulted = true;
 				break;
 			}
+			if (rec->hdr.event == MAGNET_V3_FLOW ||
+			    rec->hdr.event == MAGNET_EV_LOST) {
+				magnet_v3_decode(&magnet_flows_seen, rec, len, 0,
+						 &rd->rec);
+				rd->aux[cpu]++;
+			}
 			rd->pos[cpu]++;
-			done += size;
+			done += len;
 		}
 		pagefault_enable();
 		magnet_fill_end(rd);
 		mutex_unlock(&magnet_consume_mutex);
 		if (!faulted)
 			break;
-		/* go on only if at least the next record's room faults in */
+		/* go on only if at least the largest record's room faults in */
 		left = count - done;
 		left -= magnet_fault_in_writeable(ubuf + done, left);
-		if (left < size)
+		if (left < MAGNET_V3_MAX_SIZE)
 			return done ? done : -EFAULT;
 		cond_resched();
 	} while (!fatal_signal_pending(current));
@@ -556,6 +615,8 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
  * carried go back to its CPU's pending count, so a later LOST record still
  * reports them and no gap leaves the stream with a reset.
  */
+static struct magnet_record magnet_scratch;	/* under the mutex */
+
 static unsigned long magnet_discard_locked(void)
 {
 	unsigned long n = 0;
@@ -567,12 +628,19 @@ static unsigned long magnet_discard_locked(void)
 		unsigned long i;
 
 		for (i = r->tail; i != head; i++) {
-			const struct magnet_record *rec = &r->recs[i & r->mask];
+			const union magnet_slot *rec = magnet_ring_slot(r, i);
+			struct magnet_v3_count *c = (void *)(&rec->hdr + 1);
+			u8 ev = rec->hdr.event;
 
-			if (rec->event == MAGNET_EV_LOST) {
-				atomic_long_add(rec->req, &r->lost_pending);
-				atomic_long_add(rec->ret, &r->missed_pending);
-			} else {
+			if (ev == MAGNET_V3_FLOW || ev == MAGNET_EV_LOST) {
+				magnet_v3_decode(&magnet_flows_seen, rec,
+						 rec->hdr.len, 0, &magnet_scratch);
+				r->aux_taken++;
+			}
+			if (ev == MAGNET_EV_LOST) {
+				atomic_long_add(c->req, &r->lost_pending);
+				atomic_long_add(c->ret, &r->missed_pending);
+			} else if (ev != MAGNET_V3_FLOW) {
 				n++;
 			}
 		}
@@ -773,9 +841,9 @@ static void magnet_reader_free(struct magnet_reader *rd)
 	kfree(rd->pos);
 	kfree(rd->end);
 	kfree(rd->limit);
+	kfree(rd->aux);
 	kfree(rd->active);
 	kvfree(rd->cids);
-	kvfree(rd->v3);
 	vfree(rd->buf);
 	kfree(rd);
 }
@@ -798,8 +866,10 @@ static int magnet_open(struct inode *inode, struct file *file)
 	rd->pos = kcalloc(nr_cpu_ids, sizeof(*rd->pos), GFP_KERNEL);
 	rd->end = kcalloc(nr_cpu_ids, sizeof(*rd->end), GFP_KERNEL);
 	rd->limit = kcalloc(nr_cpu_ids, sizeof(*rd->limit), GFP_KERNEL);
+	rd->aux = kcalloc(nr_cpu_ids, sizeof(*rd->aux), GFP_KERNEL);
 	rd->active = kcalloc(nr_cpu_ids, sizeof(*rd->active), GFP_KERNEL);
-	if (!rd->buf || !rd->pos || !rd->end || !rd->limit || !rd->active) {
+	if (!rd->buf || !rd->pos || !rd->end || !rd->limit || !rd->active ||
+	    !rd->aux) {
 		magnet_reader_free(rd);
 		goto err;
 	}
@@ -821,16 +891,16 @@ static int magnet_open(struct inode *inode, struct file *file)
 	}
 	if (rd->omode == MAGNET_OMODE_BINARY && !rd->compat &&
 	    magnet_cfg.format == MAGNET_FORMAT_VERSION_V3) {
-		/* a FLOW record and a record; records are 8-byte aligned */
-		rd->line_max = MAGNET_V3_ENC_MAX;
-		rd->v3 = kvmalloc(sizeof(*rd->v3), GFP_KERNEL);
-		if (!rd->v3) {
-			magnet_reader_free(rd);
-			goto err;
-		}
-		magnet_v3_enc_init(rd->v3);
+		/* records are 8-byte aligned; the flows come first */
+		rd->line_max = MAGNET_V3_MAX_SIZE;
+		rd->v3 = true;
 	}
 	magnet_emit_header(rd);
+	if (rd->v3) {
+		rd->resync = true;
+		rd->resync_id = 1;
+		rd->resync_ts = ktime_get_mono_fast_ns();
+	}
 	if (rd->compat)
 		magnet_discard_at_open();
 	file->private_data = rd;
@@ -866,12 +936,18 @@ static const struct proc_ops magnet_proc_ops = {
 
 int magnet_proc_init(void)
 {
+	if (magnet_v3_dec_init(&magnet_flows_seen, nr_cpu_ids)) {
+		pr_err("cannot allocate the reader's flow tables (%u KiB)\n",
+		       nr_cpu_ids * 64);
+		return -ENOMEM;
+	}
 	timer_setup(&magnet_wake_timer, magnet_wake_timer_fn, 0);
 	magnet_proc = proc_create(magnet_cfg.procname, 0600, init_net.proc_net,
 				  &magnet_proc_ops);
 	if (!magnet_proc) {
 		pr_err("procname=%s: cannot create /proc/net/%s (does it exist already?)\n",
 		       magnet_cfg.procname, magnet_cfg.procname);
+		magnet_v3_dec_free(&magnet_flows_seen);
 		return -EEXIST;
 	}
 	return 0;
@@ -888,4 +964,5 @@ void magnet_proc_exit(void)
 	proc_remove(magnet_proc);
 	WRITE_ONCE(magnet_timer_armed, false);
 	timer_delete_sync(&magnet_wake_timer);
+	magnet_v3_dec_free(&magnet_flows_seen);
 }

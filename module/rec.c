@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the record builders share (rec.h): the filter terms of an event
- * tied to a socket, the slot reservation, and the TCP snapshot.
+ * tied to a socket, the flow ids and slot reservation, and the TCP
+ * snapshot.
  */
 #include <linux/kprobes.h>
 #include <linux/tcp.h>
@@ -11,7 +12,9 @@
 #include <net/inet_connection_sock.h>
 #include <net/ipv6.h>
 #include "compat.h"
+#include <linux/vmalloc.h>
 #include "rec.h"
+#include "sockid.h"
 
 /*
  * full=0: last cwnd (bytes) seen per socket. A slot holds a 32-bit tag of
@@ -100,108 +103,221 @@ bool notrace magnet_sock_ok(const struct magnet_filter *f, const struct sock *sk
 }
 NOKPROBE_SYMBOL(magnet_sock_ok);
 
-/* Reserve a slot on this CPU, with local interrupts off until _end(). */
-struct magnet_record *notrace
-magnet_rec_begin(struct magnet_ring **ringp, unsigned long *flags, u16 event)
-{
-	struct magnet_record *rec;
-	struct magnet_ring *ring;
+/*
+ * The flows each CPU's writer has given an id (version 3's FLOW records):
+ * slot i holds the flow of id i + 1, chosen by a hash of the flow. A flow
+ * that finds its slot held by another takes it over with a new FLOW
+ * record. An entry is good while ->gen is its ring's marks + 1: a LOST
+ * record ends the scope of the CPU's ids. 64 KiB per possible CPU.
+ */
+struct magnet_flow_ent {
+	struct magnet_flow_key k;
+	const struct tcp_congestion_ops *ca;
+	unsigned long gen;
+};
 
-	local_irq_save(*flags);
+static DEFINE_PER_CPU(struct magnet_flow_ent *, magnet_flows);
+
+int magnet_flows_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct magnet_flow_ent *t;
+
+		t = vzalloc_node(array_size(MAGNET_V3_FLOW_IDS, sizeof(*t)),
+				 cpu_to_node(cpu));
+		if (!t) {
+			magnet_flows_exit();
+			return -ENOMEM;
+		}
+		per_cpu(magnet_flows, cpu) = t;
+	}
+	return 0;
+}
+
+/* Only after every probe is unregistered: no writer may be running. */
+void magnet_flows_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		vfree(per_cpu(magnet_flows, cpu));
+		per_cpu(magnet_flows, cpu) = NULL;
+	}
+}
+
+static __always_inline u64 magnet_word(const void *p)
+{
+	u64 w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+static __always_inline unsigned int magnet_flow_hash(const struct magnet_flow_key *k)
+{
+	u64 h = k->sk ^ ((u64)k->lport << 48 | (u64)k->rport << 32 | k->family);
+
+	h ^= magnet_word(k->laddr + 8) * 0x9e3779b97f4a7c15ULL;
+	h ^= magnet_word(k->raddr + 8) * 0xc2b2ae3d27d4eb4fULL;
+	h = (h ^ magnet_word(k->laddr)) * 0x9e3779b97f4a7c15ULL;
+	h = (h ^ magnet_word(k->raddr)) * 0xc2b2ae3d27d4eb4fULL;
+	return (unsigned int)(h >> 54) & (MAGNET_V3_FLOW_IDS - 1);
+}
+
+/* the key's six words, compared as words (memcmp loops byte by byte) */
+static __always_inline bool magnet_flow_same(const struct magnet_flow_key *a,
+					     const struct magnet_flow_key *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+
+	BUILD_BUG_ON(sizeof(*a) != 48);
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
+		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
+}
+
+static __always_inline void magnet_v3_hdr(union magnet_slot *s, u64 ts,
+					  u16 cpu, u16 flow, u8 event, u8 flags,
+					  u16 len)
+{
+	s->hdr.ts_ns = ts;
+	s->hdr.cpu = cpu;
+	s->hdr.flow = flow;
+	s->hdr.event = event;
+	s->hdr.flags = flags;
+	s->hdr.len = len;
+}
+
+/* a FLOW record for @k as id @id; the socket's id is its keyed hash */
+static void notrace magnet_write_flow(union magnet_slot *s, u64 ts, u16 cpu,
+				      u16 id, const struct magnet_flow_key *k,
+				      const struct tcp_congestion_ops *ca)
+{
+	struct magnet_v3_flow *f = (void *)((char *)s + MAGNET_V3_HDR_SIZE);
+
+	magnet_v3_hdr(s, ts, cpu, id, MAGNET_V3_FLOW, 0, MAGNET_V3_FLOW_SIZE);
+	f->sock_id = k->sk ? magnet_sock_id(k->sk) : 0;
+	f->lport = k->lport;
+	f->rport = k->rport;
+	f->family = k->family;
+	if (ca)
+		memcpy(f->ca_name, ca->name, MAGNET_CA_NAME_LEN);
+	else
+		memset(f->ca_name, 0, MAGNET_CA_NAME_LEN);
+	memcpy(f->laddr, k->laddr, 16);
+	memcpy(f->raddr, k->raddr, 16);
+}
+NOKPROBE_SYMBOL(magnet_write_flow);
+
+/*
+ * Begin an event of @len bytes on this CPU for flow @k (@tcp: a TCP or app
+ * event, whose flow includes the congestion control @ca): reserve its slot,
+ * after a FLOW record if this CPU's writer has no id for the flow, and
+ * write its header. Returns where the event's part goes (after the header),
+ * with local interrupts off until magnet_rec_end(), or NULL if the ring is
+ * full (the event is counted as lost).
+ *
+ * @ca is a pointer loaded once (READ_ONCE) by the caller; its name is
+ * copied with interrupts off, an RCU read-side section: a congestion
+ * control module cannot be freed before it ends
+ * (tcp_unregister_congestion_control() waits for a grace period).
+ */
+void *notrace magnet_rec_begin(struct magnet_rec *c,
+			       const struct magnet_flow_key *k,
+			       const struct tcp_congestion_ops *ca, bool tcp,
+			       u8 event, u8 flags, u16 len)
+{
+	struct magnet_flow_ent *e;
+	struct magnet_ring *ring;
+	union magnet_slot *s;
+	unsigned long pos;
+	unsigned int id;
+	bool pending, need;
+	u16 cpu;
+	u64 ts;
+
+	local_irq_save(c->flags);
 	ring = this_cpu_ptr(magnet_rings);
-	rec = magnet_ring_reserve(ring);
-	if (unlikely(!rec)) {
-		local_irq_restore(*flags);
+	id = magnet_flow_hash(k);
+	e = &__this_cpu_read(magnet_flows)[id];
+	pending = magnet_ring_pending(ring);
+	/* a LOST record this reserve writes ends the ids */
+	need = pending || e->gen != ring->marks + 1 ||
+	       !magnet_flow_same(&e->k, k) || (tcp && e->ca != ca);
+	if (unlikely(!magnet_ring_reserve(ring, need ? 2 : 1, pending, &pos))) {
+		local_irq_restore(c->flags);
 		return NULL;
 	}
-	rec->ts_ns = ktime_get_mono_fast_ns();
-	rec->event = event;
-	rec->cpu = smp_processor_id();
-	*ringp = ring;
-	return rec;
+	ts = ktime_get_mono_fast_ns();
+	cpu = smp_processor_id();
+	if (need) {
+		e->k = *k;
+		e->ca = tcp ? ca : NULL;
+		e->gen = ring->marks + 1;
+		magnet_write_flow(magnet_ring_slot(ring, pos), ts, cpu, id + 1,
+				  k, e->ca);
+		pos++;
+	}
+	s = magnet_ring_slot(ring, pos);
+	magnet_v3_hdr(s, ts, cpu, id + 1, event, flags, len);
+	c->ring = ring;
+	return (char *)s + MAGNET_V3_HDR_SIZE;
 }
 NOKPROBE_SYMBOL(magnet_rec_begin);
 
 /*
- * The TCP state snapshot of a full TCP socket. The TCP probes run where the
- * socket is locked (owned by a task, or its spinlock held in softirq), so
- * the snapshot is consistent. The application return probe runs after
- * release_sock(), unlocked: there every field is read once (READ_ONCE, no
- * torn or refetched value), each is a value the field held at that moment,
- * but ACK processing on another CPU may change some between two reads
- * (docs/binary-format.md, "How exact an app record is"). icsk_ca_ops is
- * loaded once and its name copied with interrupts off, an RCU read-side
- * section: a congestion control module that the socket left meanwhile
- * cannot be freed before it ends (tcp_unregister_congestion_control()
- * waits for a grace period).
+ * The TCP state snapshot of a full TCP socket, after the event's own
+ * fields (len, mark, seq, end_seq, which the caller writes). The TCP probes
+ * run where the socket is locked (owned by a task, or its spinlock held in
+ * softirq), so the snapshot is consistent. The application return probe
+ * runs after release_sock(), unlocked: there every field is read once
+ * (READ_ONCE, no torn or refetched value), each is a value the field held
+ * at that moment, but ACK processing on another CPU may change some
+ * between two reads (docs/binary-format.md, "How exact an app record is").
  */
-void notrace magnet_fill_tcp(struct magnet_record *rec, const struct sock *sk)
+void notrace magnet_fill_tcp(struct magnet_v3_tcp *t, const struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	const struct inet_connection_sock *icsk = inet_csk(sk);
-	const struct tcp_congestion_ops *ca = READ_ONCE(icsk->icsk_ca_ops);
 
-	rec->mss = READ_ONCE(tp->mss_cache);
-	rec->srtt_us = READ_ONCE(tp->srtt_us) >> 3;
-	rec->rttvar_us = READ_ONCE(tp->mdev_us) >> 2;
-	rec->rto_us = jiffies_to_usecs(READ_ONCE(icsk->icsk_rto));
-	rec->cwnd = tcp_snd_cwnd(tp);
-	rec->ssthresh = READ_ONCE(tp->snd_ssthresh);
-	rec->snd_wnd = READ_ONCE(tp->snd_wnd);
-	rec->rcv_wnd = READ_ONCE(tp->rcv_wnd);
-	rec->snd_una = READ_ONCE(tp->snd_una);
-	rec->snd_nxt = READ_ONCE(tp->snd_nxt);
-	rec->write_seq = READ_ONCE(tp->write_seq);
-	rec->copied_seq = READ_ONCE(tp->copied_seq);
-	rec->packets_out = READ_ONCE(tp->packets_out);
-	rec->retrans_out = READ_ONCE(tp->retrans_out);
-	rec->total_retrans = READ_ONCE(tp->total_retrans);
-	rec->ca_state = icsk->icsk_ca_state;	/* a bit field */
-	if (ca)
-		memcpy(rec->ca_name, ca->name, MAGNET_CA_NAME_LEN);
-	else
-		memset(rec->ca_name, 0, MAGNET_CA_NAME_LEN);
-	rec->segs_out = READ_ONCE(tp->segs_out);
-	rec->data_segs_out = READ_ONCE(tp->data_segs_out);
-	rec->segs_in = READ_ONCE(tp->segs_in);
-	rec->data_segs_in = READ_ONCE(tp->data_segs_in);
-	if (magnet_bl_owned(sk))
-		magnet_backlog_segs_in(sk, &rec->segs_in, &rec->data_segs_in);
-	rec->bytes_sent = READ_ONCE(tp->bytes_sent);
-	rec->bytes_received = READ_ONCE(tp->bytes_received);
-	rec->bytes_acked = READ_ONCE(tp->bytes_acked);
-	rec->bytes_retrans = READ_ONCE(tp->bytes_retrans);
-	rec->rcv_nxt = READ_ONCE(tp->rcv_nxt);
-	rec->min_rtt_us = tcp_min_rtt(tp);
-	rec->rtt_us = READ_ONCE(tp->rack.rtt_us);
-	rec->advmss = READ_ONCE(tp->advmss);
+	t->state = READ_ONCE(sk->sk_state);
+	t->ca_state = icsk->icsk_ca_state;	/* a bit field */
 	/* bit fields, set by the handshake (nonagle by setsockopt) */
-	rec->wscale = tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale;
-	rec->opts = (tp->rx_opt.tstamp_ok ? MAGNET_OPT_TIMESTAMPS : 0) |
-		    (tp->rx_opt.sack_ok ? MAGNET_OPT_SACK : 0) |
-		    (magnet_tcp_ecn(tp) ? MAGNET_OPT_ECN : 0) |
-		    (tp->nonagle & TCP_NAGLE_OFF ? 0 : MAGNET_OPT_NAGLE);
+	t->wscale = tp->rx_opt.snd_wscale << 4 | tp->rx_opt.rcv_wscale;
+	t->opts = (tp->rx_opt.tstamp_ok ? MAGNET_OPT_TIMESTAMPS : 0) |
+		  (tp->rx_opt.sack_ok ? MAGNET_OPT_SACK : 0) |
+		  (magnet_tcp_ecn(tp) ? MAGNET_OPT_ECN : 0) |
+		  (tp->nonagle & TCP_NAGLE_OFF ? 0 : MAGNET_OPT_NAGLE);
+	t->advmss = READ_ONCE(tp->advmss);
+	t->reserved = 0;
+	t->mss = READ_ONCE(tp->mss_cache);
+	t->srtt_us = READ_ONCE(tp->srtt_us) >> 3;
+	t->rttvar_us = READ_ONCE(tp->mdev_us) >> 2;
+	t->rto_us = jiffies_to_usecs(READ_ONCE(icsk->icsk_rto));
+	t->cwnd = tcp_snd_cwnd(tp);
+	t->ssthresh = READ_ONCE(tp->snd_ssthresh);
+	t->snd_wnd = READ_ONCE(tp->snd_wnd);
+	t->rcv_wnd = READ_ONCE(tp->rcv_wnd);
+	t->snd_una = READ_ONCE(tp->snd_una);
+	t->snd_nxt = READ_ONCE(tp->snd_nxt);
+	t->write_seq = READ_ONCE(tp->write_seq);
+	t->copied_seq = READ_ONCE(tp->copied_seq);
+	t->packets_out = READ_ONCE(tp->packets_out);
+	t->retrans_out = READ_ONCE(tp->retrans_out);
+	t->total_retrans = READ_ONCE(tp->total_retrans);
+	t->segs_out = READ_ONCE(tp->segs_out);
+	t->data_segs_out = READ_ONCE(tp->data_segs_out);
+	t->segs_in = READ_ONCE(tp->segs_in);
+	t->data_segs_in = READ_ONCE(tp->data_segs_in);
+	if (magnet_bl_owned(sk))
+		magnet_backlog_segs_in(sk, &t->segs_in, &t->data_segs_in);
+	t->rcv_nxt = READ_ONCE(tp->rcv_nxt);
+	t->min_rtt_us = tcp_min_rtt(tp);
+	t->rtt_us = READ_ONCE(tp->rack.rtt_us);
+	t->bytes_sent = READ_ONCE(tp->bytes_sent);
+	t->bytes_received = READ_ONCE(tp->bytes_received);
+	t->bytes_acked = READ_ONCE(tp->bytes_acked);
+	t->bytes_retrans = READ_ONCE(tp->bytes_retrans);
 }
 NOKPROBE_SYMBOL(magnet_fill_tcp);
-
-/* Zero what an event type does not fill (the ring slot holds old data). */
-void notrace magnet_clear_app(struct magnet_record *rec)
-{
-	rec->pid = 0;
-	rec->ret = 0;
-	rec->req = 0;
-	memset(rec->comm, 0, sizeof(rec->comm));
-}
-NOKPROBE_SYMBOL(magnet_clear_app);
-
-/* the TCP snapshot's fields outside mss .. total_retrans, which IP and
- * device events fill with the packet's header (magnet_fill_hdr) */
-void notrace magnet_clear_tcp(struct magnet_record *rec)
-{
-	rec->ca_state = 0;
-	memset(rec->ca_name, 0, MAGNET_CA_NAME_LEN);
-	/* segs_out .. opts: the version 2 counters, to the record's end */
-	memset((char *)rec + offsetof(struct magnet_record, segs_out), 0,
-	       sizeof(*rec) - offsetof(struct magnet_record, segs_out));
-}
-NOKPROBE_SYMBOL(magnet_clear_tcp);

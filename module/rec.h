@@ -2,8 +2,9 @@
 /*
  * Record builders: what a probe handler does once it has its arguments.
  * Each builder decides every filter (port, fwmark, netns, address, TCP or
- * not, cwnd change) before it reserves a ring slot, then fills the slot in
- * place with local interrupts off. It never sleeps, allocates or takes a
+ * not, cwnd change) before it reserves a ring slot, then writes the event
+ * as a version 3 record (record.h) in the slot, with local interrupts off,
+ * after a FLOW record when its CPU has no flow id for the connection yet. It never sleeps, allocates or takes a
  * lock. One file per layer: rec_tcp.c (TCP and application events, which
  * carry the TCP snapshot), rec_pkt.c (IP and device events, from the
  * packet's headers); rec.c holds what they share. probes.c decides where
@@ -40,39 +41,49 @@ bool magnet_netns_ok(const struct magnet_filter *f, const struct net *net);
 u8 magnet_sock_addrs(const struct sock *sk, u8 *laddr, u8 *raddr);
 bool magnet_sock_ok(const struct magnet_filter *f, const struct sock *sk,
 		    u16 lport, u16 rport, u32 mark);
-struct magnet_record *magnet_rec_begin(struct magnet_ring **ringp,
-				       unsigned long *flags, u16 event);
-void magnet_fill_tcp(struct magnet_record *rec, const struct sock *sk);
-void magnet_clear_app(struct magnet_record *rec);
-void magnet_clear_tcp(struct magnet_record *rec);
 
-static __always_inline void magnet_rec_end(struct magnet_ring *ring,
-					   unsigned long flags)
+/*
+ * What a FLOW record says, as the writer keys its flows: the socket (its
+ * address, 0 for a packet not tied to one), ports, family and addresses.
+ * The congestion control is compared apart, for TCP and app events only.
+ */
+struct magnet_flow_key {
+	u64 sk;
+	u16 lport;
+	u16 rport;
+	u32 family;
+	u8 laddr[16];
+	u8 raddr[16];
+};
+
+/* an event being written: see magnet_rec_begin() */
+struct magnet_rec {
+	struct magnet_ring *ring;
+	unsigned long flags;		/* local_irq_save() */
+};
+
+int magnet_flows_init(void);
+void magnet_flows_exit(void);
+void *magnet_rec_begin(struct magnet_rec *c, const struct magnet_flow_key *k,
+		       const struct tcp_congestion_ops *ca, bool tcp,
+		       u8 event, u8 flags, u16 len);
+void magnet_fill_tcp(struct magnet_v3_tcp *t, const struct sock *sk);
+
+static __always_inline void magnet_rec_end(struct magnet_rec *c)
 {
-	magnet_ring_commit(ring);
-	local_irq_restore(flags);
+	magnet_ring_commit(c->ring);
+	local_irq_restore(c->flags);
 }
 
-/* The socket's identity: id, family, addresses, ports, state. */
-static __always_inline void magnet_fill_sock(struct magnet_record *rec,
-					     const struct sock *sk, u16 lport,
-					     u16 rport)
+/* The socket's flow: ports, family, addresses. */
+static __always_inline void magnet_sock_key(struct magnet_flow_key *k,
+					    const struct sock *sk, u16 lport,
+					    u16 rport)
 {
-	rec->sock_id = (u64)(unsigned long)sk;	/* hashed by the reader */
-	rec->state = READ_ONCE(sk->sk_state);
-	rec->lport = lport;
-	rec->rport = rport;
-	rec->family = magnet_sock_addrs(sk, rec->laddr, rec->raddr);
-}
-
-/* Zero what an event type does not fill (the ring slot holds old data). */
-static __always_inline void magnet_clear_pkt(struct magnet_record *rec)
-{
-	rec->ifindex = 0;
-	rec->ip_id = 0;
-	rec->ip_tos = 0;
-	rec->ip_ttl = 0;
-	rec->ip_proto = 0;
+	k->sk = (u64)(unsigned long)sk;
+	k->lport = lport;
+	k->rport = rport;
+	k->family = magnet_sock_addrs(sk, k->laddr, k->raddr);
 }
 
 /*

@@ -30,31 +30,6 @@ static __always_inline void magnet_unparsed(void)
 	this_cpu_inc(magnet_rings->unparsed);
 }
 
-/* the RF_HDR fields (mss .. total_retrans's bytes) from @p */
-static __always_inline void magnet_fill_hdr(struct magnet_record *rec,
-					    const struct magnet_pkt *p)
-{
-	unsigned int optlen = p->thlen > 20 ? p->thlen - 20U : 0;
-
-	rec->ip_hlen = p->nhlen;
-	rec->ip_frag = p->frag;
-	rec->tcp_hlen = p->thlen;
-	/* a constant-size clear is a few stores; a variable one, a loop */
-	memset(rec->tcp_opts, 0, MAGNET_TCP_OPTS_LEN);
-	if (p->thlen) {
-		rec->tcp_ack = p->ack;
-		rec->tcp_win = p->win;
-		rec->tcp_flags = p->tflags;
-		memcpy(rec->tcp_opts, p->topts, optlen);
-	} else {
-		rec->tcp_ack = 0;
-		rec->tcp_win = 0;
-		rec->tcp_flags = 0;
-	}
-	rec->hdr_reserved[0] = 0;
-	rec->hdr_reserved[1] = 0;
-}
-
 /*
  * One IP or device event for @skb whose network header is at @nh. @out:
  * a packet this host sends (source = local end). The socket (sock_id,
@@ -64,13 +39,15 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 			       u16 event, bool out, bool dev)
 {
 	const struct magnet_filter *f = magnet_filter();
-	struct magnet_record *rec;
-	struct magnet_ring *ring;
+	struct magnet_flow_key k;
+	struct magnet_v3_pkt *k3;
 	struct magnet_pkt p;
-	unsigned long flags;
+	struct magnet_rec c;
 	struct magnet_pkt_src src;
 	const struct sock *sk;
+	unsigned int optlen, alen;
 	u16 lport, rport;
+	u8 flags;
 
 	if (unlikely(!skb || !nh))
 		return;
@@ -106,41 +83,60 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	    !magnet_filter_addr_match(f, p.family, out ? p.daddr : p.saddr))
 		goto filtered;
 
-	rec = magnet_rec_begin(&ring, &flags, event);
-	if (!rec)
-		return;
-	rec->flags = MAGNET_RF_IP | MAGNET_RF_HDR |
-		     (dev ? MAGNET_RF_DEV : 0) |
-		     (p.has_seq ? MAGNET_RF_SEQ : 0);
+	flags = MAGNET_RF_IP | MAGNET_RF_HDR | (dev ? MAGNET_RF_DEV : 0) |
+		(p.has_seq ? MAGNET_RF_SEQ : 0);
 	sk = skb->sk;
-	if (out && sk && sk_fullsock(sk)) {
-		rec->flags |= MAGNET_RF_SOCK;
-		rec->sock_id = (u64)(unsigned long)sk;	/* hashed by the reader */
-		rec->state = READ_ONCE(sk->sk_state);
+	if (out && sk && sk_fullsock(sk))
+		flags |= MAGNET_RF_SOCK;
+	else
+		sk = NULL;
+	k.sk = (u64)(unsigned long)sk;
+	k.lport = lport;
+	k.rport = rport;
+	k.family = p.family;
+	alen = p.family == 4 ? 4 : 16;
+	memset(k.laddr, 0, sizeof(k.laddr));
+	memset(k.raddr, 0, sizeof(k.raddr));
+	memcpy(k.laddr, out ? p.saddr : p.daddr, alen);
+	memcpy(k.raddr, out ? p.daddr : p.saddr, alen);
+	optlen = p.thlen > 20 ? p.thlen - 20U : 0;
+
+	k3 = magnet_rec_begin(&c, &k, NULL, false, event, flags,
+			      MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U));
+	if (!k3)
+		return;
+	k3->len = p.len;
+	k3->mark = skb->mark;
+	k3->seq = p.has_seq ? p.seq : 0;
+	k3->end_seq = p.has_seq ? p.end_seq : 0;
+	k3->ifindex = dev && skb->dev ? skb->dev->ifindex : 0;
+	k3->ip_id = p.id;
+	k3->ip_hlen = p.nhlen;
+	k3->ip_frag = p.frag;
+	k3->state = sk ? READ_ONCE(sk->sk_state) : 0;
+	k3->ip_tos = p.tos;
+	k3->ip_ttl = p.ttl;
+	k3->ip_proto = p.proto;
+	k3->tcp_hlen = p.thlen;
+	k3->reserved[0] = 0;
+	k3->reserved[1] = 0;
+	if (p.thlen) {
+		k3->tcp_ack = p.ack;
+		k3->tcp_win = p.win;
+		k3->tcp_flags = p.tflags;
 	} else {
-		rec->sock_id = 0;
-		rec->state = 0;
+		k3->tcp_ack = 0;
+		k3->tcp_win = 0;
+		k3->tcp_flags = 0;
 	}
-	rec->family = p.family;
-	memset(rec->laddr, 0, sizeof(rec->laddr));
-	memset(rec->raddr, 0, sizeof(rec->raddr));
-	memcpy(rec->laddr, out ? p.saddr : p.daddr, p.family == 4 ? 4 : 16);
-	memcpy(rec->raddr, out ? p.daddr : p.saddr, p.family == 4 ? 4 : 16);
-	rec->lport = lport;
-	rec->rport = rport;
-	rec->len = p.len;
-	rec->seq = p.has_seq ? p.seq : 0;
-	rec->end_seq = p.has_seq ? p.end_seq : 0;
-	rec->mark = skb->mark;
-	rec->ifindex = dev && skb->dev ? skb->dev->ifindex : 0;
-	rec->ip_id = p.id;
-	rec->ip_tos = p.tos;
-	rec->ip_ttl = p.ttl;
-	rec->ip_proto = p.proto;
-	magnet_fill_hdr(rec, &p);
-	magnet_clear_app(rec);
-	magnet_clear_tcp(rec);
-	magnet_rec_end(ring, flags);
+	/* the options, then zeros to the 8-byte boundary */
+	if (optlen) {
+		u8 *o = (u8 *)(k3 + 1);
+
+		*(u64 *)(o + ((optlen - 1) & ~7U)) = 0;
+		memcpy(o, p.topts, optlen);
+	}
+	magnet_rec_end(&c);
 	return;
 filtered:
 	magnet_filtered();

@@ -18,15 +18,15 @@
  * so a tcp_out record carries the connection's state after this segment
  * (and consecutive records of a flow never repeat the same counters).
  */
-static void notrace magnet_count_out(struct magnet_record *rec,
+static void notrace magnet_count_out(struct magnet_v3_tcp *t,
 				     const struct sk_buff *skb)
 {
 	u32 pcount = max_t(u32, TCP_SKB_CB(skb)->tcp_gso_segs, 1);
 
-	rec->segs_out += pcount;
+	t->segs_out += pcount;
 	if (skb->len) {
-		rec->data_segs_out += pcount;
-		rec->bytes_sent += skb->len;
+		t->data_segs_out += pcount;
+		t->bytes_sent += skb->len;
 	}
 }
 NOKPROBE_SYMBOL(magnet_count_out);
@@ -39,9 +39,9 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 			       u16 event)
 {
 	const struct magnet_filter *f = magnet_filter();
-	struct magnet_record *rec;
-	struct magnet_ring *ring;
-	unsigned long flags;
+	struct magnet_flow_key k;
+	struct magnet_v3_tcp *t;
+	struct magnet_rec c;
 	u16 lport, rport;
 	u32 mark;
 
@@ -72,21 +72,21 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 				 tcp_sk(sk)->mss_cache))
 		goto filtered;
 
-	rec = magnet_rec_begin(&ring, &flags, event);
-	if (!rec)
+	magnet_sock_key(&k, sk, lport, rport);
+	t = magnet_rec_begin(&c, &k, READ_ONCE(inet_csk(sk)->icsk_ca_ops),
+			     true, event,
+			     MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ,
+			     MAGNET_V3_TCP_SIZE);
+	if (!t)
 		return;
-	rec->flags = MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ;
-	magnet_fill_sock(rec, sk, lport, rport);
-	rec->len = skb->len;
-	rec->seq = TCP_SKB_CB(skb)->seq;
-	rec->end_seq = TCP_SKB_CB(skb)->end_seq;
-	rec->mark = mark;
-	magnet_fill_tcp(rec, sk);
+	t->len = skb->len;
+	t->mark = mark;
+	t->seq = TCP_SKB_CB(skb)->seq;
+	t->end_seq = TCP_SKB_CB(skb)->end_seq;
+	magnet_fill_tcp(t, sk);
 	if (event == MAGNET_EV_TCP_OUT)
-		magnet_count_out(rec, skb);
-	magnet_clear_app(rec);
-	magnet_clear_pkt(rec);
-	magnet_rec_end(ring, flags);
+		magnet_count_out(t, skb);
+	magnet_rec_end(&c);
 	return;
 filtered:
 	magnet_filtered();
@@ -129,31 +129,35 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 			      struct pt_regs *regs, u16 event)
 {
 	struct sock *sk = call->sk;
-	struct magnet_record *rec;
-	struct magnet_ring *ring;
-	unsigned long flags;
-
-	rec = magnet_rec_begin(&ring, &flags, event);
-	if (!rec)
-		return 0;
-	rec->flags = MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
-		     MAGNET_RF_APP;
-	magnet_fill_sock(rec, sk, ntohs(inet_sk(sk)->inet_sport),
-			 ntohs(sk->sk_dport));
+	struct magnet_flow_key k;
+	struct magnet_v3_tcp *t;
+	struct magnet_v3_app *a;
+	struct magnet_rec c;
 	/* tcp_sendmsg and tcp_recvmsg return int: rax's upper half is junk */
-	rec->ret = (int)regs_return_value(regs);
-	rec->req = call->req;
-	rec->len = rec->ret > 0 ? (u32)min_t(s64, rec->ret, U32_MAX) : 0;
-	rec->seq = call->seq;
-	rec->end_seq = event == MAGNET_EV_APP_SEND ?
-		       READ_ONCE(tcp_sk(sk)->write_seq) :
-		       READ_ONCE(tcp_sk(sk)->copied_seq);
-	rec->mark = READ_ONCE(sk->sk_mark);
-	rec->pid = current->tgid;
-	memcpy(rec->comm, current->comm, sizeof(rec->comm));
-	magnet_fill_tcp(rec, sk);
-	magnet_clear_pkt(rec);
-	magnet_rec_end(ring, flags);
+	int ret = (int)regs_return_value(regs);
+
+	magnet_sock_key(&k, sk, ntohs(inet_sk(sk)->inet_sport),
+			ntohs(sk->sk_dport));
+	t = magnet_rec_begin(&c, &k, READ_ONCE(inet_csk(sk)->icsk_ca_ops),
+			     true, event,
+			     MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
+			     MAGNET_RF_APP, MAGNET_V3_APP_SIZE);
+	if (!t)
+		return 0;
+	t->len = ret > 0 ? ret : 0;
+	t->mark = READ_ONCE(sk->sk_mark);
+	t->seq = call->seq;
+	t->end_seq = event == MAGNET_EV_APP_SEND ?
+		     READ_ONCE(tcp_sk(sk)->write_seq) :
+		     READ_ONCE(tcp_sk(sk)->copied_seq);
+	magnet_fill_tcp(t, sk);
+	a = (struct magnet_v3_app *)(t + 1);
+	a->pid = current->tgid;
+	a->reserved = 0;
+	a->req = call->req;
+	a->ret = ret;
+	memcpy(a->comm, current->comm, sizeof(a->comm));
+	magnet_rec_end(&c);
 	return 0;
 }
 NOKPROBE_SYMBOL(magnet_app_return);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Allocation and teardown of the per-CPU rings (ring.h). A leaf: it knows
- * the record's size and the LOST record, and nothing of the probes or the
+ * the slot's size and the LOST record, and nothing of the probes or the
  * reader, which it wakes through the callback given at init.
  */
 #include <linux/vmalloc.h>
@@ -37,9 +37,9 @@ int magnet_rings_init(unsigned int nrecords, void (*wake)(void))
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 
-		r->recs = vzalloc_node(array_size(nrecords, sizeof(*r->recs)),
-				       cpu_to_node(cpu));
-		if (!r->recs) {
+		r->slots = vzalloc_node(array_size(nrecords, sizeof(*r->slots)),
+					cpu_to_node(cpu));
+		if (!r->slots) {
 			magnet_rings_exit();
 			return -ENOMEM;
 		}
@@ -60,9 +60,9 @@ void magnet_rings_exit(void)
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 
-		if (r->recs)
+		if (r->slots)
 			irq_work_sync(&r->wake_work);
-		vfree(r->recs);
+		vfree(r->slots);
 	}
 	free_percpu(magnet_rings);
 	magnet_rings = NULL;
@@ -72,15 +72,19 @@ void magnet_rings_exit(void)
  * A LOST record: before this point, @lost events were dropped on @cpu (ring
  * full) and its probe handlers could not run @missed times.
  */
-void magnet_ring_write_lost(struct magnet_record *rec, unsigned int cpu,
+void magnet_ring_write_lost(union magnet_slot *slot, unsigned int cpu,
 			    unsigned long lost, unsigned long missed)
 {
-	memset(rec, 0, sizeof(*rec));
-	rec->ts_ns = ktime_get_mono_fast_ns();
-	rec->event = MAGNET_EV_LOST;
-	rec->cpu = cpu;
-	rec->req = lost;
-	rec->ret = missed;
+	struct magnet_v3_count *c = (void *)((char *)slot + MAGNET_V3_HDR_SIZE);
+
+	slot->hdr.ts_ns = ktime_get_mono_fast_ns();
+	slot->hdr.cpu = cpu;
+	slot->hdr.flow = 0;
+	slot->hdr.event = MAGNET_EV_LOST;
+	slot->hdr.flags = 0;
+	slot->hdr.len = MAGNET_V3_COUNT_SIZE;
+	c->req = lost;
+	c->ret = missed;
 }
 NOKPROBE_SYMBOL(magnet_ring_write_lost);
 
@@ -109,7 +113,7 @@ void magnet_rings_log(const char *when, unsigned long probe_misses)
 
 		hits += READ_ONCE(r->hits);
 		lost += READ_ONCE(r->lost);
-		unread += READ_ONCE(r->head) - READ_ONCE(r->tail);
+		unread += magnet_ring_events(r);
 	}
 	pr_info("%s: %lu records written, %lu lost (ring full), %lu unread, %lu probe misses\n",
 		when, hits - lost, lost, unread, probe_misses);

@@ -2,9 +2,11 @@
 /*
  * Per-CPU record rings.
  *
- * One single-producer/single-consumer ring per possible CPU. The producer is
- * whatever runs on that CPU: a probe handler reserves, fills and commits a
- * slot with local interrupts disabled, so process, softirq and hardirq
+ * One single-producer/single-consumer ring per possible CPU, of slots of
+ * MAGNET_SLOT_SIZE bytes that each hold one version 3 record (record.h),
+ * written in place by the producer. The producer is whatever runs on that
+ * CPU: a probe handler reserves, fills and commits slots with local
+ * interrupts disabled, so process, softirq and hardirq
  * writers on the same CPU never interleave, and it never waits for another
  * CPU or for the reader. When a ring is full the record is counted in
  * ->lost and nothing is overwritten. The one reader consumes with
@@ -19,10 +21,22 @@
 #include <linux/irq_work.h>
 #include "record.h"
 
+/* a ring slot: one version 3 record, its header first */
+#define MAGNET_SLOT_SIZE 256
+union magnet_slot {
+	struct magnet_v3_hdr hdr;
+	u64 words[MAGNET_SLOT_SIZE / 8];
+};
+static_assert(MAGNET_V3_MAX_SIZE <= MAGNET_SLOT_SIZE, "a record fits a slot");
+
 struct magnet_ring {
 	/* written by the producer (this CPU) only */
 	unsigned long head ____cacheline_aligned;	/* slots committed */
-	unsigned long next;		/* slot being filled, see reserve */
+	unsigned long next;		/* head after the slots being filled */
+	unsigned long marks;		/* LOST records written: each one ends
+					 * the scope of this CPU's flow ids */
+	unsigned long aux;		/* slots reserved for records that are
+					 * not events (LOST, FLOW) */
 	unsigned long hits;		/* events that passed the filters */
 	unsigned long lost;		/* events dropped: ring full */
 	/* losses and probe misses not yet reported in the stream (a LOST
@@ -35,8 +49,9 @@ struct magnet_ring {
 	unsigned long unparsed;		/* packets whose headers cannot be read */
 	/* written by the reader only */
 	unsigned long tail ____cacheline_aligned;	/* slots consumed */
+	unsigned long aux_taken;	/* of them, not events (see ->aux) */
 	/* read-mostly */
-	struct magnet_record *recs ____cacheline_aligned;
+	union magnet_slot *slots ____cacheline_aligned;
 	unsigned long mask;
 	unsigned long watermark;
 	struct irq_work wake_work;
@@ -47,8 +62,21 @@ void magnet_rings_exit(void);
 
 extern struct magnet_ring __percpu *magnet_rings;
 
-void magnet_ring_write_lost(struct magnet_record *rec, unsigned int cpu,
+void magnet_ring_write_lost(union magnet_slot *slot, unsigned int cpu,
 			    unsigned long lost, unsigned long missed);
+
+static __always_inline union magnet_slot *magnet_ring_slot(struct magnet_ring *r,
+							   unsigned long pos)
+{
+	return &r->slots[pos & r->mask];
+}
+
+/* losses or misses wait to be written as a LOST record */
+static __always_inline bool magnet_ring_pending(struct magnet_ring *r)
+{
+	return atomic_long_read(&r->lost_pending) |
+	       atomic_long_read(&r->missed_pending);
+}
 
 /* @n probe misses on this CPU, reported in its next LOST record */
 static __always_inline void magnet_ring_missed(struct magnet_ring __percpu *rings,
@@ -62,51 +90,59 @@ static __always_inline void magnet_ring_missed(struct magnet_ring __percpu *ring
 
 /*
  * Called with local interrupts disabled, for one event that passed the
- * filters. Returns the slot to fill, or NULL if the ring is full (the event
- * is counted as lost). Losses and probe misses not yet reported are first
- * written as a LOST record, so the stream says where recording resumed and
- * how much is missing; that needs two free slots.
+ * filters and takes @n slots (the event's record last, and before it @n - 1
+ * records that are not events, such as a FLOW record). @pending: magnet_ring_pending() as the
+ * caller read it, so whether a LOST record is written is known to it. Returns true with the first slot's
+ * position in @pos, or false if the ring is full (the event is counted as
+ * lost). Losses and probe misses not yet reported are first written as a
+ * LOST record, so the stream says where recording resumed and how much is
+ * missing; that takes a slot more, and ends the scope of this CPU's flow
+ * ids (->marks), so the writer checks its flows after this call.
  */
-static __always_inline struct magnet_record *
-magnet_ring_reserve(struct magnet_ring *r)
+static __always_inline bool magnet_ring_reserve(struct magnet_ring *r,
+						unsigned int n, bool pending,
+						unsigned long *pos)
 {
 	unsigned long head = r->head;
 	unsigned long used = head - smp_load_acquire(&r->tail);
 
 	r->hits++;
-	if (unlikely(atomic_long_read(&r->lost_pending) |
-		     atomic_long_read(&r->missed_pending))) {
+	if (unlikely(pending)) {
 		unsigned long lost, missed;
 
-		if (used + 2 > r->mask + 1)
+		if (used + n + 1 > r->mask + 1)
 			goto full;
 		lost = atomic_long_xchg(&r->lost_pending, 0);
 		missed = atomic_long_xchg(&r->missed_pending, 0);
 		if (lost | missed) {
-			magnet_ring_write_lost(&r->recs[head & r->mask],
+			magnet_ring_write_lost(magnet_ring_slot(r, head),
 					       smp_processor_id(), lost, missed);
 			head++;
+			r->marks++;
+			r->aux++;
 		}
-	} else if (unlikely(used > r->mask)) {
+	} else if (unlikely(used + n > r->mask + 1)) {
 		goto full;
 	}
-	r->next = head;
-	return &r->recs[head & r->mask];
+	r->next = head + n;
+	r->aux += n - 1;
+	*pos = head;
+	return true;
 full:
 	r->lost++;
 	atomic_long_inc(&r->lost_pending);
-	return NULL;
+	return false;
 }
 
 /*
- * Publish the slot returned by magnet_ring_reserve(); wake the reader when
- * the fill crosses the watermark. A LOST record and an event move head by
- * two, so the test is a crossing, not an equality, which would let such a
+ * Publish the slots reserved by magnet_ring_reserve(); wake the reader when
+ * the fill crosses the watermark. A commit can move head by up to three
+ * slots, so the test is a crossing, not an equality, which would let such a
  * commit step over the watermark and leave the reader to its timer.
  */
 static __always_inline void magnet_ring_commit(struct magnet_ring *r)
 {
-	unsigned long old = r->head, head = r->next + 1;
+	unsigned long old = r->head, head = r->next;
 	unsigned long used;
 
 	smp_store_release(&r->head, head);
@@ -119,6 +155,16 @@ static __always_inline void magnet_ring_commit(struct magnet_ring *r)
 static inline unsigned long magnet_ring_count(struct magnet_ring *r)
 {
 	return smp_load_acquire(&r->head) - r->tail;
+}
+
+/* Event records in @r now (not LOST or FLOW records), for statistics. */
+static inline unsigned long magnet_ring_events(struct magnet_ring *r)
+{
+	unsigned long tail = READ_ONCE(r->tail), taken = READ_ONCE(r->aux_taken);
+	unsigned long slots = READ_ONCE(r->head) - tail;
+	unsigned long aux = READ_ONCE(r->aux) - taken;
+
+	return slots > aux ? slots - aux : 0;
 }
 
 bool magnet_rings_empty(void);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Socket ids. A record's sock_id, as a handler stores it, is the socket's
- * address: it never leaves the kernel. The reader turns it into a keyed
- * hash (siphash, a key drawn at load) as it takes the record from the ring,
- * so the hash costs the reader, not the traffic, and an address maps to
- * the same id for the whole load.
+ * Socket ids. A socket's id is a keyed hash (siphash, a key drawn at load)
+ * of its address, which never leaves the kernel: a writer computes it when
+ * it writes a FLOW record (once per flow and CPU, rec.c), so the rings hold
+ * no kernel address, and an address maps to the same id for the whole
+ * load.
  */
 #ifndef MAGNET_SOCKID_H
 #define MAGNET_SOCKID_H

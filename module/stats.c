@@ -43,7 +43,7 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 		unsigned long hits = READ_ONCE(r->hits), lost = READ_ONCE(r->lost);
 		unsigned long filt = READ_ONCE(r->filtered);
 		unsigned long miss = READ_ONCE(r->missed);
-		unsigned long fill = READ_ONCE(r->head) - READ_ONCE(r->tail);
+		unsigned long fill = magnet_ring_events(r);
 
 		seq_printf(m, "%d\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu/%lu\n", cpu, hits,
 			   hits - lost, lost, filt, miss, fill, r->mask + 1);

@@ -3,7 +3,10 @@
  * Format version 3: encoder and decoder (v3.h).
  */
 #include "v3.h"
-#ifndef __KERNEL__
+#ifdef __KERNEL__
+#include <linux/slab.h>
+#include <linux/mm.h>
+#else
 #include <stdlib.h>
 #include <stdio.h>
 #endif
@@ -43,6 +46,7 @@ static int v3_layout(unsigned int event, unsigned int flags)
 }
 
 /* ---------------------------------------------------------- the writer */
+#ifndef __KERNEL__
 
 void magnet_v3_enc_init(struct magnet_v3_enc *e)
 {
@@ -286,9 +290,53 @@ unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 	}
 }
 
-/* ---------------------------------------------------------- the reader */
-#ifndef __KERNEL__
 
+#endif /* !__KERNEL__ */
+
+/* ---------------------------------------------------------- the reader */
+#ifdef __KERNEL__
+/* every table now: the reader must not fail for memory in the middle */
+int magnet_v3_dec_init(struct magnet_v3_dec *d, unsigned int ncpus)
+{
+	unsigned int i;
+
+	memset(d, 0, sizeof(*d));
+	d->ncpus = ncpus;
+	d->tab = kcalloc(ncpus, sizeof(*d->tab), GFP_KERNEL);
+	if (!d->tab)
+		return -1;
+	for (i = 0; i < ncpus; i++) {
+		d->tab[i] = kvcalloc(MAGNET_V3_FLOW_IDS, sizeof(**d->tab),
+				     GFP_KERNEL);
+		if (!d->tab[i]) {
+			magnet_v3_dec_free(d);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void magnet_v3_dec_free(struct magnet_v3_dec *d)
+{
+	unsigned int i;
+
+	if (d->tab)
+		for (i = 0; i < d->ncpus; i++)
+			kvfree(d->tab[i]);
+	kfree(d->tab);
+	d->tab = NULL;
+}
+
+static struct magnet_v3_slot *v3_table(struct magnet_v3_dec *d,
+				       unsigned int cpu)
+{
+	if (cpu >= d->ncpus) {
+		snprintf(d->err, sizeof(d->err), "cpu %u of %u", cpu, d->ncpus);
+		return NULL;
+	}
+	return d->tab[cpu];
+}
+#else
 int magnet_v3_dec_init(struct magnet_v3_dec *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -307,6 +355,52 @@ void magnet_v3_dec_free(struct magnet_v3_dec *d)
 			free(d->tab[i]);
 	free(d->tab);
 	d->tab = NULL;
+}
+
+static struct magnet_v3_slot *v3_table(struct magnet_v3_dec *d,
+				       unsigned int cpu)
+{
+	if (!d->tab[cpu]) {
+		d->tab[cpu] = calloc(MAGNET_V3_FLOW_IDS, sizeof(**d->tab));
+		if (!d->tab[cpu])
+			snprintf(d->err, sizeof(d->err), "out of memory");
+	}
+	return d->tab[cpu];
+}
+#endif
+
+/*
+ * The FLOW record of id @id (1 ..) of @cpu as @d knows it, stamped @ts,
+ * into @out (MAGNET_V3_FLOW_SIZE bytes, 8-byte aligned); 0 if @d has no
+ * such flow. A writer that hands on a stream from the middle says with
+ * these what the ids of the records to come mean.
+ */
+unsigned int magnet_v3_dec_flow(const struct magnet_v3_dec *d,
+				unsigned int cpu, unsigned int id, __u64 ts,
+				void *out)
+{
+	const struct magnet_v3_slot *s;
+	struct magnet_v3_hdr *h = out;
+	struct magnet_v3_flow *f = (void *)((char *)out + MAGNET_V3_HDR_SIZE);
+
+	if (cpu >= d->ncpus || !d->tab[cpu] || id < 1 ||
+	    id > MAGNET_V3_FLOW_IDS || !d->tab[cpu][id - 1].used)
+		return 0;
+	s = &d->tab[cpu][id - 1];
+	h->ts_ns = ts;
+	h->cpu = (__u16)cpu;
+	h->flow = (__u16)id;
+	h->event = MAGNET_V3_FLOW;
+	h->flags = 0;
+	h->len = MAGNET_V3_FLOW_SIZE;
+	f->sock_id = s->sock_id;
+	f->lport = s->lport;
+	f->rport = s->rport;
+	f->family = s->family;
+	memcpy(f->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
+	memcpy(f->laddr, s->laddr, 16);
+	memcpy(f->raddr, s->raddr, 16);
+	return MAGNET_V3_FLOW_SIZE;
 }
 
 static __u16 g16(const unsigned char *b, unsigned int off, int sw)
@@ -349,17 +443,6 @@ int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
 		return -1;
 	}
 	return (int)len;
-}
-
-static struct magnet_v3_slot *v3_table(struct magnet_v3_dec *d,
-				       unsigned int cpu)
-{
-	if (!d->tab[cpu]) {
-		d->tab[cpu] = calloc(MAGNET_V3_FLOW_IDS, sizeof(**d->tab));
-		if (!d->tab[cpu])
-			snprintf(d->err, sizeof(d->err), "out of memory");
-	}
-	return d->tab[cpu];
 }
 
 static int v3_bad_len(struct magnet_v3_dec *d, unsigned int len,
@@ -565,5 +648,3 @@ int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 	}
 	return 1;
 }
-
-#endif /* !__KERNEL__ */

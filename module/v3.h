@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Format version 3 (record.h, docs/binary-format.md): the encoder, from the
- * version 2 record a handler fills, and the decoder back to it. Plain C:
- * the encoder builds into the module and the userspace tools, the decoder
- * (which allocates) into the userspace tools, unit tests and fuzzer only.
+ * Format version 3 (record.h, docs/binary-format.md): the encoder, from a
+ * version 2 record, and the decoder back to it. Plain C: the decoder
+ * builds into the module (which decodes what its writers put in the rings
+ * for every output but version 3 itself) and the userspace tools; the
+ * encoder into the userspace tools, unit tests and fuzzer only (the
+ * module's writers write version 3 directly, rec.c).
  *
  * A decoded record equals the version 2 record that was encoded, byte for
  * byte, for every record the module writes: fields a record's flags do not
@@ -29,6 +31,7 @@ struct magnet_v3_slot {
 	__u8 raddr[16];
 };
 
+#ifndef __KERNEL__
 /*
  * The writer's side: one slot per flow id, chosen by a hash of the flow
  * and the CPU; a flow that finds its slot taken by another takes it over
@@ -54,20 +57,36 @@ void magnet_v3_enc_init(struct magnet_v3_enc *e);
 unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 			      const struct magnet_record *r, void *out);
 
-#ifndef __KERNEL__
+#endif
+
 /*
  * The reader's side: the flows of each CPU, allocated as CPUs appear
- * (64 KiB each), so its memory is bounded by the CPUs, not the log.
+ * (64 KiB each), so its memory is bounded by the CPUs, not the log. The
+ * module keeps one too (proc.c): the flows the records taken from the
+ * rings so far define, with every CPU's table allocated at load.
  */
 struct magnet_v3_dec {
-	unsigned int ncpus;		/* 65536: any u16 cpu */
+	unsigned int ncpus;		/* userspace: 65536, any u16 cpu */
 	struct magnet_v3_slot **tab;	/* [ncpus], each [MAGNET_V3_FLOW_IDS] */
 	char err[160];			/* why the last call failed */
 };
 
 /* returns 0, or -1 (out of memory) */
+#ifdef __KERNEL__
+int magnet_v3_dec_init(struct magnet_v3_dec *d, unsigned int ncpus);
+#else
 int magnet_v3_dec_init(struct magnet_v3_dec *d);
+#endif
 void magnet_v3_dec_free(struct magnet_v3_dec *d);
+
+/*
+ * The FLOW record of id @id (1 ..) of @cpu as @d knows it, stamped @ts,
+ * into @out (MAGNET_V3_FLOW_SIZE bytes, 8-byte aligned); 0 if @d has no
+ * such flow.
+ */
+unsigned int magnet_v3_dec_flow(const struct magnet_v3_dec *d,
+				unsigned int cpu, unsigned int id, __u64 ts,
+				void *out);
 
 /*
  * The length a record's 16-byte header @hdr announces, or -1 if it cannot
@@ -84,6 +103,5 @@ int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
  */
 int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 		     unsigned int len, int swapped, struct magnet_record *out);
-#endif
 
 #endif /* MAGNET_V3_H */

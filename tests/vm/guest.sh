@@ -759,6 +759,59 @@ case_lost_records() {
 	done
 }
 
+# Format version 3 streams that start after records were taken (the rings'
+# records name flows by ids the handlers keep using; the reader keeps the
+# flows the records it took define and writes them first):
+# - a second open after a first one that took part of the records;
+# - a reset under traffic with the reader open, the handlers going on
+#   with their ids after the RESET mark.
+# Each log decodes whole (ttpb2ascii exits 0), and a socket has the same
+# id and ends in both opens.
+case_v3_streams() {
+	insmod "$KO" events=all omode=1 port=5201 format=3
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/v3s1.json" -n 1M
+	# the first open takes about 64 KiB of records and closes
+	head -c 65536 "$PROC" > "$L/v3s-a.bin"
+	start_reader "$L/v3s-b.bin"
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/v3s2.json" -n 256K
+	teacup_stop
+	rmmod magnet
+	# the first log ends in the middle of a record: exit 3, every whole
+	# record printed
+	local st=0
+	$TTPB2ASCII -f magnet "$L/v3s-a.bin" > "$L/v3s-a.txt" 2> "$L/v3s-a.err" || st=$?
+	[ "$st" = 0 ] || [ "$st" = 3 ]
+	$TTPB2ASCII -f magnet "$L/v3s-b.bin" > "$L/v3s-b.txt"
+	# the first transfer's sockets with records in both logs (its control
+	# connection closes after the first open): each with the same id in
+	# both. The connection's ends are the key: a later socket at the same
+	# address has the same id (the listener of each transfer's iperf3 -s).
+	local ids='$3 ~ /^(tcp|app)_/ && $4 != "" && $4 != "0" && $9 != "0" { print $6 "," $7 "," $8 "," $9, $4 }'
+	awk -F'\t' "$ids" "$L/v3s-a.txt" | sort -u > "$L/v3s-a.ids"
+	awk -F'\t' "$ids" "$L/v3s-b.txt" | sort -u > "$L/v3s-b.ids"
+	join "$L/v3s-a.ids" "$L/v3s-b.ids" > "$L/v3s-both.ids"
+	awk '$2 != $3 { print "the socket " $1 " has id " $2 ", then " $3; bad = 1 } END { exit bad }' "$L/v3s-both.ids"
+	log "$(wc -l < "$L/v3s-both.ids") sockets in both opens, each with the same id"
+	[ "$(wc -l < "$L/v3s-both.ids")" -ge 2 ]
+	$CTL term "$L/v3s-b.txt" port 5201 $(flows_of "$L/v3s2.json" sender receiver)
+
+	insmod "$KO" events=all omode=1 port=5201 format=3
+	start_reader "$L/v3r.bin"
+	nsexec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-v3r.log"
+	wait_listen mg-srv 5201
+	nsexec mg-cli timeout 60 iperf3 -c 10.200.1.2 -p 5201 -t 3 -J > "$L/v3r.json" &
+	local client=$!
+	sleep 1.5
+	echo reset > "$PROC"
+	wait_exit $client 30
+	teacup_stop
+	rmmod magnet
+	$TTPB2ASCII -f magnet "$L/v3r.bin" > "$L/v3r.txt"
+	[ "$(awk -F'\t' '$3 == "reset"' "$L/v3r.txt" | wc -l)" = 1 ]
+	# events after the mark, from the connection that was there before it
+	awk -F'\t' '$3 == "reset" { r = 1; next } r && $3 == "tcp_out" && $4 != "0" { n++ } END { print n + 0; exit !(n > 100) }' "$L/v3r.txt"
+}
+
 # run_sampled OMODE OUT [PARAM...]: all layers in that mode during a 2 s
 # transfer, while the kernel addresses of the live TCP sockets are sampled
 # from /proc/net/tcp*
@@ -1504,7 +1557,8 @@ else
 	for c in ${MAGNET_TEST_CASES:-case_teacup_lifecycle case_port_filter \
 		case_direction_out case_direction_in case_full0 \
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
-		case_fullstack case_lost_records case_no_kernel_addresses case_security \
+		case_fullstack case_lost_records case_v3_streams \
+		case_no_kernel_addresses case_security \
 		case_text_mode case_nontcp case_pkt_headers case_pcapng \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_reset_lost case_probe_misses \
