@@ -347,8 +347,16 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 		return;
 	}
 	/* every record the module writes decodes */
-	if (magnet_v3_decode(&magnet_flows_seen, s, len, 0, &rd->rec) > 0)
+	switch (magnet_v3_decode(&magnet_flows_seen, s, len, 0, &rd->rec)) {
+	case 1:
 		magnet_emit(rd, &rd->rec);
+		break;
+	case 0:		/* a FLOW record */
+		break;
+	default:
+		WARN_ONCE(1, "magnet: a ring record of cpu %d does not decode: %s\n",
+			  cpu, magnet_flows_seen.err);
+	}
 }
 
 /* The stream's first bytes: SYSINFO (binary) or the column names (text). */

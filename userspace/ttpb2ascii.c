@@ -865,7 +865,6 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 		}
 		if (swapped)
 			swap_record(&rec);
-decoded:
 		if (!magnet_event_name(rec.event)) {
 			if (!finish_output())
 				return EXIT_BADINPUT;
@@ -881,6 +880,8 @@ decoded:
 			    in_name, index, offset, rec.flags);
 			return EXIT_BADINPUT;
 		}
+		/* a version 3 record: its decoder refused both cases above */
+decoded:
 
 		/* the line goes straight into the output buffer */
 		line = out_room((size_t)line_max);

@@ -28,7 +28,7 @@ class Bad(Exception):
     pass
 
 
-def _v2(ts, cpu, event, flags, flow, f):
+def _v2(ts, cpu, event, flags, f):
     """The first 112 bytes of a version 2 record, and a 144-byte tail
     (offsets 112-255) of zeros, as a bytearray."""
     sock = f["sock"] if flags & RF_SOCK else 0
@@ -80,7 +80,7 @@ def v2_records(data):
             f = flows.get((cpu, fid))
             if f is None:
                 raise Bad("record at %d: flow %d of cpu %d undefined" % (off, fid, cpu))
-            r = _v2(ts, cpu, event, flags, fid, f)
+            r = _v2(ts, cpu, event, flags, f)
             if event <= 4:       # TCP and app events: the TCP part
                 if n != (200 if event >= 3 else 160):
                     raise Bad("record at %d: event %d length %d" % (off, event, n))
