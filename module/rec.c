@@ -13,6 +13,8 @@
 #include <net/ipv6.h>
 #include "compat.h"
 #include <linux/vmalloc.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include "rec.h"
 #include "sockid.h"
 
@@ -155,6 +157,15 @@ static __always_inline u64 magnet_word(const void *p)
 	return w;
 }
 
+/* 16 bytes compared as two words (memcmp loops byte by byte) */
+static __always_inline bool magnet_same16(const void *a, const void *b)
+{
+	const u8 *x = a, *y = b;
+
+	return !((magnet_word(x) ^ magnet_word(y)) |
+		 (magnet_word(x + 8) ^ magnet_word(y + 8)));
+}
+
 static __always_inline unsigned int magnet_flow_hash(const struct magnet_flow_key *k)
 {
 	u64 h = k->sk ^ ((u64)k->lport << 48 | (u64)k->rport << 32 | k->family);
@@ -211,40 +222,22 @@ static void notrace magnet_write_flow(union magnet_slot *s, u64 ts, u16 cpu,
 NOKPROBE_SYMBOL(magnet_write_flow);
 
 /*
- * Begin an event of @len bytes on this CPU for flow @k (@tcp: a TCP or app
- * event, whose flow includes the congestion control @ca): reserve its slot,
- * after a FLOW record if this CPU's writer has no id for the flow, and
- * write its header. Returns where the event's part goes (after the header),
- * with local interrupts off until magnet_rec_end(), or NULL if the ring is
- * full (the event is counted as lost).
- *
- * @ca is a pointer loaded once (READ_ONCE) by the caller; its name is
- * copied with interrupts off, an RCU read-side section: a congestion
- * control module cannot be freed before it ends
- * (tcp_unregister_congestion_control() waits for a grace period).
+ * With local interrupts off: reserve the event's slot on @ring, after a
+ * FLOW record for @k as id @id + 1 (its table entry @e) if @need, and write
+ * its header. @pending: magnet_ring_pending() as the caller read it.
  */
-void *notrace magnet_rec_begin(struct magnet_rec *c,
-			       const struct magnet_flow_key *k,
-			       const struct tcp_congestion_ops *ca, bool tcp,
-			       u8 event, u8 flags, u16 len)
+static __always_inline void *
+magnet_rec_start(struct magnet_rec *c, struct magnet_ring *ring,
+		 struct magnet_flow_ent *e, unsigned int id, bool need,
+		 bool pending, const struct magnet_flow_key *k,
+		 const struct tcp_congestion_ops *ca, u8 event, u8 flags,
+		 u16 len)
 {
-	struct magnet_flow_ent *e;
-	struct magnet_ring *ring;
 	union magnet_slot *s;
 	unsigned long pos;
-	unsigned int id;
-	bool pending, need;
 	u16 cpu;
 	u64 ts;
 
-	local_irq_save(c->flags);
-	ring = this_cpu_ptr(magnet_rings);
-	id = magnet_flow_hash(k);
-	e = &__this_cpu_read(magnet_flows)[id];
-	pending = magnet_ring_pending(ring);
-	/* a LOST record this reserve writes ends the ids */
-	need = pending || e->gen != ring->marks + 1 ||
-	       !magnet_flow_same(&e->k, k) || (tcp && e->ca != ca);
 	if (unlikely(!magnet_ring_reserve(ring, need ? 2 : 1, pending, &pos))) {
 		local_irq_restore(c->flags);
 		return NULL;
@@ -253,10 +246,10 @@ void *notrace magnet_rec_begin(struct magnet_rec *c,
 	cpu = smp_processor_id();
 	if (need) {
 		e->k = *k;
-		e->ca = tcp ? ca : NULL;
+		e->ca = ca;
 		e->gen = ring->marks + 1;
 		magnet_write_flow(magnet_ring_slot(ring, pos), ts, cpu, id + 1,
-				  k, e->ca);
+				  k, ca);
 		pos++;
 	}
 	s = magnet_ring_slot(ring, pos);
@@ -264,7 +257,93 @@ void *notrace magnet_rec_begin(struct magnet_rec *c,
 	c->ring = ring;
 	return (char *)s + MAGNET_V3_HDR_SIZE;
 }
+
+/*
+ * Begin an event of @len bytes on this CPU for the packet flow @k (IP and
+ * device events): reserve its slot, after a FLOW record if this CPU's
+ * writer has no id for the flow, and write its header. Returns where the
+ * event's part goes (after the header), with local interrupts off until
+ * magnet_rec_end(), or NULL if the ring is full (the event is counted as
+ * lost).
+ */
+void *notrace magnet_rec_begin(struct magnet_rec *c,
+			       const struct magnet_flow_key *k, u8 event,
+			       u8 flags, u16 len)
+{
+	struct magnet_flow_ent *e;
+	struct magnet_ring *ring;
+	unsigned int id;
+	bool pending, need;
+
+	local_irq_save(c->flags);
+	ring = this_cpu_ptr(magnet_rings);
+	id = magnet_flow_hash(k);
+	e = &__this_cpu_read(magnet_flows)[id];
+	pending = magnet_ring_pending(ring);
+	/* a LOST record this reserve writes ends the ids. Congestion
+	 * control is not part of a packet's flow: its FLOW record has none */
+	need = pending || e->gen != ring->marks + 1 ||
+	       !magnet_flow_same(&e->k, k);
+	return magnet_rec_start(c, ring, e, id, need, pending, k, NULL, event,
+				flags, len);
+}
 NOKPROBE_SYMBOL(magnet_rec_begin);
+
+/* does @k hold the ends of @sk now (magnet_sock_key() would give @k)? */
+static __always_inline bool magnet_flow_is_sock(const struct magnet_flow_key *k,
+						const struct sock *sk,
+						u16 lport, u16 rport)
+{
+	if (k->sk != (u64)(unsigned long)sk || k->lport != lport ||
+	    k->rport != rport)
+		return false;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr))
+		return k->family == MAGNET_FAMILY_INET6 &&
+		       magnet_same16(k->laddr, &sk->sk_v6_rcv_saddr) &&
+		       magnet_same16(k->raddr, &sk->sk_v6_daddr);
+#endif
+	/* the other 12 bytes of each address are zero in the key */
+	return k->family == MAGNET_FAMILY_INET &&
+	       *(const u32 *)k->laddr == sk->sk_rcv_saddr &&
+	       *(const u32 *)k->raddr == sk->sk_daddr;
+}
+
+/*
+ * The same for a TCP or app event of the full socket @sk (local and
+ * remote port @lport, @rport): its flow's id is chosen by the socket, and
+ * checked against the socket itself (its ends, and the congestion control
+ * @ca, a pointer the caller loaded once), so the flow's key is built only
+ * when a FLOW record is written. @ca's name is copied with interrupts off,
+ * an RCU read-side section: a congestion control module cannot be freed
+ * before it ends (tcp_unregister_congestion_control() waits for a grace
+ * period).
+ */
+void *notrace magnet_rec_begin_sock(struct magnet_rec *c, const struct sock *sk,
+				    u16 lport, u16 rport,
+				    const struct tcp_congestion_ops *ca,
+				    u8 event, u8 flags, u16 len)
+{
+	struct magnet_flow_key k;
+	struct magnet_flow_ent *e;
+	struct magnet_ring *ring;
+	unsigned int id;
+	bool pending, need;
+
+	local_irq_save(c->flags);
+	ring = this_cpu_ptr(magnet_rings);
+	id = hash_ptr(sk, ilog2(MAGNET_V3_FLOW_IDS));
+	e = &__this_cpu_read(magnet_flows)[id];
+	pending = magnet_ring_pending(ring);
+	need = pending || e->gen != ring->marks + 1 || e->ca != ca ||
+	       !magnet_flow_is_sock(&e->k, sk, lport, rport);
+	if (need)
+		magnet_sock_key(&k, sk, lport, rport);
+	return magnet_rec_start(c, ring, e, id, need, pending, &k, ca, event,
+				flags, len);
+}
+NOKPROBE_SYMBOL(magnet_rec_begin_sock);
 
 /*
  * The TCP state snapshot of a full TCP socket, after the event's own

@@ -65,8 +65,11 @@ struct magnet_rec {
 int magnet_flows_init(void);
 void magnet_flows_exit(void);
 void *magnet_rec_begin(struct magnet_rec *c, const struct magnet_flow_key *k,
-		       const struct tcp_congestion_ops *ca, bool tcp,
 		       u8 event, u8 flags, u16 len);
+void *magnet_rec_begin_sock(struct magnet_rec *c, const struct sock *sk,
+			    u16 lport, u16 rport,
+			    const struct tcp_congestion_ops *ca,
+			    u8 event, u8 flags, u16 len);
 void magnet_fill_tcp(struct magnet_v3_tcp *t, const struct sock *sk);
 
 static __always_inline void magnet_rec_end(struct magnet_rec *c)

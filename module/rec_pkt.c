@@ -101,7 +101,7 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	memcpy(k.raddr, out ? p.daddr : p.saddr, alen);
 	optlen = p.thlen > 20 ? p.thlen - 20U : 0;
 
-	k3 = magnet_rec_begin(&c, &k, NULL, false, event, flags,
+	k3 = magnet_rec_begin(&c, &k, event, flags,
 			      MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U));
 	if (!k3)
 		return;

@@ -39,7 +39,6 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 			       u16 event)
 {
 	const struct magnet_filter *f = magnet_filter();
-	struct magnet_flow_key k;
 	struct magnet_v3_tcp *t;
 	struct magnet_rec c;
 	u16 lport, rport;
@@ -72,11 +71,10 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 				 tcp_sk(sk)->mss_cache))
 		goto filtered;
 
-	magnet_sock_key(&k, sk, lport, rport);
-	t = magnet_rec_begin(&c, &k, READ_ONCE(inet_csk(sk)->icsk_ca_ops),
-			     true, event,
-			     MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ,
-			     MAGNET_V3_TCP_SIZE);
+	t = magnet_rec_begin_sock(&c, sk, lport, rport,
+				  READ_ONCE(inet_csk(sk)->icsk_ca_ops), event,
+				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ,
+				  MAGNET_V3_TCP_SIZE);
 	if (!t)
 		return;
 	t->len = skb->len;
@@ -129,19 +127,17 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 			      struct pt_regs *regs, u16 event)
 {
 	struct sock *sk = call->sk;
-	struct magnet_flow_key k;
 	struct magnet_v3_tcp *t;
 	struct magnet_v3_app *a;
 	struct magnet_rec c;
 	/* tcp_sendmsg and tcp_recvmsg return int: rax's upper half is junk */
 	int ret = (int)regs_return_value(regs);
 
-	magnet_sock_key(&k, sk, ntohs(inet_sk(sk)->inet_sport),
-			ntohs(sk->sk_dport));
-	t = magnet_rec_begin(&c, &k, READ_ONCE(inet_csk(sk)->icsk_ca_ops),
-			     true, event,
-			     MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
-			     MAGNET_RF_APP, MAGNET_V3_APP_SIZE);
+	t = magnet_rec_begin_sock(&c, sk, ntohs(inet_sk(sk)->inet_sport),
+				  ntohs(sk->sk_dport),
+				  READ_ONCE(inet_csk(sk)->icsk_ca_ops), event,
+				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
+				  MAGNET_RF_APP, MAGNET_V3_APP_SIZE);
 	if (!t)
 		return 0;
 	t->len = ret > 0 ? ret : 0;
