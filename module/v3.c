@@ -47,6 +47,19 @@ static int v3_layout(unsigned int event, unsigned int flags)
 	return V3_NONE;
 }
 
+/* a FLOW record's part from what both ends know of the flow */
+static void v3_flow_part(struct magnet_v3_flow *f,
+			 const struct magnet_v3_slot *s)
+{
+	f->sock_id = s->sock_id;
+	f->lport = s->lport;
+	f->rport = s->rport;
+	f->family = s->family;
+	memcpy(f->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
+	memcpy(f->laddr, s->laddr, 16);
+	memcpy(f->raddr, s->raddr, 16);
+}
+
 /* ---------------------------------------------------------- the writer */
 #ifndef __KERNEL__
 
@@ -133,13 +146,7 @@ static unsigned int v3_put_flow(void *out, const struct magnet_record *r,
 	struct magnet_v3_flow *f = (void *)((char *)out + MAGNET_V3_HDR_SIZE);
 
 	v3_hdr(out, r, id, MAGNET_V3_FLOW, 0, MAGNET_V3_FLOW_SIZE);
-	f->sock_id = s->sock_id;
-	f->lport = s->lport;
-	f->rport = s->rport;
-	f->family = s->family;
-	memcpy(f->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
-	memcpy(f->laddr, s->laddr, 16);
-	memcpy(f->raddr, s->raddr, 16);
+	v3_flow_part(f, s);
 	return MAGNET_V3_FLOW_SIZE;
 }
 
@@ -384,13 +391,7 @@ unsigned int magnet_v3_dec_flow(const struct magnet_v3_dec *d,
 	h->event = MAGNET_V3_FLOW;
 	h->flags = 0;
 	h->len = MAGNET_V3_FLOW_SIZE;
-	f->sock_id = s->sock_id;
-	f->lport = s->lport;
-	f->rport = s->rport;
-	f->family = s->family;
-	memcpy(f->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
-	memcpy(f->laddr, s->laddr, 16);
-	memcpy(f->raddr, s->raddr, 16);
+	v3_flow_part(f, s);
 	return MAGNET_V3_FLOW_SIZE;
 }
 
