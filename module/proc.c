@@ -8,8 +8,8 @@
  * merged across CPUs in timestamp order, as ttprobe lines (omode=0), binary
  * records after a SYSINFO header (omode=1; with format=3 whole records are
  * copied straight from the rings, for format 2 they are decoded) or magnet
- * text lines after a header line (omode=3). With compat=ttprobe (the ttprobe build's default) omode=0 and
- * 1 follow ttprobe v0.1.2: field 7 counts from 0 since load, fields 10 and
+ * text lines after a header line (omode=3). With compat=ttprobe (the
+ * ttprobe build's default) omode=0 and 1 follow ttprobe v0.1.2: field 7 counts from 0 since load, fields 10 and
  * 11 are 32-bit with tcp_current_ssthresh(), omode=1 writes its 96-byte
  * records with no header, and an open discards (and counts) what was
  * buffered before it. The reader is woken in
@@ -34,7 +34,6 @@
 #include "magnet.h"
 #include "ring.h"
 #include "format.h"
-#include "sockid.h"
 #include "v3.h"
 #include "cmd.h"
 #include "filter.h"
@@ -268,6 +267,30 @@ static void magnet_emit(struct magnet_reader *rd,
 		rd->len += n;
 }
 
+/* Version 3: write every FLOW record in force (stamped @ts) first. */
+static void magnet_resync_from(struct magnet_reader *rd, u64 ts)
+{
+	rd->resync = true;
+	rd->resync_cpu = 0;
+	rd->resync_id = 1;
+	rd->resync_ts = ts;
+}
+
+static struct magnet_record magnet_scratch;	/* under the mutex */
+
+/*
+ * Under magnet_consume_mutex: @s leaves the rings without being decoded
+ * for an output. Returns whether it is a LOST or FLOW record rather than
+ * an event, after taking what it says of the flows into magnet_flows_seen.
+ */
+static bool magnet_pass_aux(const union magnet_slot *s)
+{
+	if (s->hdr.event != MAGNET_V3_FLOW && s->hdr.event != MAGNET_EV_LOST)
+		return false;
+	magnet_v3_decode(&magnet_flows_seen, s, s->hdr.len, 0, &magnet_scratch);
+	return true;
+}
+
 /*
  * A LOST or RESET mark the reader writes itself (not a ring's record): the
  * version 3 stream then writes the FLOW records again, since the mark ends
@@ -277,22 +300,9 @@ static void magnet_emit_mark(struct magnet_reader *rd, u16 event, u16 cpu,
 			     u64 ts, u64 req, s64 ret)
 {
 	if (rd->v3) {
-		struct magnet_v3_hdr *h = (void *)(rd->buf + rd->len);
-		struct magnet_v3_count *c = (void *)(h + 1);
-
-		h->ts_ns = ts;
-		h->cpu = cpu;
-		h->flow = 0;
-		h->event = event;
-		h->flags = 0;
-		h->len = MAGNET_V3_COUNT_SIZE;
-		c->req = req;
-		c->ret = ret;
-		rd->len += MAGNET_V3_COUNT_SIZE;
-		rd->resync = true;
-		rd->resync_cpu = 0;
-		rd->resync_id = 1;
-		rd->resync_ts = ts;
+		rd->len += magnet_v3_put_count(rd->buf + rd->len, ts, cpu, event,
+					       req, ret);
+		magnet_resync_from(rd, ts);
 		return;
 	}
 	memset(&rd->rec, 0, sizeof(rd->rec));
@@ -335,13 +345,10 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 {
 	unsigned int len = s->hdr.len;
 
-	if (s->hdr.event == MAGNET_V3_FLOW || s->hdr.event == MAGNET_EV_LOST)
-		rd->aux[cpu]++;
 	if (rd->v3) {
 		/* the flows it defines or ends, for a stream after this one */
-		if (s->hdr.event == MAGNET_V3_FLOW ||
-		    s->hdr.event == MAGNET_EV_LOST)
-			magnet_v3_decode(&magnet_flows_seen, s, len, 0, &rd->rec);
+		if (magnet_pass_aux(s))
+			rd->aux[cpu]++;
 		memcpy(rd->buf + rd->len, s, len);
 		rd->len += len;
 		return;
@@ -349,9 +356,12 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 	/* every record the module writes decodes */
 	switch (magnet_v3_decode(&magnet_flows_seen, s, len, 0, &rd->rec)) {
 	case 1:
+		if (rd->rec.event == MAGNET_EV_LOST)
+			rd->aux[cpu]++;
 		magnet_emit(rd, &rd->rec);
 		break;
 	case 0:		/* a FLOW record */
+		rd->aux[cpu]++;
 		break;
 	default:
 		WARN_ONCE(1, "magnet: a ring record of cpu %d does not decode: %s\n",
@@ -593,12 +603,8 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 				faulted = true;
 				break;
 			}
-			if (rec->hdr.event == MAGNET_V3_FLOW ||
-			    rec->hdr.event == MAGNET_EV_LOST) {
-				magnet_v3_decode(&magnet_flows_seen, rec, len, 0,
-						 &rd->rec);
+			if (magnet_pass_aux(rec))
 				rd->aux[cpu]++;
-			}
 			rd->pos[cpu]++;
 			done += len;
 		}
@@ -623,8 +629,6 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
  * carried go back to its CPU's pending count, so a later LOST record still
  * reports them and no gap leaves the stream with a reset.
  */
-static struct magnet_record magnet_scratch;	/* under the mutex */
-
 static unsigned long magnet_discard_locked(void)
 {
 	unsigned long n = 0;
@@ -637,19 +641,16 @@ static unsigned long magnet_discard_locked(void)
 
 		for (i = r->tail; i != head; i++) {
 			const union magnet_slot *rec = magnet_ring_slot(r, i);
-			struct magnet_v3_count *c = (void *)(&rec->hdr + 1);
-			u8 ev = rec->hdr.event;
+			const struct magnet_v3_count *c = (void *)(&rec->hdr + 1);
 
-			if (ev == MAGNET_V3_FLOW || ev == MAGNET_EV_LOST) {
-				magnet_v3_decode(&magnet_flows_seen, rec,
-						 rec->hdr.len, 0, &magnet_scratch);
-				r->aux_taken++;
+			if (!magnet_pass_aux(rec)) {
+				n++;
+				continue;
 			}
-			if (ev == MAGNET_EV_LOST) {
+			r->aux_taken++;
+			if (rec->hdr.event == MAGNET_EV_LOST) {
 				atomic_long_add(c->req, &r->lost_pending);
 				atomic_long_add(c->ret, &r->missed_pending);
-			} else if (ev != MAGNET_V3_FLOW) {
-				n++;
 			}
 		}
 		smp_store_release(&r->tail, head);
@@ -904,11 +905,8 @@ static int magnet_open(struct inode *inode, struct file *file)
 		rd->v3 = true;
 	}
 	magnet_emit_header(rd);
-	if (rd->v3) {
-		rd->resync = true;
-		rd->resync_id = 1;
-		rd->resync_ts = ktime_get_mono_fast_ns();
-	}
+	if (rd->v3)
+		magnet_resync_from(rd, ktime_get_mono_fast_ns());
 	if (rd->compat)
 		magnet_discard_at_open();
 	file->private_data = rd;

@@ -17,6 +17,7 @@
 #include <linux/log2.h>
 #include "rec.h"
 #include "sockid.h"
+#include "v3.h"
 
 /*
  * full=0: last cwnd (bytes) seen per socket. A slot holds a 32-bit tag of
@@ -188,18 +189,6 @@ static __always_inline bool magnet_flow_same(const struct magnet_flow_key *a,
 		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
 }
 
-static __always_inline void magnet_v3_hdr(union magnet_slot *s, u64 ts,
-					  u16 cpu, u16 flow, u8 event, u8 flags,
-					  u16 len)
-{
-	s->hdr.ts_ns = ts;
-	s->hdr.cpu = cpu;
-	s->hdr.flow = flow;
-	s->hdr.event = event;
-	s->hdr.flags = flags;
-	s->hdr.len = len;
-}
-
 /* a FLOW record for @k as id @id; the socket's id is its keyed hash */
 static void notrace magnet_write_flow(union magnet_slot *s, u64 ts, u16 cpu,
 				      u16 id, const struct magnet_flow_key *k,
@@ -207,7 +196,7 @@ static void notrace magnet_write_flow(union magnet_slot *s, u64 ts, u16 cpu,
 {
 	struct magnet_v3_flow *f = (void *)((char *)s + MAGNET_V3_HDR_SIZE);
 
-	magnet_v3_hdr(s, ts, cpu, id, MAGNET_V3_FLOW, 0, MAGNET_V3_FLOW_SIZE);
+	magnet_v3_put_hdr(s, ts, cpu, id, MAGNET_V3_FLOW, 0, MAGNET_V3_FLOW_SIZE);
 	f->sock_id = k->sk ? magnet_sock_id(k->sk) : 0;
 	f->lport = k->lport;
 	f->rport = k->rport;
@@ -253,7 +242,7 @@ magnet_rec_start(struct magnet_rec *c, struct magnet_ring *ring,
 		pos++;
 	}
 	s = magnet_ring_slot(ring, pos);
-	magnet_v3_hdr(s, ts, cpu, id + 1, event, flags, len);
+	magnet_v3_put_hdr(s, ts, cpu, id + 1, event, flags, len);
 	c->ring = ring;
 	return (char *)s + MAGNET_V3_HDR_SIZE;
 }

@@ -11,6 +11,7 @@
 #include <linux/timekeeping.h>
 #include <linux/string.h>
 #include "ring.h"
+#include "v3.h"
 
 struct magnet_ring __percpu *magnet_rings;
 static void (*magnet_ring_wake_fn)(void);
@@ -75,16 +76,8 @@ void magnet_rings_exit(void)
 void magnet_ring_write_lost(union magnet_slot *slot, unsigned int cpu,
 			    unsigned long lost, unsigned long missed)
 {
-	struct magnet_v3_count *c = (void *)((char *)slot + MAGNET_V3_HDR_SIZE);
-
-	slot->hdr.ts_ns = ktime_get_mono_fast_ns();
-	slot->hdr.cpu = cpu;
-	slot->hdr.flow = 0;
-	slot->hdr.event = MAGNET_EV_LOST;
-	slot->hdr.flags = 0;
-	slot->hdr.len = MAGNET_V3_COUNT_SIZE;
-	c->req = lost;
-	c->ret = missed;
+	magnet_v3_put_count(slot, ktime_get_mono_fast_ns(), cpu, MAGNET_EV_LOST,
+			    lost, missed);
 }
 NOKPROBE_SYMBOL(magnet_ring_write_lost);
 

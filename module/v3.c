@@ -130,14 +130,7 @@ static __always_inline unsigned int v3_slot_of(const struct magnet_record *r,
 static void v3_hdr(void *out, const struct magnet_record *r, __u16 flow,
 		   __u8 event, __u8 flags, __u16 len)
 {
-	struct magnet_v3_hdr *h = out;
-
-	h->ts_ns = r->ts_ns;
-	h->cpu = r->cpu;
-	h->flow = flow;
-	h->event = event;
-	h->flags = flags;
-	h->len = len;
+	magnet_v3_put_hdr(out, r->ts_ns, r->cpu, flow, event, flags, len);
 }
 
 static unsigned int v3_put_flow(void *out, const struct magnet_record *r,
@@ -209,14 +202,9 @@ unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 	char *p;
 
 	if (r->event == MAGNET_EV_LOST || r->event == MAGNET_EV_RESET) {
-		struct magnet_v3_count *c =
-			(void *)((char *)out + MAGNET_V3_HDR_SIZE);
-
-		v3_hdr(out, r, 0, (__u8)r->event, 0, MAGNET_V3_COUNT_SIZE);
-		c->req = r->req;
-		c->ret = r->ret;
 		v3_forget(e, r->event == MAGNET_EV_RESET, r->cpu);
-		return MAGNET_V3_COUNT_SIZE;
+		return magnet_v3_put_count(out, r->ts_ns, r->cpu,
+					   (__u8)r->event, r->req, r->ret);
 	}
 	switch (v3_layout(r->event, r->flags)) {
 	case V3_TCP:
@@ -377,20 +365,15 @@ unsigned int magnet_v3_dec_flow(const struct magnet_v3_dec *d,
 				unsigned int cpu, unsigned int id, __u64 ts,
 				void *out)
 {
-	const struct magnet_v3_slot *s;
-	struct magnet_v3_hdr *h = out;
 	struct magnet_v3_flow *f = (void *)((char *)out + MAGNET_V3_HDR_SIZE);
+	const struct magnet_v3_slot *s;
 
 	if (cpu >= d->ncpus || !d->tab[cpu] || id < 1 ||
 	    id > MAGNET_V3_FLOW_IDS || !d->tab[cpu][id - 1].used)
 		return 0;
 	s = &d->tab[cpu][id - 1];
-	h->ts_ns = ts;
-	h->cpu = (__u16)cpu;
-	h->flow = (__u16)id;
-	h->event = MAGNET_V3_FLOW;
-	h->flags = 0;
-	h->len = MAGNET_V3_FLOW_SIZE;
+	magnet_v3_put_hdr(out, ts, (__u16)cpu, (__u16)id, MAGNET_V3_FLOW, 0,
+			  MAGNET_V3_FLOW_SIZE);
 	v3_flow_part(f, s);
 	return MAGNET_V3_FLOW_SIZE;
 }

@@ -18,6 +18,34 @@
 #include "shared.h"
 #include "record.h"
 
+/* a record's 16-byte header at @out (8-byte aligned) */
+static __always_inline void magnet_v3_put_hdr(void *out, __u64 ts, __u16 cpu,
+					      __u16 flow, __u8 event,
+					      __u8 flags, __u16 len)
+{
+	struct magnet_v3_hdr *h = out;
+
+	h->ts_ns = ts;
+	h->cpu = cpu;
+	h->flow = flow;
+	h->event = event;
+	h->flags = flags;
+	h->len = len;
+}
+
+/* a LOST or RESET record (@event) at @out; returns its length */
+static __always_inline unsigned int magnet_v3_put_count(void *out, __u64 ts,
+							__u16 cpu, __u8 event,
+							__u64 req, __s64 ret)
+{
+	struct magnet_v3_count *c = (void *)((char *)out + MAGNET_V3_HDR_SIZE);
+
+	magnet_v3_put_hdr(out, ts, cpu, 0, event, 0, MAGNET_V3_COUNT_SIZE);
+	c->req = req;
+	c->ret = ret;
+	return MAGNET_V3_COUNT_SIZE;
+}
+
 /* what both ends know of a flow id */
 struct magnet_v3_slot {
 	__u64 sock_id;
