@@ -21,6 +21,9 @@
 # not magnet: nothing of it has run) is booted once more after
 # MAGNET_VM_BOOT_LIMIT s (default 600); a second such boot fails, as does
 # any guest that does not finish.
+# A case that runs past MAGNET_CASE_TIMEOUT s (default 3/8 of the guest's
+# timeout: 900 s for make check) is killed and fails, and the suite goes
+# on; the stress_* cases have no such limit.
 # MAGNET_VM_KTREE boots a kernel built in that tree instead of an installed
 # one (make check-debug: scripts/debug-kernel.sh), built against the tree.
 set -u
@@ -122,7 +125,7 @@ for b in $boots; do
 			vng --verbose --run "$kimg" $kvm --cpus "${MAGNET_VM_CPUS:-2}" --memory 1G \
 			"${opts[@]}" "${append[@]}" \
 			--rwdir "$out" \
-			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_TEST_CASES='$cases' STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
+			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_TEST_CASES='$cases' STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' MAGNET_CASE_TIMEOUT='${MAGNET_CASE_TIMEOUT:-$((t * 3 / 8))}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
 			< /dev/null > "$out/console.log" 2>&1 &
 		vm=$!
 		# The emulator can hang or die while the kernel boots, before
