@@ -353,6 +353,12 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 		rd->len += len;
 		return;
 	}
+	/* ttprobe lines are TCP events only: the others need no decode */
+	if (rd->omode == MAGNET_OMODE_TTPROBE &&
+	    s->hdr.event != MAGNET_EV_TCP_OUT &&
+	    s->hdr.event != MAGNET_EV_TCP_IN &&
+	    s->hdr.event != MAGNET_V3_FLOW && s->hdr.event != MAGNET_EV_LOST)
+		return;
 	/* every record the module writes decodes */
 	switch (magnet_v3_decode(&magnet_flows_seen, s, len, 0, &rd->rec)) {
 	case 1:

@@ -405,6 +405,15 @@ static __always_inline __u64 g64(const unsigned char *b, unsigned int off,
 	return sw ? __builtin_bswap64(v) : v;
 }
 
+/*
+ * Zero the fields of @r from @first to @last, both included (through a
+ * pointer into the record, not a field's: the write spans fields)
+ */
+#define V3_ZERO(r, first, last)						\
+	memset((char *)(r) + offsetof(struct magnet_record, first), 0,	\
+	       offsetof(struct magnet_record, last) + sizeof((r)->last) -	\
+	       offsetof(struct magnet_record, first))
+
 #define V3_OFF(type, field) ((unsigned int)offsetof(type, field) + \
 			     MAGNET_V3_HDR_SIZE)
 
@@ -543,13 +552,17 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	}
 	s = &tab[flow - 1];
 
-	memset(r, 0, sizeof(*r));
+	/*
+	 * Every byte of @r is written once: the fields this layout carries,
+	 * and zeros for the rest (not a memset of the whole record first,
+	 * which the module paid on every record it decoded). The unit tests
+	 * decode into a poisoned record.
+	 */
 	r->ts_ns = g64(b, 0, sw);
 	r->cpu = (__u16)cpu;
 	r->event = (__u16)event;
 	r->flags = (__u8)flags;
-	if (flags & MAGNET_RF_SOCK)
-		r->sock_id = s->sock_id;
+	r->sock_id = flags & MAGNET_RF_SOCK ? s->sock_id : 0;
 	r->family = s->family;
 	r->lport = s->lport;
 	r->rport = s->rport;
@@ -596,6 +609,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 #undef T
 		if (flags & MAGNET_RF_TCP)
 			memcpy(r->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
+		else
+			memset(r->ca_name, 0, MAGNET_CA_NAME_LEN);
 		if (v3_is_app(event)) {
 #define A(f) ((unsigned int)offsetof(struct magnet_v3_app, f) + \
 	      MAGNET_V3_TCP_SIZE)
@@ -604,7 +619,12 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 			r->ret = (__s64)g64(b, A(ret), sw);
 			memcpy(r->comm, b + A(comm), MAGNET_COMM_LEN);
 #undef A
+		} else {
+			V3_ZERO(r, pid, comm);
 		}
+		/* the packet fields of a record with a TCP snapshot */
+		V3_ZERO(r, ifindex, ip_ttl);
+		r->ip_proto = 0;
 	} else {
 		unsigned int th;
 
@@ -627,8 +647,14 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		r->tcp_hlen = b[P(tcp_hlen)];
 #undef P
 		th = r->tcp_hlen;
+		V3_ZERO(r, tcp_opts, hdr_reserved);
 		if (th > 20)
 			memcpy(r->tcp_opts, b + MAGNET_V3_PKT_SIZE, th - 20);
+		/* what only a TCP snapshot or an app call carries */
+		r->ca_state = 0;
+		V3_ZERO(r, pid, comm);
+		memset(r->ca_name, 0, MAGNET_CA_NAME_LEN);
+		V3_ZERO(r, segs_out, opts);
 	}
 	return 1;
 }

@@ -231,6 +231,8 @@ static size_t decode_all(struct stream *s, const struct magnet_record *want,
 			CHECK(0, "record at %zu: length %d: %s", off, len, d.err);
 			break;
 		}
+		/* a byte the decoder does not write shows as 0xa5 */
+		memset(&r, 0xa5, sizeof(r));
 		rc = magnet_v3_decode(&d, s->b + off, (unsigned int)len,
 				      swapped, &r);
 		CHECK(rc >= 0, "record at %zu: %s", off, d.err);
