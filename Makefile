@@ -20,6 +20,8 @@
 #   make uninstall-ttprobe-compat
 #   make dist            magnet-VERSION.tar.gz in build/
 #   make bench           throughput with and without magnet (bench/run.sh)
+#   make bench-profile   where the instructions go, perf in the guest
+#   make bench-insn      the same, every instruction counted (bench/insn.sh)
 #   make fuzz            each libFuzzer target to 10 million executions
 #                        (FUZZ_RUNS) or an hour (FUZZ_TIME), tests/fuzz
 #
@@ -119,6 +121,10 @@ bench:
 bench-profile:
 	bench/profile.sh
 
+# the same, every kernel instruction counted by the emulator (a QEMU plugin)
+bench-insn:
+	bench/insn.sh
+
 FUZZ_RUNS ?= 10000000
 FUZZ_TIME ?= 3600
 fuzz:
@@ -186,5 +192,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit vm check check-all check-fresh check-stress check-debug demo bench bench-profile fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit vm check check-all check-fresh check-stress check-debug demo bench bench-profile bench-insn fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

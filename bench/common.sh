@@ -6,7 +6,8 @@
 # for KVER, copy GUEST_SCRIPT (bench/), bench/guest-common.sh and
 # scripts/netpair.sh into OUT, and run GUEST_SCRIPT MAGNET_KO OUT ARGS... in
 # one boot of KVER under the instruction clock (-icount shift=0,sleep=off,
-# one vCPU: icount hangs bringing up a second). Fails, naming NAME, unless
+# one vCPU: icount hangs bringing up a second; BENCH_QEMU_OPTS adds QEMU
+# options, bench/insn.sh's plugin). Fails, naming NAME, unless
 # the guest wrote OUT/done and its kernel log (OUT/dmesg.txt) is clean.
 bench_boot() {
 	local name=$1 kver=$2 out=$3 tmo=$4 script=$5 top
@@ -19,7 +20,7 @@ bench_boot() {
 	# timeout and print "WARNING: ... crypto_wait_for_test" (seen on 6.1),
 	# which is no concern of a benchmark and would fail it
 	timeout --kill-after=30 "$tmo" vng --verbose --run "/boot/vmlinuz-$kver" --disable-kvm \
-		--cpus 1 --memory 2G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off" \
+		--cpus 1 --memory 2G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off${BENCH_QEMU_OPTS:+ $BENCH_QEMU_OPTS}" \
 		--append cryptomgr.notests \
 		--exec "bash $out/$script $top/build/$kver/magnet.ko $out $*" \
 		< /dev/null > "$out/console.log" 2>&1 || true

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Runs inside the profiling guest (see bench/profile.sh).
-# usage: profile-guest.sh MAGNET_KO OUTDIR BYTES CONFIG...
+# Runs inside the profiling guest (see bench/profile.sh and bench/insn.sh).
+# usage: profile-guest.sh MAGNET_KO OUTDIR BYTES [insn=MARK] CONFIG...
 #
 # The topology, traffic and magnet configurations of bench/guest.sh, each
 # transfer run under `perf record -a -e cpu-clock` (the guest's clock counts
@@ -8,11 +8,20 @@
 # configuration it leaves OUTDIR/<config>.json (iperf3), <config>.syms
 # ("percent symbol" per line, every symbol above 0.005%) and, for magnet,
 # <config>.hits (records that passed the filters).
+# With insn=MARK (bench/insn.sh), no perf: the emulator's insn plugin
+# counts every instruction, and each run of MARK (bench/insn/insn-mark.c)
+# tells it to write the counts since the last one, to file n for the n-th
+# line of OUTDIR/marks, which names what ran: the boot, each
+# configuration's load (<config>.load), its run from the reader's start to
+# its end, and its unload (<config>.unload). <config>.ksyms has magnet's
+# symbols while it was loaded, kallsyms the kernel's.
 set -eu
 ko=$1
 out=$2
 bytes=$3
 shift 3
+mark=
+case ${1:-} in insn=*) mark=${1#insn=}; shift ;; esac
 . "$(dirname "$0")/netpair.sh"
 . "$(dirname "$0")/guest-common.sh"
 netpair_setup bc bs nooffload
@@ -22,15 +31,26 @@ DATA=/dev/shm/perf.data
 # transfer NAME [perf]: one iperf3 run, bc -> bs; with perf, recorded
 transfer() {
 	local rec=()
-	[ "${2:-}" = perf ] && rec=(perf record -q -a -e cpu-clock -F 20000 -o $DATA --)
+	[ "${2:-}" = perf ] && [ -z "$mark" ] &&
+		rec=(perf record -q -a -e cpu-clock -F 20000 -o $DATA --)
 	ip netns exec bs iperf3 -s -1 -D
 	netpair_wait_listen bs 5201
 	"${rec[@]}" ip netns exec bc iperf3 -c 10.200.1.2 -n "$bytes" -J > "$out/$1.json"
 	pkill -x iperf3 2> /dev/null || true
 }
 
+# mark LABEL: insn=MARK's counts so far, as the next file, named LABEL
+mark() {
+	echo "$1" >> "$out/marks"
+	"$mark"
+}
+
 # syms NAME: the profile as "percent symbol", then the sample count
 syms() {
+	if [ -n "$mark" ]; then
+		mark "$1"
+		return
+	fi
 	perf report -i $DATA --sort sym --stdio --no-children --percent-limit 0.005 2> /dev/null |
 		awk '/^# Samples:/ { n = $3 } /^ +[0-9.]+%/ { p = $1; sub(/%/, "", p); $1 = ""; $2 = ""; sub(/^ +/, ""); print p, $0 } END { print "samples", n > "/dev/stderr" }' \
 		> "$out/$1.syms" 2> "$out/$1.samples"
@@ -42,6 +62,10 @@ magnet() {
 	local name=$1 mode=$2 reader
 	shift 2
 	insmod "$ko" "$@"
+	if [ -n "$mark" ]; then
+		grep '\[magnet\]' /proc/kallsyms > "$out/$name.ksyms"
+		mark "$name.load"
+	fi
 	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
 	transfer "$name" perf
 	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
@@ -49,13 +73,23 @@ magnet() {
 	sleep 0.5
 	echo finish > /proc/net/magnet
 	wait "$reader" || true
-	syms "$name"
 	awk '$1 == "total" { print $2 }' /proc/net/magnet_stats > "$out/$name.hits"
 	rm -f $LOG
-	rmmod magnet
+	if [ -n "$mark" ]; then
+		mark "$name"
+		rmmod magnet
+		mark "$name.unload"
+	else
+		syms "$name"
+		rmmod magnet
+	fi
 }
 
 transfer warmup
+if [ -n "$mark" ]; then
+	sysctl -q -w kernel.kptr_restrict=0
+	mark boot
+fi
 for c in "$@"; do
 	case $c in
 	baseline) transfer baseline perf; syms baseline ;;
@@ -70,5 +104,6 @@ for c in "$@"; do
 	esac
 	echo "profile: $c"
 done
+[ -n "$mark" ] && cat /proc/kallsyms > "$out/kallsyms"
 dmesg > "$out/dmesg.txt"
 echo PROFILE-DONE > "$out/done"

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A QEMU TCG plugin for make bench-insn (bench/insn.sh): counts the guest
+ * kernel's executed instructions per translation block, exactly, whether
+ * interrupts are on or off (perf's samples in the guest cannot see into a
+ * section that runs with interrupts off, such as magnet's record fill).
+ *
+ * Arguments: out=PREFIX, and trigger=ADDR (hex; default 5a5a00000000,
+ * where insn-mark.c puts the one instruction it runs: the guest script
+ * runs insn-mark between configurations). Each time the guest executes
+ * ADDR, the counts so far are written to
+ * PREFIX.<n> (n = 0, 1, ...) as "vaddr insns executions" lines, one per
+ * block executed since the last dump, and set to zero; at exit once more.
+ * A block's instructions belong to the function at its start (a block
+ * ends at every jump and call). Under -icount a `rep` string instruction
+ * counts once per iteration, as the guest's clock does.
+ *
+ * Built against the plugin interface of QEMU 7.2 (version 1), declared in
+ * qemu-plugin-api.h, the subset used here.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "qemu-plugin-api.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+struct blk {
+	uint64_t vaddr;
+	uint64_t insns;
+	uint64_t count;		/* added to inline by the translated code */
+	struct blk *next;
+};
+
+#define NBUCKETS (1u << 20)
+static struct blk **tab;
+static uint64_t trigger = 0x5a5a00000000ULL;
+static const char *prefix = "insn";
+static unsigned int dumps;
+
+static struct blk *blk_get(uint64_t vaddr, uint64_t insns)
+{
+	unsigned int h = (unsigned int)((vaddr * 0x9e3779b97f4a7c15ULL) >> 44) &
+			 (NBUCKETS - 1);
+	struct blk *b;
+
+	for (b = tab[h]; b; b = b->next)
+		if (b->vaddr == vaddr && b->insns == insns)
+			return b;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		abort();
+	b->vaddr = vaddr;
+	b->insns = insns;
+	b->next = tab[h];
+	tab[h] = b;
+	return b;
+}
+
+static void dump(void)
+{
+	char path[4096];
+	unsigned int i;
+	struct blk *b;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.%u", prefix, dumps++);
+	f = fopen(path, "w");
+	if (!f) {
+		qemu_plugin_outs("insn: cannot write the counts\n");
+		return;
+	}
+	for (i = 0; i < NBUCKETS; i++)
+		for (b = tab[i]; b; b = b->next)
+			if (b->count) {
+				fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+					b->vaddr, b->insns, b->count);
+				b->count = 0;
+			}
+	fclose(f);
+}
+
+static void on_trigger(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	dump();
+}
+
+static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
+	struct blk *b;
+
+	(void)id;
+	if (vaddr == trigger)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_trigger,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     NULL);
+	if (vaddr < 0xffff800000000000ULL)	/* the kernel's only */
+		return;
+	b = blk_get(vaddr, qemu_plugin_tb_n_insns(tb));
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &b->count, 1);
+}
+
+static void at_exit_dump(qemu_plugin_id_t id, void *udata)
+{
+	(void)id;
+	(void)udata;
+	dump();
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info, int argc,
+					   char **argv)
+{
+	int i;
+
+	if (!info->system_emulation) {
+		qemu_plugin_outs("insn: system emulation only\n");
+		return -1;
+	}
+	for (i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "trigger=", 8))
+			trigger = strtoull(argv[i] + 8, NULL, 16);
+		else if (!strncmp(argv[i], "out=", 4))
+			prefix = strdup(argv[i] + 4);
+	}
+	tab = calloc(NBUCKETS, sizeof(*tab));
+	if (!tab)
+		return -1;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);
+	qemu_plugin_register_atexit_cb(id, at_exit_dump, NULL);
+	return 0;
+}
