@@ -424,9 +424,13 @@ static void magnet_emit_header(struct magnet_reader *rd)
  */
 static bool magnet_emit_pending_lost(struct magnet_reader *rd)
 {
+	bool done = false;
 	int cpu;
 
 	magnet_probes_sweep_missed();
+	/* the FLOW records it writes again read magnet_flows_seen, which a
+	 * reset changes */
+	mutex_lock(&magnet_consume_mutex);
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 		unsigned long n, m;
@@ -439,15 +443,22 @@ static bool magnet_emit_pending_lost(struct magnet_reader *rd)
 		 * next read, its count still pending */
 		if (rd->len + rd->line_max > MAGNET_KBUF_SIZE ||
 		    (rd->resync && !magnet_emit_resync(rd)))
-			return false;
+			goto out;
 		n = atomic_long_xchg(&r->lost_pending, 0);
 		m = atomic_long_xchg(&r->missed_pending, 0);
 		if (!(n | m))
 			continue;
 		magnet_emit_mark(rd, MAGNET_EV_LOST, cpu,
 				 ktime_get_mono_fast_ns(), n, m);
+		/* the stream ends with these marks: no event follows that
+		 * would need the FLOW records again (a next open writes them
+		 * all first), so not one copy of them per CPU */
+		rd->resync = false;
 	}
-	return true;
+	done = true;
+out:
+	mutex_unlock(&magnet_consume_mutex);
+	return done;
 }
 
 /*
@@ -533,7 +544,12 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 	rd->len = 0;
 	magnet_fill_begin(rd);
 	while (rd->len < want && rd->len + rd->line_max <= MAGNET_KBUF_SIZE) {
-		if (rd->resync && !magnet_emit_resync(rd))
+		/*
+		 * The FLOW records written again can fill rd->buf to its last
+		 * 72 bytes: room for the next record is checked after them
+		 */
+		if (rd->resync && (!magnet_emit_resync(rd) ||
+				   rd->len + rd->line_max > MAGNET_KBUF_SIZE))
 			break;
 		rec = magnet_fill_next(rd, &cpu);
 		/*

@@ -14,6 +14,7 @@
 #include "compat.h"
 #include <linux/vmalloc.h>
 #include <linux/hash.h>
+#include <linux/random.h>
 #include <linux/log2.h>
 #include "rec.h"
 #include "sockid.h"
@@ -121,9 +122,18 @@ struct magnet_flow_ent {
 
 static DEFINE_PER_CPU(struct magnet_flow_ent *, magnet_flows);
 
+/*
+ * Drawn at load and mixed into the choice of a flow's id: the ids, which
+ * the stream shows, then say nothing of a socket's address, and a sender
+ * cannot pick ports that make flows share an id.
+ */
+static u64 magnet_flow_salt __read_mostly;
+
 int magnet_flows_init(void)
 {
 	int cpu;
+
+	magnet_flow_salt = get_random_u64();
 
 	for_each_possible_cpu(cpu) {
 		struct magnet_flow_ent *t;
@@ -169,7 +179,8 @@ static __always_inline bool magnet_same16(const void *a, const void *b)
 
 static __always_inline unsigned int magnet_flow_hash(const struct magnet_flow_key *k)
 {
-	u64 h = k->sk ^ ((u64)k->lport << 48 | (u64)k->rport << 32 | k->family);
+	u64 h = k->sk ^ magnet_flow_salt ^
+		((u64)k->lport << 48 | (u64)k->rport << 32 | k->family);
 
 	h ^= magnet_word(k->laddr + 8) * 0x9e3779b97f4a7c15ULL;
 	h ^= magnet_word(k->raddr + 8) * 0xc2b2ae3d27d4eb4fULL;
@@ -322,7 +333,8 @@ void *notrace magnet_rec_begin_sock(struct magnet_rec *c, const struct sock *sk,
 
 	local_irq_save(c->flags);
 	ring = this_cpu_ptr(magnet_rings);
-	id = hash_ptr(sk, ilog2(MAGNET_V3_FLOW_IDS));
+	id = hash_64((u64)(unsigned long)sk ^ magnet_flow_salt,
+		     ilog2(MAGNET_V3_FLOW_IDS));
 	e = &__this_cpu_read(magnet_flows)[id];
 	pending = magnet_ring_pending(ring);
 	need = pending || e->gen != ring->marks + 1 || e->ca != ca ||

@@ -816,6 +816,23 @@ case_v3_streams() {
 	awk -F'\t' '$3 == "reset" { r = 1; next } r && $3 == "tcp_out" && $4 != "0" { n++ } END { print n + 0; exit !(n > 100) }' "$L/v3r.txt"
 }
 
+# A format=3 open that begins with nearly a buffer of FLOW records (the
+# reader writes every flow it knows first, 910 fill its 64 KiB): the record
+# after them still fits. One CPU online and only the listening side's
+# sockets recorded, so each connection adds at most one flow and the count
+# at an open passes through 909 (resyncroom.py), where the reader's buffer
+# once overflowed, in read().
+case_v3_resync_room() {
+	local c
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -e "$c" ] && echo 0 > "$c"
+	done
+	insmod "$KO" events=tcp omode=1 format=3
+	echo "filter sport=5301" > "$PROC"
+	$PY "$HERE/resyncroom.py" "$PROC" 5301 4000
+	rmmod magnet
+}
+
 # run_sampled OMODE OUT [PARAM...]: all layers in that mode during a 2 s
 # transfer, while the kernel addresses of the live TCP sockets are sampled
 # from /proc/net/tcp*
@@ -1592,7 +1609,7 @@ else
 	for c in ${MAGNET_TEST_CASES:-case_teacup_lifecycle case_port_filter \
 		case_direction_out case_direction_in case_full0 \
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
-		case_fullstack case_lost_records case_v3_streams \
+		case_fullstack case_lost_records case_v3_streams case_v3_resync_room \
 		case_no_kernel_addresses case_security \
 		case_text_mode case_nontcp case_pkt_headers case_pcapng \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
