@@ -39,6 +39,8 @@
 #include "filter.h"
 
 #define MAGNET_KBUF_SIZE (64 * 1024)
+/* the most a direct copy (version 3) takes per hold of the consume mutex */
+#define MAGNET_DIRECT_CHUNK (1024 * 1024)
 #define MAGNET_WAKE_INTERVAL (HZ / 10)
 
 static DECLARE_WAIT_QUEUE_HEAD(magnet_wq);
@@ -603,12 +605,17 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 {
 	union magnet_slot *rec;
 	ssize_t done = 0;
-	bool faulted;
-	size_t left;
+	bool faulted, more;
+	size_t left, stop;
 	int cpu;
 
 	do {
+		/* at most MAGNET_DIRECT_CHUNK bytes per hold of the mutex: a
+		 * large read() of full rings neither holds off a reset or an
+		 * unload nor runs long without a chance to reschedule */
+		stop = min_t(size_t, count, done + MAGNET_DIRECT_CHUNK);
 		faulted = false;
+		more = false;
 		mutex_lock(&magnet_consume_mutex);
 		if (magnet_reset_pending) {
 			mutex_unlock(&magnet_consume_mutex);
@@ -619,8 +626,10 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 		while ((rec = magnet_fill_next(rd, &cpu))) {
 			unsigned int len = rec->hdr.len;
 
-			if (done + len > count)
+			if (done + len > stop) {
+				more = stop < count;
 				break;
+			}
 			if (copy_to_user(ubuf + done, rec, len)) {
 				faulted = true;
 				break;
@@ -633,6 +642,10 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 		pagefault_enable();
 		magnet_fill_end(rd);
 		mutex_unlock(&magnet_consume_mutex);
+		if (more) {
+			cond_resched();
+			continue;
+		}
 		if (!faulted)
 			break;
 		/* go on only if at least the largest record's room faults in */
