@@ -139,12 +139,14 @@ def main():
             hits = 0
         if not hits:
             continue
-        tab = sorted(ktab + symtab(read(os.path.join(out, label + ".ksyms"))))
+        klines = read(os.path.join(out, label + ".ksyms"))
+        tab = symtab(klines)
         syms, blk = per_symbol(blocks, tab)
         total = sum(syms.values())
         load = by_label.get(label + ".load")
         ltotal = sum(n * c for _, n, c in load) if load else 0
-        mods = {name for _, name in symtab(read(os.path.join(out, label + ".ksyms")))}
+        mods = {name for _, name in symtab(l for l in klines
+                                           if l.endswith("[magnet]"))}
         own = sum(v for k, v in syms.items() if k in mods)
         print("## %s\n" % label)
         print("%d events, %.1f Mbit/s; %.0f kernel instructions per event "

@@ -13,8 +13,9 @@
 # tells it to write the counts since the last one, to file n for the n-th
 # line of OUTDIR/marks, which names what ran: the boot, each
 # configuration's load (<config>.load), its run from the reader's start to
-# its end, and its unload (<config>.unload). <config>.ksyms has magnet's
-# symbols while it was loaded, kallsyms the kernel's.
+# its end, and its unload (<config>.unload). <config>.ksyms has the
+# kernel's symbols while magnet was loaded (with ftrace's trampolines),
+# kallsyms those at the end.
 set -eu
 ko=$1
 out=$2
@@ -63,7 +64,8 @@ magnet() {
 	shift 2
 	insmod "$ko" "$@"
 	if [ -n "$mark" ]; then
-		grep '\[magnet\]' /proc/kallsyms > "$out/$name.ksyms"
+		# all of them: ftrace's trampolines live only while loaded
+		cat /proc/kallsyms > "$out/$name.ksyms"
 		mark "$name.load"
 	fi
 	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
