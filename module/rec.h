@@ -249,6 +249,30 @@ static __always_inline bool magnet_flow_is_sock(const struct magnet_flow_key *k,
 }
 
 /*
+ * Local interrupts off until magnet_rec_end(): this CPU's ring, and the
+ * entry of flow id @id + 1 in its writer's table.
+ */
+static __always_inline struct magnet_flow_ent *
+magnet_rec_open(struct magnet_rec *c, unsigned int id,
+		struct magnet_ring **ring)
+{
+	local_irq_save(c->flags);
+	*ring = this_cpu_ptr(magnet_rings);
+	return &__this_cpu_read(magnet_flows)[id];
+}
+
+/*
+ * Does the entry @e still give its id? Not once a LOST record ended the
+ * CPU's ids, nor when the reserve is to write one (@pending).
+ */
+static __always_inline bool magnet_flow_current(const struct magnet_flow_ent *e,
+						const struct magnet_ring *ring,
+						bool pending)
+{
+	return !pending && e->gen == ring->marks + 1;
+}
+
+/*
  * Begin an event of @len bytes on this CPU for the packet flow @k (IP and
  * device events): reserve its slot, after a FLOW record if this CPU's
  * writer has no id for the flow, and write its header. Returns where the
@@ -260,19 +284,14 @@ static __always_inline void *magnet_rec_begin(struct magnet_rec *c,
 					      const struct magnet_flow_key *k,
 					      u8 event, u8 flags, u16 len)
 {
-	struct magnet_flow_ent *e;
+	unsigned int id = magnet_flow_hash(k);
 	struct magnet_ring *ring;
-	unsigned int id;
-	bool pending;
+	struct magnet_flow_ent *e = magnet_rec_open(c, id, &ring);
+	bool pending = magnet_ring_pending(ring);
 
-	local_irq_save(c->flags);
-	ring = this_cpu_ptr(magnet_rings);
-	id = magnet_flow_hash(k);
-	e = &__this_cpu_read(magnet_flows)[id];
-	pending = magnet_ring_pending(ring);
-	/* a LOST record this reserve writes ends the ids. Congestion
-	 * control is not part of a packet's flow: its FLOW record has none */
-	if (unlikely(pending || e->gen != ring->marks + 1 ||
+	/* Congestion control is not part of a packet's flow: its FLOW
+	 * record has none */
+	if (unlikely(!magnet_flow_current(e, ring, pending) ||
 		     !magnet_flow_same(&e->k, k)))
 		return magnet_rec_begin_flow(c, ring, e, id, pending, k, NULL,
 					     event, flags, len);
@@ -295,18 +314,13 @@ magnet_rec_begin_sock(struct magnet_rec *c, const struct sock *sk, u16 lport,
 		      u16 rport, const struct tcp_congestion_ops *ca, u8 event,
 		      u8 flags, u16 len)
 {
-	struct magnet_flow_ent *e;
+	unsigned int id = hash_64((u64)(unsigned long)sk ^ magnet_flow_salt,
+				  ilog2(MAGNET_V3_FLOW_IDS));
 	struct magnet_ring *ring;
-	unsigned int id;
-	bool pending;
+	struct magnet_flow_ent *e = magnet_rec_open(c, id, &ring);
+	bool pending = magnet_ring_pending(ring);
 
-	local_irq_save(c->flags);
-	ring = this_cpu_ptr(magnet_rings);
-	id = hash_64((u64)(unsigned long)sk ^ magnet_flow_salt,
-		     ilog2(MAGNET_V3_FLOW_IDS));
-	e = &__this_cpu_read(magnet_flows)[id];
-	pending = magnet_ring_pending(ring);
-	if (unlikely(pending || e->gen != ring->marks + 1 || e->ca != ca ||
+	if (unlikely(!magnet_flow_current(e, ring, pending) || e->ca != ca ||
 		     !magnet_flow_is_sock(&e->k, sk, lport, rport)))
 		return magnet_rec_begin_sock_flow(c, ring, e, id, pending, sk,
 						  lport, rport, ca, event,
