@@ -822,7 +822,7 @@ case_v3_streams() {
 # sockets recorded, so each connection adds at most one flow and the count
 # at an open passes through 909 (resyncroom.py), where the reader's buffer
 # once overflowed, in read(). Ids are hashed, so filling 909 of a CPU's 1024
-# takes about 2,300 connections, but 3,413 on one 5.10 run: up to 10,000.
+# takes about 2,300 connections; up to 10,000.
 case_v3_resync_room() {
 	local c
 	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
