@@ -335,7 +335,6 @@ static __always_inline void magnet_rec_end(struct magnet_rec *c)
 	local_irq_restore(c->flags);
 }
 
-
 /*
  * A task owns @sk, so arrivals may wait in its backlog (backlog.c; a
  * listener has none).

@@ -568,6 +568,13 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	r->rport = s->rport;
 	memcpy(r->laddr, s->laddr, 16);
 	memcpy(r->raddr, s->raddr, 16);
+	/* RF_TCP is a TCP or app event's, an app call an app event's */
+	if (flags & MAGNET_RF_TCP)
+		memcpy(r->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
+	else
+		memset(r->ca_name, 0, MAGNET_CA_NAME_LEN);
+	if (!v3_is_app(event))
+		V3_ZERO(r, pid, comm);
 
 	if (layout == V3_TCP) {
 #define T(f) V3_OFF(struct magnet_v3_tcp, f)
@@ -607,10 +614,6 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		r->bytes_acked = g64(b, T(bytes_acked), sw);
 		r->bytes_retrans = g64(b, T(bytes_retrans), sw);
 #undef T
-		if (flags & MAGNET_RF_TCP)
-			memcpy(r->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
-		else
-			memset(r->ca_name, 0, MAGNET_CA_NAME_LEN);
 		if (v3_is_app(event)) {
 #define A(f) ((unsigned int)offsetof(struct magnet_v3_app, f) + \
 	      MAGNET_V3_TCP_SIZE)
@@ -619,8 +622,6 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 			r->ret = (__s64)g64(b, A(ret), sw);
 			memcpy(r->comm, b + A(comm), MAGNET_COMM_LEN);
 #undef A
-		} else {
-			V3_ZERO(r, pid, comm);
 		}
 		/* the packet fields of a record with a TCP snapshot */
 		V3_ZERO(r, ifindex, ip_ttl);
@@ -650,10 +651,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		V3_ZERO(r, tcp_opts, hdr_reserved);
 		if (th > 20)
 			memcpy(r->tcp_opts, b + MAGNET_V3_PKT_SIZE, th - 20);
-		/* what only a TCP snapshot or an app call carries */
+		/* what only a TCP snapshot carries */
 		r->ca_state = 0;
-		V3_ZERO(r, pid, comm);
-		memset(r->ca_name, 0, MAGNET_CA_NAME_LEN);
 		V3_ZERO(r, segs_out, opts);
 	}
 	return 1;
