@@ -149,6 +149,8 @@ install: all
 	install -D -m 0644 docs/binary-format.md $(DOCDIR)/binary-format.md
 	install -D -m 0644 docs/experiments.md $(DOCDIR)/experiments.md
 	install -D -m 0644 examples/experiments/cc-compare.toml $(DOCDIR)/examples/experiments/cc-compare.toml
+	install -D -m 0644 examples/experiments/relays.toml $(DOCDIR)/examples/experiments/relays.toml
+	install -D -m 0644 examples/experiments/testbed.toml $(DOCDIR)/examples/experiments/testbed.toml
 
 uninstall:
 	rm -f $(MODDIR)/updates/magnet.ko

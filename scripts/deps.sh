@@ -18,7 +18,8 @@ linux-image-6.12-amd64 linux-headers-6.12-amd64 \
 qemu-system-x86 busybox-static file python3 python3-venv \
 iperf3 ethtool iproute2 iputils-ping procps \
 dkms xz-utils gzip zlib1g-dev clang libclang-rt-14-dev debootstrap \
-tcpdump bpftrace linux-perf tshark python3-matplotlib $*"
+tcpdump bpftrace linux-perf tshark python3-matplotlib \
+python3-asyncssh openssh-server socat $*"
 
 # virtme-ng, pinned; it lives in its own venv (Debian's python3 has no pip
 # and refuses system-wide installs)
@@ -29,7 +30,8 @@ VENV=/usr/local/lib/magnet-venv
 cmds="gcc make ld bc depmod modprobe git \
 qemu-system-x86_64 busybox file python3 vng virtme-run \
 iperf3 ethtool ip tc ss ping sysctl timeout awk sed \
-dkms xz gzip clang debootstrap tcpdump bpftrace perf tshark"
+dkms xz gzip clang debootstrap tcpdump bpftrace perf tshark sshd ssh-keygen \
+socat"
 
 [ "$(id -u)" = 0 ] && sudo= || sudo=sudo
 
@@ -40,6 +42,15 @@ for p in $pkgs; do
 done
 if [ -n "$missing" ]; then
 	echo "deps: installing$missing"
+	# openssh-server is for the sshd the tests start themselves
+	# (magnet-exp's testbeds over SSH): one that deps.sh installs is not
+	# to run as a service (Debian's ssh.service and init script honour
+	# this file); an sshd already installed is left as it is
+	case " $missing " in
+	*" openssh-server "*)
+		$sudo mkdir -p /etc/ssh && $sudo touch /etc/ssh/sshd_not_to_be_run
+		echo "deps: openssh-server's service disabled (/etc/ssh/sshd_not_to_be_run)" ;;
+	esac
 	export DEBIAN_FRONTEND=noninteractive
 	log=$(mktemp /tmp/magnet-deps-apt.XXXXXX)
 	{ $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends $missing; } \
@@ -67,6 +78,10 @@ done
 absent=
 for c in $cmds; do
 	PATH=$PATH:/usr/sbin:/sbin command -v "$c" > /dev/null 2>&1 || absent="$absent $c"
+done
+# the Python modules magnet-exp imports, with Debian's python3
+for m in asyncssh; do
+	/usr/bin/python3 -c "import $m" > /dev/null 2>&1 || absent="$absent python3:$m"
 done
 if [ -n "$absent" ]; then
 	echo "deps: missing after install:$absent" >&2

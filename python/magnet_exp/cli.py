@@ -7,7 +7,8 @@ import os
 import sys
 
 from magnet_exp import analyse as an
-from magnet_exp import compare, plots
+from magnet_exp import compare, plots, stacks
+from magnet_exp import report as rpt
 from magnet_exp import run as runner
 from magnet_exp import spec as specmod
 
@@ -38,7 +39,13 @@ For each log it writes, into OUT/<log name>/:
                  end (at most 4000 points each, evenly thinned)
   throughput.png/.svg  throughput over time of each sending connection end
                  (its bytes acked, in 100 intervals)
+  modulation_cdf.png/.svg  modulation.csv as CDFs (MAGNeT's Figure 8): for
+                 the connection ends sending data (at most 4), a series per
+                 layer of the events' sizes and of the time between them
+  latency_cdf.png/.svg  latency.csv as CDFs, a series per row (both drawn
+                 from the percentiles' 1% bins)
   report.md      all of it, to read
+  report.html    the same, a page that stands alone (the figures inline)
 and, with several logs, OUT/compare.png/.svg: each log's busiest sender's
 throughput over time, one series per log.
 and prints each log's verdict. A verdict is confirmed (nothing known to
@@ -66,27 +73,83 @@ the spec (TOML), every key but test_id and variants optional:
   limit = 100                     # packets the bottleneck queue holds
   return_delay = "0ms"            # toward the sender
   return_loss = "0%"
-  [traffic]
+  relays = 0                      # socat relays chained before the
+                                  #   receiver: 1 + relays TCP stacks
+  [traffic]                       # one iperf3 flow; or [[flows]]
   size = "2M"                     # iperf3 -n; or duration = 5 (iperf3 -t)
   parallel = 1                    # iperf3 -P
   length = "128K"                 # iperf3 -l: the application's writes
+  [[flows]]                       # instead of [traffic], a table per flow
+  name = "bulk"                   # names its files (default flow1, ...)
+  start = 0                       # s after the first flow (default 0)
+  port = 5201                     # default 5201, 5202, ... in order
+  size = "1M"                     # iperf3: size or duration, parallel,
+  length = "64K"                  #   length; or a command:
+  [[flows]]
+  start = 0.5                     # in the sender's namespace, sh -c:
+  command = "head -c 500000 /dev/zero | socat -u - TCP:{addr}:{port}"
+  server = "socat -u TCP-LISTEN:{port},reuseaddr - | wc -c"
+                                  # optional, first, in the receiver's;
+                                  #   a status other than 0 fails the run
   [magnet]
   params = "events=all omode=1"   # module parameters
   reader = "live"                 # or "after": start the reader once the
                                   #   traffic is over (a stalled reader)
+  [testbed.sender]                # optional: real hosts over SSH instead
+  ssh = "root@tb1.lab"            #   of the local namespaces; [user@]host
+  identity = "~/.ssh/id_ed25519"  #   [:port]; default keys: ssh's usual
+  known_hosts = "~/.ssh/known_hosts"  # the default; the key must be there
+  name = "tb1"                    # in its files' names (default: host)
+  record = true                   # magnet records here (default: sender
+                                  #   and receiver yes, router no)
+  module = "/root/magnet.ko"      # insmod this (default: modprobe magnet)
+  [testbed.receiver]              # the same keys, and
+  ssh = "root@tb2.lab"
+  address = "10.10.2.2"           # iperf3 -c: its experiment address
+  [testbed.router]                # optional, the same keys, and
+  ssh = "root@tb3.lab"
+  forward_dev = "enp2s0"          # [path]'s netem, toward the receiver
+  return_dev = "enp1s0"           # return_delay/loss, toward the sender
 
 examples:
   sudo magnet-exp run examples/experiments/cc-compare.toml
+  sudo magnet-exp run examples/experiments/relays.toml
   sudo magnet-exp run --module build/$(uname -r)/magnet.ko -o out spec.toml
+  magnet-exp run --no-analyse -o tb examples/experiments/testbed.toml
+
+With [testbed], each run's files come back over SFTP, named by the host
+that made them (the sender's log, iperf3 JSON and statistics, every
+recording host's log and statistics, the receiver's iperf3 server log);
+kernel.txt, sysctl.txt and qdisc.txt have a section per host; runs.json
+an entry per recording host's log. A failure unloads magnet everywhere
+and names the host and the command.
 
 Each run leaves, in DIR: <test_id>_<variant>_<rep>_<host>_magnet.bin.gz,
-its iperf3 JSON, magnet's statistics at finish, and its analysis
-(<...>.analysis/, as magnet-exp analyse); DIR also gets the spec, the
-kernel release, the sysctls, the qdiscs and the device map, and at the end
-comparison.md and .csv (per variant, median and min..max over the
-repetitions: throughput from the log and from iperf3, retransmits, mean
-and max RTT, max cwnd, time to 10/30/50/70/90% of the bytes),
-summary.json and compare.png.
+its iperf3 JSON (with [[flows]]: <...>_<flow>_iperf3.json or
+<...>_<flow>_command.log, the servers' logs, <...>_flows.json), magnet's
+statistics at finish, and its analysis (<...>.analysis/, as magnet-exp
+analyse, with stacks.csv: per flow the application's writes and the data
+segments each TCP stack sent, MAGNeT's Table II, and flows.csv); DIR also
+gets the spec, the kernel release, the sysctls, the qdiscs and the device
+map, and at the end comparison.md and .csv (per variant, median and
+min..max over the repetitions: throughput from the log and from iperf3,
+retransmits, mean and max RTT, max cwnd, time to 10/30/50/70/90% of the
+bytes; then the per-stack table and each flow's numbers), stacks.csv,
+summary.json, compare.png/.svg and report.html (the comparison, every
+run's verdict and reasons, the figure inline, links to each run's
+<...>.analysis/report.html).
+"""
+
+
+REPORT_EPILOG = """\
+examples:
+  sudo magnet-exp run --no-analyse -o out spec.toml   # in a VM, on a testbed
+  magnet-exp report out                               # anywhere, later
+
+DIR must hold what magnet-exp run wrote: spec.json, runs.json (the runs
+done), the logs and iperf3's JSON. It writes the same files run writes
+after its last run: <...>.analysis/ per log, comparison.md and .csv,
+summary.json, compare.png/.svg and report.html.
 """
 
 
@@ -112,54 +175,6 @@ def _base(path):
         if b.endswith(ext):
             b = b[:-len(ext)]
     return b
-
-
-def report_md(d):
-    lines = ["# %s" % d["log"], "",
-             "Verdict: **%s** (%d records; %d lost, %d probe misses, %d "
-             "discarded by reset; layers %s)" % (
-                 d["verdict"], d["records"], d["lost"], d["probe_misses"],
-                 d["discarded_by_reset"], ", ".join(d["layers"]) or "none"),
-             ""]
-    for r in d["reasons"]:
-        lines.append("- %s%s: %s" % (r["verdict"], " at %.6f s" % r["time"]
-                                     if "time" in r else "", r["reason"]))
-    for fig in d.get("figures", []):
-        if fig["file"].endswith(".png"):
-            lines.append("![%s](%s)" % (fig["file"], fig["file"]))
-    lines += ["", "| connection | start (s) | end (s) | TCP records | "
-              "verdict | reasons |", "|---|---|---|---|---|---|"]
-    for f in d["flows"]:
-        lines.append("| %s | %.6f | %.6f | %d | %s | %s |" % (
-            f["flow"], f["start"], f["end"], f["tcp_records"], f["verdict"],
-            "; ".join(("at %.6f s: " % r["time"] if "time" in r else "") +
-                      r["reason"] for r in f["reasons"]) or "-"))
-    if d["modulation"]:
-        lines += ["", "## How the stack shaped the traffic (MAGNeT's "
-                  "Table II)", "",
-                  "Per connection end, direction and layer: events that "
-                  "carry data, their size in bytes (mean, median, 90th "
-                  "percentile) and the time between them in microseconds.",
-                  "", "| connection | dir | layer | events | size mean | "
-                  "size p50 | size p90 | spacing mean | spacing p50 | "
-                  "spacing p90 |", "|---|---|---|---|---|---|---|---|---|---|"]
-        for m in d["modulation"]:
-            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |"
-                         % (m["flow"], m["direction"], m["layer"], m["count"],
-                            m["size_mean"], m["size_p50"], m["size_p90"],
-                            m["spacing_mean_us"], m["spacing_p50_us"],
-                            m["spacing_p90_us"]))
-    if d["latency"]:
-        lines += ["", "## From layer to layer", "",
-                  "Segments matched by connection and sequence range; "
-                  "microseconds.", "",
-                  "| dir | from | to | segments | mean | p10 | p50 | p90 | "
-                  "p99 |", "|---|---|---|---|---|---|---|---|---|"]
-        for m in d["latency"]:
-            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
-                m["direction"], m["from"], m["to"], m["count"], m["mean_us"],
-                m["p10_us"], m["p50_us"], m["p90_us"], m["p99_us"]))
-    return "\n".join(lines) + "\n"
 
 
 def _write_csv(path, rows):
@@ -207,12 +222,16 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
         sys.stderr.write("\r\033[K")
     d = res.as_dict()
     d["figures"] = _figures(plots.log_figures, res.tcp_flows(), outdir,
-                            _base(path)) if figures else []
+                            _base(path)) + \
+        _figures(plots.cdf_figures, res, outdir, _base(path)) \
+        if figures else []
     with open(os.path.join(outdir, "verdict.json"), "w") as f:
         json.dump(d, f, indent=1)
         f.write("\n")
     with open(os.path.join(outdir, "report.md"), "w") as f:
-        f.write(report_md(d))
+        f.write(rpt.report_md(d))
+    with open(os.path.join(outdir, "report.html"), "w") as f:
+        f.write(rpt.report_html(d, outdir))
     _write_csv(os.path.join(outdir, "modulation.csv"), d["modulation"])
     _write_csv(os.path.join(outdir, "latency.csv"), d["latency"])
     print("%s: %s (%d connections, %d records) -> %s" % (
@@ -250,43 +269,94 @@ def cmd_analyse(ns):
 def cmd_run(ns):
     s = specmod.load(ns.spec)
     outdir = ns.output or s["test_id"]
-    runs = runner.run(s, outdir, ns.module)
+    if s.get("testbed"):
+        # hosts over SSH (magnet_exp.remote; asyncssh imported there)
+        from magnet_exp import remote
+        if ns.module:
+            raise runner.RunError("--module is for the local namespaces; "
+                                  "on a testbed, [testbed.<role>] module "
+                                  "names the magnet.ko on each host")
+        runs = remote.run(s, outdir)
+    else:
+        runs = runner.run(s, outdir, ns.module)
     if ns.no_analyse:
+        print("logs in %s; magnet-exp report %s analyses them" % (outdir,
+                                                                 outdir))
         return 0
+    return report(s, outdir, runs, ns)
+
+
+def cmd_report(ns):
+    outdir = ns.dir
+    try:
+        with open(os.path.join(outdir, "spec.json")) as f:
+            s = specmod.check(json.load(f), os.path.join(outdir,
+                                                         "spec.json"))
+    except FileNotFoundError:
+        raise runner.RunError("%s: no spec.json: not a directory "
+                              "magnet-exp run wrote" % outdir) from None
+    runs = runner.read_manifest(outdir)
+    if not runs:
+        raise runner.RunError("%s: no runs in %s" % (outdir,
+                                                     runner.MANIFEST))
+    return report(s, outdir, runs, ns)
+
+
+def host_ifindex(outdir):
+    """the ifindexes whose device records count: the end hosts' devices
+    that topology.json names (a testbed's are the hosts' own), else the
+    local namespaces' (run.HOST_IFINDEX)"""
+    try:
+        with open(os.path.join(outdir, "topology.json")) as f:
+            got = json.load(f).get("host_ifindex")
+    except (OSError, ValueError):
+        got = None
+    return set(str(i) for i in got) if got else runner.HOST_IFINDEX
+
+
+def report(s, outdir, runs, ns):
+    """every run's analysis, the comparison of the variants, the verdicts"""
     worst = an.CONFIRMED
-    rows, named, summary = [], [], []
+    rows, named, summary, pages = [], [], [], []
+    per_run = []
     for variant, rep, log, iperf in runs:
-        res, d = analyse_one(log, os.path.join(outdir, _base(log) +
-                                               ".analysis"),
-                             ns.ttpb2ascii, not ns.no_figures,
-                             runner.HOST_IFINDEX)
-        m = compare.run_metrics(res, iperf)
+        adir = os.path.join(outdir, _base(log) + ".analysis")
+        res, d = analyse_one(log, adir, ns.ttpb2ascii, not ns.no_figures,
+                             host_ifindex(outdir))
+        # per TCP stack and per flow (stacks.py); iperf: iperf3's JSON,
+        # or with [[flows]] each flow's
+        st_rows, fl_rows, iperf, ends = stacks.run_extras(s, outdir, res,
+                                                          adir, iperf)
+        per_run.append((variant, rep, st_rows, fl_rows))
+        m = compare.run_metrics(res, iperf, ends)
         rows.append((variant, rep, m))
         named.append(("%s #%d" % (variant, rep), res))
         summary.append({"variant": variant, "repetition": rep,
                         "log": os.path.basename(log),
                         "verdict": d["verdict"], "metrics": m,
+                        "stacks": st_rows, "flows": fl_rows,
                         "reasons": d["reasons"] +
                         [dict(r, flow=f["flow"]) for f in d["flows"]
                          for r in f["reasons"]]})
+        pages.append(_base(log) + ".analysis/report.html")
         if an._RANK[d["verdict"]] > an._RANK[worst]:
             worst = d["verdict"]
     tab = compare.table(rows)
     md = compare.table_md(tab)
     with open(os.path.join(outdir, "comparison.md"), "w") as f:
-        f.write("# %s\n\nMedian (min..max) over the repetitions; "
-                "throughput from the log is the receiver's data over the "
-                "time from its first data to when it had the bytes iperf3 "
-                "counted; the "
-                "times to 10-90%% of the bytes are of "
-                "the busiest sender.\n\n" % s["test_id"] + md)
+        f.write(rpt.comparison_md(s["test_id"], tab))
+        f.write(stacks.experiment_extras(outdir, per_run))
     _write_csv(os.path.join(outdir, "comparison.csv"), tab)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump({"test_id": s["test_id"], "runs": summary,
                    "comparison": tab}, f, indent=1)
         f.write("\n")
-    if not ns.no_figures:
-        _figures(plots.compare_figure, named, outdir)
+    figs = _figures(plots.compare_figure, named, outdir) \
+        if not ns.no_figures else []
+    with open(os.path.join(outdir, "report.html"), "w") as f:
+        f.write(rpt.experiment_html(
+            s["test_id"], tab, [dict(r, report=p) for r, p in
+                                zip(summary, pages)], outdir, figs))
     print()
     print(md, end="")
     print("\nverdicts: " + ", ".join("%s #%d %s" % (r["variant"],
@@ -296,6 +366,7 @@ def cmd_run(ns):
     if not ns.no_figures:
         print("figures: %s/compare.png, and cwnd_srtt.png in each "
               "*.analysis/" % outdir)
+    print("report: %s/report.html" % outdir)
     return 1 if ns.strict and worst != an.CONFIRMED else 0
 
 
@@ -330,7 +401,8 @@ def main(argv=None):
         "run", help="run an experiment (spec in TOML) and analyse it",
         description="Run an experiment on this host (root): three network "
         "namespaces, the bottleneck on the router, iperf3 with each "
-        "congestion control, magnet recording; then the analysis of every "
+        "congestion control, magnet recording; or, with [testbed], on "
+        "hosts reached over SSH; then the analysis of every "
         "log and the comparison of the variants.", epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("spec", metavar="SPEC", help="the experiment (TOML)")
@@ -346,10 +418,27 @@ def main(argv=None):
                    help="write no PNG and SVG figures")
     r.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
+    e = sub.add_parser(
+        "report", help="analyse the runs of an experiment directory",
+        description="Analyse what magnet-exp run left in DIR (run with "
+        "--no-analyse, or on another machine): every run's log, the "
+        "comparison of the variants and the verdicts, as run does after "
+        "its last run.", epilog=REPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    e.add_argument("dir", metavar="DIR",
+                   help="the directory magnet-exp run -o DIR wrote")
+    e.add_argument("--ttpb2ascii", metavar="PATH",
+                   help="the ttpb2ascii to read the logs with")
+    e.add_argument("--no-figures", action="store_true",
+                   help="write no PNG and SVG figures")
+    e.add_argument("--strict", action="store_true",
+                   help="exit 1 unless every verdict is confirmed")
     ns = p.parse_args(argv)
     try:
         if ns.cmd == "run":
             return cmd_run(ns)
+        if ns.cmd == "report":
+            return cmd_report(ns)
         return cmd_analyse(ns)
     except (OSError, ValueError, runner.RunError) as e:
         print("magnet-exp: %s" % e, file=sys.stderr)

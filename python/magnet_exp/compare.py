@@ -15,9 +15,13 @@ def _data_flows(flows, field):
     return [f for f, v in vals if top and v >= top / 10]
 
 
-def run_metrics(res, iperf=None):
-    """the numbers of one run from its analysis (and iperf3's JSON)"""
+def run_metrics(res, iperf=None, ends=None):
+    """the numbers of one run from its analysis (and iperf3's JSON);
+    @ends: the addresses of the sender and the receiver, whose connection
+    ends alone count (with relays, the log has every hop's too)"""
     flows = res.tcp_flows()
+    if ends:
+        flows = [f for f in flows if f.key[1] in ends]
     senders = _data_flows(flows, "bytes_sent")
     receivers = _data_flows(flows, "bytes_received")
     m = {c: None for c in COLUMNS}
@@ -90,17 +94,26 @@ def _fmt(v):
     return "%.3g" % v if isinstance(v, float) else str(v)
 
 
-def table_md(rows):
+def table_cells(rows):
+    """the comparison table as text: (head, [cells per variant])"""
     head = ["variant", "runs", "throughput (Mbit/s)", "iperf3 (Mbit/s)",
             "retransmits", "mean RTT (ms)", "max RTT (ms)", "max cwnd"] + \
         ["%d%% of bytes (s)" % p for p in PCTS]
-    out = ["| " + " | ".join(head) + " |",
-           "|" + "---|" * len(head)]
+    body = []
     for r in rows:
         cells = [r["variant"], str(r["runs"])]
         for c in COLUMNS:
             cells.append("%s (%s..%s)" % (_fmt(r[c]), _fmt(r[c + "_min"]),
                                           _fmt(r[c + "_max"]))
                          if r["runs"] > 1 else _fmt(r[c]))
+        body.append(cells)
+    return head, body
+
+
+def table_md(rows):
+    head, body = table_cells(rows)
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "---|" * len(head)]
+    for cells in body:
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"

@@ -51,6 +51,22 @@ class Stat:
                 return min(max(v, self.lo), self.hi)
         return self.hi
 
+    def cdf(self):
+        """the cumulative distribution, from the bins (no list of the
+        values): [(value, fraction of the values at most it)], a point per
+        occupied bin in increasing order; the value as pct() gives it (the
+        bin's geometric middle clamped to the exact minimum and maximum, 0
+        for the bin of values <= 0), so exact to within 1%; the last
+        fraction is 1.0"""
+        out = []
+        seen = 0
+        for b in sorted(self.bins):
+            seen += self.bins[b]
+            v = 0 if b < 0 else min(max(math.exp((b + 0.5) * _BASE),
+                                        self.lo), self.hi)
+            out.append((v, seen / self.n))
+        return out
+
 
 def _dir(ev):
     return "out" if ev in ("app_send", "tcp_out", "ip_out", "dev_out") \
@@ -92,6 +108,25 @@ class Modulation:
             self.gap[k].add(t - self.last[k])
         self.last[k] = t
 
+    def senders(self, share=10):
+        """the connection ends that sent data, busiest first, those that
+        sent at least @share % of the busiest's bytes (TCP's sequence
+        space, or the layer that saw most where TCP's is not in the log):
+        [(flow key, {layer: (size Stat, spacing Stat)})]"""
+        ends = {}
+        for (key, d, layer), st in self.size.items():
+            if d == "out":
+                ends.setdefault(key, {})[layer] = (st, self.gap[(key, d,
+                                                                 layer)])
+
+        def sent(layers):
+            if "tcp" in layers:
+                return layers["tcp"][0].sum
+            return max(st.sum for st, _ in layers.values())
+        out = sorted(ends.items(), key=lambda e: (-sent(e[1]), e[0]))
+        top = sent(out[0][1]) if out else 0
+        return [e for e in out if sent(e[1]) * 100 >= top * share]
+
     def rows(self, label_of):
         """one dict per (connection, direction, layer)"""
         out = []
@@ -122,6 +157,12 @@ class Modulation:
 # the layers a segment crosses, in order, per direction
 _PATH = {"out": ("tcp_out", "ip_out", "dev_out"),
          "in": ("dev_in", "ip_in", "tcp_in")}
+
+
+# the rows of the latency table, in order
+_ORDER = (("out", "tcp_out", "ip_out"), ("out", "ip_out", "dev_out"),
+          ("in", "dev_in", "ip_in"), ("in", "ip_in", "tcp_in"),
+          ("in", "tcp_in", "app_recv"))
 
 
 class Latency:
@@ -180,15 +221,13 @@ class Latency:
             for old in list(self.pending)[:4096]:
                 del self.pending[old]
 
+    def items(self):
+        """[((direction, from, to), Stat)], in the order of rows()"""
+        return [(k, self.stats[k]) for k in _ORDER if self.stats.get(k)]
+
     def rows(self):
         out = []
-        order = [("out", "tcp_out", "ip_out"), ("out", "ip_out", "dev_out"),
-                 ("in", "dev_in", "ip_in"), ("in", "ip_in", "tcp_in"),
-                 ("in", "tcp_in", "app_recv")]
-        for k in order:
-            st = self.stats.get(k)
-            if not st:
-                continue
+        for k, st in self.items():
             row = {"direction": k[0], "from": k[1], "to": k[2],
                    "count": st.n, "mean_us": round(st.mean() / 1e3, 3)}
             for p in PCTS:

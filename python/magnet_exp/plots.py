@@ -1,10 +1,13 @@
 """Figures of a log (matplotlib, PNG and SVG): cwnd and srtt over time,
-throughput over time, and a comparison of several logs.
+throughput over time, the CDFs of the modulation and latency tables, and
+a comparison of several logs.
 
 The analysis pass keeps, per connection end, at most MAX_POINTS points:
 when a series fills up, every other point is dropped and from then on
 only every second (then fourth, ...) point is kept, so memory stays flat
-in the log's size while a figure keeps the series' shape.
+in the log's size while a figure keeps the series' shape. The CDFs are
+drawn from the statistics' 1%-wide bins (modulation.Stat), not from the
+values.
 """
 import os
 
@@ -113,6 +116,95 @@ def log_figures(flows, outdir, title):
         ax.legend(fontsize="small")
     fig.tight_layout()
     for name in _save(fig, outdir, "throughput"):
+        out.append({"file": name, "series": n})
+    plt.close(fig)
+    return out
+
+
+def cdf_steps(points):
+    """(xs, ys) to draw a CDF's points [(value, fraction)] as steps
+    (drawstyle steps-post): from 0 up to the first fraction at the first
+    value, and so on"""
+    if not points:
+        return [], []
+    return ([points[0][0]] + [p[0] for p in points],
+            [0.0] + [p[1] for p in points])
+
+
+# a layer's colour and, with several connection ends, an end's line style
+_LAYER_COLOURS = {"app": "C0", "tcp": "C1", "ip": "C2", "dev": "C3"}
+_STYLES = ("-", "--", ":", "-.")
+MAX_CDF_ENDS = len(_STYLES)
+
+
+def _cdf_axis(ax, xlabel, n):
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("fraction at most")
+    ax.set_ylim(0, 1.02)
+    ax.grid(True, which="both", alpha=0.3)
+    if n:
+        ax.legend(fontsize="small", loc="lower right")
+    else:
+        ax.text(0.5, 0.5, "nothing to show", transform=ax.transAxes,
+                ha="center")
+
+
+def cdf_figures(res, outdir, title):
+    """modulation_cdf (MAGNeT's Figure 8: per layer, the sizes of the
+    events that carry data and the time between them, for the connection
+    ends that sent data, at most MAX_CDF_ENDS of the busiest) and
+    latency_cdf (a series per row of the latency table), drawn from the
+    statistics' bins; @res: a LogAnalysis. Returns [{"file", "series"}]"""
+    from magnet_exp.modulation import LAYERS
+    plt = _plt()
+    out = []
+    ends = res.modulation.senders()[:MAX_CDF_ENDS]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    n1 = n2 = 0
+    for i, (key, layers) in enumerate(ends):
+        for layer in LAYERS:
+            if layer not in layers:
+                continue
+            size, gap = layers[layer]
+            label = layer if len(ends) == 1 else "%s, %s" % (
+                layer, res.flows[key].label())
+            style = dict(color=_LAYER_COLOURS[layer], linewidth=1.2,
+                         linestyle=_STYLES[i], drawstyle="steps-post",
+                         label=label)
+            xs, ys = cdf_steps(size.cdf())
+            if xs:
+                ax1.plot(xs, ys, **style)
+                n1 += 1
+            xs, ys = cdf_steps([(v / 1e3, f) for v, f in gap.cdf()])
+            if xs:
+                ax2.plot(xs, ys, **style)
+                n2 += 1
+    ax1.set_title("size of the events carrying data")
+    ax2.set_title("time between them")
+    _cdf_axis(ax1, "bytes", n1)
+    _cdf_axis(ax2, "microseconds", n2)
+    fig.suptitle("%s: how the stack shaped the traffic, per layer "
+                 "(the data senders)" % title)
+    fig.tight_layout()
+    for name in _save(fig, outdir, "modulation_cdf"):
+        out.append({"file": name, "series": n1 + n2})
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    n = 0
+    for k, st in res.latency.items():
+        xs, ys = cdf_steps([(v / 1e3, f) for v, f in st.cdf()])
+        if xs:
+            ax.plot(xs, ys, drawstyle="steps-post", linewidth=1.2,
+                    linestyle="-" if k[0] == "out" else "--",
+                    label="%s: %s -> %s" % k)
+            n += 1
+    ax.set_title("%s: time from layer to layer (segments matched by "
+                 "sequence range)" % title)
+    _cdf_axis(ax, "microseconds", n)
+    fig.tight_layout()
+    for name in _save(fig, outdir, "latency_cdf"):
         out.append({"file": name, "series": n})
     plt.close(fig)
     return out

@@ -11,13 +11,23 @@ router:
                                            loss, limit (the bottleneck)
 
 (ifindexes in brackets: fixed, so that a log's device records say which
-device they come from). For each variant (congestion control) and
-repetition: load magnet, start the reader, run iperf3 from mx-snd to
-mx-rcv with that congestion control, then TEACUP's end (flush, 0.5 s,
+device they come from). With [path] relays = N, N more namespaces
+mx-rl1..mx-rlN sit between the router and mx-rcv, each on two veths
+(rl<k>i 10.77.<k+1>.2, rl<k>o 10.77.<k+2>.1, ifindexes 7109+2k and
+7110+2k; mx-rcv's rcv0 becomes 10.77.<N+2>.2), each running a socat
+per flow port that relays the flow's connections to the next: the data
+crosses N+1 TCP stacks. The sender always connects to 10.77.2.2 (the
+receiver, or the first relay), through the bottleneck.
+
+For each variant (congestion control) and repetition: load magnet, start
+the reader, start the flows (the iperf3 flow of [traffic], or every
+[[flows]] at its start time: iperf3 from mx-snd to mx-rcv with that
+congestion control, or a command), then TEACUP's end (flush, 0.5 s,
 statistics, finish), unload. Each run leaves in the output directory
-<test_id>_<variant>_<rep>_<host>_magnet.bin.gz, the iperf3 JSON, the
-statistics at finish; the directory also gets the spec, the kernel
-release, the sysctls and the qdiscs.
+<test_id>_<variant>_<rep>_<host>_magnet.bin.gz, the iperf3 JSON (per
+flow: ..._<flow>_iperf3.json, ..._<flow>_command.log, and
+..._flows.json), the statistics at finish; the directory also gets the
+spec, the kernel release, the sysctls and the qdiscs.
 """
 import gzip
 import json
@@ -25,7 +35,9 @@ import os
 import shutil
 import socket
 import subprocess
+import signal
 import sys
+import threading
 import time
 
 from magnet_exp import spec as sp
@@ -40,6 +52,43 @@ HOST_IFINDEX = {"7101", "7104"}
 RCV_ADDR = "10.77.2.2"
 PORT = 5201
 PROC = "/proc/net/magnet"
+SND_ADDR = "10.77.1.1"
+# every address of the path: the filter when the flows use several ports
+NET = "10.77.0.0/16"
+
+
+def relay_ns(k):
+    return "mx-rl%d" % k
+
+
+def topology(relays):
+    """the path with @relays relays: {"devices": {dev: (netns, ifindex,
+    address/24)}, "links": [(dev, dev)] (veth pairs), "relays": [(netns,
+    the next hop's address)], "hops": [(local address, remote address)]
+    of the connection leaving each TCP stack, sender first, "receiver":
+    the receiver's address, "host_ifindex": the ifindexes of the
+    devices of the TCP stacks (the router's left out)}"""
+    devs = {d: v for d, v in DEVS.items() if d != "rcv0"}
+    links = [("snd0", "rtr0")]
+    prev = "rtr1"
+    hosts = set(HOST_IFINDEX)
+    rel = []
+    for k in range(1, relays + 1):
+        i, o = "rl%di" % k, "rl%do" % k
+        devs[i] = (relay_ns(k), 7109 + 2 * k, "10.77.%d.2/24" % (k + 1))
+        devs[o] = (relay_ns(k), 7110 + 2 * k, "10.77.%d.1/24" % (k + 2))
+        hosts |= {str(7109 + 2 * k), str(7110 + 2 * k)}
+        links.append((prev, i))
+        rel.append((relay_ns(k), "10.77.%d.2" % (k + 2)))
+        prev = o
+    rcv = "10.77.%d.2" % (relays + 2)
+    devs["rcv0"] = (NS_RCV, DEVS["rcv0"][1], rcv + "/24")
+    links.append((prev, "rcv0"))
+    hops = [(SND_ADDR, RCV_ADDR)] + [
+        ("10.77.%d.1" % (k + 2), "10.77.%d.2" % (k + 2))
+        for k in range(1, relays + 1)]
+    return {"devices": devs, "links": links, "relays": rel, "hops": hops,
+            "receiver": rcv, "host_ifindex": hosts}
 
 
 class RunError(RuntimeError):
@@ -56,20 +105,26 @@ def sh(*cmd, ns=None, check=True, quiet=False, **kw):
 
 
 def teardown():
-    for ns in (NS_SND, NS_RTR, NS_RCV):
-        sh("ip", "netns", "del", ns, check=False)
+    have = sh("ip", "netns", "list", check=False).split()
+    for ns in [NS_SND, NS_RTR, NS_RCV] + [
+            relay_ns(k) for k in range(1, sp.MAX_RELAYS + 1)]:
+        if ns in have:
+            sh("ip", "netns", "del", ns, check=False)
 
 
 def setup(s):
     teardown()
-    for ns in (NS_SND, NS_RTR, NS_RCV):
+    topo = topology(s["path"]["relays"])
+    devs = topo["devices"]
+    relays = [ns for ns, _ in topo["relays"]]
+    for ns in [NS_SND, NS_RTR, NS_RCV] + relays:
         sh("ip", "netns", "add", ns)
         sh("ip", "link", "set", "lo", "up", ns=ns)
-    for a, b in (("snd0", "rtr0"), ("rtr1", "rcv0")):
-        sh("ip", "link", "add", a, "index", str(DEVS[a][1]), "netns",
-           DEVS[a][0], "type", "veth", "peer", "name", b, "index",
-           str(DEVS[b][1]), "netns", DEVS[b][0])
-    for dev, (ns, _, addr) in DEVS.items():
+    for a, b in topo["links"]:
+        sh("ip", "link", "add", a, "index", str(devs[a][1]), "netns",
+           devs[a][0], "type", "veth", "peer", "name", b, "index",
+           str(devs[b][1]), "netns", devs[b][0])
+    for dev, (ns, _, addr) in devs.items():
         sh("ip", "addr", "add", addr, "dev", dev, ns=ns)
         # one MSS per packet at every layer: no TSO, GSO or GRO, and TCP
         # builds no multi-segment packets (software GSO would)
@@ -77,9 +132,15 @@ def setup(s):
            ns=ns)
         sh("ip", "link", "set", dev, "gso_max_segs", "1", "up", ns=ns)
     sh("ip", "route", "add", "default", "via", "10.77.1.2", ns=NS_SND)
-    sh("ip", "route", "add", "default", "via", "10.77.2.1", ns=NS_RCV)
+    if relays:
+        # the first relay answers the sender through the router; the
+        # others talk to their neighbours only
+        sh("ip", "route", "add", "default", "via", "10.77.2.1",
+           ns=relays[0])
+    sh("ip", "route", "add", "default", "via", devs[topo["links"][-1][0]][2]
+       .split("/")[0], ns=NS_RCV)
     sh("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", ns=NS_RTR)
-    for ns in (NS_SND, NS_RCV):
+    for ns in [NS_SND, NS_RCV] + relays:
         # each run starts from nothing learnt by the one before
         sh("sysctl", "-q", "-w", "net.ipv4.tcp_no_metrics_save=1", ns=ns)
     p = s["path"]
@@ -105,14 +166,14 @@ def ensure_cc(variant):
                            "(modprobe tcp_%s failed)" % (variant, variant))
 
 
-def _wait_listen(port, timeout=10):
+def _wait_listen(port, timeout=10, ns=NS_RCV, what="iperf3 server"):
     end = time.time() + timeout
     while time.time() < end:
-        out = sh("ss", "-Htln", "sport = :%d" % port, ns=NS_RCV, check=False)
+        out = sh("ss", "-Htln", "sport = :%d" % port, ns=ns, check=False)
         if out.strip():
             return
         time.sleep(0.05)
-    raise RunError("iperf3 server not listening on %d" % port)
+    raise RunError("%s not listening on %d in %s" % (what, port, ns))
 
 
 def load_module(module, params):
@@ -123,31 +184,222 @@ def load_module(module, params):
     sh(*(argv + params.split()))
 
 
+def _bg(argv, ns, log):
+    """a background process in @ns, its own process group (a relay's
+    forks with it), its output into @log"""
+    with open(log, "w") as f:
+        return subprocess.Popen(["ip", "netns", "exec", ns] + argv,
+                                stdout=f, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+
+
+def _stop(p, wait=0):
+    """@p, given @wait s to end by itself, then its process group
+    terminated; its exit status if it ended by itself, else None"""
+    try:
+        return p.wait(timeout=wait)
+    except subprocess.TimeoutExpired:
+        pass
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            p.wait(timeout=5)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    return None
+
+
+def _fill(text, **kw):
+    """a command's placeholders {addr}, {port}, {variant} (only these:
+    other braces, an awk program's, stay as they are)"""
+    for k, v in kw.items():
+        text = text.replace("{%s}" % k, str(v))
+    return text
+
+
+def _wait_quiet(nss, ports, timeout=10):
+    """until no connection on @ports is established in @nss (a relay
+    closes its side once the other has): their ends go into the log"""
+    filt = "( %s )" % " or ".join("sport = :%d or dport = :%d" % (p, p)
+                                  for p in ports)
+    end = time.time() + timeout
+    while time.time() < end:
+        if not any(sh("ss", "-Htn", "state", "established", filt, ns=ns,
+                      check=False).strip() for ns in nss):
+            return
+        time.sleep(0.1)
+
+
+def flow_files(base, f):
+    """a flow's files, by its name (none for [traffic]'s flow)"""
+    b = base if f["name"] is None else "%s_%s" % (base, f["name"])
+    if f["command"] is None:
+        return {"client": b + "_iperf3.json",
+                "server": b + "_iperf3_server.log"}
+    return {"client": b + "_command.log", "server": b + "_server.log"}
+
+
+def run_flows(s, variant, base, outdir):
+    """the flows of one run: the receivers' servers, the relays, then each
+    flow from the sender at its start time; returns [a dict per flow:
+    name, port, kind, start, started and ended (s after the first flow
+    began), exit, files, iperf3 (its JSON, or None)]"""
+    topo = topology(s["path"]["relays"])
+    flows = sp.flows_of(s)
+    bg = []
+    try:
+        servers = []
+        for f in flows:
+            files = flow_files(base, f)
+            srv = os.path.join(outdir, files["server"])
+            if f["command"] is None:
+                argv = ["iperf3", "-s", "-1", "-p", str(f["port"]),
+                        "--logfile", srv]
+            elif f["server"]:
+                argv = ["sh", "-c", _fill(f["server"], addr=topo["receiver"],
+                                          port=f["port"], variant=variant)]
+            else:
+                servers.append(None)
+                continue
+            p = _bg(argv, NS_RCV, srv if f["command"] else os.devnull)
+            servers.append(p)
+            bg.append(p)
+            _wait_listen(f["port"], what="%s's server" % (f["name"] or
+                                                          "iperf3"))
+        # the relays, from the receiver back: each listens once the next
+        # hop does
+        for ns, nxt in reversed(topo["relays"]):
+            for f in flows:
+                bg.append(_bg(["socat", "TCP-LISTEN:%d,reuseaddr,fork"
+                               % f["port"], "TCP:%s:%d" % (nxt, f["port"])],
+                              ns, os.devnull))
+                _wait_listen(f["port"], ns=ns, what="the relay")
+        results = [None] * len(flows)
+        t0 = time.time()
+
+        def client(i, f):
+            files = flow_files(base, f)
+            r = {"name": f["name"], "port": f["port"], "start": f["start"],
+                 "kind": "iperf3" if f["command"] is None else "command",
+                 "files": files, "iperf3": None}
+            results[i] = r
+            time.sleep(max(0, t0 + f["start"] - time.time()))
+            r["started"] = round(time.time() - t0, 3)
+            if f["command"] is None:
+                argv = ["iperf3", "-c", RCV_ADDR, "-p", str(f["port"]),
+                        "-J", "-C", variant, "-l", f["length"], "-P",
+                        str(f["parallel"])]
+                argv += ["-t", str(f["duration"])] if f["duration"] else \
+                    ["-n", f["size"]]
+            else:
+                r["command"] = _fill(f["command"], addr=RCV_ADDR,
+                                     port=f["port"], variant=variant)
+                argv = ["sh", "-c", r["command"]]
+            try:
+                p = subprocess.run(["ip", "netns", "exec", NS_SND] + argv,
+                                   capture_output=True, text=True,
+                                   timeout=3600)
+                r["exit"] = p.returncode
+                out, err = p.stdout, p.stderr
+            except subprocess.TimeoutExpired as e:
+                r["exit"] = None
+                out, err = e.stdout or "", "timed out after 3600 s"
+                out = out.decode() if isinstance(out, bytes) else out
+            r["ended"] = round(time.time() - t0, 3)
+            with open(os.path.join(outdir, files["client"]), "w") as fo:
+                if f["command"] is None:
+                    fo.write(out)
+                else:
+                    fo.write("$ %s\n%s%s[exit %s]\n" % (
+                        r["command"], out, err, r["exit"]))
+            if f["command"] is None:
+                try:
+                    r["iperf3"] = json.loads(out)
+                except ValueError:
+                    pass
+            r["error"] = (err or out).strip()[-500:]
+            # iperf3 -J (3.12) can exit 0 after an error; its JSON says so
+            if isinstance(r.get("iperf3"), dict) and r["iperf3"].get("error"):
+                r["error"] = str(r["iperf3"]["error"])
+                if r["exit"] == 0:
+                    r["exit"] = "0 (its JSON reports an error)"
+
+        threads = [threading.Thread(target=client, args=(i, f))
+                   for i, f in enumerate(flows)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        bad = ["flow %s: %s exited with status %s: %s" % (
+            r["name"] or "iperf3", "iperf3" if r["kind"] == "iperf3" else
+            "command '%s'" % r["command"], r["exit"], r["error"])
+            for r in results if r["exit"] != 0]
+        # the servers end with their connection (iperf3 -s -1 after its
+        # test); a server still running after 30 s is stopped
+        for f, p, r in zip(flows, servers, results):
+            if p is None:
+                continue
+            st = _stop(p, 30)
+            r["server_exit"] = st
+            if st not in (0, None) and f["command"] is not None:
+                bad.append("flow %s: server '%s' exited with status %d "
+                           "(%s)" % (f["name"], f["server"], st,
+                                     flow_files(base, f)["server"]))
+        _wait_quiet([ns for ns, _ in topo["relays"]] + [NS_RCV, NS_SND],
+                    [f["port"] for f in flows])
+        if bad:
+            raise RunError("; ".join(bad))
+    finally:
+        for p in bg:
+            _stop(p)
+    for r in results:
+        r.pop("error", None)
+    return results
+
+
 def one_run(s, variant, rep, outdir, module, host):
     base = "%s_%s_%d_%s" % (s["test_id"], variant, rep, host)
     params = s["magnet"]["params"]
     if "omode=" not in params:
         params += " omode=1"
+    ports = sorted({f["port"] for f in sp.flows_of(s)})
+    filt = None
     if "port=" not in params:
-        params += " port=%d" % PORT
+        if len(ports) == 1:
+            params += " port=%d" % ports[0]
+        else:
+            # the filter has one port: every port, the path's addresses
+            params += " port=0"
+            filt = "filter addr=%s\n" % NET
+    # the commands and the relays use the namespaces' default
+    topo = topology(s["path"]["relays"])
+    for ns in [NS_SND, NS_RCV] + [ns for ns, _ in topo["relays"]]:
+        sh("sysctl", "-q", "-w", "net.ipv4.tcp_congestion_control=" +
+           variant, ns=ns)
     load_module(module, params)
     log = os.path.join(outdir, base + "_magnet.bin")
     reader = None
     try:
+        if filt:
+            with open(PROC, "w") as f:
+                f.write(filt)
         if s["magnet"]["reader"] == "live":
             with open(log, "wb") as f:
                 reader = subprocess.Popen(["cat", PROC], stdout=f)
-        sh("iperf3", "-s", "-1", "-D", "-p", str(PORT), "--logfile",
-           os.path.join(outdir, base + "_iperf3_server.log"), ns=NS_RCV)
-        _wait_listen(PORT)
-        t = s["traffic"]
-        cmd = ["iperf3", "-c", RCV_ADDR, "-p", str(PORT), "-J", "-C",
-               variant, "-l", t["length"], "-P", str(t["parallel"])]
-        cmd += ["-t", str(t["duration"])] if t["duration"] else \
-            ["-n", t["size"]]
-        out = sh(*cmd, ns=NS_SND, timeout=3600)
-        with open(os.path.join(outdir, base + "_iperf3.json"), "w") as f:
-            f.write(out)
+        flows = run_flows(s, variant, base, outdir)
+        if s.get("flows"):
+            out = flows
+            with open(os.path.join(outdir, base + "_flows.json"), "w") as f:
+                json.dump([{k: v for k, v in r.items() if k != "iperf3"}
+                           for r in flows], f, indent=1)
+                f.write("\n")
+        else:
+            out = flows[0]["iperf3"]
         if reader is None:
             with open(log, "wb") as f:
                 reader = subprocess.Popen(["cat", PROC], stdout=f)
@@ -174,7 +426,7 @@ def one_run(s, variant, rep, outdir, module, host):
     with open(log, "rb") as src, gzip.open(log + ".gz", "wb") as dst:
         shutil.copyfileobj(src, dst)
     os.unlink(log)
-    return log + ".gz", json.loads(out)
+    return log + ".gz", out
 
 
 def describe(s, outdir):
@@ -183,8 +435,9 @@ def describe(s, outdir):
         json.dump(s, f, indent=1)
     with open(os.path.join(outdir, "kernel.txt"), "w") as f:
         f.write(os.uname().release + "\n")
+    topo = topology(s["path"]["relays"])
     with open(os.path.join(outdir, "sysctl.txt"), "w") as f:
-        for ns in (NS_SND, NS_RCV):
+        for ns in [NS_SND] + [ns for ns, _ in topo["relays"]] + [NS_RCV]:
             f.write("# %s\n" % ns)
             f.write(sh("sysctl", "net.ipv4.tcp_congestion_control",
                        "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
@@ -196,16 +449,84 @@ def describe(s, outdir):
     with open(os.path.join(outdir, "topology.json"), "w") as f:
         json.dump({"devices": {d: {"netns": v[0], "ifindex": v[1],
                                    "address": v[2]}
-                               for d, v in DEVS.items()},
-                   "host_ifindex": sorted(HOST_IFINDEX)}, f, indent=1)
+                               for d, v in topo["devices"].items()},
+                   "host_ifindex": sorted(topo["host_ifindex"]),
+                   "relays": [ns for ns, _ in topo["relays"]],
+                   "hops": topo["hops"], "receiver": topo["receiver"]},
+                  f, indent=1)
+
+
+MANIFEST = "runs.json"
+
+
+def _entry(v, rep, log, traffic):
+    base = os.path.basename(log)[:-len("_magnet.bin.gz")]
+    e = {"variant": v, "repetition": rep, "log": os.path.basename(log)}
+    if isinstance(traffic, list):
+        e["flows"] = base + "_flows.json"       # [[flows]]
+    else:
+        e["iperf3"] = base + "_iperf3.json"
+    return e
+
+
+def write_manifest(outdir, runs):
+    """runs.json: every run done so far, for magnet-exp report DIR"""
+    with open(os.path.join(outdir, MANIFEST + ".tmp"), "w") as f:
+        json.dump([_entry(*r) for r in runs], f, indent=1)
+        f.write("\n")
+    os.replace(os.path.join(outdir, MANIFEST + ".tmp"),
+               os.path.join(outdir, MANIFEST))
+
+
+def _load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def read_manifest(outdir):
+    """[(variant, rep, log path, iperf3 JSON or None)] of a run directory;
+    with [[flows]], instead of iperf3's JSON, the list run_flows()
+    returned (each iperf3 flow's JSON read back from its file)"""
+    path = os.path.join(outdir, MANIFEST)
+    try:
+        with open(path) as f:
+            entries = json.load(f)
+    except FileNotFoundError:
+        raise RunError("%s: no %s: not a directory magnet-exp run wrote"
+                       % (outdir, MANIFEST)) from None
+    except ValueError as e:
+        raise RunError("%s: not valid JSON: %s" % (path, e)) from None
+    runs = []
+    for e in entries:
+        if "flows" in e:
+            iperf = _load_json(os.path.join(outdir, e["flows"]))
+            if not isinstance(iperf, list):
+                raise RunError("%s: missing or not valid JSON" %
+                               os.path.join(outdir, e["flows"]))
+            for r in iperf:
+                if r["kind"] == "iperf3":
+                    r["iperf3"] = _load_json(os.path.join(
+                        outdir, r["files"]["client"]))
+        else:
+            iperf = _load_json(os.path.join(outdir, e["iperf3"]))
+        runs.append((e["variant"], e["repetition"],
+                     os.path.join(outdir, e["log"]), iperf))
+    return runs
 
 
 def run(s, outdir, module=None, out=sys.stdout):
-    """every variant and repetition; returns [(variant, rep, log, iperf)]"""
+    """every variant and repetition; returns [(variant, rep, log, iperf)]
+    (with [[flows]], instead of iperf, run_flows()'s list)"""
     if os.geteuid() != 0:
         raise RunError("magnet-exp run needs root (namespaces, the module)")
     for v in s["variants"]:
         ensure_cc(v)
+    if s["path"]["relays"] and not shutil.which("socat"):
+        raise RunError("[path] relays: socat is not installed (make deps "
+                       "installs it)")
     os.makedirs(outdir, exist_ok=True)
     host = socket.gethostname().split(".")[0] or "host"
     runs = []
@@ -227,6 +548,7 @@ def run(s, outdir, module=None, out=sys.stdout):
                     flush=True)
                 log, iperf = one_run(s, v, rep, outdir, module, host)
                 runs.append((v, rep, log, iperf))
+                write_manifest(outdir, runs)
     finally:
         teardown()
     print("%d runs in %.0f s, in %s" % (total, time.time() - started,

@@ -12,11 +12,28 @@
     limit = 100                     # packets the bottleneck queue holds
     return_delay = "0ms"            # toward the sender
     return_loss = "0%"
+    relays = 0                      # TCP relays (socat) chained between
+                                    # the router and the receiver: the
+                                    # data crosses 1 + relays TCP stacks
 
-    [traffic]
+    [traffic]                       # one iperf3 flow; or [[flows]] below
     size = "2M"                     # iperf3 -n; or duration = 5 (s)
     parallel = 1                    # iperf3 -P
     length = "128K"                 # iperf3 -l: the application's writes
+
+    [[flows]]                       # instead of [traffic]: one table per
+    name = "bulk"                   # flow (default flow1, flow2, ...)
+    start = 0                       # s after the first flow starts
+    port = 5201                     # default 5201, 5202, ... by order
+    size = "2M"                     # an iperf3 flow: size or duration,
+    parallel = 1                    # parallel and length as [traffic]
+    length = "128K"
+    [[flows]]                       # or any command, in the sender's
+    start = 1                       # namespace: {addr} {port} {variant}
+    command = "head -c 1000000 /dev/zero | socat -u - TCP:{addr}:{port}"
+    server = "socat -u TCP-LISTEN:{port},reuseaddr /dev/null"
+                                    # optional, in the receiver's
+                                    # namespace, before the flows start
 
     [magnet]
     params = "events=all omode=1"   # module parameters (omode=1 always)
@@ -24,6 +41,25 @@
                                     # the traffic is over (a stalled
                                     # reader: what the rings cannot hold
                                     # is lost, and the log says so)
+
+    [testbed.sender]                # optional: real hosts over SSH
+    ssh = "root@tb1.lab"            # [user@]host[:port] (required)
+    name = "tb1"                    # in its files (default: the host's
+                                    # first label, or its address)
+    identity = "~/.ssh/id_ed25519"  # default: ssh's usual keys, agent
+    known_hosts = "~/.ssh/known_hosts"   # the default; checked always
+    record = true                   # magnet records here (default: yes
+                                    # on sender and receiver, no on the
+                                    # router)
+    module = "/root/magnet.ko"      # insmod it (default: modprobe magnet)
+    [testbed.receiver]              # required; the same keys, and
+    address = "10.10.2.2"           # iperf3 -c (required)
+    [testbed.router]                # optional; the same keys, and
+    forward_dev = "enp2s0"          # [path]'s netem, toward the receiver
+    return_dev = "enp1s0"           # return_delay/loss, toward the sender
+                                    # (without a router, no [path]; over
+                                    # SSH [traffic] only, no [[flows]] or
+                                    # relays)
 """
 import re
 import tomllib
@@ -38,11 +74,16 @@ DEFAULTS = {
     "repetitions": 1,
     "path": {"rate": "20mbit", "delay": "20ms", "jitter": "0ms",
              "loss": "0%", "limit": 100, "return_delay": "0ms",
-             "return_loss": "0%"},
+             "return_loss": "0%", "relays": 0},
     "traffic": {"size": "2M", "duration": None, "parallel": 1,
                 "length": "128K"},
     "magnet": {"params": "events=all omode=1", "reader": "live"},
 }
+FLOW_KEYS = ("name", "start", "port", "size", "duration", "parallel",
+             "length", "command", "server")
+MAX_FLOWS = 16
+MAX_RELAYS = 8
+FIRST_PORT = 5201
 
 
 class SpecError(ValueError):
@@ -65,7 +106,7 @@ def load(path):
 
 def check(raw, where="spec"):
     known = {"test_id", "variants", "repetitions", "path", "traffic",
-             "magnet"}
+             "magnet", "flows", "testbed"}
     for k in raw:
         _check(k in known, "%s: unknown key '%s' (known: %s)"
                % (where, k, ", ".join(sorted(known))))
@@ -80,8 +121,18 @@ def check(raw, where="spec"):
     _check(isinstance(s["repetitions"], int) and
            1 <= s["repetitions"] <= 100,
            "%s: repetitions must be 1..100" % where)
+    flows = raw.get("flows")
+    # [[flows]] replace [traffic]; check()'s own output has "flows": None
+    # without them, and "traffic": None with them
+    _check(flows is None or raw.get("traffic") is None,
+           "%s: [traffic] and [[flows]]: give one or the other" % where)
     for sect in ("path", "traffic", "magnet"):
         got = raw.get(sect, {})
+        if sect == "traffic" and flows is not None:
+            s[sect] = None
+            continue
+        if got is None and sect == "traffic":
+            got = {}
         _check(isinstance(got, dict), "%s: [%s] must be a table"
                % (where, sect))
         for k in got:
@@ -104,21 +155,12 @@ def check(raw, where="spec"):
                % (where, k, p[k]))
     _check(isinstance(p["limit"], int) and 1 <= p["limit"] <= 1000000,
            "%s: [path] limit must be 1..1000000 packets" % where)
-    t = s["traffic"]
-    if t["duration"] is not None:
-        _check(isinstance(t["duration"], (int, float)) and
-               0 < t["duration"] <= 3600,
-               "%s: [traffic] duration must be 0..3600 s" % where)
-        t["size"] = None
-    else:
-        _check(isinstance(t["size"], str) and _SIZE.match(t["size"]),
-               "%s: [traffic] size '%s': bytes, or with K, M or G"
-               % (where, t["size"]))
-    _check(isinstance(t["parallel"], int) and 1 <= t["parallel"] <= 128,
-           "%s: [traffic] parallel must be 1..128" % where)
-    _check(isinstance(t["length"], str) and _SIZE.match(t["length"]),
-           "%s: [traffic] length '%s': bytes, or with K, M or G"
-           % (where, t["length"]))
+    _check(isinstance(p["relays"], int) and not isinstance(p["relays"], bool)
+           and 0 <= p["relays"] <= MAX_RELAYS,
+           "%s: [path] relays must be 0..%d" % (where, MAX_RELAYS))
+    s["flows"] = None if flows is None else _check_flows(flows, where)
+    if s["traffic"] is not None:
+        _check_iperf(s["traffic"], "[traffic]", where)
     m = s["magnet"]
     _check(isinstance(m["params"], str) and
            re.match(r"^[A-Za-z0-9_=,. ]*$", m["params"]),
@@ -128,7 +170,198 @@ def check(raw, where="spec"):
     _check("omode=" not in m["params"] or "omode=1" in m["params"],
            "%s: [magnet] params: the experiments record omode=1 (binary)"
            % where)
+    if raw.get("testbed") is not None:
+        # the flows and the relays are built in the local namespaces
+        _check(s["flows"] is None and not p["relays"],
+               "%s: [testbed]: [[flows]] and [path] relays run on the local "
+               "namespaces, not on a testbed" % where)
+        s["testbed"] = check_testbed(raw["testbed"], s, where)
     return s
+
+
+# [testbed]: hosts reached over SSH (magnet_exp.remote). Each role's
+# table, its keys and their defaults (None: absent, optional)
+ROLES = ("sender", "receiver", "router")
+_HOST_KEYS = {"ssh": None, "name": None, "identity": None,
+              "known_hosts": None, "record": None, "module": None}
+_ROLE_KEYS = {"sender": {}, "receiver": {"address": None},
+              "router": {"forward_dev": None, "return_dev": None}}
+_SSH = re.compile(r"^(?:([A-Za-z0-9._][A-Za-z0-9._-]*)@)?"
+                  r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)"
+                  r"(?::([0-9]{1,5}))?$")
+_DEV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,14}$")
+_ADDR = re.compile(r"^([0-9A-Fa-f:.]+|[A-Za-z0-9][A-Za-z0-9.-]*)$")
+
+
+def ssh_dest(text):
+    """(user or None, host, port) of "[user@]host[:port]"; host may be
+    an IPv6 address in brackets"""
+    m = _SSH.match(text)
+    return m.group(1), m.group(2).strip("[]"), int(m.group(3) or 22)
+
+
+def _default_name(host):
+    """a host's default name in its files: a name's first label, or the
+    address (':' of IPv6 as '-')"""
+    if re.match(r"^[0-9.]+$", host) or ":" in host:
+        return host.replace(":", "-")
+    return host.split(".")[0]
+
+
+def check_testbed(raw, s, where="spec"):
+    """[testbed]: [testbed.sender], [testbed.receiver] and optionally
+    [testbed.router], each with ssh = "[user@]host[:port]" and options"""
+    _check(isinstance(raw, dict), "%s: [testbed] must be a table" % where)
+    for k in raw:
+        _check(k in ROLES, "%s: [testbed]: unknown key '%s' (known: %s)"
+               % (where, k, ", ".join(ROLES)))
+    for k in ("sender", "receiver"):
+        _check(raw.get(k) is not None, "%s: [testbed] needs [testbed.%s]"
+               % (where, k))
+    _check(not s.get("flows") and not s["path"].get("relays"),
+           "%s: [testbed]: [[flows]] and [path] relays run on the local "
+           "namespaces only (over SSH: [traffic], one iperf3 flow)" % where)
+    tb, names = {}, {}
+    for role in ROLES:
+        got = raw.get(role)
+        if got is None:
+            tb[role] = None
+            continue
+        sect = "[testbed.%s]" % role
+        _check(isinstance(got, dict), "%s: %s must be a table"
+               % (where, sect))
+        keys = dict(_HOST_KEYS, **_ROLE_KEYS[role])
+        for k in got:
+            _check(k in keys, "%s: %s: unknown key '%s' (known: %s)"
+                   % (where, sect, k, ", ".join(sorted(keys))))
+        h = dict(keys, **got)
+        _check(isinstance(h["ssh"], str) and _SSH.match(h["ssh"]) and
+               0 < ssh_dest(h["ssh"])[2] < 65536,
+               "%s: %s ssh '%s': the SSH destination, [user@]host[:port]"
+               % (where, sect, h["ssh"]))
+        if h["name"] is None:
+            h["name"] = _default_name(ssh_dest(h["ssh"])[1])
+        _check(isinstance(h["name"], str) and _ID.match(h["name"]),
+               "%s: %s name '%s': letters, digits, '-' and '.' (it names "
+               "the host's files)" % (where, sect, h["name"]))
+        _check(h["name"] not in names, "%s: %s and [testbed.%s] are both "
+               "named '%s' (it names their files): give one a name" % (
+                   where, sect, names.get(h["name"]), h["name"]))
+        names[h["name"]] = role
+        for k in ("identity", "known_hosts", "module"):
+            _check(h[k] is None or (isinstance(h[k], str) and h[k]),
+                   "%s: %s %s: a file name" % (where, sect, k))
+        if h["record"] is None:
+            h["record"] = role != "router"
+        _check(isinstance(h["record"], bool),
+               "%s: %s record must be true or false" % (where, sect))
+        tb[role] = h
+    a = tb["receiver"]["address"]
+    _check(isinstance(a, str) and _ADDR.match(a),
+           "%s: [testbed.receiver] needs address = \"...\": the receiver's "
+           "address on the experiment's network (iperf3 -c)" % where)
+    r = tb["router"]
+    p = s["path"]
+    if r is None:
+        _check(all(p[k] == v for k, v in DEFAULTS["path"].items()),
+               "%s: [path] needs [testbed.router] to put the bottleneck on "
+               "(without a router, leave [path] out: the testbed's own "
+               "path is what the traffic crosses)" % where)
+    else:
+        for k in ("forward_dev", "return_dev"):
+            _check(r[k] is None or (isinstance(r[k], str) and
+                                    _DEV.match(r[k])),
+                   "%s: [testbed.router] %s: an interface name"
+                   % (where, k))
+        _check(r["forward_dev"] is not None, "%s: [testbed.router] needs "
+               "forward_dev = \"...\": its interface toward the receiver, "
+               "where [path]'s bottleneck goes" % where)
+        _check(r["return_dev"] is not None or (
+            time_s(p["return_delay"]) == 0 and
+            float(p["return_loss"][:-1]) == 0),
+            "%s: [path] return_delay and return_loss need [testbed.router] "
+            "return_dev = \"...\" (its interface toward the sender)" % where)
+    _check(any(h["record"] for h in tb.values() if h),
+           "%s: [testbed]: no host records (record = true on one)" % where)
+    return tb
+
+
+def _check_iperf(t, sect, where):
+    """an iperf3 flow's keys: [traffic], or a [[flows]] table"""
+    if t["duration"] is not None:
+        _check(isinstance(t["duration"], (int, float)) and
+               0 < t["duration"] <= 3600,
+               "%s: %s duration must be 0..3600 s" % (where, sect))
+        t["size"] = None
+    else:
+        _check(isinstance(t["size"], str) and _SIZE.match(t["size"]),
+               "%s: %s size '%s': bytes, or with K, M or G"
+               % (where, sect, t["size"]))
+    _check(isinstance(t["parallel"], int) and 1 <= t["parallel"] <= 128,
+           "%s: %s parallel must be 1..128" % (where, sect))
+    _check(isinstance(t["length"], str) and _SIZE.match(t["length"]),
+           "%s: %s length '%s': bytes, or with K, M or G"
+           % (where, sect, t["length"]))
+
+
+def _check_flows(flows, where):
+    _check(isinstance(flows, list) and flows and
+           all(isinstance(f, dict) for f in flows),
+           "%s: flows must be an array of tables ([[flows]])" % where)
+    _check(len(flows) <= MAX_FLOWS, "%s: [[flows]]: at most %d flows"
+           % (where, MAX_FLOWS))
+    out = []
+    for i, got in enumerate(flows):
+        sect = "[[flows]] #%d" % (i + 1)
+        for k in got:
+            _check(k in FLOW_KEYS, "%s: %s: unknown key '%s' (known: %s)"
+                   % (where, sect, k, ", ".join(sorted(FLOW_KEYS))))
+        f = dict({"name": "flow%d" % (i + 1), "start": 0,
+                  "port": FIRST_PORT + i, "command": None,
+                  "server": None}, **got)
+        _check(isinstance(f["name"], str) and _ID.match(f["name"]),
+               "%s: %s: name must be letters, digits, '-' and '.'"
+               % (where, sect))
+        sect = "[[flows]] %s" % f["name"]
+        _check(isinstance(f["start"], (int, float)) and
+               not isinstance(f["start"], bool) and
+               0 <= f["start"] <= 3600,
+               "%s: %s: start must be 0..3600 s" % (where, sect))
+        _check(isinstance(f["port"], int) and not isinstance(f["port"], bool)
+               and 1 <= f["port"] <= 65535,
+               "%s: %s: port must be 1..65535" % (where, sect))
+        if f["command"] is not None or f["server"] is not None:
+            _check(isinstance(f["command"], str) and f["command"].strip(),
+                   "%s: %s: command must be a non-empty string (a server "
+                   "goes with a command)" % (where, sect))
+            _check(f["server"] is None or (isinstance(f["server"], str) and
+                                           f["server"].strip()),
+                   "%s: %s: server must be a non-empty string" % (where,
+                                                                  sect))
+            for k in ("size", "duration", "parallel", "length"):
+                _check(f.get(k) is None, "%s: %s: '%s' is for an iperf3 "
+                       "flow, not with command" % (where, sect, k))
+                f[k] = None
+        else:
+            for k, v in DEFAULTS["traffic"].items():
+                f.setdefault(k, v)
+            _check_iperf(f, sect, where)
+        out.append(f)
+    for key in ("name", "port"):
+        seen = [f[key] for f in out]
+        for v in seen:
+            _check(seen.count(v) == 1, "%s: [[flows]]: %s %s used twice "
+                   "(each flow needs its own)" % (where, key, v))
+    return out
+
+
+def flows_of(s):
+    """the flows of a checked spec: [[flows]], or the one iperf3 flow of
+    [traffic] (name None: its files keep their names, <base>_iperf3.json)"""
+    if s.get("flows"):
+        return s["flows"]
+    return [dict(s["traffic"], name=None, start=0, port=FIRST_PORT,
+                 command=None, server=None)]
 
 
 def size_bytes(text):

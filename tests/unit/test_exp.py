@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from html.parser import HTMLParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
@@ -213,13 +214,22 @@ class Analyse(unittest.TestCase):
         with open(os.path.join(out, "clean.analysis", "report.md")) as f:
             self.assertIn("Verdict: **confirmed**", f.read())
         # the figures: valid PNGs, and as many series as connection ends
-        # (cwnd and srtt each) and senders (throughput)
+        # (cwnd and srtt each) and senders (throughput). The CDFs: only
+        # the sender carries data out (the receiver's ACKs and FIN have
+        # none), its one 5000-byte write and 5 segments at tcp, ip and dev
+        # give 4 size series; a single write has no spacing, so 3 spacing
+        # series (modulation_cdf 7); latency_cdf a series per hop of the
+        # 5: tcp_out->ip_out->dev_out, dev_in->ip_in->tcp_in->app_recv
         with open(os.path.join(out, "clean.analysis", "verdict.json")) as f:
             figs = {x["file"]: x["series"] for x in json.load(f)["figures"]}
         self.assertEqual(figs, {"cwnd_srtt.png": 4, "cwnd_srtt.svg": 4,
-                                "throughput.png": 1, "throughput.svg": 1})
+                                "throughput.png": 1, "throughput.svg": 1,
+                                "modulation_cdf.png": 7,
+                                "modulation_cdf.svg": 7,
+                                "latency_cdf.png": 5, "latency_cdf.svg": 5})
         from PIL import Image
-        for name in ("cwnd_srtt.png", "throughput.png"):
+        for name in ("cwnd_srtt.png", "throughput.png", "modulation_cdf.png",
+                     "latency_cdf.png"):
             with Image.open(os.path.join(out, "clean.analysis", name)) as im:
                 im.verify()
                 self.assertEqual(im.format, "PNG")
@@ -273,11 +283,287 @@ class Spec(unittest.TestCase):
                          {"params": "events=all omode=1", "reader": "after"})
         self.bad("[magnet] params", magnet={"params": "port=1;rm -rf /"})
 
+    def test_testbed(self):
+        """[testbed]: the hosts over SSH, each mistake named"""
+        from magnet_exp import spec
+        snd = {"ssh": "root@tb1.lab:2201"}
+        rcv = {"ssh": "tb2", "address": "10.0.2.2"}
+        rtr = {"ssh": "root@[fd00::3]", "forward_dev": "eth2",
+               "return_dev": "eth1"}
+
+        def tb(**kw):
+            t = {"sender": dict(snd), "receiver": dict(rcv),
+                 "router": dict(rtr)}
+            for role, v in kw.items():
+                if v is None:
+                    t.pop(role)
+                else:
+                    t[role] = dict(t.get(role) or {}, **v)
+            return t
+        s = self.spec(testbed=tb())
+        t = s["testbed"]
+        self.assertEqual((t["sender"]["name"], t["receiver"]["name"],
+                          t["router"]["name"]), ("tb1", "tb2", "fd00--3"))
+        self.assertEqual((t["sender"]["record"], t["receiver"]["record"],
+                          t["router"]["record"]), (True, True, False))
+        self.assertEqual(spec.ssh_dest("root@[fd00::3]"),
+                         ("root", "fd00::3", 22))
+        self.assertEqual(spec.ssh_dest("tb1.lab:2201"), (None, "tb1.lab",
+                                                          2201))
+        # check() takes its own output (spec.json, magnet-exp report)
+        self.assertEqual(spec.check(json.loads(json.dumps(s))), s)
+        self.assertIsNone(self.spec(testbed=tb(router=None))["testbed"]
+                          ["router"])
+        self.assertNotIn("testbed", self.spec())
+        self.bad("[testbed]: unknown key 'hosts'", testbed={"hosts": {}})
+        self.bad("[testbed] needs [testbed.receiver]",
+                 testbed=tb(receiver=None))
+        self.bad("[testbed.sender]: unknown key 'port'",
+                 testbed=tb(sender={"port": 22}))
+        self.bad("[testbed.sender] ssh 'root@tb1 lab'",
+                 testbed=tb(sender={"ssh": "root@tb1 lab"}))
+        self.bad("[testbed.sender] ssh 'tb1:70000'",
+                 testbed=tb(sender={"ssh": "tb1:70000"}))
+        self.bad("[testbed.receiver] needs address",
+                 testbed=tb(receiver={"address": None}))
+        self.bad("[testbed.receiver] needs address",
+                 testbed=tb(receiver={"address": "10.0.2.2; reboot"}))
+        self.bad("[testbed.router] needs forward_dev",
+                 testbed=tb(router={"forward_dev": None}))
+        self.bad("[testbed.router] return_dev: an interface name",
+                 testbed=tb(router={"return_dev": "eth1 root"}))
+        self.bad("return_dev = \"...\"", path={"return_delay": "5ms"},
+                 testbed=tb(router={"return_dev": None}))
+        self.bad("[path] needs [testbed.router]", path={"rate": "1mbit"},
+                 testbed=tb(router=None))
+        self.bad("both named 'tb1'",
+                 testbed=tb(receiver={"ssh": "root@tb1.other"}))
+        self.bad("[testbed.receiver] name 'a b'",
+                 testbed=tb(receiver={"name": "a b"}))
+        self.bad("[testbed.sender] record must be true or false",
+                 testbed=tb(sender={"record": "yes"}))
+        self.bad("[testbed.sender] identity: a file name",
+                 testbed=tb(sender={"identity": ""}))
+        self.bad("no host records",
+                 testbed=tb(sender={"record": False},
+                            receiver={"record": False}))
+        self.bad("[testbed.router] must be a table",
+                 testbed=dict(tb(), router="tb3"))
+        self.bad("[[flows]] and [path] relays run on the local namespaces",
+                 flows=[{"size": "1M"}], testbed=tb())
+
     def test_units(self):
         from magnet_exp import spec
         self.assertEqual(spec.size_bytes("128K"), 131072)
         self.assertEqual(spec.rate_bps("20mbit"), 20e6)
         self.assertAlmostEqual(spec.time_s("20ms"), 0.02)
+
+    def test_traffic_still_works(self):
+        # no [[flows]]: [traffic] as before, one iperf3 flow on 5201 whose
+        # files keep their names (name None), no relays
+        from magnet_exp import spec
+        s = self.spec(traffic={"size": "1M", "parallel": 2})
+        self.assertIsNone(s["flows"])
+        self.assertEqual(s["path"]["relays"], 0)
+        fl = spec.flows_of(s)
+        self.assertEqual([(f["name"], f["port"], f["start"], f["size"],
+                           f["parallel"], f["length"], f["command"])
+                          for f in fl], [(None, 5201, 0, "1M", 2, "128K",
+                                          None)])
+
+    def test_flows(self):
+        from magnet_exp import spec
+        s = self.spec(flows=[
+            {"size": "1M", "length": "64K"},
+            {"name": "late", "start": 1.5, "duration": 3, "port": 6000},
+            {"command": "head -c 10 /dev/zero | socat -u - TCP:{addr}:{port}",
+             "server": "socat -u TCP-LISTEN:{port} -"}])
+        self.assertIsNone(s["traffic"])
+        f1, f2, f3 = spec.flows_of(s)
+        self.assertEqual((f1["name"], f1["port"], f1["start"], f1["size"],
+                          f1["length"], f1["parallel"]),
+                         ("flow1", 5201, 0, "1M", "64K", 1))
+        self.assertEqual((f2["name"], f2["port"], f2["start"], f2["size"],
+                          f2["duration"]), ("late", 6000, 1.5, None, 3))
+        self.assertEqual((f3["name"], f3["port"], f3["size"], f3["length"]),
+                         ("flow3", 5203, None, None))
+        self.assertTrue(f3["server"].startswith("socat -u TCP-LISTEN"))
+
+    def test_own_output(self):
+        # magnet-exp report re-checks spec.json, check()'s output as JSON
+        from magnet_exp import spec
+        for kw in ({}, {"traffic": {"duration": 5}},
+                   {"path": {"relays": 3}},
+                   {"flows": [{"size": "1M"}, {"start": 1, "command": "x"},
+                              {"duration": 2, "port": 7000}]}):
+            s = self.spec(**kw)
+            self.assertEqual(spec.check(json.loads(json.dumps(s))), s, kw)
+
+    def test_flow_errors(self):
+        self.bad("[traffic] and [[flows]]: give one",
+                 traffic={"size": "1M"}, flows=[{"size": "1M"}])
+        self.bad("flows must be an array of tables ([[flows]])", flows=[])
+        self.bad("flows must be an array of tables", flows={"size": "1M"})
+        self.bad("[[flows]] #2: unknown key 'bytes'",
+                 flows=[{}, {"bytes": 5}])
+        self.bad("[[flows]] #1: name must be", flows=[{"name": "a b"}])
+        self.bad("[[flows]] flow1: start must be 0..3600 s",
+                 flows=[{"start": -1}])
+        self.bad("[[flows]] flow1: port must be 1..65535",
+                 flows=[{"port": 70000}])
+        self.bad("[[flows]] bulk size '2MB'",
+                 flows=[{"name": "bulk", "size": "2MB"}])
+        self.bad("[[flows]] flow1 parallel must be 1..128",
+                 flows=[{"parallel": 0}])
+        self.bad("[[flows]] flow1: 'size' is for an iperf3 flow, not with "
+                 "command", flows=[{"command": "true", "size": "1M"}])
+        self.bad("[[flows]] flow1: command must be a non-empty string",
+                 flows=[{"server": "socat -u TCP-LISTEN:{port} -"}])
+        self.bad("[[flows]] flow1: command must be", flows=[{"command": 5}])
+        self.bad("[[flows]]: port 5201 used twice",
+                 flows=[{}, {"port": 5201}])
+        self.bad("[[flows]]: name a used twice",
+                 flows=[{"name": "a"}, {"name": "a"}])
+        self.bad("[[flows]]: at most 16 flows", flows=[{}] * 17)
+        self.bad("[path] relays must be 0..8", path={"relays": 9})
+        self.bad("[path] relays must be 0..8", path={"relays": True})
+        self.bad("[path] relays must be 0..8", path={"relays": "2"})
+        tb = {"receiver": {"ssh": "root@h2", "address": "10.0.0.2"}}
+        self.bad("[testbed]: [[flows]] and [path] relays run on the local "
+                 "namespaces", flows=[{}], testbed=tb)
+        self.bad("[testbed]: [[flows]] and [path] relays run on the local "
+                 "namespaces", path={"relays": 1}, testbed=tb)
+
+
+class _Rec(dict):
+    """a record as textlog gives it, for a hand-made Modulation"""
+
+    def int_(self, k):
+        return int(self.get(k) or 0)
+
+
+class _End:
+    def __init__(self, key):
+        self.key = key
+
+
+class Stacks(unittest.TestCase):
+    A = ("4", "10.77.1.1", "40000", "10.77.2.2", "5201")
+    A2 = ("4", "10.77.1.1", "40002", "10.77.2.2", "5201")
+    CTL = ("4", "10.77.1.1", "40001", "10.77.2.2", "5201")
+    B = ("4", "10.77.3.1", "50000", "10.77.3.2", "5201")
+    IN = ("4", "10.77.2.2", "5201", "10.77.1.1", "40000")
+    OTHER = ("4", "10.77.1.1", "40003", "10.77.2.2", "5202")
+    HOPS = [("10.77.1.1", "10.77.2.2"), ("10.77.3.1", "10.77.3.2")]
+
+    def mod(self):
+        """by hand: the sender's application writes 4000 bytes twice, 10 us
+        apart; its TCP sends 8 segments of 1000 1 us apart on one data
+        connection and 4 of 1000 3 us apart on another (iperf3 -P 2), 37
+        bytes on the control connection; the relay sends 16 segments of
+        500, 2 us apart; the relay receives (in: not a row) and another
+        flow (port 5202) sends too"""
+        from magnet_exp.modulation import Modulation
+        m = Modulation()
+
+        def seg(key, ev, layer, t, size, seq=1000):
+            m.add(_End(key), ev, layer, t, _Rec(seq=str(seq),
+                                                end_seq=str(seq + size)))
+        for i in range(2):
+            m.add(_End(self.A), "app_send", "app", i * 10000,
+                  _Rec(ret="4000", req="4000"))
+        for k in range(8):
+            for ev, layer in (("tcp_out", "tcp"), ("dev_out", "dev")):
+                seg(self.A, ev, layer, k * 1000, 1000, 1000 * k + 1)
+        for k in range(4):
+            seg(self.A2, "dev_out", "dev", k * 3000, 1000, 1000 * k + 1)
+        seg(self.CTL, "dev_out", "dev", 0, 37)
+        for k in range(16):
+            seg(self.B, "dev_out", "dev", k * 2000, 500, 500 * k + 1)
+            seg(self.IN, "dev_in", "dev", k * 2000, 500, 500 * k + 1)
+        for k in range(3):
+            seg(self.OTHER, "dev_out", "dev", k * 5000, 1448, 1448 * k + 1)
+        return m
+
+    def test_table(self):
+        from magnet_exp import stacks
+        acked = {self.A: {"bytes_sent": 8500, "bytes_retrans": 500},
+                 self.A2: {"bytes_sent": 4000, "bytes_retrans": 0},
+                 self.B: {"bytes_sent": 8000, "bytes_retrans": 0}}
+        rows = stacks.table(self.mod(), self.HOPS, [5201], acked)
+        self.assertEqual([r["stack"] for r in rows],
+                         ["application", "1st TCP stack", "2nd TCP stack"])
+        app, s1, s2 = rows
+        self.assertEqual((app["layer"], app["count"], app["size_mean"],
+                          app["spacing_mean_us"], app["asked_max"],
+                          app["connections"], app["bytes"]),
+                         ("app", 2, 4000.0, 10.0, 4000, 1, 8000))
+        # the two data connections merged, the control connection (37
+        # bytes, under 10% of the busiest) left out: 12 segments, the
+        # time between them within each connection: (7 * 1 + 3 * 3) / 10
+        self.assertEqual((s1["layer"], s1["connections"], s1["count"],
+                          s1["size_mean"], s1["size_min"], s1["size_max"],
+                          s1["spacing_mean_us"], s1["bytes"]),
+                         ("dev", 2, 12, 1000.0, 1000, 1000, 1.6, 12000))
+        self.assertEqual((s1["size_p10"], s1["size_p99"]), (1000, 1000))
+        self.assertAlmostEqual(s1["spacing_p90_us"], 3.0, delta=0.03)
+        self.assertAlmostEqual(s1["spacing_p50_us"], 1.0, delta=0.01)
+        self.assertEqual((s2["layer"], s2["connections"], s2["count"],
+                          s2["size_mean"], s2["spacing_mean_us"],
+                          s2["bytes"]),
+                         ("dev", 1, 16, 500.0, 2.0, 8000))
+        # the other flow's own rows; no relay connection on its port
+        rows = stacks.table(self.mod(), self.HOPS, [5202])
+        self.assertEqual([(r["stack"], r["count"], r["size_mean"])
+                          for r in rows],
+                         [("application", 0, None),
+                          ("1st TCP stack", 3, 1448.0),
+                          ("2nd TCP stack", 0, None)])
+        md = stacks.table_md(stacks.table(self.mod(), self.HOPS,
+                                          [5201, 5202]),
+                             {5201: "bulk", 5202: "late"})
+        self.assertIn("| bulk | 2nd TCP stack | dev | 16 | 500.0 |", md)
+        self.assertIn("| late | 1st TCP stack | dev | 3 | 1448.0 |", md)
+
+    def test_ordinal(self):
+        from magnet_exp import stacks
+        self.assertEqual([stacks.ordinal(n) for n in (1, 2, 3, 4, 11, 12,
+                                                      13, 21, 22, 101)],
+                         ["1st", "2nd", "3rd", "4th", "11th", "12th",
+                          "13th", "21st", "22nd", "101st"])
+
+    def test_clean_log(self):
+        # clean.bin (see test_modulation): the sender writes 5000 bytes
+        # once, its device sends 5 segments of 1000, 12 us apart
+        from magnet_exp import stacks
+        res, _, _ = run("clean.bin")
+        rows = stacks.table(res.modulation, [("10.0.0.1", "10.0.0.2")],
+                            [5201], {f.key: f.last_tcp
+                                     for f in res.tcp_flows()})
+        self.assertEqual([(r["stack"], r["layer"], r["count"],
+                           r["size_mean"], r["spacing_mean_us"],
+                           r["bytes"]) for r in rows],
+                         [("application", "app", 1, 5000.0, None, 5000),
+                          ("1st TCP stack", "dev", 5, 1000.0, 12.0, 5000)])
+        fl = stacks.flow_rows(res, [{
+            "name": "f", "port": 5201, "kind": "iperf3", "start": 0,
+            "iperf3": {"end": {"sum_sent": {"bytes": 5000},
+                               "sum_received": {"bytes": 4000,
+                                                "bits_per_second": 8e8}}}}],
+            "10.0.0.1", "10.0.0.2")
+        self.assertEqual((fl[0]["bytes_received"], fl[0]["written"],
+                          fl[0]["read"],
+                          fl[0]["iperf3_sent"], fl[0]["iperf3_received"],
+                          fl[0]["iperf3_mbps"], fl[0]["connections"]),
+                         (5000, 5000, 5000, 5000, 4000, 800.0, 1))
+        self.assertAlmostEqual(fl[0]["throughput_mbps"],
+                               5000 * 8 / 48e-6 / 1e6)
+        # a flow on a port nobody used: nothing received
+        fl = stacks.flow_rows(res, [{"name": "g", "port": 6000,
+                                     "kind": "command", "start": 1}],
+                              "10.0.0.1", "10.0.0.2")
+        self.assertEqual((fl[0]["bytes_received"], fl[0]["connections"],
+                          fl[0]["throughput_mbps"]), (0, 0, None))
 
 
 class Compare(unittest.TestCase):
@@ -336,11 +622,234 @@ class Compare(unittest.TestCase):
                       compare.table_md(rows))
 
 
+class _Html(HTMLParser):
+    """the tags of a page: every opened one must be closed, in order"""
+    VOID = {"meta", "img", "br", "hr", "link", "input", "source", "wbr"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.errors, self.imgs, self.links, self.tags = \
+            [], [], [], [], set()
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        if tag == "img":
+            self.imgs.append(dict(attrs))
+        if tag == "a":
+            self.links.append(dict(attrs).get("href"))
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.add(tag)
+        if tag == "img":
+            self.imgs.append(dict(attrs))
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            self.errors.append("</%s>" % tag)
+        elif not self.stack or self.stack[-1] != tag:
+            self.errors.append("</%s> closes %s" % (tag, self.stack[-1:]))
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+class Report(unittest.TestCase):
+    def parse(self, page):
+        p = _Html()
+        p.feed(page)
+        p.close()
+        self.assertEqual(p.errors, [], "badly nested tags")
+        self.assertEqual(p.stack, [], "tags left open")
+        self.assertNotIn("script", p.tags)
+        return p
+
+    def pngs(self, p):
+        """the inline images' PNGs, checked"""
+        import base64
+        import io
+        from PIL import Image
+        out = []
+        for img in p.imgs:
+            src = img["src"]
+            self.assertTrue(src.startswith("data:image/png;base64,"),
+                            src[:40])
+            data = base64.b64decode(src.split(",", 1)[1], validate=True)
+            self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
+            with Image.open(io.BytesIO(data)) as im:
+                im.verify()
+                self.assertEqual(im.format, "PNG")
+            out.append(img["alt"])
+        return out
+
+    def test_cdf_points(self):
+        from magnet_exp.modulation import Stat
+        from magnet_exp.plots import cdf_steps
+        st = Stat()
+        self.assertEqual(st.cdf(), [])
+        # by hand: a zero, three 100s and a 200 -> 1/5 at 0, 4/5 at 100
+        # (its bin's middle, within 1%), all at 200 (the bin's middle,
+        # 200.04, clamped to the maximum)
+        for v in (100, 200, 0, 100, 100):
+            st.add(v)
+        pts = st.cdf()
+        self.assertEqual(len(pts), 3, pts)
+        self.assertEqual(pts[0], (0, 0.2))
+        self.assertAlmostEqual(pts[1][0], 100, delta=1)
+        self.assertEqual(pts[1][1], 0.8)
+        self.assertEqual(pts[2], (200, 1.0))
+        # steps from 0 up at the first value
+        self.assertEqual(cdf_steps([(1, 0.5), (2, 1.0)]),
+                         ([1, 1, 2], [0.0, 0.5, 1.0]))
+        # 1..1000, shuffled: monotone, ends at exactly 1.0, half the
+        # values at most ~500, and the same values as the percentiles
+        st = Stat()
+        for v in range(1000, 0, -7):
+            st.add(v)
+        for v in range(1, 1001):
+            if (1000 - v) % 7:
+                st.add(v)
+        pts = st.cdf()
+        self.assertEqual(pts[-1][1], 1.0)
+        self.assertAlmostEqual(pts[0][0], 1, delta=0.01)
+        self.assertEqual(pts[-1][0], 1000)
+        for a, b in zip(pts, pts[1:]):
+            self.assertLess(a[0], b[0])
+            self.assertLess(a[1], b[1])
+        half = [x for x, y in pts if y >= 0.5][0]
+        self.assertAlmostEqual(half, 500, delta=5)
+        for p in (10, 50, 90, 99):
+            self.assertEqual([x for x, y in pts if y >= p / 100 - 1e-12][0],
+                             st.pct(p), p)
+
+    def test_escape(self):
+        from magnet_exp import report as rpt
+        self.assertEqual(rpt.esc("a<b>&c\"d'"),
+                         "a&lt;b&gt;&amp;c&quot;d&#x27;")
+        self.assertEqual(rpt.esc(None), "")
+        # a flow label with < and & in it, in the page of a log
+        _, d, out = run("clean.bin")
+        d["flows"][0]["flow"] = "x<img src=y>&z"
+        d["modulation"][0]["flow"] = "x<img src=y>&z"
+        d["figures"] = []
+        page = rpt.report_html(d, out)
+        self.assertNotIn("<img src=y>", page)
+        self.assertIn("x&lt;img src=y&gt;&amp;z", page)
+        p = self.parse(page)
+        self.assertEqual(p.imgs, [])
+        self.assertIn("x<img src=y>&z", "".join(p.text))
+
+    def test_log_report(self):
+        out = tempfile.mkdtemp(dir=FIX)
+        env = dict(os.environ, MAGNET_TTPB2ASCII=TTPB)
+        exe = os.path.join(HERE, "..", "..", "userspace", "magnet-exp")
+        p = subprocess.run([exe, "analyse", "-o", out,
+                            os.path.join(FIX, "clean.bin"),
+                            os.path.join(FIX, "lost.bin")],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for name, verdict in (("clean", "confirmed"),
+                              ("lost", "inaccurate")):
+            d = os.path.join(out, name + ".analysis")
+            with open(os.path.join(d, "verdict.json")) as f:
+                figs = [x["file"] for x in json.load(f)["figures"]
+                        if x["file"].endswith(".png")]
+            self.assertEqual(len(figs), 4)
+            with open(os.path.join(d, "report.html")) as f:
+                h = self.parse(f.read())
+            text = "".join(h.text)
+            self.assertIn("Verdict: %s" % verdict, text)
+            # one inline PNG per PNG figure, each the figure's own bytes
+            self.assertEqual(self.pngs(h), figs)
+            with open(os.path.join(d, "report.md")) as f:
+                self.assertIn("Verdict: **%s**" % verdict, f.read())
+        self.assertIn("3 records lost and 2 probe misses on CPU 1", text)
+        self.assertIn("10.0.0.1:40000 -> 10.0.0.2:5201", text)
+        self.assertIn("tcp_in", text)       # the latency table
+        self.assertIn("asked max", text)    # the modulation table
+
+    def test_experiment_report(self):
+        import contextlib
+        import io
+        import shutil
+        import types
+        from magnet_exp import cli
+        out = tempfile.mkdtemp(dir=FIX)
+        runs = []
+        for variant, log in (("cubic", "clean.bin"), ("reno", "lost.bin")):
+            dst = os.path.join(out, "t_%s_1_h_magnet.bin" % variant)
+            shutil.copy(os.path.join(FIX, log), dst)
+            runs.append((variant, 1, dst, None))
+        ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=False,
+                                   strict=False)
+        with contextlib.redirect_stdout(io.StringIO()):
+            rc = cli.report({"test_id": "t<&>"}, out, runs, ns)
+        self.assertEqual(rc, 0)
+        self.assertTrue(os.path.exists(os.path.join(out, "comparison.md")))
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)["runs"]
+        with open(os.path.join(out, "report.html")) as f:
+            page = f.read()
+        self.assertIn("<h1>t&lt;&amp;&gt;</h1>", page)
+        h = self.parse(page)
+        self.assertEqual(self.pngs(h), ["compare.png"])
+        text = "".join(h.text)
+        self.assertIn("throughput (Mbit/s)", text)
+        for r in summary:
+            self.assertIn(r["verdict"], text)
+            for x in r["reasons"]:
+                self.assertIn(x["reason"], text)
+        self.assertTrue(any(r["reasons"] for r in summary))
+        # a link to each run's page, which is there
+        pages = [x for x in h.links if x.endswith("/report.html")]
+        self.assertEqual(pages, ["t_cubic_1_h_magnet.analysis/report.html",
+                                 "t_reno_1_h_magnet.analysis/report.html"])
+        for x in pages:
+            self.assertTrue(os.path.exists(os.path.join(out, x)), x)
+
+    def test_experiment_extras(self):
+        # a run's flows and per-stack rows (summary.json's) become two
+        # tables of the experiment's page, a row each, strings escaped
+        from magnet_exp import report as rpt
+        st = {"port": 5201, "stack": "1st TCP stack", "layer": "dev",
+              "count": 700, "size_mean": 1440.5, "size_p50": 1448,
+              "size_p90": 1448, "spacing_mean_us": 612.25,
+              "spacing_p50_us": 580.0, "spacing_p90_us": 700.0,
+              "bytes": 1048613}
+        app = dict(st, stack="application", layer="app", count=8,
+                   size_mean=131072.0)
+        fl = {"flow": "b<1>", "port": 5201, "kind": "iperf3", "start": 0,
+              "started": 0.01, "first_data_s": 0.2, "written": 1048613,
+              "read": 1048613, "bytes_received": 1048614,
+              "throughput_mbps": 18.25, "iperf3_sent": 1048576,
+              "iperf3_received": 1048576, "iperf3_mbps": None}
+        run = {"variant": "cubic", "repetition": 1, "stacks": [app, st],
+               "flows": [fl]}
+        page = rpt._page("t", rpt._runs_extras_html([run]))
+        h = self.parse(page)
+        text = "".join(h.text)
+        self.assertIn("cubic #1: flows", text)
+        self.assertIn("cubic #1: per TCP stack", text)
+        self.assertIn("b&lt;1&gt;", page)
+        self.assertNotIn("b<1>", page)
+        for cell in ("1st TCP stack", "application", "1440.5", "131072",
+                     "612.25", "1048613", "18.25"):
+            self.assertIn(cell, text)
+        self.assertEqual(page.count("<tr>"), 1 + 1 + 1 + 2)
+        # nothing of the kind: no table
+        self.assertEqual(rpt._runs_extras_html([dict(run, stacks=[],
+                                                     flows=[])]), [])
+
+
 if __name__ == "__main__":
     FIX = sys.argv.pop(1)
     suite = unittest.TestSuite(
         unittest.defaultTestLoader.loadTestsFromTestCase(c)
-        for c in (Analyse, Spec, Compare))
+        for c in (Analyse, Spec, Stacks, Compare, Report))
     r = unittest.TextTestRunner(verbosity=1).run(suite)
     bad = len(r.failures) + len(r.errors)
     print("test_exp: %d passed, %d failed" % (r.testsRun - bad, bad))

@@ -1,0 +1,301 @@
+"""The reports to read: per log report.md and report.html (the verdicts
+with their reasons, the connections, the modulation and latency tables,
+the figures), and per experiment comparison.md and report.html (the
+comparison of the variants, every run's verdict, the comparison figure).
+
+The HTML pages stand alone: the PNG figures are inline (base64 data:
+URIs), the style is a small inline <style>, there is no JavaScript, and
+every string from a log goes through esc().
+"""
+import base64
+import html
+import os
+
+from magnet_exp import compare
+
+_STYLE = """\
+body { font-family: sans-serif; margin: 1.5em; max-width: 80em; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; }
+th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: left;
+         vertical-align: top; }
+th { background: #eee; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.confirmed { color: #176117; }
+.note { color: #555; }
+.indeterminate { color: #8a5a00; }
+.inaccurate { color: #b00020; }
+img { max-width: 100%; border: 1px solid #ddd; }
+figure { margin: 1em 0; }
+"""
+
+
+def esc(x):
+    """@x as HTML text (or an attribute's value): &, <, >, " and '
+    escaped"""
+    return html.escape("" if x is None else str(x), quote=True)
+
+
+def _reason(r):
+    return ("at %.6f s: " % r["time"] if "time" in r else "") + r["reason"]
+
+
+def report_md(d):
+    """one log's analysis (the dict of verdict.json) in Markdown"""
+    lines = ["# %s" % d["log"], "",
+             "Verdict: **%s** (%d records; %d lost, %d probe misses, %d "
+             "discarded by reset; layers %s)" % (
+                 d["verdict"], d["records"], d["lost"], d["probe_misses"],
+                 d["discarded_by_reset"], ", ".join(d["layers"]) or "none"),
+             ""]
+    for r in d["reasons"]:
+        lines.append("- %s%s: %s" % (r["verdict"], " at %.6f s" % r["time"]
+                                     if "time" in r else "", r["reason"]))
+    for fig in d.get("figures", []):
+        if fig["file"].endswith(".png"):
+            lines.append("![%s](%s)" % (fig["file"], fig["file"]))
+    lines += ["", "| connection | start (s) | end (s) | TCP records | "
+              "verdict | reasons |", "|---|---|---|---|---|---|"]
+    for f in d["flows"]:
+        lines.append("| %s | %.6f | %.6f | %d | %s | %s |" % (
+            f["flow"], f["start"], f["end"], f["tcp_records"], f["verdict"],
+            "; ".join(_reason(r) for r in f["reasons"]) or "-"))
+    if d["modulation"]:
+        lines += ["", "## How the stack shaped the traffic (MAGNeT's "
+                  "Table II)", "",
+                  "Per connection end, direction and layer: events that "
+                  "carry data, their size in bytes (mean, median, 90th "
+                  "percentile) and the time between them in microseconds.",
+                  "", "| connection | dir | layer | events | size mean | "
+                  "size p50 | size p90 | spacing mean | spacing p50 | "
+                  "spacing p90 |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for m in d["modulation"]:
+            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |"
+                         % (m["flow"], m["direction"], m["layer"], m["count"],
+                            m["size_mean"], m["size_p50"], m["size_p90"],
+                            m["spacing_mean_us"], m["spacing_p50_us"],
+                            m["spacing_p90_us"]))
+    if d["latency"]:
+        lines += ["", "## From layer to layer", "",
+                  "Segments matched by connection and sequence range; "
+                  "microseconds.", "",
+                  "| dir | from | to | segments | mean | p10 | p50 | p90 | "
+                  "p99 |", "|---|---|---|---|---|---|---|---|---|"]
+        for m in d["latency"]:
+            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                m["direction"], m["from"], m["to"], m["count"], m["mean_us"],
+                m["p10_us"], m["p50_us"], m["p90_us"], m["p99_us"]))
+    return "\n".join(lines) + "\n"
+
+
+def comparison_md(test_id, tab):
+    """an experiment's comparison of its variants in Markdown; @tab:
+    compare.table()"""
+    return ("# %s\n\nMedian (min..max) over the repetitions; "
+            "throughput from the log is the receiver's data over the "
+            "time from its first data to when it had the bytes iperf3 "
+            "counted; the "
+            "times to 10-90%% of the bytes are of "
+            "the busiest sender.\n\n" % test_id + compare.table_md(tab))
+
+
+# ---- HTML ----
+
+def _page(title, body):
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+            "<meta charset=\"utf-8\">\n<title>%s</title>\n"
+            "<style>\n%s</style>\n</head>\n<body>\n%s</body>\n</html>\n"
+            % (esc(title), _STYLE, "".join(body)))
+
+
+def _verdict(v):
+    return "<strong class=\"%s\">%s</strong>" % (esc(v), esc(v))
+
+
+def _table(head, rows, numeric=()):
+    """a table: @head, the column names; @rows, lists of cells (text,
+    escaped here); the columns in @numeric aligned right"""
+    out = ["<table>\n<tr>"]
+    out += ["<th>%s</th>" % esc(h) for h in head]
+    out.append("</tr>\n")
+    for cells in rows:
+        out.append("<tr>")
+        for i, c in enumerate(cells):
+            out.append("<td class=\"n\">%s</td>" % esc(c) if i in numeric
+                       else "<td>%s</td>" % esc(c))
+        out.append("</tr>\n")
+    out.append("</table>\n")
+    return "".join(out)
+
+
+def _reasons(reasons):
+    if not reasons:
+        return ""
+    return "<ul>\n%s</ul>\n" % "".join(
+        "<li>%s: %s</li>\n" % (_verdict(r["verdict"]), esc(
+            ("%s: " % r["flow"] if r.get("flow") else "") + _reason(r)))
+        for r in reasons)
+
+
+def _img(path, alt):
+    """<img> with the PNG at @path inline, or "" if it is not there"""
+    try:
+        with open(path, "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+    except OSError:
+        return ""
+    return "<img src=\"data:image/png;base64,%s\" alt=\"%s\">" % (
+        data, esc(alt))
+
+
+def _figures(figures, outdir, prefix=""):
+    """a <figure> per PNG of @figures ([{"file", "series"}]) in @outdir,
+    with a link to its SVG (@prefix: the path from the page to @outdir)"""
+    names = {f["file"] for f in figures}
+    out = []
+    for f in figures:
+        name = f["file"]
+        if not name.endswith(".png"):
+            continue
+        img = _img(os.path.join(outdir, name), name)
+        if not img:
+            continue
+        svg = name[:-4] + ".svg"
+        cap = esc(name)
+        if svg in names:
+            cap += " (<a href=\"%s\">SVG</a>)" % esc(prefix + svg)
+        out.append("<figure>%s<figcaption>%s</figcaption></figure>\n" % (
+            img, cap))
+    return "".join(out)
+
+
+def _num(v):
+    return "-" if v is None else v
+
+
+def report_html(d, outdir):
+    """one log's analysis (the dict of verdict.json) as a page that
+    stands alone: report_md's content, the figures in @outdir inline"""
+    b = ["<h1>%s</h1>\n" % esc(d["log"]),
+         "<p>Verdict: %s (%d records; %d lost, %d probe misses, %d "
+         "discarded by reset; layers %s)</p>\n" % (
+             _verdict(d["verdict"]), d["records"], d["lost"],
+             d["probe_misses"], d["discarded_by_reset"],
+             esc(", ".join(d["layers"]) or "none")),
+         _reasons(d["reasons"]),
+         "<h2>Connections</h2>\n<table>\n<tr><th>connection</th>"
+         "<th>start (s)</th><th>end (s)</th><th>TCP records</th>"
+         "<th>verdict</th><th>reasons</th><th>CSV</th></tr>\n"]
+    for f in d["flows"]:
+        b.append("<tr><td>%s</td><td class=\"n\">%.6f</td>"
+                 "<td class=\"n\">%.6f</td><td class=\"n\">%d</td>"
+                 "<td>%s</td><td>%s</td><td><a href=\"%s\">%s</a></td>"
+                 "</tr>\n" % (
+                     esc(f["flow"]), f["start"], f["end"], f["tcp_records"],
+                     _verdict(f["verdict"]),
+                     esc("; ".join(_reason(r) for r in f["reasons"]) or
+                         "-"), esc(f["csv"]), esc(f["csv"])))
+    b.append("</table>\n")
+    if d["modulation"]:
+        b += ["<h2>How the stack shaped the traffic (MAGNeT's Table "
+              "II)</h2>\n",
+              "<p>Per connection end, direction and layer: the events "
+              "that carry data, their size in bytes (for the application "
+              "also what the calls asked for) and the time between them in "
+              "microseconds.</p>\n"]
+        head = ["connection", "dir", "layer", "events", "size mean",
+                "size min", "size max"] + \
+            ["size p%d" % p for p in (10, 50, 90, 99)] + \
+            ["asked mean", "asked max", "spacing mean"] + \
+            ["spacing p%d" % p for p in (10, 50, 90, 99)]
+        rows = [[m["flow"], m["direction"], m["layer"], m["count"],
+                 m["size_mean"], m["size_min"], m["size_max"]] +
+                [m["size_p%d" % p] for p in (10, 50, 90, 99)] +
+                [_num(m["asked_mean"]), _num(m["asked_max"]),
+                 _num(m["spacing_mean_us"])] +
+                [_num(m["spacing_p%d_us" % p]) for p in (10, 50, 90, 99)]
+                for m in d["modulation"]]
+        b.append(_table(head, rows, range(3, len(head))))
+    if d["latency"]:
+        b += ["<h2>From layer to layer</h2>\n",
+              "<p>Segments matched by connection and sequence range; "
+              "microseconds.</p>\n"]
+        head = ["dir", "from", "to", "segments", "mean", "p10", "p50",
+                "p90", "p99"]
+        rows = [[m["direction"], m["from"], m["to"], m["count"],
+                 m["mean_us"], m["p10_us"], m["p50_us"], m["p90_us"],
+                 m["p99_us"]] for m in d["latency"]]
+        b.append(_table(head, rows, range(3, len(head))))
+    figs = _figures(d.get("figures", []), outdir)
+    if figs:
+        b += ["<h2>Figures</h2>\n", figs]
+    return _page(d["log"], b)
+
+
+def experiment_html(test_id, tab, runs, outdir, figures):
+    """an experiment's page: the comparison of the variants (@tab:
+    compare.table()), the figures of @outdir inline (@figures: [{"file",
+    "series"}]), and per run (@runs: summary.json's runs, each with
+    "report", the path of its report.html from @outdir) its verdict, its
+    reasons and a link to its analysis"""
+    head, body = compare.table_cells(tab)
+    b = ["<h1>%s</h1>\n" % esc(test_id),
+         "<p>Median (min..max) over the repetitions; throughput from the "
+         "log is the receiver's data over the time from its first data to "
+         "when it had the bytes iperf3 counted; the times to 10-90% of the "
+         "bytes are of the busiest sender.</p>\n",
+         _table(head, body, range(1, len(head)))]
+    figs = _figures(figures, outdir)
+    if figs:
+        b.append(figs)
+    b.append("<h2>Runs</h2>\n<table>\n<tr><th>variant</th>"
+             "<th>repetition</th><th>log</th><th>verdict</th>"
+             "<th>reasons</th></tr>\n")
+    for r in runs:
+        b.append("<tr><td>%s</td><td class=\"n\">%s</td>"
+                 "<td><a href=\"%s\">%s</a></td><td>%s</td><td>%s</td>"
+                 "</tr>\n" % (
+                     esc(r["variant"]), esc(r["repetition"]),
+                     esc(r["report"]), esc(r["log"]), _verdict(r["verdict"]),
+                     _reasons(r["reasons"]) or "-"))
+    b.append("</table>\n")
+    b += _runs_extras_html(runs)
+    return _page(test_id, b)
+
+
+def _dash(v):
+    return "-" if v is None else ("%.6g" % v if isinstance(v, float) else v)
+
+
+def _runs_extras_html(runs):
+    """per run, its flows ([[flows]]) and MAGNeT's Table II per TCP stack
+    ([path] relays), when summary.json has them (stacks.py)"""
+    b = []
+    for r in runs:
+        name = "%s #%s" % (r["variant"], r["repetition"])
+        if r.get("flows"):
+            cols = ["flow", "port", "kind", "start", "started",
+                    "first_data_s", "written", "read", "bytes_received",
+                    "throughput_mbps", "iperf3_sent", "iperf3_received",
+                    "iperf3_mbps"]
+            b += ["<h2>%s: flows</h2>\n" % esc(name),
+                  _table(["flow", "port", "kind", "start (s)",
+                          "started (s)", "first data (s in the log)",
+                          "written (log)", "read (log)",
+                          "TCP received (log)", "Mbit/s (log)",
+                          "iperf3 bytes sent", "iperf3 bytes received",
+                          "iperf3 Mbit/s"],
+                         [[_dash(f.get(c)) for c in cols]
+                          for f in r["flows"]], range(3, len(cols)))]
+        if r.get("stacks"):
+            cols = ["port", "stack", "layer", "count", "size_mean",
+                    "size_p50", "size_p90", "spacing_mean_us",
+                    "spacing_p50_us", "spacing_p90_us", "bytes"]
+            b += ["<h2>%s: per TCP stack (MAGNeT's Table II)</h2>\n"
+                  % esc(name),
+                  _table(["port", "trial", "layer", "segments",
+                          "mean size (bytes)", "size p50", "size p90",
+                          "mean spacing (us)", "spacing p50",
+                          "spacing p90", "bytes"],
+                         [[_dash(x.get(c)) for c in cols]
+                          for x in r["stacks"]], range(3, len(cols)))]
+    return b
