@@ -1,7 +1,10 @@
 #!/bin/bash
 # make demo: install deps, build, boot a throwaway VM with a Debian kernel,
 # load magnet, run a short iperf3 transfer over a veth pair, and leave the
-# log and a summary in build/demo/.
+# log and a summary in build/demo/; then, in the same VM, magnet-exp's
+# experiment examples/experiments/demo.toml (cubic against reno on an
+# emulated path), analysed here: its comparison table, verdicts and
+# figures in build/demo/exp/.
 #
 # MAGNET_DEMO_KVER picks the kernel (default: the newest installed line),
 # MAGNET_DEMO_SIZE what iperf3 sends (default 8M; iperf3's -n syntax);
@@ -21,7 +24,7 @@ kvm=--disable-kvm
 size=${MAGNET_DEMO_SIZE:-8M}
 
 echo "demo: booting $kver under QEMU (about a minute with software emulation)"
-timeout --kill-after=30 600 vng --verbose --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
+timeout --kill-after=30 900 vng --verbose --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
 	--memory 1G --rwdir "$out" \
 	--exec "bash $top/scripts/demo-guest.sh $top/build/$kver/magnet.ko $out $size" \
 	< /dev/null > "$out/console.log" 2>&1 || {
@@ -40,3 +43,8 @@ timeout --kill-after=30 600 vng --verbose --run "/boot/vmlinuz-$kver" $kvm --cpu
 cat "$out/summary.txt"
 echo
 echo "demo: log in $out/magnet.log, summary in $out/summary.txt"
+echo
+echo "demo: the experiment (examples/experiments/demo.toml): cubic and reno"
+echo "through 20 Mbit/s, 20 ms, 0.2% loss; its analysis:"
+MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii MPLCONFIGDIR=$out/mpl \
+	userspace/magnet-exp report "$out/exp"

@@ -186,4 +186,16 @@ sent=$(awk '$1 ~ /^10\.200\.1\.1,[0-9]+,10\.200\.1\.2,5201$/ && $4 > max { max =
 	"$out/summary.txt")
 [ "$sent" -ge 1048576 ] || die "the log's iperf3 flow sent $sent bytes, less than 1 MiB"
 say "log: $(wc -l < "$out/magnet.log") lines, the iperf3 flow sent $sent bytes"
+# the experiment part: a comparison row per variant, a verdict per run, and
+# the figures (matplotlib, which deps.sh installs)
+for v in cubic reno; do
+	grep -q "^| $v | 1 |" "$out/exp/comparison.md" ||
+		die "the demo's comparison table has no row for $v"
+	[ "$(head -c 8 "$out/exp/demo_${v}_1_"*"_magnet.analysis/cwnd_srtt.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
+		die "the demo's $v run has no cwnd_srtt.png"
+done
+runs=$(python3 -c 'import json, sys; print(" ".join(r["variant"] + ":" + r["verdict"] for r in json.load(open(sys.argv[1]))["runs"]))' "$out/exp/summary.json") ||
+	die "the demo's summary.json is not readable"
+[ "$(echo $runs | wc -w)" = 2 ] || die "the demo's summary.json has runs '$runs', want cubic and reno"
+say "experiment: $runs; figures drawn"
 say "passed in $(elapsed)"

@@ -5,6 +5,9 @@ usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py return-loss DIR
        checkexp.py forward-loss DIR
        checkexp.py lost DIR
+       checkexp.py ssh DIR SENDER RECEIVER ROUTER IFINDEX,IFINDEX
+       checkexp.py flows DIR NAME:START:BYTES[:LENGTH]...
+       checkexp.py relays DIR RELAYS LENGTH COMMAND_BYTES
 
 main: every verdict confirmed; per run, the throughput from the log within
 3% of iperf3's; the largest cwnd at most three times what the path holds
@@ -18,7 +21,10 @@ than the MSS; the comparison table with a row
 per variant. return-loss: the sender's connection is inaccurate for loss
 on the return path. forward-loss: no return-path loss reported; the
 receiver notes loss on the forward path. lost: every verdict inaccurate,
-naming the lost records.
+naming the lost records. ssh: a run over SSH (magnet-exp's [testbed]):
+every file from the host that made it, with its name (cmd_ssh). flows:
+[[flows]] (cmd_flows). relays: [path] relays and the per-stack table
+(cmd_relays).
 """
 import csv
 import json
@@ -159,12 +165,249 @@ def cmd_loss(d, where):
             print("checkexp: no return-path loss; %s" % fwd[0]["reason"])
 
 
+def cmd_ssh(d, snd, rcv, rtr, ifindex):
+    """a run over SSH (case_exp_ssh): every run's files from the host
+    that made them, named by it: the sender's log, iperf3 JSON and
+    statistics, the receiver's iperf3 server log, none of the receiver's
+    logs (it does not record); kernel.txt, sysctl.txt and qdisc.txt with
+    a section per host, the router's netem bottleneck in qdisc.txt;
+    runs.json with one entry per run, the sender's; topology.json with
+    the end hosts' experiment interfaces"""
+    with open(os.path.join(d, "spec.json")) as f:
+        spec = json.load(f)
+    with open(os.path.join(d, "runs.json")) as f:
+        runs = json.load(f)
+    want = len(spec["variants"]) * spec["repetitions"]
+    if len(runs) != want:
+        fail("runs.json: %d entries, want %d" % (len(runs), want))
+    files = set(os.listdir(d))
+    for r in runs:
+        base = "%s_%s_%d_" % (spec["test_id"], r["variant"],
+                              r["repetition"])
+        if r.get("host") != snd or r["log"] != base + snd + \
+                "_magnet.bin.gz" or r["iperf3"] != base + snd + \
+                "_iperf3.json":
+            fail("runs.json entry %s: not the sender %s's files" % (r, snd))
+        for name in (r["log"], r["iperf3"], base + snd + "_magnet_stats.txt",
+                     base + rcv + "_iperf3_server.log"):
+            if name not in files or not os.path.getsize(os.path.join(d,
+                                                                     name)):
+                fail("%s: missing or empty" % name)
+        with open(os.path.join(d, r["iperf3"])) as f:
+            got = json.load(f)["end"]["sum_received"]["bytes"]
+        if got < 1 << 20:
+            fail("%s: %d bytes received" % (r["iperf3"], got))
+        with open(os.path.join(d, base + rcv + "_iperf3_server.log")) as f:
+            if "Accepted connection" not in f.read():
+                fail("%s_iperf3_server.log: no connection accepted" % base)
+        with open(os.path.join(d, base + snd + "_magnet_stats.txt")) as f:
+            stats = f.read()
+            if "version\t" not in stats or "\ntotal\t" not in stats:
+                fail("%s_magnet_stats.txt: not magnet's statistics" % base)
+        if base + rcv + "_magnet.bin.gz" in files:
+            fail("a log from %s, which does not record" % rcv)
+    for name in ("kernel.txt", "sysctl.txt", "qdisc.txt"):
+        with open(os.path.join(d, name)) as f:
+            text = f.read()
+        for role, host in (("sender", snd), ("receiver", rcv),
+                           ("router", rtr)):
+            if "# %s %s\n" % (role, host) not in text:
+                fail("%s: no section from the %s %s" % (name, role, host))
+    with open(os.path.join(d, "qdisc.txt")) as f:
+        router = f.read().split("# router %s\n" % rtr)[1]
+    p = spec["path"]
+    netem = [line for line in router.splitlines()
+             if "netem" in line and "dev %s " % "rtr1" in line]
+    if not netem or "rate %s" % p["rate"].replace("mbit", "Mbit") not in \
+            netem[0] or "delay %s" % p["delay"] not in netem[0]:
+        fail("qdisc.txt: the router's rtr1 has no netem %s %s: %s" % (
+            p["rate"], p["delay"], router))
+    with open(os.path.join(d, "topology.json")) as f:
+        topo = json.load(f)
+    if topo["host_ifindex"] != ifindex.split(","):
+        fail("topology.json: host_ifindex %s, want %s" % (
+            topo["host_ifindex"], ifindex))
+    print("checkexp: %d runs over SSH: %s's logs, iperf3 and statistics, "
+          "%s's iperf3 server logs, every host's kernel, sysctls and "
+          "qdiscs (%s: %s)" % (len(runs), snd, rcv, rtr, netem[0].strip()))
+
+
+# iperf3 writes a 37-byte cookie first on each connection, which its byte
+# counts leave out
+COOKIE = 37
+
+
+def _server_count(d, run, name):
+    """the byte count a command flow's server (... | wc -c) printed"""
+    base = run["log"][:-len("_magnet.bin.gz")]
+    with open(os.path.join(d, "%s_%s_server.log" % (base, name))) as f:
+        return int(f.read().split()[-1])
+
+
+def cmd_flows(d, specs):
+    """[[flows]]: every flow in the log; per iperf3 flow, what the
+    sender's application wrote in the log exactly iperf3's bytes sent (the
+    flow's size BYTES, or one write of LENGTH more: iperf3 -n may write
+    one block past it, as it did on 7.2) and what the receiver's read exactly iperf3's bytes
+    received, both with the 37-byte cookie iperf3 writes first on a data
+    connection (iperf3's receiver stops counting at the end-of-test
+    message, so it may have received less than was sent); the command
+    flow's bytes written and read exactly what the command sent and its
+    server counted; each flow started when the spec says (within 0.5 s),
+    in flows.json and in the log (its first data, relative to the first
+    flow's); the verdict confirmed"""
+    s = load(d)
+    if len(s["runs"]) != 1:
+        fail("%d runs, want 1" % len(s["runs"]))
+    run = s["runs"][0]
+    if run["verdict"] != "confirmed":
+        fail("verdict %s: %s" % (run["verdict"], run["reasons"]))
+    rows = {r["flow"]: r for r in run["flows"] or []}
+    if sorted(rows) != sorted(x.split(":")[0] for x in specs):
+        fail("flows %s, want %s" % (sorted(rows), specs))
+    first = None
+    for x in specs:
+        name, start, want, length = (x + ":0").split(":")[:4]
+        start, want, length = float(start), int(want), int(length)
+        r = rows[name]
+        if not r["connections"]:
+            fail("%s: no receiving connection in the log" % name)
+        if abs(r["started"] - start) > 0.5:
+            fail("%s: started %.3f s after the first, spec %.1f" % (
+                name, r["started"], start))
+        if first is None:
+            first = r["first_data_s"] - start
+        lag = r["first_data_s"] - first
+        if abs(lag - start) > 0.5:
+            fail("%s: its first data %.3f s after the first flow's, spec "
+                 "%.1f" % (name, lag, start))
+        if r["kind"] == "iperf3":
+            if not want <= r["iperf3_sent"] <= want + length or \
+                    r["written"] != r["iperf3_sent"] + COOKIE or \
+                    r["read"] != r["iperf3_received"] + COOKIE:
+                fail("%s: the log has %d bytes written and %d read, iperf3 "
+                     "%s sent and %s received (+%d, its cookie), the spec "
+                     "%d (writes of %d)" % (
+                         name, r["written"], r["read"], r["iperf3_sent"],
+                         r["iperf3_received"], COOKIE, want, length))
+            other = "iperf3 %d sent, %d received (+%d)" % (
+                r["iperf3_sent"], r["iperf3_received"], COOKIE)
+        else:
+            got = _server_count(d, run, name)
+            if got != want or r["written"] != want or r["read"] != want:
+                fail("%s: the log has %d bytes written and %d read, its "
+                     "server counted %d, the command sent %d" % (
+                         name, r["written"], r["read"], got, want))
+            other = "the command's and its server's %d" % want
+        print("checkexp: flow %s (%s, port %d): started at %.3f s, first data "
+              "%.3f s after the first flow's; in the log %d bytes written, %d "
+              "read = %s" % (name, r["kind"], r["port"], r["started"], lag,
+                             r["written"], r["read"], other))
+
+
+def cmd_relays(d, relays, length, cmd_bytes):
+    """[path] relays = N, an iperf3 flow (port 5201, writes of LENGTH) and
+    a command flow of COMMAND_BYTES bytes (port 5202): per flow, the
+    stacks table has the application and N+1 stack rows, in order, every
+    stack's connection at the device layer; the iperf3 flow's application
+    writes asked for and moved at most LENGTH, some all of it, in all
+    iperf3's bytes sent and its cookie; no segment above the MSS at any
+    stack; the new data each stack's TCP sent: at the first stack all the
+    application wrote, never more at a stack than at the one before (the
+    iperf3 server closes at the end of its test, and what the relays still
+    held is lost), and for the command flow exactly COMMAND_BYTES at every
+    stack and in the application's writes (the relays pass it all on),
+    which the receiver's application read and its server counted; each
+    stack's segments carry at least that new data; no verdict
+    inaccurate"""
+    s = load(d)
+    for run in s["runs"]:
+        name = "%s #%d" % (run["variant"], run["repetition"])
+        if run["verdict"] == "inaccurate":
+            fail("%s: verdict %s: %s" % (name, run["verdict"],
+                                         run["reasons"]))
+        a, v = analysis(d, run)
+        mss = 0
+        for f in v["flows"]:
+            with open(os.path.join(a, f["csv"])) as fh:
+                for row in csv.DictReader(fh):
+                    mss = max(mss, int(row["mss"]))
+        flows = {r["port"]: r for r in run["flows"]}
+        for port in (5201, 5202):
+            rows = [r for r in run["stacks"] if r["port"] == port]
+            want = ["application"] + ["%s TCP stack" % o for o in
+                                      ("1st", "2nd", "3rd", "4th",
+                                       "5th")[:relays + 1]]
+            if [r["stack"] for r in rows] != want:
+                fail("%s port %d: rows %s, want %s" % (
+                    name, port, [r["stack"] for r in rows], want))
+            app, stk = rows[0], rows[1:]
+            if port == 5201 and (app["asked_max"] != length or
+                                 app["size_max"] != length):
+                fail("%s: application writes asked for up to %s and moved "
+                     "up to %s bytes, iperf3 writes %d" % (
+                         name, app["asked_max"], app["size_max"], length))
+            prev = None
+            for r in stk:
+                if r["layer"] != "dev" or not r["count"]:
+                    fail("%s port %d %s: %s" % (name, port, r["stack"], r))
+                if r["size_max"] > mss:
+                    fail("%s port %d %s: a segment of %d bytes, MSS %d" % (
+                        name, port, r["stack"], r["size_max"], mss))
+                # (the mean is rounded to 0.1)
+                if r["count"] * (r["size_mean"] + 0.05) < r["bytes"]:
+                    fail("%s port %d %s: %d segments of %.1f bytes on "
+                         "average carried less than its %d bytes of new "
+                         "data" % (name, port, r["stack"], r["count"],
+                                   r["size_mean"], r["bytes"]))
+                if r["bytes"] > (prev if prev is not None else app["bytes"]):
+                    fail("%s port %d %s: %d bytes of new data, %d at the "
+                         "stack before (or the application)" % (
+                             name, port, r["stack"], r["bytes"],
+                             prev if prev is not None else app["bytes"]))
+                if port == 5202 and r["bytes"] != cmd_bytes:
+                    fail("%s: the command flow's %s: %d bytes of new data, "
+                         "the command sent %d" % (name, r["stack"],
+                                                  r["bytes"], cmd_bytes))
+                prev = r["bytes"]
+            if stk[0]["bytes"] != app["bytes"]:
+                fail("%s port %d: the first stack sent %d bytes of new "
+                     "data, the application wrote %d" % (
+                         name, port, stk[0]["bytes"], app["bytes"]))
+            want = flows[5201]["iperf3_sent"] + COOKIE if port == 5201 \
+                else cmd_bytes
+            if app["bytes"] != want:
+                fail("%s port %d: the application wrote %d bytes, want %d"
+                     % (name, port, app["bytes"], want))
+            print("checkexp: %s port %d: %s" % (name, port, "; ".join(
+                "%s %s x %s B, %s us apart, %s B" % (
+                    r["stack"], r["count"], r["size_mean"],
+                    r["spacing_mean_us"], r["bytes"]) for r in rows)))
+        got = _server_count(d, run, flows[5202]["flow"])
+        if got != cmd_bytes or flows[5202]["read"] != cmd_bytes:
+            fail("%s: the receiver's server counted %d bytes, its reads in "
+                 "the log %d, the command sent %d" % (
+                     name, got, flows[5202]["read"], cmd_bytes))
+    if not os.path.exists(os.path.join(d, "stacks.csv")):
+        fail("no stacks.csv")
+    with open(os.path.join(d, "comparison.md")) as f:
+        if "## Per TCP stack (MAGNeT's Table II)" not in f.read():
+            fail("comparison.md has no per-stack section")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "main":
         cmd_main(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
                  int(sys.argv[5]), int(sys.argv[6]))
     elif sys.argv[1] == "lost":
         cmd_lost(sys.argv[2])
+    elif sys.argv[1] == "ssh":
+        cmd_ssh(*sys.argv[2:7])
+    elif sys.argv[1] == "flows":
+        cmd_flows(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "relays":
+        cmd_relays(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+                   int(sys.argv[5]))
     elif sys.argv[1] in ("return-loss", "forward-loss"):
         cmd_loss(sys.argv[2], sys.argv[1].split("-")[0])
     else:

@@ -24,6 +24,10 @@
 # A case that runs past MAGNET_CASE_TIMEOUT s (default 3/8 of the guest's
 # timeout: 900 s for make check) is killed and fails, and the suite goes
 # on; the stress_* cases have no such limit.
+# A case that captures in the guest and leaves the analysis to the host
+# (magnet-exp's, minutes under emulation) names a check in the guest's
+# $L/host-checks; after the guest, tests/vm/hostcheck.sh runs each on the
+# logs copied out (build/vm/<kver>/logs), counted as a case ("[host]").
 # MAGNET_VM_KTREE boots a kernel built in that tree instead of an installed
 # one (make check-debug: scripts/debug-kernel.sh), built against the tree.
 set -u
@@ -174,6 +178,24 @@ for b in $boots; do
 				case_tail "$b" "$c" >> "$recap"
 			done
 		fi
+	fi
+	# the host's half of cases that capture in the guest and analyse
+	# here (tests/vm/hostcheck.sh): one per name in the guest's
+	# host-checks file, counted with the guest's cases
+	if [ -s "$out/logs/host-checks" ]; then
+		while read -r hc; do
+			if "$top/tests/vm/hostcheck.sh" "$hc" "$out/logs" > "$out/host-$hc.log" 2>&1 < /dev/null; then
+				echo "  [host] PASS $hc"
+				total_pass=$((total_pass + 1))
+			else
+				echo "  [host] FAIL $hc (see $out/host-$hc.log)"
+				tail -n 12 "$out/host-$hc.log" | sed 's/^/    /'
+				echo "  $b host check $hc failed:" >> "$recap"
+				tail -n 12 "$out/host-$hc.log" | sed "s/^/  $b $hc| /" >> "$recap"
+				ok=0
+				total_fail=$((total_fail + 1))
+			fi
+		done < "$out/logs/host-checks"
 	fi
 	if grep -q '^unreferenced object' "$out/kmemleak.txt" 2>/dev/null; then
 		echo "vm: $b: kmemleak reports unreferenced objects ($out/kmemleak.txt):"

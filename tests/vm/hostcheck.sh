@@ -1,0 +1,57 @@
+#!/bin/bash
+# usage: tests/vm/hostcheck.sh NAME LOGDIR
+#
+# The host's half of a VM case that captures in the guest and analyses on
+# the host: run.sh calls it after the guest ended, once per name the guest
+# wrote into its host-checks file (LOGDIR/host-checks; LOGDIR is the
+# guest's /tmp/mg as copied out, build/vm/<kver>/logs). Under software
+# emulation magnet-exp's analysis of a few MB of logs takes minutes; on
+# the host, seconds. The analysis is the same program either way, reading
+# the logs the guest's kernel wrote, as on a testbed whose logs are
+# analysed on a workstation.
+#
+# host_NAME LOGDIR: one function per check; exit status 0 = passed.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+PY=/usr/bin/python3
+EXP="$PY $top/userspace/magnet-exp"
+CHK="$PY $top/tests/vm/checkexp.py"
+export MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii
+MPLCONFIGDIR=$(mktemp -d)
+export MPLCONFIGDIR
+trap 'rm -rf "$MPLCONFIGDIR"' EXIT
+
+# case_exp_run: magnet-exp report on each experiment the guest ran
+host_exp_run() {
+	$EXP report "$1/exp"
+	$CHK main "$1/exp" 20 20 100 131072
+	$EXP report --no-figures "$1/expret"
+	$CHK return-loss "$1/expret"
+	$EXP report --no-figures "$1/expfwd"
+	$CHK forward-loss "$1/expfwd"
+	$EXP report --no-figures "$1/explost"
+	$CHK lost "$1/explost"
+}
+
+# case_exp_ssh: the run over SSH, analysed here; every host's files
+host_exp_ssh() {
+	$EXP report "$1/expssh"
+	$CHK main "$1/expssh" 20 20 100 131072
+	$CHK ssh "$1/expssh" snd rcv rtr 7201,7204
+}
+
+# case_exp_flows: [[flows]], each flow in the log
+host_exp_flows() {
+	$EXP report --no-figures "$1/expflows"
+	$CHK flows "$1/expflows" a:0:1048576:65536 b:1:524288:65536 cmd:0.5:300000
+}
+
+# case_exp_relays: [path] relays = 2, the per-stack table
+host_exp_relays() {
+	$EXP report --no-figures "$1/exprelays"
+	$CHK relays "$1/exprelays" 2 65536 500000
+}
+
+[ $# = 2 ] || { echo "usage: $0 NAME LOGDIR" >&2; exit 2; }
+declare -F "host_$1" > /dev/null || { echo "hostcheck: no check '$1'" >&2; exit 2; }
+"host_$1" "$2"
