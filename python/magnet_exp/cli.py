@@ -86,10 +86,10 @@ the spec (TOML), every key but test_id and variants optional:
   size = "1M"                     # iperf3: size or duration, parallel,
   length = "64K"                  #   length; or a command:
   [[flows]]
-  start = 0.5                     # in the sender's namespace, sh -c:
+  start = 0.5                     # on the sender (namespace or host),
   command = "head -c 500000 /dev/zero | socat -u - TCP:{addr}:{port}"
   server = "socat -u TCP-LISTEN:{port},reuseaddr - | wc -c"
-                                  # optional, first, in the receiver's;
+                                  # optional, first, on the receiver;
                                   #   a status other than 0 fails the run
   [magnet]
   params = "events=all omode=1"   # module parameters
@@ -119,10 +119,13 @@ examples:
 
 With [testbed], each run's files come back over SFTP, named by the host
 that made them (the sender's log, iperf3 JSON and statistics, every
-recording host's log and statistics, the receiver's iperf3 server log);
-kernel.txt, sysctl.txt and qdisc.txt have a section per host; runs.json
-an entry per recording host's log. A failure unloads magnet everywhere
-and names the host and the command.
+recording host's log and statistics, the receiver's iperf3 server log;
+with [[flows]], the clients' files and flows.json from the sender, the
+servers' logs from the receiver); kernel.txt, sysctl.txt and qdisc.txt
+have a section per host; runs.json an entry per recording host's log.
+[path] relays are refused there (an emulation in namespaces on one
+machine). A failure stops the servers, unloads magnet everywhere and
+names the host, the flow and the command.
 
 Each run leaves, in DIR: <test_id>_<variant>_<rep>_<host>_magnet.bin.gz,
 its iperf3 JSON (with [[flows]]: <...>_<flow>_iperf3.json or

@@ -3,9 +3,11 @@ over SSH (asyncssh), instead of the local namespaces of run.py.
 
 The same lifecycle as run.py's, TEACUP's, per variant and repetition:
 magnet loaded with the spec's parameters on every recording host, its
-reader (cat /proc/net/magnet) writing into a file on that host, iperf3 -s
-on the receiver, iperf3 -c on the sender with the congestion control,
-then flush, 0.5 s, the statistics, finish, the readers' end, unload; then
+reader (cat /proc/net/magnet) writing into a file on that host, the flows
+([traffic]'s iperf3 flow, or every [[flows]]: each flow's server, iperf3
+-s or its command, on the receiver, then each client, iperf3 -c with the
+congestion control or its command, on the sender at its start time), then
+flush, 0.5 s, the statistics, finish, the readers' end, unload; then
 every file of the run is fetched over SFTP into the output directory, its
 host's name in its name, and removed from the host. A failure anywhere
 unloads magnet on every host it was loaded on and stops with the host and
@@ -13,11 +15,14 @@ the command that failed.
 
 For the experiment: [path]'s bottleneck with tc netem on the router's
 interfaces (removed at the end), tcp_no_metrics_save=1 on the sender and
-the receiver (restored at the end), and kernel.txt, sysctl.txt and
-qdisc.txt from every host. runs.json lists one entry per recording host's
-log (the analysis takes each log on its own); topology.json names the
-hosts and the ifindexes of the sender's and the receiver's interfaces on
-the experiment's path (the analysis counts their device records only).
+the receiver and, with [[flows]], the sender's default congestion control
+set to each run's variant (restored at the end), and kernel.txt,
+sysctl.txt and qdisc.txt from every host. runs.json lists one entry per
+recording host's log (the analysis takes each log on its own);
+topology.json names the hosts, the ifindexes of the sender's and the
+receiver's interfaces on the experiment's path (the analysis counts their
+device records only) and their addresses there (hops, receiver: the
+per-stack and per-flow tables, as run.describe writes them).
 
 Host keys are checked against known_hosts (the host's known_hosts key,
 else ~/.ssh/known_hosts); an unknown or changed key stops the run.
@@ -70,7 +75,7 @@ class Host:
         self.tmp = None
         self.loaded = False
         self.reader = None          # (process, pid) of cat PROC
-        self.iperf_pid = None       # the file iperf3 -s writes its pid in
+        self.bg = []                # (process, pid): the flows' servers
 
     def __str__(self):
         return "%s %s (%s)" % (self.role, self.name, self.cfg["ssh"])
@@ -130,19 +135,50 @@ class Host:
     def path(self, name):
         return "%s/%s" % (self.tmp, name)
 
-    async def start_reader(self, name):
-        """cat PROC into a file on the host, started when this returns"""
-        cmd = "echo $$; exec cat %s > %s" % (PROC, shlex.quote(
-            self.path(name)))
+    async def start(self, command):
+        """a command in the background, started when this returns:
+        (its SSH process, its pid, which is also its process group's: sshd
+        makes the session's shell a session leader, and exec keeps it)"""
+        cmd = "echo $$; exec %s" % command
+        t0 = time.time()
         try:
             proc = await self.conn.create_process(cmd)
             pid = await asyncio.wait_for(proc.stdout.readline(), 30)
         except Exception as e:
             raise RemoteError("%s: %s: %s" % (self, cmd, e)) from None
+        _trace(self, cmd, t0, "started")
         if not pid.strip().isdigit():
             raise RemoteError("%s: %s: did not start: %s" % (
                 self, cmd, (await proc.stderr.read()).strip()))
-        self.reader = (proc, int(pid))
+        return proc, int(pid)
+
+    async def stop(self, bg, wait):
+        """a background process (of start()) given @wait s to end by
+        itself, else its process group terminated; its exit status if it
+        ended by itself, else None; never raises"""
+        proc, pid = bg
+        try:
+            r = await asyncio.wait_for(proc.wait(), wait)
+            if bg in self.bg:
+                self.bg.remove(bg)
+            return r.exit_status if r.exit_signal is None else None
+        except Exception:
+            pass
+        try:
+            await self.sh("kill -TERM -- -%d 2> /dev/null || kill %d "
+                          "2> /dev/null" % (pid, pid), check=False,
+                          timeout=30)
+            await asyncio.wait_for(proc.wait(), 10)
+        except Exception:
+            pass
+        if bg in self.bg:
+            self.bg.remove(bg)
+        return None
+
+    async def start_reader(self, name):
+        """cat PROC into a file on the host, started when this returns"""
+        self.reader = await self.start("cat %s > %s" % (
+            PROC, shlex.quote(self.path(name))))
 
     async def wait_reader(self):
         proc, _ = self.reader
@@ -168,20 +204,17 @@ class Host:
                 self, self.path(name), e)) from None
 
     async def cleanup(self):
-        """after a failure too: the reader and iperf3 -s ended, magnet
+        """after a failure too: the reader and the servers ended, magnet
         unloaded if it was loaded here; never raises"""
-        cmds = []
         if self.reader is not None:
-            cmds.append("kill %d" % self.reader[1])
-            self.reader = None
-        if self.iperf_pid:
-            cmds.append("kill $(cat %s)" % shlex.quote(self.iperf_pid))
-            self.iperf_pid = None
-        for c in cmds:
             try:
-                await self.sh(c + " 2> /dev/null", check=False, timeout=30)
+                await self.sh("kill %d 2> /dev/null" % self.reader[1],
+                              check=False, timeout=30)
             except RemoteError:
                 pass
+            self.reader = None
+        for bg in list(self.bg):
+            await self.stop(bg, 0)
         if self.loaded:
             self.loaded = False
             return await self.run("rmmod", "magnet", check=False, timeout=60)
@@ -201,12 +234,36 @@ def _warn(msg):
 
 
 def _params(s):
+    """the module's parameters, and the filter to write after the load
+    (several ports: port=0, and the filter keeps the receiver's address,
+    as run.one_run does; else None)"""
     params = s["magnet"]["params"]
     if "omode=" not in params:
         params += " omode=1"
+    ports = sorted({f["port"] for f in sp.flows_of(s)})
+    by_addr = None
     if "port=" not in params:
-        params += " port=%d" % PORT
-    return params.split()
+        if len(ports) == 1:
+            params += " port=%d" % ports[0]
+        else:
+            params += " port=0"
+            by_addr = "filter addr=%s"
+            if "fwmark=" not in params:
+                # nothing recorded until the filter is written (a mark no
+                # packet has; the filter's fwmark=0 is any): not the SSH
+                # session that writes it, nor other traffic of the host
+                params += " fwmark=%d" % NO_MARK
+                by_addr = "filter fwmark=0 addr=%s"
+    return params.split(), by_addr
+
+
+NO_MARK = 0x4d474e54
+
+
+# the clients start this long (at least) after the sender's clock was
+# read, so that each has its SSH channel open and its shell running by
+# its start time (in the VM's emulation two took 1.4 s)
+LEAD = 2.0
 
 
 def _netem(p, fwd, ret):
@@ -232,8 +289,11 @@ class Testbed:
         self.snd, self.rcv = self.by_role["sender"], self.by_role["receiver"]
         self.rtr = self.by_role.get("router")
         self.recording = [h for h in self.hosts if h.cfg["record"]]
-        self.saved_sysctl = {}
+        self.saved_sysctl = {}      # {(host, key): value}
         self.qdiscs = []
+        # the sender's and the receiver's addresses on the experiment's
+        # path (ip route get), set by describe()
+        self.snd_addr = self.rcv_addr = None
 
     async def each(self, fn, hosts=None):
         """fn(host) on the hosts at once; the first failure raised once
@@ -262,9 +322,16 @@ class Testbed:
                 raise RemoteError("%s: magnet is already loaded: unload it "
                                   "first (rmmod magnet)" % h)
         await self.each(not_loaded, self.recording)
-        for h in (self.snd, self.rcv):
-            key = "net.ipv4.tcp_no_metrics_save"
-            self.saved_sysctl[h] = (await h.run("sysctl", "-n", key)).strip()
+        keys = [(self.snd, "net.ipv4.tcp_no_metrics_save"),
+                (self.rcv, "net.ipv4.tcp_no_metrics_save")]
+        if self.s["flows"]:
+            # each run sets the sender's default to the variant, for the
+            # commands (as run.one_run does in its namespaces)
+            keys.append((self.snd, "net.ipv4.tcp_congestion_control"))
+        for h, key in keys:
+            self.saved_sysctl[(h, key)] = (await h.run("sysctl", "-n",
+                                                       key)).strip()
+        for h, key in keys[:2]:
             await h.run("sysctl", "-q", "-w", key + "=1")
         if self.rtr:
             r = self.rtr.cfg
@@ -276,9 +343,8 @@ class Testbed:
     async def restore(self):
         """what prepare changed, put back; never raises (it runs after a
         failure too), warns"""
-        undo = [(h, ("sysctl", "-q", "-w",
-                     "net.ipv4.tcp_no_metrics_save=" + v))
-                for h, v in self.saved_sysctl.items()]
+        undo = [(h, ("sysctl", "-q", "-w", "%s=%s" % (k, v)))
+                for (h, k), v in self.saved_sysctl.items()]
         undo += [(self.rtr, ("tc", "qdisc", "del", "dev", dev, "root"))
                  for dev in self.qdiscs]
         for h, argv in undo:
@@ -294,8 +360,10 @@ class Testbed:
             return (w[w.index("dev") + 1] if "dev" in w else None,
                     w[w.index("src") + 1] if "src" in w else None)
         addr = self.s["testbed"]["receiver"]["address"]
-        sdev, src = dev_src(await self.snd.run("ip", "-o", "route", "get",
-                                               addr))
+        route = await self.snd.run("ip", "-o", "route", "get", addr)
+        sdev, src = dev_src(route)
+        self.rcv_addr = route.split()[0] if route.split() else addr
+        self.snd_addr = src
         rdev, _ = dev_src(await self.rcv.run("ip", "-o", "route", "get",
                                              src)) if src else (None, None)
         out = {}
@@ -322,60 +390,194 @@ class Testbed:
                 for h, g in zip(self.hosts, got):
                     f.write("# %s %s\n%s" % (h.role, h.name, g[i]))
         devs = await self.experiment_ifindex()
+        topo = {"hosts": {h.name: {
+            "role": h.role, "ssh": h.cfg["ssh"], "record": h.cfg["record"],
+            "experiment_dev": devs.get(h.name)} for h in self.hosts},
+            "receiver_address": self.s["testbed"]["receiver"]["address"],
+            "host_ifindex": sorted({d["ifindex"] for d in devs.values()})}
+        if self.snd_addr:
+            # as run.describe writes them: the one TCP stack's connection
+            # (sender to receiver), for the per-stack and per-flow tables
+            topo["hops"] = [[self.snd_addr, self.rcv_addr]]
+            topo["receiver"] = self.rcv_addr
         with open(os.path.join(o, "topology.json"), "w") as f:
-            json.dump({"hosts": {h.name: {
-                "role": h.role, "ssh": h.cfg["ssh"],
-                "record": h.cfg["record"],
-                "experiment_dev": devs.get(h.name)} for h in self.hosts},
-                "receiver_address": self.s["testbed"]["receiver"]["address"],
-                "host_ifindex": sorted({d["ifindex"]
-                                        for d in devs.values()})},
-                f, indent=1)
+            json.dump(topo, f, indent=1)
             f.write("\n")
+
+    async def run_flows(self, variant, name):
+        """the flows of one run (sp.flows_of: [traffic]'s iperf3 flow, or
+        every [[flows]]), as run.run_flows runs them in the namespaces:
+        each flow's server on the receiver (iperf3 -s -1 on its port, or
+        its server command), each listening before the next starts; then
+        each client on the sender at its start time, on the sender's
+        clock (each SSH channel is opened at once and sleeps there until
+        its time), all waited for; then the servers (30 s at most to end
+        by themselves). Returns run.run_flows()'s list (started, ended: s
+        after the time the first flow was due, on the sender's clock);
+        raises, naming the host, the flow and the command, if a client or
+        a command's server failed"""
+        snd, rcv = self.snd, self.rcv
+        addr = self.s["testbed"]["receiver"]["address"]
+        flows = sp.flows_of(self.s)
+        files = [dict(local.flow_files(name[snd], f),
+                      server=local.flow_files(name[rcv], f)["server"])
+                 for f in flows]
+
+        def what(f):
+            return "flow %s: " % f["name"] if f["name"] else ""
+        servers = []
+        for f, fl in zip(flows, files):
+            log = shlex.quote(rcv.path(fl["server"]))
+            if f["command"] is None:
+                cmd = "iperf3 -s -1 -p %d --logfile %s > /dev/null 2>&1" % (
+                    f["port"], log)
+            elif f["server"]:
+                cmd = "sh -c %s > %s 2>&1" % (shlex.quote(local._fill(
+                    f["server"], addr=addr, port=f["port"],
+                    variant=variant)), log)
+            else:
+                servers.append(None)
+                continue
+            bg = await rcv.start(cmd + " < /dev/null")
+            rcv.bg.append(bg)
+            servers.append(bg)
+            # (10 s at most, as run.py's: a server must listen on {port})
+            got = (await rcv.sh(
+                "for i in $(seq 200); do ss -Htln 'sport = :%d' | grep -q . "
+                "&& echo listening && exit 0; sleep 0.05; done; tail -3 %s"
+                % (f["port"], log), check=False, timeout=60)).strip()
+            if got != "listening":
+                raise RemoteError("%s: %s%s: not listening on %d after 10 s"
+                                  "%s" % (rcv, what(f), cmd, f["port"],
+                                          got and ": " + got))
+        t = time.time()
+        now = float((await snd.run("date", "+%s.%N")).strip())
+        # at least LEAD, and five times what a command took, before the
+        # first
+        t0 = now + max(LEAD, 5 * (time.time() - t))
+        results = [local.flow_record(f, fl) for f, fl in zip(flows, files)]
+        argvs = [None] * len(flows)
+
+        async def client(i, f):
+            r = results[i]
+            argv, cmd = local.client_argv(f, addr, variant)
+            argvs[i] = argv
+            if cmd is not None:
+                r["command"] = cmd
+            # asleep until its start time (if the sleep fails, exit 125),
+            # the time it starts on stdout's first line, the time it ended
+            # on stderr's last, in microseconds. bash's clock
+            # ($EPOCHREALTIME) costs no process: with date and awk each
+            # start came 0.3-0.4 s late under emulation
+            line = ("u() { local t=${EPOCHREALTIME/[.,]/}; echo $t; }; "
+                    "d=$(( %d - $(u) )); if [ $d -gt 0 ]; then "
+                    "printf -v s %%d.%%06d $((d / 1000000)) "
+                    "$((d %% 1000000)); sleep $s || exit 125; fi; u; %s; "
+                    "r=$?; u >&2; exit $r"
+                    % (round((t0 + f["start"]) * 1e6), shlex.join(argv)))
+            line = "bash -c " + shlex.quote(line)
+            t1 = time.time()
+            out = err = ""
+            try:
+                p = await asyncio.wait_for(snd.conn.run(line),
+                                           3600 + LEAD + f["start"])
+                _trace(snd, line, t1, p.exit_status)
+                out, err = p.stdout or "", p.stderr or ""
+                r["exit"] = p.exit_status if p.exit_signal is None else \
+                    "signal %s" % p.exit_signal[0]
+            except asyncio.TimeoutError:
+                r["exit"], err = None, "timed out after 3600 s"
+            except Exception as e:
+                r["exit"], err = None, "SSH: %s" % e
+            first, _, rest = out.partition("\n")
+            r["started"] = r["ended"] = None
+            try:
+                r["started"] = round(int(first) / 1e6 - t0, 3)
+                out = rest
+            except ValueError:
+                pass
+            head, _, last = err.rstrip("\n").rpartition("\n")
+            try:
+                r["ended"] = round(int(last) / 1e6 - t0, 3)
+                err = head + "\n" if head else ""
+            except ValueError:
+                pass
+            local.client_result(r, f, out, err,
+                                os.path.join(self.outdir, files[i]["client"]))
+        await asyncio.gather(*(client(i, f) for i, f in enumerate(flows)))
+        bad = []
+        for f, r, argv in zip(flows, results, argvs):
+            if r["exit"] == 0:
+                continue
+            c = shlex.join(argv) if f["command"] is None else \
+                "command '%s'" % r["command"]
+            if f["name"] is None:
+                bad.append("%s: exit %s: %s" % (c, r["exit"], r["error"]))
+            else:
+                bad.append("flow %s: %s exited with status %s: %s" % (
+                    f["name"], c, r["exit"], r["error"]))
+        bad = ["%s: %s" % (snd, b) for b in bad]
+        # the servers end with their connection (iperf3 -s -1 after its
+        # test); one still running after 30 s is stopped (at once after a
+        # client failed: the run fails anyway)
+        ends = await asyncio.gather(*(rcv.stop(bg, 0 if bad else 30)
+                                      for bg in servers if bg is not None))
+        ends = iter(ends)
+        for f, bg, r in zip(flows, servers, results):
+            if bg is None:
+                continue
+            st = r["server_exit"] = next(ends)
+            if st not in (0, None) and f["command"] is not None:
+                bad.append("%s: flow %s: server '%s' exited with status %d "
+                           "(%s)" % (rcv, f["name"], f["server"], st,
+                                     r["files"]["server"]))
+        # until no connection of the flows is established on either end:
+        # their ends go into the logs
+        filt = shlex.quote("( %s )" % " or ".join(
+            "sport = :%d or dport = :%d" % (f["port"], f["port"])
+            for f in flows))
+        await self.each(lambda h: h.sh(
+            "for i in $(seq 100); do [ -z \"$(ss -Htn state established %s)"
+            "\" ] && exit 0; sleep 0.1; done; exit 0" % filt, check=False),
+            [snd, rcv])
+        if bad:
+            raise RemoteError("; ".join(bad))
+        for r in results:
+            r.pop("error", None)
+        return results
 
     async def one_run(self, variant, rep):
         s = self.s
         base = "%s_%s_%d" % (s["test_id"], variant, rep)
         name = {h: "%s_%s" % (base, h.name) for h in self.hosts}
+        params, by_addr = _params(s)
         try:
             async def load(h):
                 m = h.cfg["module"]
                 argv = (["insmod", m] if m else ["modprobe", "magnet"]) + \
-                    _params(s)
+                    params
                 h.loaded = True
                 await h.run(*argv)
+                if by_addr:
+                    # several ports: every connection to the receiver
+                    await h.sh("echo %s > %s" % (shlex.quote(
+                        by_addr % self.rcv_addr), PROC))
             await self.each(load, self.recording)
             live = s["magnet"]["reader"] == "live"
             if live:
                 await self.each(lambda h: h.start_reader(
                     name[h] + "_magnet.bin"), self.recording)
-            r = self.rcv
-            r.iperf_pid = r.path("iperf3.pid")
-            await r.run("iperf3", "-s", "-1", "-D", "-p", str(PORT),
-                        "--pidfile", r.iperf_pid, "--logfile",
-                        r.path(name[r] + "_iperf3_server.log"))
-            await r.sh("for i in $(seq 200); do ss -Htln 'sport = :%d' | "
-                       "grep -q . && exit 0; sleep 0.05; done; echo iperf3 "
-                       "-s is not listening on %d >&2; exit 1" % (PORT, PORT))
-            t = s["traffic"]
-            cmd = ["iperf3", "-c", s["testbed"]["receiver"]["address"],
-                   "-p", str(PORT), "-J", "-C", variant, "-l", t["length"],
-                   "-P", str(t["parallel"])]
-            cmd += ["-t", str(t["duration"])] if t["duration"] else \
-                ["-n", t["size"]]
-            js = await self.snd.run(*cmd, timeout=3600)
-            try:
-                # iperf3 3.12 -J exits 0 on an error, and says it here
-                err = json.loads(js).get("error")
-            except ValueError:
-                err = "not JSON: %s" % js[:200]
-            if err:
-                raise RemoteError("%s: %s: %s" % (self.snd, shlex.join(cmd),
-                                                  err))
-            with open(os.path.join(self.outdir,
-                                   name[self.snd] + "_iperf3.json"),
-                      "w") as f:
-                f.write(js)
+            if s["flows"]:
+                await self.snd.run("sysctl", "-q", "-w",
+                                   "net.ipv4.tcp_congestion_control=" +
+                                   variant)
+            flows = await self.run_flows(variant, name)
+            if s["flows"]:
+                local.write_flows(os.path.join(
+                    self.outdir, name[self.snd] + "_flows.json"), flows)
+                traffic = flows
+            else:
+                traffic = flows[0]["iperf3"]
             if not live:
                 await self.each(lambda h: h.start_reader(
                     name[h] + "_magnet.bin"), self.recording)
@@ -393,12 +595,6 @@ class Testbed:
                 await h.run("rmmod", "magnet", timeout=60)
                 h.loaded = False
             await self.each(stop, self.recording)
-            # iperf3 -s -1 ends after its test
-            await r.sh("p=$(cat %s 2> /dev/null) || exit 0; timeout 10 "
-                       "tail -s 0.1 --pid=$p -f /dev/null; kill $p "
-                       "2> /dev/null; true" % shlex.quote(r.iperf_pid),
-                       check=False)
-            r.iperf_pid = None
 
             async def collect(h):
                 got = []
@@ -408,9 +604,12 @@ class Testbed:
                     await h.fetch(name[h] + "_magnet.bin.gz", self.outdir)
                     got.append(os.path.join(self.outdir, name[h] +
                                             "_magnet.bin.gz"))
-                if h is r:
-                    await h.fetch(name[h] + "_iperf3_server.log",
-                                  self.outdir)
+                if h is self.rcv:
+                    # the servers' logs (a command flow without a server
+                    # has none)
+                    for f, r in zip(sp.flows_of(s), flows):
+                        if f["command"] is None or f["server"]:
+                            await h.fetch(r["files"]["server"], self.outdir)
                 return got
             logs = await self.each(collect)
         finally:
@@ -419,20 +618,22 @@ class Testbed:
             for h, r in zip(self.hosts, res):
                 if isinstance(r, BaseException):
                     _warn("%s: magnet may still be loaded: %s" % (h, r))
-        iperf = json.loads(js)
-        return [(h, log, iperf) for h, got in zip(self.hosts, logs)
+        return [(h, log, traffic) for h, got in zip(self.hosts, logs)
                 for log in got]
 
     def write_manifest(self, runs):
         """runs.json as run.write_manifest writes it (magnet-exp report
         DIR reads it), one entry per recording host's log, the iperf3
-        JSON the sender's for all of them, and the host"""
+        JSON (with [[flows]], flows.json) the sender's for all of them,
+        and the host"""
         path = os.path.join(self.outdir, local.MANIFEST)
+        kind, what = ("flows", "flows.json") if self.s["flows"] else \
+            ("iperf3", "iperf3.json")
         with open(path + ".tmp", "w") as f:
             json.dump([{"variant": v, "repetition": rep,
                         "log": os.path.basename(log),
-                        "iperf3": "%s_%s_%d_%s_iperf3.json" % (
-                            self.s["test_id"], v, rep, self.snd.name),
+                        kind: "%s_%s_%d_%s_%s" % (
+                            self.s["test_id"], v, rep, self.snd.name, what),
                         "host": h.name}
                        for v, rep, h, log, _ in runs], f, indent=1)
             f.write("\n")
@@ -462,20 +663,10 @@ class Testbed:
         try:
             await self.prepare()
             await self.describe()
-            n = 0
-            for rep in range(1, s["repetitions"] + 1):
-                for v in s["variants"]:
-                    n += 1
-                    left = ""
-                    if n > 1:
-                        per = (time.time() - started) / (n - 1)
-                        left = ", about %d s left" % (per * (total - n + 1))
-                    print("[%d/%d] %s, repetition %d of %d%s" % (
-                        n, total, v, rep, s["repetitions"], left), file=out,
-                        flush=True)
-                    for h, log, iperf in await self.one_run(v, rep):
-                        runs.append((v, rep, h, log, iperf))
-                    self.write_manifest(runs)
+            for v, rep in local.schedule(s, out, started):
+                for h, log, iperf in await self.one_run(v, rep):
+                    runs.append((v, rep, h, log, iperf))
+                self.write_manifest(runs)
         finally:
             try:
                 await self.restore()

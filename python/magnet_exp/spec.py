@@ -28,12 +28,13 @@
     size = "2M"                     # an iperf3 flow: size or duration,
     parallel = 1                    # parallel and length as [traffic]
     length = "128K"
-    [[flows]]                       # or any command, in the sender's
-    start = 1                       # namespace: {addr} {port} {variant}
+    [[flows]]                       # or any command, on the sender
+    start = 1                       # (namespace, or testbed host):
+                                    # {addr} {port} {variant}
     command = "head -c 1000000 /dev/zero | socat -u - TCP:{addr}:{port}"
     server = "socat -u TCP-LISTEN:{port},reuseaddr /dev/null"
-                                    # optional, in the receiver's
-                                    # namespace, before the flows start
+                                    # optional, on the receiver, before
+                                    # the flows start
 
     [magnet]
     params = "events=all omode=1"   # module parameters (omode=1 always)
@@ -58,7 +59,7 @@
     forward_dev = "enp2s0"          # [path]'s netem, toward the receiver
     return_dev = "enp1s0"           # return_delay/loss, toward the sender
                                     # (without a router, no [path]; over
-                                    # SSH [traffic] only, no [[flows]] or
+                                    # SSH [traffic] or [[flows]], no
                                     # relays)
 """
 import re
@@ -171,10 +172,6 @@ def check(raw, where="spec"):
            "%s: [magnet] params: the experiments record omode=1 (binary)"
            % where)
     if raw.get("testbed") is not None:
-        # the flows and the relays are built in the local namespaces
-        _check(s["flows"] is None and not p["relays"],
-               "%s: [testbed]: [[flows]] and [path] relays run on the local "
-               "namespaces, not on a testbed" % where)
         s["testbed"] = check_testbed(raw["testbed"], s, where)
     return s
 
@@ -218,9 +215,11 @@ def check_testbed(raw, s, where="spec"):
     for k in ("sender", "receiver"):
         _check(raw.get(k) is not None, "%s: [testbed] needs [testbed.%s]"
                % (where, k))
-    _check(not s.get("flows") and not s["path"].get("relays"),
-           "%s: [testbed]: [[flows]] and [path] relays run on the local "
-           "namespaces only (over SSH: [traffic], one iperf3 flow)" % where)
+    # the relays are an emulation: namespaces on the one machine
+    _check(not s["path"].get("relays"),
+           "%s: [testbed]: [path] relays are an emulation built from network "
+           "namespaces on one machine (magnet-exp run without [testbed]); a "
+           "testbed's relays are hosts of its own" % where)
     tb, names = {}, {}
     for role in ROLES:
         got = raw.get(role)

@@ -349,7 +349,14 @@ class Spec(unittest.TestCase):
                             receiver={"record": False}))
         self.bad("[testbed.router] must be a table",
                  testbed=dict(tb(), router="tb3"))
-        self.bad("[[flows]] and [path] relays run on the local namespaces",
+        # [[flows]] run on a testbed too; relays are the namespaces'
+        s = self.spec(flows=[{"size": "1M"}, {"command": "true",
+                                               "start": 0.5}], testbed=tb())
+        self.assertEqual([f["port"] for f in s["flows"]], [5201, 5202])
+        self.assertEqual(s["testbed"]["receiver"]["address"], "10.0.2.2")
+        self.assertEqual(spec.check(s)["flows"], s["flows"])
+        self.bad("[testbed]: [path] relays are an emulation built from "
+                 "network namespaces on one machine", path={"relays": 1},
                  flows=[{"size": "1M"}], testbed=tb())
 
     def test_units(self):
@@ -428,11 +435,12 @@ class Spec(unittest.TestCase):
         self.bad("[path] relays must be 0..8", path={"relays": 9})
         self.bad("[path] relays must be 0..8", path={"relays": True})
         self.bad("[path] relays must be 0..8", path={"relays": "2"})
-        tb = {"receiver": {"ssh": "root@h2", "address": "10.0.0.2"}}
-        self.bad("[testbed]: [[flows]] and [path] relays run on the local "
-                 "namespaces", flows=[{}], testbed=tb)
-        self.bad("[testbed]: [[flows]] and [path] relays run on the local "
-                 "namespaces", path={"relays": 1}, testbed=tb)
+        tb = {"sender": {"ssh": "root@h1"},
+              "receiver": {"ssh": "root@h2", "address": "10.0.0.2"}}
+        self.bad("[testbed]: [path] relays are an emulation", flows=[{}],
+                 path={"relays": 1}, testbed=tb)
+        self.bad("[testbed]: [path] relays are an emulation",
+                 path={"relays": 1}, testbed=tb)
 
 
 class _Rec(dict):

@@ -238,9 +238,13 @@ COOKIE = 37
 
 
 def _server_count(d, run, name):
-    """the byte count a command flow's server (... | wc -c) printed"""
-    base = run["log"][:-len("_magnet.bin.gz")]
-    with open(os.path.join(d, "%s_%s_server.log" % (base, name))) as f:
+    """the byte count a command flow's server (... | wc -c) printed, in
+    the file the run's flows.json names (on a testbed, the receiver's)"""
+    with open(os.path.join(d, "runs.json")) as f:
+        entry = [e for e in json.load(f) if e["log"] == run["log"]][0]
+    with open(os.path.join(d, entry["flows"])) as f:
+        flow = [x for x in json.load(f) if x["name"] == name][0]
+    with open(os.path.join(d, flow["files"]["server"])) as f:
         return int(f.read().split()[-1])
 
 
@@ -312,10 +316,11 @@ def cmd_relays(d, relays, length, cmd_bytes):
     stack's connection at the device layer; the iperf3 flow's application
     writes asked for and moved at most LENGTH, some all of it, in all
     iperf3's bytes sent and its cookie; no segment above the MSS at any
-    stack; the new data each stack's TCP sent: at the first stack all the
-    application wrote, never more at a stack than at the one before (the
-    iperf3 server closes at the end of its test, and what the relays still
-    held is lost), and for the command flow exactly COMMAND_BYTES at every
+    stack; the new data each stack's TCP sent: never more than the
+    application wrote, nor at a stack than at the one before (the iperf3
+    server closes at the end of its test, and what the sender and the
+    relays still held is lost), and for the command flow exactly
+    COMMAND_BYTES at every
     stack and in the application's writes (the relays pass it all on),
     which the receiver's application read and its server counted; each
     stack's segments carry at least that new data; no verdict
@@ -370,7 +375,12 @@ def cmd_relays(d, relays, length, cmd_bytes):
                          "the command sent %d" % (name, r["stack"],
                                                   r["bytes"], cmd_bytes))
                 prev = r["bytes"]
-            if stk[0]["bytes"] != app["bytes"]:
+            # the iperf3 flow's first stack may not send it all: iperf3's
+            # server closes at the end of its test (the client's message on
+            # its control connection), the relays' connections close after
+            # it, and what the sender still held is reset (seen on 5.10:
+            # 991,917 of 1,048,613); the command flow's ends wait for it all
+            if port == 5202 and stk[0]["bytes"] != app["bytes"]:
                 fail("%s port %d: the first stack sent %d bytes of new "
                      "data, the application wrote %d" % (
                          name, port, stk[0]["bytes"], app["bytes"]))

@@ -1184,19 +1184,22 @@ case_exp_relays() {
 # unloaded, no iperf3 server left. On the host (hostcheck.sh exp_ssh):
 # magnet-exp report, checkexp.py main (verdicts, throughput against
 # iperf3, ...) and ssh (every host's files, named by it).
+# ssh_spec NAME ADDRESS [VARIANTS TRAFFIC]: a [testbed] spec against
+# sshtestbed.sh's sshds; TRAFFIC replaces [traffic] ([[flows]] tables)
 ssh_spec() {
 	local keys="identity = \"$L/sshtb/id\"
 known_hosts = \"$L/sshtb/known_hosts\""
+	local variants=${3:-'"cubic", "reno"'} traffic=${4:-'[traffic]
+size = "4M"
+length = "128K"'}
 	cat > "$L/$1.toml" <<-EOF
 	test_id = "$1"
-	variants = ["cubic", "reno"]
+	variants = [$variants]
 	[path]
 	rate = "20mbit"
 	delay = "20ms"
 	limit = 100
-	[traffic]
-	size = "4M"
-	length = "128K"
+	$traffic
 	[magnet]
 	params = "events=all omode=1"
 	[testbed.sender]
@@ -1227,13 +1230,16 @@ ssh_left() {
 		{ log "$1: the router's netem is still there"; return 1; }
 	[ "$(ip netns exec mx-srcv sysctl -n net.ipv4.tcp_no_metrics_save)" = 0 ] ||
 		{ log "$1: the receiver's tcp_no_metrics_save not restored"; return 1; }
-	[ -z "$(ip netns exec mx-srcv ss -Htln 'sport = :5201')" ] ||
-		{ log "$1: iperf3 -s still listening on the receiver"; return 1; }
+	[ -z "$(ip netns exec mx-srcv ss -Htln '( sport = :5201 or sport = :5202 )')" ] ||
+		{ log "$1: a server still listening on the receiver"; return 1; }
+	[ "$(sysctl -n net.ipv4.tcp_congestion_control)" = "$SSH_CC" ] ||
+		{ log "$1: the sender's default congestion control not restored"; return 1; }
 }
 
 case_exp_ssh() {
 	local rc
 	trap '$HERE/sshtestbed.sh down "$L/sshtb"' EXIT
+	SSH_CC=$(sysctl -n net.ipv4.tcp_congestion_control)
 	$HERE/sshtestbed.sh up "$L/sshtb"
 	ip netns exec mx-srcv sysctl -q -w net.ipv4.tcp_no_metrics_save=0
 	ssh_spec expssh 10.78.2.2
@@ -1255,6 +1261,36 @@ case_exp_ssh() {
 	grep -q '^[0-9.]* [0-9.]* snd 0: insmod ' "$L/expsshfail.trace"
 	grep -q '^[0-9.]* [0-9.]* snd 0: rmmod magnet$' "$L/expsshfail.trace"
 	ssh_left expsshfail
+	# [[flows]] over SSH: an iperf3 flow at 0 s and a command flow at
+	# 0.5 s, reno (each run sets the sender's default congestion control
+	# for the commands, and puts it back); the host checks each flow
+	ssh_spec expsshflows 10.78.2.2 '"reno"' '[[flows]]
+name = "a"
+size = "1M"
+length = "64K"
+[[flows]]
+name = "cmd"
+start = 0.5
+'"${CMDFLOW/NBYTES/300000}"
+	rm -rf "$L/expsshflows"
+	MAGNET_EXP_TRACE=$L/expsshflows.trace $EXP run --no-analyse -o "$L/expsshflows" "$L/expsshflows.toml"
+	ssh_left expsshflows
+	ls -l "$L/expsshflows"
+	# a command flow failing on the sender, its server waiting on the
+	# receiver: the run fails naming the host, the flow and the command,
+	# the server stopped, magnet unloaded
+	ssh_spec expsshbad 10.78.2.2 '"reno"' '[[flows]]
+name = "bad"
+command = "echo no way >&2; exit 3"
+server = "socat -u TCP-LISTEN:{port},reuseaddr - | wc -c"'
+	rc=0
+	MAGNET_EXP_TRACE=$L/expsshbad.trace $EXP run --no-analyse -o "$L/expsshbad" \
+		"$L/expsshbad.toml" 2> "$L/expsshbad.err" || rc=$?
+	cat "$L/expsshbad.err"
+	[ $rc = 2 ] || { log "a failing command over SSH: exit $rc, want 2"; return 1; }
+	grep -q "^magnet-exp: sender snd (root@127.0.0.1:2201): flow bad: command 'echo no way >&2; exit 3' exited with status 3: no way$" "$L/expsshbad.err"
+	grep -q '^[0-9.]* [0-9.]* snd 0: rmmod magnet$' "$L/expsshbad.trace"
+	ssh_left expsshbad
 	echo exp_ssh >> "$L/host-checks"
 }
 

@@ -38,6 +38,16 @@ host_exp_ssh() {
 	$EXP report "$1/expssh"
 	$CHK main "$1/expssh" 20 20 100 131072
 	$CHK ssh "$1/expssh" snd rcv rtr 7201,7204
+	# [[flows]] over SSH: each flow checked as the local run's are, its
+	# files from the host that ran its side
+	$EXP report --no-figures "$1/expsshflows"
+	$CHK flows "$1/expsshflows" a:0:1048576:65536 cmd:0.5:300000
+	local f
+	for f in snd_flows.json snd_a_iperf3.json snd_cmd_command.log \
+		rcv_a_iperf3_server.log rcv_cmd_server.log; do
+		[ -s "$1/expsshflows/expsshflows_reno_1_$f" ] ||
+			{ echo "hostcheck: expsshflows_reno_1_$f: missing or empty"; return 1; }
+	done
 }
 
 # case_exp_flows: [[flows]], each flow in the log
