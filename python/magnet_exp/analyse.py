@@ -179,6 +179,7 @@ class LogAnalysis:
         self.flows = {}
         self.log_reasons = []
         self.records = 0
+        self.events = 0         # records of events (not LOST or RESET)
         self.t0 = None
         self.t_end = None
         self.lost = 0
@@ -279,6 +280,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
                 gaps.append((res.t0, t, what))
                 continue
             cpu_last[cpu] = t
+            res.events += 1
             layer = ev.split("_")[0]
             if devices is not None and layer == "dev" and \
                     r["ifindex"] not in devices:
@@ -480,6 +482,48 @@ def _loss_places(res, f):
             len(f.retx), sum(f.retx.values()), net,
             ", %d lost in the receiver's stack (its device got them, its TCP "
             "did not)" % stack if dev_seen else "", spurious))))
+
+
+def stats_file(path):
+    """the statistics magnet-exp run saved beside the log @path
+    (<...>_magnet.bin[.gz] -> <...>_magnet_stats.txt), or None"""
+    for ext in ("_magnet.bin.gz", "_magnet.bin"):
+        if path.endswith(ext):
+            cand = path[:-len(ext)] + "_magnet_stats.txt"
+            return cand if os.path.exists(cand) else None
+    return None
+
+
+def reconcile_stats(res, text):
+    """@text: /proc/net/magnet_stats as magnet-exp run saves it at a run's
+    end (after flush, before finish, the reader still reading). Every
+    event the kernel had written by then must be in the log, unless a
+    reset discarded it (the log's RESET records say how many) or an open
+    did (its "discarded open"); fewer mean the reader stopped before it
+    read them all: it never got finish, or it was killed. Adds that reason
+    to the log's; returns the kernel's count, or None if @text has none"""
+    written = at_open = None
+    for line in text.splitlines():
+        f = line.split("\t")
+        try:
+            if f[0] == "total" and len(f) >= 3:
+                written = int(f[2])
+            elif f[0] == "discarded" and f[1].startswith("open "):
+                at_open = int(f[1][5:])
+        except (IndexError, ValueError):
+            return None
+    if written is None:
+        return None
+    held = res.events + res.discarded + (at_open or 0)
+    if held < written:
+        res.log_reasons.append(Reason(INACCURATE, (
+            "the kernel had written %d records when the run ended, the log "
+            "holds %d%s: its reader stopped before it had read them all (it "
+            "never got finish, or it was killed)" % (
+                written, res.events, " (and %d discarded)" % (
+                    held - res.events) if held > res.events else "")),
+            res.t_end))
+    return written
 
 
 def _finish(res, gaps, end):

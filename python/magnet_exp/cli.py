@@ -50,7 +50,9 @@ and, with several logs, OUT/compare.png/.svg: each log's busiest sender's
 throughput over time, one series per log.
 and prints each log's verdict. A verdict is confirmed (nothing known to
 make the trace inaccurate happened), inaccurate (records lost or discarded,
-the log cut short, segments seen at TCP and never at the device, application
+the log cut short, fewer records in the log than the kernel had written by
+the run's end (its statistics, <...>_magnet_stats.txt, beside the log: the
+reader never got finish), segments seen at TCP and never at the device, application
 bytes that TCP's counters contradict, loss on the return path in the peer's
 IP IDs) or indeterminate (a connection still open when the capture ended).
 Logs are read through ttpb2ascii -f magnet (MAGNET_TTPB2ASCII, or the one
@@ -95,6 +97,8 @@ the spec (TOML), every key but test_id and variants optional:
   params = "events=all omode=1"   # module parameters
   reader = "live"                 # or "after": start the reader once the
                                   #   traffic is over (a stalled reader)
+  text_logs = ["ttprobe"]         # also <...>_ttprobe.log.gz and/or
+                                  #   _web10g.log.gz per log (TEACUP's)
   [testbed.sender]                # optional: real hosts over SSH instead
   ssh = "root@tb1.lab"            #   of the local namespaces; [user@]host
   identity = "~/.ssh/id_ed25519"  #   [:port]; default keys: ssh's usual
@@ -221,6 +225,12 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
             sys.stderr.write("\r%s: %d records" % (path, n))
 
     res = an.analyse(path, outdir, ttpb2ascii, progress, devices)
+    # magnet-exp run's statistics at the run's end, beside the log: the
+    # log must hold every record the kernel had written by then
+    stats = an.stats_file(path)
+    if stats:
+        with open(stats) as f:
+            an.reconcile_stats(res, f.read())
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
     d = res.as_dict()

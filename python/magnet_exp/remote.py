@@ -604,6 +604,7 @@ class Testbed:
                     await h.fetch(name[h] + "_magnet.bin.gz", self.outdir)
                     got.append(os.path.join(self.outdir, name[h] +
                                             "_magnet.bin.gz"))
+                    local.text_logs(s, got[-1])
                 if h is self.rcv:
                     # the servers' logs (a command flow without a server
                     # has none)

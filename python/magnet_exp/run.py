@@ -456,7 +456,30 @@ def one_run(s, variant, rep, outdir, module, host):
                                            compresslevel=6) as dst:
         shutil.copyfileobj(src, dst)
     os.unlink(log)
+    text_logs(s, log + ".gz")
     return log + ".gz", out
+
+
+def text_logs(s, log):
+    """[magnet] text_logs: beside @log (<...>_magnet.bin.gz), the same
+    records as <...>_ttprobe.log.gz and <...>_web10g.log.gz, written by
+    ttpb2ascii -f ttprobe / web10g (TEACUP's analysis reads these)"""
+    if not s["magnet"].get("text_logs"):
+        return []
+    from magnet_exp import textlog
+    tool = textlog.find_ttpb2ascii()
+    out = []
+    for fmt in s["magnet"]["text_logs"]:
+        dst = log[:-len("_magnet.bin.gz")] + "_%s.log.gz" % fmt
+        p = subprocess.run([tool, "-f", fmt, log], capture_output=True)
+        if p.returncode:
+            raise RunError("%s -f %s %s: exit %d: %s" % (
+                tool, fmt, log, p.returncode, p.stderr.decode(
+                    errors="replace").strip()))
+        with gzip.open(dst, "wb", compresslevel=6) as f:
+            f.write(p.stdout)
+        out.append(dst)
+    return out
 
 
 def describe(s, outdir):

@@ -42,6 +42,9 @@
                                     # the traffic is over (a stalled
                                     # reader: what the rings cannot hold
                                     # is lost, and the log says so)
+    text_logs = ["ttprobe", "web10g"]   # also <...>_ttprobe.log.gz and
+                                    # _web10g.log.gz per log, for
+                                    # TEACUP's own analysis (default: none)
 
     [testbed.sender]                # optional: real hosts over SSH
     ssh = "root@tb1.lab"            # [user@]host[:port] (required)
@@ -78,13 +81,19 @@ DEFAULTS = {
              "return_loss": "0%", "relays": 0},
     "traffic": {"size": "2M", "duration": None, "parallel": 1,
                 "length": "128K"},
-    "magnet": {"params": "events=all omode=1", "reader": "live"},
+    "magnet": {"params": "events=all omode=1", "reader": "live",
+               "text_logs": []},
 }
 FLOW_KEYS = ("name", "start", "port", "size", "duration", "parallel",
              "length", "command", "server")
 MAX_FLOWS = 16
 MAX_RELAYS = 8
 FIRST_PORT = 5201
+
+
+# [magnet] text_logs: besides the binary log, each run's log in these
+# text formats (ttpb2ascii -f FORMAT), named as TEACUP names them
+TEXT_LOGS = ("ttprobe", "web10g")
 
 
 class SpecError(ValueError):
@@ -168,6 +177,11 @@ def check(raw, where="spec"):
            "%s: [magnet] params: module parameters, NAME=VALUE ..." % where)
     _check(m["reader"] in ("live", "after"),
            "%s: [magnet] reader must be \"live\" or \"after\"" % where)
+    _check(isinstance(m["text_logs"], list) and
+           all(x in TEXT_LOGS for x in m["text_logs"]) and
+           len(set(m["text_logs"])) == len(m["text_logs"]),
+           "%s: [magnet] text_logs: a list of %s, each once" % (
+               where, " and ".join('"%s"' % x for x in TEXT_LOGS)))
     _check("omode=" not in m["params"] or "omode=1" in m["params"],
            "%s: [magnet] params: the experiments record omode=1 (binary)"
            % where)

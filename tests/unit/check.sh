@@ -555,6 +555,24 @@ mkdir "$tmp/exp"
 /usr/bin/python3 ./test_exp.py "$tmp/exp" >"$tmp/test_exp.log" 2>&1
 fold "$tmp/test_exp.log" "test_exp"
 
+# ---- magnet-exp as a Python package (python/pyproject.toml) ----
+# pip builds it in a fresh venv from a copy, so the tree stays clean, with
+# Debian's setuptools and wheel (make deps) and no network: no build
+# isolation, its dependencies (matplotlib, asyncssh) Debian's too; the
+# console entry point runs, and the version is magnet's
+echo "== magnet-exp: pip install of python/"
+cp -r ../../python "$tmp/pypkg"
+if /usr/bin/python3 -m venv --system-site-packages "$tmp/venv" > "$tmp/venv.log" 2>&1 &&
+	"$tmp/venv/bin/pip" install -q --no-index --no-build-isolation \
+		"$tmp/pypkg" >> "$tmp/venv.log" 2>&1; then
+	check "the entry point magnet-exp runs (--help)" \
+		sh -c '"$1/venv/bin/magnet-exp" run --help | grep -q "^the spec (TOML)"' - "$tmp"
+	check "the package's version is magnet's" \
+		sh -c '[ "$("$1/venv/bin/python" -c "import importlib.metadata as m; print(m.version(\"magnet-exp\"))")" = "$(../../scripts/version.sh)" ]' - "$tmp"
+else
+	bad "pip install of python/ failed: $(tail -n 3 "$tmp/venv.log")"
+fi
+
 # ---- robustness: random mutations ----
 echo "== ttpb2ascii: $((FUZZ_RUNS + 2 * (FUZZ_RUNS / 5))) mutated inputs"
 mkdir "$tmp/mut" "$tmp/mutgz"

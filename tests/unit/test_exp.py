@@ -280,7 +280,8 @@ class Spec(unittest.TestCase):
         self.bad("omode=1", magnet={"params": "omode=0"})
         self.bad("reader must be", magnet={"reader": "later"})
         self.assertEqual(self.spec(magnet={"reader": "after"})["magnet"],
-                         {"params": "events=all omode=1", "reader": "after"})
+                         {"params": "events=all omode=1", "reader": "after",
+                          "text_logs": []})
         self.bad("[magnet] params", magnet={"params": "port=1;rm -rf /"})
 
     def test_testbed(self):
@@ -574,6 +575,109 @@ class Stacks(unittest.TestCase):
                           fl[0]["throughput_mbps"]), (0, 0, None))
 
 
+class Stats(unittest.TestCase):
+    STATS = ("version\t0.1.0\ncpu\thits\twritten\tlost\tfiltered\tmissed"
+             "\tfill\n0\t%d\t%d\t0\t0\t0\t0/8192\ntotal\t%d\t%d\t0\t0\t0\t0"
+             "\nprobe_misses\t0\nunparsed\t0\ndiscarded\topen %d\treset 0\n")
+
+    def stats(self, written, at_open=0):
+        return self.STATS % (written, written, written, written, at_open)
+
+    def test_reconcile(self):
+        # the kernel's count at the run's end against the log's events:
+        # clean.bin holds 74 (every record an event)
+        res, d, _ = run("clean.bin")
+        self.assertEqual(res.events, d["records"])
+        self.assertEqual(an.reconcile_stats(res, self.stats(res.events)),
+                         res.events)
+        self.assertEqual(res.verdict(), "confirmed")
+        # events the open discarded are not missing
+        self.assertEqual(an.reconcile_stats(res, self.stats(res.events + 3,
+                                                            3)),
+                         res.events + 3)
+        self.assertEqual(res.verdict(), "confirmed")
+        self.assertIsNone(an.reconcile_stats(res, "version\t0.1.0\n"))
+        # one more than the log holds: the reader stopped early
+        an.reconcile_stats(res, self.stats(res.events + 1))
+        self.assertEqual(res.verdict(), "inaccurate")
+        self.assertIn("the kernel had written %d records when the run "
+                      "ended, the log holds %d" % (res.events + 1,
+                                                   res.events),
+                      res.as_dict()["reasons"][-1]["reason"])
+
+    def test_beside_the_log(self):
+        # magnet-exp analyse finds <...>_magnet_stats.txt beside the log
+        import contextlib
+        import io
+        import shutil
+        from magnet_exp import cli
+        out = tempfile.mkdtemp(dir=FIX)
+        log = os.path.join(out, "t_cubic_1_h_magnet.bin")
+        shutil.copy(os.path.join(FIX, "clean.bin"), log)
+        self.assertIsNone(an.stats_file(log))
+        res, _, _ = run("clean.bin")
+        with open(os.path.join(out, "t_cubic_1_h_magnet_stats.txt"),
+                  "w") as f:
+            f.write(self.stats(res.events + 10))
+        self.assertEqual(an.stats_file(log), os.path.join(
+            out, "t_cubic_1_h_magnet_stats.txt"))
+        with contextlib.redirect_stdout(io.StringIO()):
+            _, d = cli.analyse_one(log, os.path.join(out, "a"), TTPB, False)
+        self.assertEqual(d["verdict"], "inaccurate")
+        self.assertTrue(any("its reader stopped" in r["reason"]
+                            for r in d["reasons"]))
+
+
+class TextLogs(unittest.TestCase):
+    def test_spec(self):
+        from magnet_exp import spec
+        base = {"test_id": "t", "variants": ["cubic"]}
+        self.assertEqual(spec.check(base)["magnet"]["text_logs"], [])
+        s = spec.check(dict(base, magnet={"text_logs": ["web10g",
+                                                        "ttprobe"]}))
+        self.assertEqual(s["magnet"]["text_logs"], ["web10g", "ttprobe"])
+        self.assertEqual(spec.check(json.loads(json.dumps(s))), s)
+        for bad in (["pcap"], "ttprobe", ["ttprobe", "ttprobe"], [1]):
+            with self.assertRaisesRegex(spec.SpecError,
+                                        r"\[magnet\] text_logs: a list of "
+                                        r'"ttprobe" and "web10g"'):
+                spec.check(dict(base, magnet={"text_logs": bad}))
+
+    def test_write(self):
+        # beside a log: the same records as ttpb2ascii -f ttprobe and -f
+        # web10g write them, gzipped, named as TEACUP names them
+        import gzip
+        import shutil
+        from magnet_exp import run as runner
+        out = tempfile.mkdtemp(dir=FIX)
+        log = os.path.join(out, "t_cubic_1_h_magnet.bin.gz")
+        with open(os.path.join(FIX, "clean.bin"), "rb") as src, \
+                gzip.open(log, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        s = {"magnet": {"text_logs": ["ttprobe", "web10g"]}}
+        os.environ["MAGNET_TTPB2ASCII"] = TTPB
+        got = runner.text_logs(s, log)
+        self.assertEqual([os.path.basename(x) for x in got],
+                         ["t_cubic_1_h_ttprobe.log.gz",
+                          "t_cubic_1_h_web10g.log.gz"])
+        for path, fmt in zip(got, ("ttprobe", "web10g")):
+            want = subprocess.run([TTPB, "-f", fmt, os.path.join(
+                FIX, "clean.bin")], capture_output=True, check=True).stdout
+            with gzip.open(path) as f:
+                self.assertEqual(f.read(), want)
+        # 24 TCP-layer records (12 per connection end): a ttprobe line each
+        with gzip.open(got[0]) as f:
+            self.assertEqual(len(f.read().splitlines()), 24)
+        self.assertEqual(runner.text_logs({"magnet": {"text_logs": []}},
+                                          log), [])
+        # a log ttpb2ascii cannot read: the run fails, naming it
+        bad = os.path.join(out, "u_cubic_1_h_magnet.bin.gz")
+        with gzip.open(bad, "wb") as f:
+            f.write(b"not a log")
+        with self.assertRaisesRegex(runner.RunError, "u_cubic_1_h_magnet"):
+            runner.text_logs(s, bad)
+
+
 class Compare(unittest.TestCase):
     def test_run_metrics(self):
         # clean.bin: the receiver's 5000 bytes, from its first data
@@ -857,7 +961,8 @@ if __name__ == "__main__":
     FIX = sys.argv.pop(1)
     suite = unittest.TestSuite(
         unittest.defaultTestLoader.loadTestsFromTestCase(c)
-        for c in (Analyse, Spec, Stacks, Compare, Report))
+        for c in (Analyse, Spec, Stacks, Stats, TextLogs, Compare,
+                  Report))
     r = unittest.TextTestRunner(verbosity=1).run(suite)
     bad = len(r.failures) + len(r.errors)
     print("test_exp: %d passed, %d failed" % (r.testsRun - bad, bad))

@@ -1064,6 +1064,7 @@ exp_spec() {
 	[magnet]
 	params = "events=all omode=1 bufsize=${7:-65536}"
 	reader = "${8:-live}"
+	text_logs = [${9:-}]
 	EOF
 }
 
@@ -1089,7 +1090,8 @@ case_exp_run() {
 	exp_capture exp 4
 	exp_spec expret '"cubic"' 1 0% 5% 1M
 	exp_capture expret 1
-	exp_spec expfwd '"cubic"' 1 5% 0% 1M
+	# and TEACUP's text logs beside the binary one
+	exp_spec expfwd '"cubic"' 1 5% 0% 1M 65536 live '"ttprobe", "web10g"'
 	exp_capture expfwd 1
 	# bufsize=16 and a reader that starts after the traffic
 	exp_spec explost '"reno"' 1 0% 0% 1M 16 after

@@ -21,6 +21,22 @@ MPLCONFIGDIR=$(mktemp -d)
 export MPLCONFIGDIR
 trap 'rm -rf "$MPLCONFIGDIR"' EXIT
 
+# text_logs DIR: each run's _ttprobe.log.gz and _web10g.log.gz hold what
+# ttpb2ascii decodes from its binary log, byte for byte, with lines of the
+# iperf3 flow (port 5201) in both
+text_logs() {
+	local b f n
+	for b in "$1"/*_magnet.bin.gz; do
+		for f in ttprobe web10g; do
+			cmp <(zcat "${b%_magnet.bin.gz}_$f.log.gz") \
+				<("$MAGNET_TTPB2ASCII" -f $f "$b")
+			n=$(zcat "${b%_magnet.bin.gz}_$f.log.gz" | grep -c '5201')
+			[ "$n" -gt 100 ] || { echo "text_logs: $f: $n lines of port 5201"; return 1; }
+			echo "text_logs: ${b##*/}: $f: $n lines of port 5201, as ttpb2ascii -f $f decodes it"
+		done
+	done
+}
+
 # case_exp_run: magnet-exp report on each experiment the guest ran
 host_exp_run() {
 	$EXP report "$1/exp"
@@ -29,6 +45,7 @@ host_exp_run() {
 	$CHK return-loss "$1/expret"
 	$EXP report --no-figures "$1/expfwd"
 	$CHK forward-loss "$1/expfwd"
+	text_logs "$1/expfwd"
 	$EXP report --no-figures "$1/explost"
 	$CHK lost "$1/explost"
 }
