@@ -16,7 +16,7 @@ packets; slow start overshoots by the growth of the round trips in which
 the first loss is noticed, measured up to 2.1 times with reno); the figures
 valid PNGs with a cwnd and an srtt series per connection end shown; the
 modulation table: the sender's application writes asking for and moving
-at most LENGTH bytes, some all of it, and no device-layer segment larger
+at most LENGTH bytes, and no device-layer segment larger
 than the MSS; the comparison table with a row
 per variant. return-loss: the sender's connection is inaccurate for loss
 on the return path. forward-loss: no return-path loss reported; the
@@ -98,7 +98,9 @@ def cmd_main(d, rate, delay, limit, length):
                x["direction"] == "out" and x["layer"] == "app"][0]
         # iperf3 writes blocks of LENGTH; into a full buffer a
         # non-blocking write moves less, and the rest is asked for again
-        if app["asked_max"] != length or app["size_max"] != length:
+        # (every write can: through relays on 5.10 none moved more than
+        # 55,024 of 65,536)
+        if app["asked_max"] != length or not 0 < app["size_max"] <= length:
             fail("%s: application writes asked for up to %s and moved up to "
                  "%s bytes, iperf3 writes blocks of %d" % (
                      name, app["asked_max"], app["size_max"], length))
@@ -314,7 +316,7 @@ def cmd_relays(d, relays, length, cmd_bytes):
     a command flow of COMMAND_BYTES bytes (port 5202): per flow, the
     stacks table has the application and N+1 stack rows, in order, every
     stack's connection at the device layer; the iperf3 flow's application
-    writes asked for and moved at most LENGTH, some all of it, in all
+    writes asked for LENGTH and moved at most that, in all
     iperf3's bytes sent and its cookie; no segment above the MSS at any
     stack; the new data each stack's TCP sent: never more than the
     application wrote, nor at a stack than at the one before (the iperf3
@@ -348,7 +350,7 @@ def cmd_relays(d, relays, length, cmd_bytes):
                     name, port, [r["stack"] for r in rows], want))
             app, stk = rows[0], rows[1:]
             if port == 5201 and (app["asked_max"] != length or
-                                 app["size_max"] != length):
+                                 not 0 < app["size_max"] <= length):
                 fail("%s: application writes asked for up to %s and moved "
                      "up to %s bytes, iperf3 writes %d" % (
                          name, app["asked_max"], app["size_max"], length))
