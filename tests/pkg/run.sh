@@ -129,12 +129,17 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/compare.py
 	./usr/local/lib/magnet/python/magnet_exp/modulation.py
 	./usr/local/lib/magnet/python/magnet_exp/plots.py
+	./usr/local/lib/magnet/python/magnet_exp/remote.py
+	./usr/local/lib/magnet/python/magnet_exp/report.py
 	./usr/local/lib/magnet/python/magnet_exp/run.py
 	./usr/local/lib/magnet/python/magnet_exp/spec.py
+	./usr/local/lib/magnet/python/magnet_exp/stacks.py
 	./usr/local/lib/magnet/python/magnet_exp/textlog.py
 	./usr/local/share/doc/magnet/README.md
 	./usr/local/share/doc/magnet/binary-format.md
 	./usr/local/share/doc/magnet/examples/experiments/cc-compare.toml
+	./usr/local/share/doc/magnet/examples/experiments/relays.toml
+	./usr/local/share/doc/magnet/examples/experiments/testbed.toml
 	./usr/local/share/doc/magnet/experiments.md
 	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
 	./usr/local/share/doc/magnet/procfs-commands.md
