@@ -6,8 +6,9 @@
 # with virtme-ng, run tests/vm/guest.sh in it and check the result. A
 # kernel fails if any case failed, the guest did not finish (timeout
 # MAGNET_VM_TIMEOUT, default 2400 s, 3000 s for a PREEMPT_RT kernel; on a
-# two-core host the suite takes about 700 s on 5.10, 850 s on 6.1, 6.12
-# and 7.2, 1200 to 1400 s on 6.1 PREEMPT_RT), or its kernel log shows a
+# two-core host the suite took about 700 s on 5.10, 850 s on 6.1, 6.12
+# and 7.2, 1200 to 1400 s on 6.1 PREEMPT_RT, before the magnet-exp cases
+# added about 300 s on 5.10 and 640 s on 7.2: 925 and 1343 s), or its kernel log shows a
 # warning, BUG, UBSAN report, Oops, lockup, RCU stall or kprobe error, or
 # (a kernel with kmemleak) a leak. Software emulation by default; MAGNET_VM_KVM=1 uses KVM.
 # Logs go to build/vm/<kver>/ and build/vm/<kver>/single/ (MAGNET_VM_OUT
