@@ -237,23 +237,16 @@ def _params(s):
     """the module's parameters, and the filter to write after the load
     (several ports: port=0, and the filter keeps the receiver's address,
     as run.one_run does; else None)"""
-    params = s["magnet"]["params"]
-    if "omode=" not in params:
-        params += " omode=1"
-    ports = sorted({f["port"] for f in sp.flows_of(s)})
+    params, several = local.module_params(s)
     by_addr = None
-    if "port=" not in params:
-        if len(ports) == 1:
-            params += " port=%d" % ports[0]
-        else:
-            params += " port=0"
-            by_addr = "filter addr=%s"
-            if "fwmark=" not in params:
-                # nothing recorded until the filter is written (a mark no
-                # packet has; the filter's fwmark=0 is any): not the SSH
-                # session that writes it, nor other traffic of the host
-                params += " fwmark=%d" % NO_MARK
-                by_addr = "filter fwmark=0 addr=%s"
+    if several:
+        by_addr = "filter addr=%s"
+        if "fwmark=" not in params:
+            # nothing recorded until the filter is written (a mark no
+            # packet has; the filter's fwmark=0 is any): not the SSH
+            # session that writes it, nor other traffic of the host
+            params += " fwmark=%d" % NO_MARK
+            by_addr = "filter fwmark=0 addr=%s"
     return params.split(), by_addr
 
 

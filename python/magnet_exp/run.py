@@ -391,20 +391,30 @@ def run_flows(s, variant, base, outdir):
     return results
 
 
-def one_run(s, variant, rep, outdir, module, host):
-    base = "%s_%s_%d_%s" % (s["test_id"], variant, rep, host)
+def module_params(s):
+    """the module's parameters for a run of @s: [magnet] params, with
+    omode=1 and the flows' port unless given; and whether the flows use
+    several ports, which the port filter cannot name (it has one): then
+    port=0, and the caller narrows by address with a filter command"""
     params = s["magnet"]["params"]
     if "omode=" not in params:
         params += " omode=1"
     ports = sorted({f["port"] for f in sp.flows_of(s)})
-    filt = None
+    several = False
     if "port=" not in params:
         if len(ports) == 1:
             params += " port=%d" % ports[0]
         else:
-            # the filter has one port: every port, the path's addresses
             params += " port=0"
-            filt = "filter addr=%s\n" % NET
+            several = True
+    return params, several
+
+
+def one_run(s, variant, rep, outdir, module, host):
+    base = "%s_%s_%d_%s" % (s["test_id"], variant, rep, host)
+    params, several = module_params(s)
+    # every port, the path's addresses
+    filt = "filter addr=%s\n" % NET if several else None
     # the commands and the relays use the namespaces' default
     topo = topology(s["path"]["relays"])
     for ns in [NS_SND, NS_RCV] + [ns for ns, _ in topo["relays"]]:
