@@ -84,6 +84,7 @@ bool magnet_reader_is_open(void);
 int magnet_proc_init(void);
 void magnet_proc_exit(void);
 void magnet_wake_reader(void);
-void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset);
+void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset,
+			   unsigned long *at_close);
 
 #endif /* MAGNET_H */

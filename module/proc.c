@@ -54,8 +54,13 @@ static struct proc_dir_entry *magnet_proc;
 static DEFINE_MUTEX(magnet_consume_mutex);
 static unsigned long magnet_reset_pending;	/* under the mutex above */
 static u64 magnet_reset_ts;			/* when the last reset ran */
-/* records discarded unread: at a compat=ttprobe open, and by reset */
+/*
+ * records discarded unread: at a compat=ttprobe open, by reset, and taken
+ * from the rings by a reader that closed before reading them (staged in
+ * its rd->buf: `head -c`, a killed reader)
+ */
 static unsigned long magnet_discarded_open, magnet_discarded_reset;
+static atomic_long_t magnet_discarded_closed;
 /* ttprobe's field 7 (compat=ttprobe): lines formatted since load */
 static struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
 /*
@@ -90,6 +95,9 @@ struct magnet_reader {
 	bool compat;		/* compat=ttprobe: ttprobe's omode=0 and 1 */
 	char *buf;		/* output not yet read: [off, len) */
 	size_t off, len;
+	/* a bit per byte of buf: set at the last byte of an event's output,
+	 * so the events staged but not read are counted at release */
+	unsigned long *ends;
 	struct magnet_ttstream tt;	/* omode=0: field 7 and its rules */
 	s64 rt_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at open */
 	int finish_gen;		/* finish commands seen at open */
@@ -265,8 +273,11 @@ static void magnet_emit(struct magnet_reader *rd,
 						 magnet_cid(rd, rec));
 		break;
 	}
-	if (n > 0)
+	if (n > 0) {
 		rd->len += n;
+		if (rec->event != MAGNET_EV_LOST && rec->event != MAGNET_EV_RESET)
+			__set_bit(rd->len - 1, rd->ends);
+	}
 }
 
 /* Version 3: write every FLOW record in force (stamped @ts) first. */
@@ -349,10 +360,14 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 
 	if (rd->v3) {
 		/* the flows it defines or ends, for a stream after this one */
-		if (magnet_pass_aux(s))
-			rd->aux[cpu]++;
+		bool aux = magnet_pass_aux(s);
+
 		memcpy(rd->buf + rd->len, s, len);
 		rd->len += len;
+		if (aux)
+			rd->aux[cpu]++;
+		else
+			__set_bit(rd->len - 1, rd->ends);
 		return;
 	}
 	/* ttprobe lines are TCP events only: the others need no decode */
@@ -542,6 +557,8 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 	int cpu;
 
 	mutex_lock(&magnet_consume_mutex);
+	/* everything staged was read: its marks go */
+	bitmap_clear(rd->ends, 0, rd->len);
 	rd->off = 0;
 	rd->len = 0;
 	magnet_fill_begin(rd);
@@ -733,10 +750,12 @@ static void magnet_discard_at_open(void)
 			n);
 }
 
-void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset)
+void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset,
+			   unsigned long *at_close)
 {
 	*at_open = READ_ONCE(magnet_discarded_open);
 	*by_reset = READ_ONCE(magnet_discarded_reset);
+	*at_close = atomic_long_read(&magnet_discarded_closed);
 }
 
 static void magnet_start_drain(struct magnet_reader *rd)
@@ -889,6 +908,7 @@ static void magnet_reader_free(struct magnet_reader *rd)
 	kfree(rd->active);
 	kvfree(rd->cids);
 	vfree(rd->buf);
+	vfree(rd->ends);
 	kfree(rd);
 }
 
@@ -907,13 +927,14 @@ static int magnet_open(struct inode *inode, struct file *file)
 		goto err;
 	mutex_init(&rd->lock);
 	rd->buf = vmalloc(MAGNET_KBUF_SIZE);
+	rd->ends = vzalloc(BITS_TO_LONGS(MAGNET_KBUF_SIZE) * sizeof(long));
 	rd->pos = kcalloc(nr_cpu_ids, sizeof(*rd->pos), GFP_KERNEL);
 	rd->end = kcalloc(nr_cpu_ids, sizeof(*rd->end), GFP_KERNEL);
 	rd->limit = kcalloc(nr_cpu_ids, sizeof(*rd->limit), GFP_KERNEL);
 	rd->aux = kcalloc(nr_cpu_ids, sizeof(*rd->aux), GFP_KERNEL);
 	rd->active = kcalloc(nr_cpu_ids, sizeof(*rd->active), GFP_KERNEL);
-	if (!rd->buf || !rd->pos || !rd->end || !rd->limit || !rd->active ||
-	    !rd->aux) {
+	if (!rd->buf || !rd->ends || !rd->pos || !rd->end || !rd->limit ||
+	    !rd->active || !rd->aux) {
 		magnet_reader_free(rd);
 		goto err;
 	}
@@ -954,12 +975,32 @@ err:
 	return -ENOMEM;
 }
 
+/*
+ * Events the reader took from the rings into rd->buf and closed without
+ * reading, whole or in part: counted (`discarded closed`) and logged, not
+ * lost without a trace.
+ */
+static void magnet_count_unread(const struct magnet_reader *rd)
+{
+	unsigned long n;
+
+	if (rd->off >= rd->len)
+		return;
+	n = bitmap_weight(rd->ends, rd->len) - bitmap_weight(rd->ends, rd->off);
+	if (!n)
+		return;
+	atomic_long_add(n, &magnet_discarded_closed);
+	pr_info("close: %lu records taken from the rings were not read (the reader closed first)\n",
+		n);
+}
+
 static int magnet_release(struct inode *inode, struct file *file)
 {
 	struct magnet_reader *rd = file->private_data;
 
 	if (!rd)
 		return 0;
+	magnet_count_unread(rd);
 	WRITE_ONCE(magnet_timer_armed, false);
 	timer_delete_sync(&magnet_wake_timer);
 	magnet_reader_free(rd);

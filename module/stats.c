@@ -24,7 +24,7 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 	unsigned long t_hits = 0, t_lost = 0, t_filt = 0, t_miss = 0, t_fill = 0;
 	unsigned long t_unparsed = 0;
 	char desc[MAGNET_FILTER_TEXT_MAX];
-	unsigned long at_open, by_reset;
+	unsigned long at_open, by_reset, at_close;
 	int cpu;
 
 	magnet_filter_describe(desc, sizeof(desc));
@@ -58,8 +58,9 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 		   t_hits - t_lost, t_lost, t_filt, t_miss, t_fill);
 	seq_printf(m, "probe_misses\t%lu\n", magnet_probes_nmissed());
 	seq_printf(m, "unparsed\t%lu\n", t_unparsed);
-	magnet_discard_counts(&at_open, &by_reset);
-	seq_printf(m, "discarded\topen %lu\treset %lu\n", at_open, by_reset);
+	magnet_discard_counts(&at_open, &by_reset, &at_close);
+	seq_printf(m, "discarded\topen %lu\treset %lu\tclosed %lu\n", at_open,
+		   by_reset, at_close);
 	seq_printf(m, "backlog\tqueued %lu\tpending %u\tuntracked %lu\tunsettled %lu\n",
 		   magnet_backlog_queued(), magnet_backlog_pending_sockets(),
 		   magnet_backlog_untracked(), magnet_backlog_unsettled());

@@ -604,7 +604,8 @@ class IpIds(unittest.TestCase):
 class Stats(unittest.TestCase):
     STATS = ("version\t0.1.0\ncpu\thits\twritten\tlost\tfiltered\tmissed"
              "\tfill\n0\t%d\t%d\t0\t0\t0\t0/8192\ntotal\t%d\t%d\t0\t0\t0\t0"
-             "\nprobe_misses\t0\nunparsed\t0\ndiscarded\topen %d\treset 0\n")
+             "\nprobe_misses\t0\nunparsed\t0\ndiscarded\topen %d\treset 0"
+             "\tclosed 0\n")
 
     def stats(self, written, at_open=0):
         return self.STATS % (written, written, written, written, at_open)

@@ -759,6 +759,33 @@ case_lost_records() {
 	done
 }
 
+# A reader that closes with records taken from the rings but not read
+# (staged in its buffer: `head -c`, a killed reader) leaves no gap the
+# statistics do not show (#10): events read whole + `discarded closed` +
+# those still in the rings = hits, exactly, in format 2 (always staged),
+# format 3 read in pieces smaller than a record, and text
+case_reader_closed() {
+	local mode args n hits lost fill closed
+	for mode in v2 v3 text; do
+		case $mode in
+		v2) args="omode=1 format=2" ;;
+		v3) args="omode=1 format=3" ;;
+		text) args="omode=3" ;;
+		esac
+		insmod "$KO" events=tcp port=5201 bufsize=65536 $args
+		xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rc-$mode.json" -n 1M
+		no_sockets 30 time-wait
+		n=$($PY "$HERE/closeread.py" "$PROC" "$L/rc-$mode.out" 150 5000 $mode)
+		cat /proc/net/magnet_stats > "$L/rc-$mode-stats.txt"
+		rmmod magnet
+		read -r hits lost fill <<< "$(awk '$1 == "total" { print $2, $4, $7 }' "$L/rc-$mode-stats.txt")"
+		closed=$(sed -n 's/^discarded\topen 0\treset 0\tclosed \([0-9]*\)$/\1/p' "$L/rc-$mode-stats.txt")
+		log "$mode: $n events read whole, $closed closed unread, $fill in the rings, $hits hits, $lost lost"
+		[ "$lost" = 0 ] && [ -n "$closed" ] && [ "$closed" -gt 0 ]
+		[ $((n + closed + fill)) = "$hits" ]
+	done
+}
+
 # Format version 3 streams that start after records were taken (the rings'
 # records name flows by ids the handlers keep using; the reader keeps the
 # flows the records it took define and writes them first):
@@ -1624,7 +1651,7 @@ case_ttprobe_binary() {
 	disc=$(new_log | sed -n 's/.*ttprobe: open: \([0-9]*\) records buffered before the open discarded.*/\1/p')
 	log "the open discarded $disc records"
 	[ -n "$disc" ] && [ "$disc" -ge "$fill" ]
-	grep -qx "discarded	open $disc	reset 0" /proc/net/ttprobe_stats
+	grep -qx "discarded	open $disc	reset 0	closed 0" /proc/net/ttprobe_stats
 	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/tb4.json" -n "$XFER"
 	xfer mg-srv mg-cli fd00:200::2 5201 "$L/tb6.json" -n "$XFER"
 	teacup_stop
@@ -1699,7 +1726,7 @@ case_ttprobe_ascii() {
 	wait_exit $r1 10
 	ip netns exec mg-cli tc qdisc del dev mgc root
 	restore_route
-	grep -qx "discarded	open $disc	reset 0" /proc/net/ttprobe_stats
+	grep -qx "discarded	open $disc	reset 0	closed 0" /proc/net/ttprobe_stats
 	rmmod ttprobe
 	rmmod magnet
 	$CHECK format "$L/tt1.log" "$t0" "$t1" 0
@@ -1821,7 +1848,7 @@ else
 		case_text_mode case_nontcp case_pkt_headers case_pcapng \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_reset_lost case_probe_misses \
-		case_stats case_binary_reads case_fault_unlocked case_web10g case_web10g_cids case_web10g_ss \
+		case_stats case_binary_reads case_reader_closed case_fault_unlocked case_web10g case_web10g_cids case_web10g_ss \
 		case_ttprobe_binary case_ttprobe_ascii \
 		case_rmmod_blocked_reader case_churn_short \
 		case_exp_run case_exp_flows case_exp_relays case_exp_ssh}; do

@@ -1,0 +1,50 @@
+"""A reader that closes with records staged in the kernel's buffer.
+
+    closeread.py PROC OUT SIZE TOTAL MODE
+
+Opens PROC, reads the stream's header (the first read returns it alone),
+then reads SIZE bytes at a time until TOTAL bytes came, then 1 byte more
+(a read that finds the reader's buffer empty takes at least one record
+from the rings into it), and closes. Writes what it read to OUT and prints
+the number of whole event records in it, by MODE: v2 (256-byte records),
+v3 (version 3 records, their headers' lengths) or text (lines after the
+header line). The records after the last whole one were taken from the
+rings and not read: the statistics must count them as `discarded closed`.
+"""
+import os
+import struct
+import sys
+
+proc, out, size, total, mode = sys.argv[1:6]
+size, total = int(size), int(total)
+fd = os.open(proc, os.O_RDONLY)
+head = os.read(fd, 65536)
+body = b""
+while len(body) < total:
+    got = os.read(fd, size)
+    if not got:
+        sys.exit("closeread: end of stream after %d bytes" % len(body))
+    body += got
+body += os.read(fd, 1)
+os.close(fd)
+with open(out, "wb") as f:
+    f.write(head + body)
+
+if mode == "v2":
+    events = len(body) // 256
+elif mode == "v3":
+    events = off = 0
+    while off + 16 <= len(body):
+        _, _, _, event, _, length = struct.unpack_from("<QHHBBH", body, off)
+        if length < 16 or off + length > len(body):
+            break
+        if event not in (9, 10, 11):     # LOST, RESET, FLOW
+            events += 1
+        off += length
+elif mode == "text":
+    if not head.endswith(b"\n"):
+        sys.exit("closeread: the first read is not the header line(s)")
+    events = body.count(b"\n")
+else:
+    sys.exit("closeread: unknown mode " + mode)
+print(events)
