@@ -25,9 +25,12 @@ out=$(cd "$out" && pwd)
 cp "$top"/module/Kbuild "$top"/module/*.c "$top"/module/*.h "$out"/
 if [ -n "$root" ]; then
 	# copy in, build with the root's compiler, copy the result out
-	rel=var/tmp/magnet-build-$name-$kver
-	rm -rf "${root:?}/$rel"
-	mkdir -p "$root/$rel"
+	# a directory of its own: two builds for one kernel at once (two
+	# trees, a test beside a benchmark) must not share it
+	mkdir -p "$root/var/tmp"
+	rel=$(mktemp -d -p "$root/var/tmp" "magnet-build-$name-$kver.XXXXXX")
+	rel=${rel#"$root"/}
+	trap 'rm -rf "${root:?}/${rel:?}"' EXIT
 	cp "$top"/module/Kbuild "$top"/module/*.c "$top"/module/*.h "$root/$rel/"
 	# objtool reads /proc: a private mount namespace gets its own, gone
 	# with it
