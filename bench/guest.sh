@@ -147,15 +147,15 @@ one_round() {
 	tracepoint_run tracepoint "$r"; echo "bench: tracepoint.$r"
 	bpftrace_run bpftrace "$r"; echo "bench: bpftrace.$r"
 	magnet tcp-ascii "$r" live events=tcp omode=0 port=5201; echo "bench: tcp-ascii.$r"
-	magnet tcp-binary "$r" live events=tcp omode=1 port=5201; echo "bench: tcp-binary.$r"
-	magnet all-binary "$r" live events=all omode=1 port=5201 bufsize=16384; echo "bench: all-binary.$r"
+	magnet tcp-binary "$r" live events=tcp omode=1 format=2 port=5201; echo "bench: tcp-binary.$r"
+	magnet all-binary "$r" live events=all omode=1 format=2 port=5201 bufsize=16384; echo "bench: all-binary.$r"
 	magnet tcp-binary-v3 "$r" live events=tcp omode=1 format=3 port=5201; echo "bench: tcp-binary-v3.$r"
 	magnet all-binary-v3 "$r" live events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-binary-v3.$r"
 	magnet tcp-handlers "$r" deferred events=tcp omode=1 port=5201 bufsize=262144; echo "bench: tcp-handlers.$r"
 	magnet handlers "$r" deferred events=all omode=1 port=5201 bufsize=1048576; echo "bench: handlers.$r"
 	transfer udp-baseline "$r" udp; echo "bench: udp-baseline.$r"
 	tcpdump_run udp-tcpdump-96 "$r" 96 udp; echo "bench: udp-tcpdump-96.$r"
-	magnet udp-magnet "$r" live udp events=ip,dev nontcp=1 omode=1 bufsize=16384; echo "bench: udp-magnet.$r"
+	magnet udp-magnet "$r" live udp events=ip,dev nontcp=1 omode=1 format=2 bufsize=16384; echo "bench: udp-magnet.$r"
 	magnet udp-magnet-v3 "$r" live udp events=ip,dev nontcp=1 omode=1 format=3 bufsize=16384; echo "bench: udp-magnet-v3.$r"
 }
 

@@ -96,8 +96,8 @@ for c in "$@"; do
 	case $c in
 	baseline) transfer baseline perf; syms baseline ;;
 	tcp-ascii) magnet "$c" live events=tcp omode=0 port=5201 ;;
-	tcp-binary) magnet "$c" live events=tcp omode=1 port=5201 ;;
-	all-binary) magnet "$c" live events=all omode=1 port=5201 bufsize=16384 ;;
+	tcp-binary) magnet "$c" live events=tcp omode=1 format=2 port=5201 ;;
+	all-binary) magnet "$c" live events=all omode=1 format=2 port=5201 bufsize=16384 ;;
 	tcp-binary-v3) magnet "$c" live events=tcp omode=1 format=3 port=5201 ;;
 	all-binary-v3) magnet "$c" live events=all omode=1 format=3 port=5201 bufsize=16384 ;;
 	tcp-handlers) magnet "$c" deferred events=tcp omode=1 port=5201 bufsize=262144 ;;

@@ -20,8 +20,9 @@
 # magnet_record_tcp, magnet_record_pkt or magnet_app_return.
 #
 # PROFILE_BYTES (default 30M) per transfer; PROFILE_CONFIGS (default:
-# baseline tcp-handlers handlers tcp-binary tcp-ascii all-binary; also
-# tcp-binary-v3 and all-binary-v3, the same in format=3).
+# baseline tcp-handlers handlers tcp-binary tcp-ascii all-binary, the
+# binary ones in format=2; also tcp-binary-v3 and all-binary-v3, the same
+# in format=3, the default).
 # Report: stdout and bench/results/<date>-<kernel>-profile.md.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -15,14 +15,14 @@
 #   bpftrace       kprobes on __tcp_transmit_skb and tcp_v4_do_rcv printing
 #                  4 fields (losses: its "Lost N events")
 #   tcp-ascii      magnet events=tcp omode=0 (ttprobe's volume and format)
-#   tcp-binary     magnet events=tcp omode=1
-#   all-binary     magnet events=all omode=1 (every layer)
-#   tcp-binary-v3, all-binary-v3   the same in format=3 (records sized by
-#                  what they carry, docs/binary-format.md)
+#   tcp-binary     magnet events=tcp omode=1 format=2 (256-byte records)
+#   all-binary     magnet events=all omode=1 format=2 (every layer)
+#   tcp-binary-v3, all-binary-v3   the same in format=3, the default
+#                  (records sized by what they carry, docs/binary-format.md)
 #   tcp-handlers   events=tcp, reader started after the transfer: what the
 #   handlers       traffic pays for the probe handlers alone (and all layers)
 # then TICKET's small packets (iperf3 -u -l 64 -b 0 -t 1): udp-baseline,
-# udp-tcpdump-96, udp-magnet (events=ip,dev nontcp=1 omode=1), and
+# udp-tcpdump-96, udp-magnet (events=ip,dev nontcp=1 omode=1 format=2), and
 # udp-magnet-v3 (the same, format=3).
 # The list runs BENCH_REPS times (default 2), interleaved. Reports, per run:
 # throughput, the ratio to the mean baseline of the boot, events, lost,

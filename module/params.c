@@ -28,7 +28,7 @@ struct magnet_config magnet_cfg __read_mostly = {
 	.nontcp = 0,
 	.compat_str = "",	/* "": the build's default, see below */
 	.maxactive = 512,
-	.format = MAGNET_FORMAT_VERSION,
+	.format = MAGNET_FORMAT_VERSION_V3,
 };
 
 module_param_named(port, magnet_cfg.port, uint, 0444);
@@ -40,7 +40,7 @@ MODULE_PARM_DESC(bufsize, "Records per CPU ring, rounded up to a power of two, 1
 module_param_named(omode, magnet_cfg.omode, uint, 0444);
 MODULE_PARM_DESC(omode, "Output mode: 0 = ttprobe ASCII, 1 = binary, 2 = web10g, 3 = magnet text (default: 0)");
 module_param_named(format, magnet_cfg.format, uint, 0444);
-MODULE_PARM_DESC(format, "omode=1's binary format version: 2 = 256-byte records, 3 = records sized by what they carry, with a FLOW record per connection (default: 2)");
+MODULE_PARM_DESC(format, "omode=1's binary format version: 2 = 256-byte records, 3 = records sized by what they carry, with a FLOW record per connection (default: 3)");
 module_param_named(direction, magnet_cfg.direction, uint, 0444);
 MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (default: 2)");
 module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);

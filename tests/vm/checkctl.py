@@ -294,40 +294,67 @@ def cmd_stats(stats, binpath):
     for i in range(5):
         if sum(p[i] for p in per) != tot[i]:
             fail("total column %d is not the sum of the CPUs" % i)
-    data = open(binpath, "rb").read()
-    n = (len(data) - 256) // 256
-    events = sum(1 for i in range(n)
-                 if struct.unpack_from("<H", data, 256 + i * 256 + 16)[0] not in (9, 10))
+    events = sum(1 for _, ev, _, _, _ in stream_records(binpath)
+                 if ev not in (9, 10))
     if events != tot[1]:
         fail("stream has %d events, statistics say %d written" % (events, tot[1]))
     print("stats ok: hits %d = written %d + lost %d; filtered %d; %d events read"
           % (tot[0], tot[1], tot[2], tot[3], events))
 
 
-# a record's event, cpu, ret and req (magnet_record at 16, 18, 80 and 88)
+# a version 2 record's event, cpu, ret and req (magnet_record at 16, 18,
+# 80 and 88); a version 3 record's header (ts cpu flow event flags len) and
+# a LOST or RESET record's req and ret after it
 REC_FIELDS = struct.Struct("<16xHH60xqQ160x")
+V3_HDR = struct.Struct("<QHHBBH")
+V3_COUNT = struct.Struct("<Qq")
 CHUNK = 256 * 4096
 
 
 def stream_records(binpath):
-    """(index, event, cpu, ret, req) of every record after the header,
-    index 1 first; read in chunks, so BINPATH may be a FIFO fed by the
-    reader, for logs too big to keep in the guest. Fails at the end if
-    the stream is not whole records."""
+    """(index, event, cpu, ret, req) of every event, LOST and RESET record
+    after the header, index 1 first, in format version 2 or 3 (a version 3
+    FLOW record is not one; an event's ret and req are 0 there); read in
+    chunks, so BINPATH may be a FIFO fed by the reader, for logs too big to
+    keep in the guest. Fails at the end if the stream is not whole
+    records."""
     total = i = 0
     with open(binpath, "rb") as f:
-        total = len(f.read(256))
+        head = f.read(256)
+        total = len(head)
+        v3 = len(head) >= 6 and struct.unpack_from("<H", head, 4)[0] == 3
+        rest = b""
         while True:
             # a buffered read returns CHUNK bytes unless the stream ends
             chunk = f.read(CHUNK)
             total += len(chunk)
-            whole = memoryview(chunk)[:len(chunk) - len(chunk) % 256]
-            for ev, cpu, ret, req in REC_FIELDS.iter_unpack(whole):
-                i += 1
-                yield i, ev, cpu, ret, req
+            if not v3:
+                whole = memoryview(chunk)[:len(chunk) - len(chunk) % 256]
+                for ev, cpu, ret, req in REC_FIELDS.iter_unpack(whole):
+                    i += 1
+                    yield i, ev, cpu, ret, req
+            else:
+                buf = rest + chunk
+                off = 0
+                while off + 16 <= len(buf):
+                    _, cpu, _, ev, _, n = V3_HDR.unpack_from(buf, off)
+                    if n < 32 or n % 8:
+                        fail("%s: a record of %d bytes at %d"
+                             % (binpath, n, total - len(buf) + off))
+                    if off + n > len(buf):
+                        break
+                    if ev in (9, 10):
+                        req, ret = V3_COUNT.unpack_from(buf, off + 16)
+                    else:
+                        req = ret = 0
+                    if ev != 11:
+                        i += 1
+                        yield i, ev, cpu, ret, req
+                    off += n
+                rest = buf[off:]
             if len(chunk) < CHUNK:
                 break
-    if total % 256:
+    if (rest if v3 else total % 256):
         fail("%s: %d bytes, not whole records" % (binpath, total))
 
 

@@ -4,7 +4,7 @@ fault suite (tests/vm/guest.sh, stress_reader_faults).
 
   faultread.py OUT GO
 
-Reads the 256-byte header, creates OUT.ready and waits for the file GO
+Reads the 256-byte header (format 2 or 3), creates OUT.ready and waits for the file GO
 (records are buffered by then), then, with raw read(2) calls into memory
 it maps and unmaps itself:
   1. a whole-record read into an unmapped buffer: must fail with EFAULT;
@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from procfile import read_to_eof
+from procfile import read_to_eof, whole_records
 
 PROC = os.environ.get("MAGNET_PROC", "/proc/net/magnet")
 PAGE = mmap.PAGESIZE
@@ -89,7 +89,8 @@ def main(out, go):
     ret, err = raw_read(fd, a, 2 * PAGE)
     if ret < 0 and err != errno.EFAULT:
         fail("half-mapped read: %s" % errno.errorcode.get(err, err))
-    if ret > PAGE or (ret > 0 and ret % 256):
+    version = int.from_bytes(hdr[4:6], "little")
+    if ret > PAGE or (ret > 0 and not whole_records(ctypes.string_at(a, ret), version)):
         fail("half-mapped read returned %d bytes (page %d)" % (ret, PAGE))
     if ret > 0:
         f.write(ctypes.string_at(a, ret))

@@ -1484,7 +1484,9 @@ case_reset() {
 # new events, then the reset discards them.
 case_reset_lost() {
 	local lost0
-	insmod "$KO" events=all omode=1 port=5201 bufsize=64
+	# format=2: the reader's 8 records are 8 x 256 bytes (the rings hold
+	# version 3 records in either format)
+	insmod "$KO" events=all omode=1 format=2 port=5201 bufsize=64
 	rm -f "$L"/rl.*
 	$PROCF partial "$L/rl.bin" 8 "$L/rl.go" &
 	READER=$!

@@ -27,6 +27,7 @@ import errno
 import os
 import select
 import socket
+import struct
 import sys
 import time
 
@@ -180,6 +181,20 @@ def wait_for(path):
             return
         time.sleep(0.1)
     fail("no %s within 60 s" % path)
+
+
+def whole_records(data, version):
+    """@data is whole records of format @version: 256 bytes each in
+    version 2, each version 3 record as long as its header says"""
+    if version == 2:
+        return len(data) % 256 == 0
+    off = 0
+    while off + 16 <= len(data):
+        n = struct.unpack_from("<H", data, off + 14)[0]
+        if n < 32 or n % 8:
+            return False
+        off += n
+    return off == len(data)
 
 
 def read_exactly(fd, f, want):

@@ -3,7 +3,8 @@
 
   uffdread.py PROC
 
-Reads PROC (magnet's proc file, binary mode, records waiting) into a
+Reads PROC (magnet's proc file, binary mode in format 2 or 3, records
+waiting) into a
 buffer whose pages are missing and registered with userfaultfd, so the
 kernel's copy to it waits until this program supplies the page. While
 the read waits in that fault, `reset` is written to PROC from another
@@ -22,6 +23,8 @@ import struct
 import sys
 import threading
 import time
+
+from procfile import whole_records
 
 SYS_USERFAULTFD = 323   # x86_64
 UFFD_API = 0xAA
@@ -63,8 +66,10 @@ def main(proc):
     fd = os.open(proc, os.O_RDONLY)
     # the stream's header comes from a staging buffer; the records after
     # it are copied straight from the rings, under the consume lock
-    if len(os.read(fd, REC)) != REC:
+    head = os.read(fd, REC)
+    if len(head) != REC:
         sys.exit("uffdread: no stream header")
+    version = struct.unpack_from("<H", head, 4)[0]
     got = {}
 
     def reader():
@@ -120,7 +125,7 @@ def main(proc):
     n = got["n"]
     if n < 0:
         sys.exit("uffdread: read: %s" % os.strerror(got["errno"]))
-    if n == 0 or n % REC:
+    if n == 0 or not whole_records(buf[:n], version):
         sys.exit("uffdread: read %d bytes, not whole records" % n)
     print("read waited in a fault; reset took %.0f ms; then read %d bytes"
           % (done["ms"], n))
