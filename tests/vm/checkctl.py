@@ -31,6 +31,7 @@ import sys
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from checklog import text_rows, ttprobe_addr  # noqa: E402
+from magnetlog import COUNT, Bad, v3_headers  # noqa: E402
 
 OUT_EVENTS = {"tcp_out", "app_send", "ip_out", "dev_out"}
 MARKERS = {"lost", "reset"}
@@ -306,8 +307,6 @@ def cmd_stats(stats, binpath):
 # 80 and 88); a version 3 record's header (ts cpu flow event flags len) and
 # a LOST or RESET record's req and ret after it
 REC_FIELDS = struct.Struct("<16xHH60xqQ160x")
-V3_HDR = struct.Struct("<QHHBBH")
-V3_COUNT = struct.Struct("<Qq")
 CHUNK = 256 * 4096
 
 
@@ -335,23 +334,19 @@ def stream_records(binpath):
                     yield i, ev, cpu, ret, req
             else:
                 buf = rest + chunk
-                off = 0
-                while off + 16 <= len(buf):
-                    _, cpu, _, ev, _, n = V3_HDR.unpack_from(buf, off)
-                    if n < 32 or n % 8:
-                        fail("%s: a record of %d bytes at %d"
-                             % (binpath, n, total - len(buf) + off))
-                    if off + n > len(buf):
-                        break
+                try:
+                    heads, end = v3_headers(buf, total - len(buf))
+                except Bad as e:
+                    fail("%s: %s" % (binpath, e))
+                for off, _, cpu, _, ev, _, _ in heads:
                     if ev in (9, 10):
-                        req, ret = V3_COUNT.unpack_from(buf, off + 16)
+                        req, ret = COUNT.unpack_from(buf, off + 16)
                     else:
                         req = ret = 0
                     if ev != 11:
                         i += 1
                         yield i, ev, cpu, ret, req
-                    off += n
-                rest = buf[off:]
+                rest = buf[end:]
             if len(chunk) < CHUNK:
                 break
     if (rest if v3 else total % 256):

@@ -12,8 +12,9 @@ header line). The records after the last whole one were taken from the
 rings and not read: the statistics must count them as `discarded closed`.
 """
 import os
-import struct
 import sys
+
+from magnetlog import FLOW_EV, LOST, RESET, Bad, v3_headers
 
 proc, out, size, total, mode = sys.argv[1:6]
 size, total = int(size), int(total)
@@ -33,14 +34,13 @@ with open(out, "wb") as f:
 if mode == "v2":
     events = len(body) // 256
 elif mode == "v3":
-    events = off = 0
-    while off + 16 <= len(body):
-        _, _, _, event, _, length = struct.unpack_from("<QHHBBH", body, off)
-        if length < 16 or off + length > len(body):
-            break
-        if event not in (9, 10, 11):     # LOST, RESET, FLOW
-            events += 1
-        off += length
+    # a record cut at the end, or one this read could not take whole
+    # (a length no record has), ends the count
+    try:
+        heads, _ = v3_headers(body)
+    except Bad:
+        sys.exit("closeread: a record of an impossible length")
+    events = sum(1 for h in heads if h[4] not in (LOST, RESET, FLOW_EV))
 elif mode == "text":
     if not head.endswith(b"\n"):
         sys.exit("closeread: the first read is not the header line(s)")

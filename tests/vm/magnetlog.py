@@ -7,6 +7,9 @@ read both. Native byte order (the guests are little-endian) only.
 
     from magnetlog import v2_records
     header, records = v2_records(data)   # header: 256 bytes, version as read
+
+    from magnetlog import v3_headers
+    heads, end = v3_headers(buf)         # the version 3 records' headers
 """
 import struct
 
@@ -26,6 +29,26 @@ LOST, RESET, FLOW_EV = 9, 10, 11
 
 class Bad(Exception):
     pass
+
+
+def v3_headers(buf, base=0):
+    """The headers of the whole version 3 records at the start of @buf:
+    ([(off, ts, cpu, flow, event, flags, length)], end), @end the offset
+    after the last whole one; a record cut at the end of @buf (a chunk of a
+    stream) is left out. Raises Bad for a length no record has (its
+    message gives the offset plus @base, where @buf is in the stream)."""
+    heads = []
+    off = 0
+    while off + 16 <= len(buf):
+        h = HDR.unpack_from(buf, off)
+        n = h[5]
+        if n < 32 or n % 8:
+            raise Bad("record at %d: length %d" % (base + off, n))
+        if off + n > len(buf):
+            break
+        heads.append((off,) + h)
+        off += n
+    return heads, off
 
 
 def _v2(ts, cpu, event, flags, f):
@@ -56,13 +79,10 @@ def v2_records(data):
         raise Bad("version %d record_size %d" % (version, record_size))
     flows = {}          # (cpu, id) -> flow
     recs = []
-    off = 0
-    while off < len(body):
-        if off + 16 > len(body):
-            raise Bad("a header cut at %d" % off)
-        ts, cpu, fid, event, flags, n = HDR.unpack_from(body, off)
-        if n < 32 or n % 8 or off + n > len(body):
-            raise Bad("record at %d: length %d" % (off, n))
+    heads, end = v3_headers(body)
+    if end != len(body):
+        raise Bad("a record cut at %d (%d bytes left)" % (end, len(body) - end))
+    for off, ts, cpu, fid, event, flags, n in heads:
         p = off + 16
         if event == FLOW_EV:
             sock, lport, rport, family, ca, la, ra = FLOW.unpack_from(body, p)
@@ -115,5 +135,4 @@ def v2_records(data):
                 struct.pack_into("<IHBB", r, 172, ifindex, ip_id, tos, ttl)
                 r[191] = proto
             recs.append(bytes(r))
-        off += n
     return header, recs

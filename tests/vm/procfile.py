@@ -27,9 +27,10 @@ import errno
 import os
 import select
 import socket
-import struct
 import sys
 import time
+
+from magnetlog import Bad, v3_headers
 
 PROC = os.environ.get("MAGNET_PROC", "/proc/net/magnet")
 
@@ -188,13 +189,10 @@ def whole_records(data, version):
     version 2, each version 3 record as long as its header says"""
     if version == 2:
         return len(data) % 256 == 0
-    off = 0
-    while off + 16 <= len(data):
-        n = struct.unpack_from("<H", data, off + 14)[0]
-        if n < 32 or n % 8:
-            return False
-        off += n
-    return off == len(data)
+    try:
+        return v3_headers(data)[1] == len(data)
+    except Bad:
+        return False
 
 
 def read_exactly(fd, f, want):
