@@ -320,7 +320,10 @@ static const char magnet_text_columns[] =
 	"\tip_proto"
 	"\tsegs_out\tdata_segs_out\tsegs_in\tdata_segs_in\tbytes_sent"
 	"\tbytes_received\tbytes_acked\tbytes_retrans\trcv_nxt\tmin_rtt_us"
-	"\trtt_us\tadvmss\tsnd_wscale\trcv_wscale\topts\tlost\n";
+	"\trtt_us\tadvmss\tsnd_wscale\trcv_wscale\topts"
+	"\tpacing_rate\tdelivery_rate\tdelivered\tdelivered_ce\tlost_out"
+	"\tsacked_out\tapp_limited\tbbr_bw\tbbr_min_rtt\tbbr_pacing_gain"
+	"\tbbr_cwnd_gain\tlost\n";
 
 int magnet_format_text_header(char *buf)
 {
@@ -354,11 +357,30 @@ static char *magnet_put_tabs(char *p, int n)
 #define MAGNET_COL_U64(p, v) (*(p)++ = '\t', (p) = magnet_put_u64((p), (v)))
 
 /*
- * One line of magnet's own text format, 56 tab-separated columns. The
- * widest line (every field at its widest, IPv6, 16-byte comm and ca_name)
- * is 653 bytes (test_format checks); MAGNET_TEXT_LINE_MAX is 1024.
+ * tcp_info's tcpi_delivery_rate from a rate part, the kernel's arithmetic
+ * (tcp_compute_delivery_rate(): u64, wrapping alike): bytes/s
+ */
+__u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
+{
+	__u32 rem;
+
+	if (!x->rate_delivered || !x->rate_interval_us)
+		return 0;
+	return magnet_div_u64_rem((__u64)x->rate_delivered * mss * 1000000U,
+				  x->rate_interval_us, &rem);
+}
+
+/* tcp_bbr_info's attribute (INET_DIAG_BBRINFO) */
+#define MAGNET_CC_BBR 16
+
+/*
+ * One line of magnet's own text format, 67 tab-separated columns. The
+ * widest line (every field at its widest, IPv6, 16-byte comm and ca_name,
+ * a BBR rate part) is 797 bytes (test_format checks); MAGNET_TEXT_LINE_MAX
+ * is 1024.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
+		       const struct magnet_v3_rate *rate,
 		       __s64 realtime_offset_ns)
 {
 	const char *name = magnet_event_name(r->event);
@@ -476,6 +498,27 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, r->opts);
 	} else {
 		p = magnet_put_tabs(p, 15);
+	}
+	if (rate && (r->flags & MAGNET_RF_TCP)) {
+		MAGNET_COL_U64(p, rate->pacing_rate);
+		MAGNET_COL_U64(p, magnet_delivery_rate(rate, r->mss));
+		MAGNET_COL_U32(p, rate->delivered);
+		MAGNET_COL_U32(p, rate->delivered_ce);
+		MAGNET_COL_U32(p, rate->lost_out);
+		MAGNET_COL_U32(p, rate->sacked_out);
+		MAGNET_COL_U32(p, rate->app_limited);
+		if (rate->cc_attr == MAGNET_CC_BBR) {
+			/* bbr_bw_lo, bbr_bw_hi, min_rtt, pacing and cwnd gain */
+			MAGNET_COL_U64(p, (__u64)rate->cc_info[1] << 32 |
+					  rate->cc_info[0]);
+			MAGNET_COL_U32(p, rate->cc_info[2]);
+			MAGNET_COL_U32(p, rate->cc_info[3]);
+			MAGNET_COL_U32(p, rate->cc_info[4]);
+		} else {
+			p = magnet_put_tabs(p, 4);
+		}
+	} else {
+		p = magnet_put_tabs(p, 11);
 	}
 	*p++ = '\t';
 out:

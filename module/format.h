@@ -14,7 +14,7 @@
 /* Longest magnet text line (header or record), newline and NUL included. */
 #define MAGNET_TEXT_LINE_MAX 1024
 /* Columns of the magnet text format (header and every line). */
-#define MAGNET_TEXT_NCOLS 56
+#define MAGNET_TEXT_NCOLS 67
 #define MAGNET_TEXT_COL_RET 18	/* 1-based: where a lost line's misses go */
 /*
  * Longest web10g line (the header is the longest), newline and NUL
@@ -146,12 +146,18 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * the MAGNET_TEXT_NCOLS columns, and every line has that many. LOST and
  * RESET lines have only time, cpu, event and the last column, `lost`, with
  * the count (req); a LOST record's probe misses (ret), when not 0, go in
- * the `ret` column. @buf must hold MAGNET_TEXT_LINE_MAX bytes. Return the
- * length (0 for an unknown event code).
+ * the `ret` column. @rate: the record's rate part (version 3's RF_RATE),
+ * or NULL; its columns (pacing_rate .. bbr_cwnd_gain) are empty without
+ * one, the bbr_* ones unless the congestion control is BBR. @buf must hold
+ * MAGNET_TEXT_LINE_MAX bytes. Return the length (0 for an unknown event
+ * code).
  */
 int magnet_format_text_header(char *buf);
 int magnet_format_text(char *buf, const struct magnet_record *r,
+		       const struct magnet_v3_rate *rate,
 		       __s64 realtime_offset_ns);
+/* tcp_info's delivery rate (bytes/s) of a rate part, with the MSS @mss */
+__u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);
 
 /*
  * web10g-logger lines (omode=2), see compat-formats.md section 4 and

@@ -231,9 +231,13 @@ static u32 magnet_cid(struct magnet_reader *rd, const struct magnet_record *rec)
 	return c->cid;
 }
 
-/* Append @rec to rd->buf in this open's output mode (not version 3). */
+/*
+ * Append @rec to rd->buf in this open's output mode (not version 3);
+ * @rate: its rate part, or NULL (only the magnet text format shows it).
+ */
 static void magnet_emit(struct magnet_reader *rd,
-			const struct magnet_record *rec)
+			const struct magnet_record *rec,
+			const struct magnet_v3_rate *rate)
 {
 	char *dst = rd->buf + rd->len;
 	int n = 0;
@@ -265,7 +269,7 @@ static void magnet_emit(struct magnet_reader *rd,
 		n = sizeof(*rec);
 		break;
 	case MAGNET_OMODE_TEXT:
-		n = magnet_format_text(dst, rec, rd->rt_offset_ns);
+		n = magnet_format_text(dst, rec, rate, rd->rt_offset_ns);
 		break;
 	case MAGNET_OMODE_WEB10G:
 		if (magnet_web10g_has_line(rec))
@@ -324,7 +328,7 @@ static void magnet_emit_mark(struct magnet_reader *rd, u16 event, u16 cpu,
 	rd->rec.cpu = cpu;
 	rd->rec.req = req;
 	rd->rec.ret = ret;
-	magnet_emit(rd, &rd->rec);
+	magnet_emit(rd, &rd->rec, NULL);
 }
 
 /*
@@ -381,7 +385,8 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 	case 1:
 		if (rd->rec.event == MAGNET_EV_LOST)
 			rd->aux[cpu]++;
-		magnet_emit(rd, &rd->rec);
+		magnet_emit(rd, &rd->rec, magnet_flows_seen.has_rate ?
+				     &magnet_flows_seen.rate : NULL);
 		break;
 	case 0:		/* a FLOW record */
 		rd->aux[cpu]++;

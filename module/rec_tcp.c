@@ -4,6 +4,7 @@
  * and a tcp_sendmsg()/tcp_recvmsg() call at its return. Both carry the TCP
  * snapshot (rec.c).
  */
+#include <linux/inet_diag.h>
 #include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/tcp.h>
@@ -32,6 +33,29 @@ static void notrace magnet_count_out(struct magnet_v3_tcp *t,
 NOKPROBE_SYMBOL(magnet_count_out);
 
 /*
+ * What @ca's get_info() reports of @sk (tcp_bbr_info, tcpvegas_info or
+ * tcp_dctcp_info) into @x's cc_info, as inet_diag asks for it: every
+ * attribute wanted, one answer. Out of line: only a congestion control
+ * with a get_info() (BBR, Vegas, DCTCP, Illinois) pays for it. The socket
+ * is locked, and @ca cannot go away in a handler (magnet_rec_begin_sock()).
+ */
+void notrace magnet_fill_cc_info(struct magnet_v3_rate *x, struct sock *sk,
+				 const struct tcp_congestion_ops *ca)
+{
+	union tcp_cc_info info;
+	int attr = 0;
+	size_t n;
+
+	BUILD_BUG_ON(sizeof(info) > sizeof(x->cc_info));
+	n = ca->get_info(sk, ~0U, &attr, &info);
+	if (n && n <= sizeof(x->cc_info) && attr > 0 && attr <= 0xff) {
+		memcpy(x->cc_info, &info, n);
+		x->cc_attr = attr;
+	}
+}
+NOKPROBE_SYMBOL(magnet_fill_cc_info);
+
+/*
  * A segment of @sk at TCP transmit (__tcp_transmit_skb's entry, before it
  * is counted) or receive (tcp_v4_do_rcv, tcp_v6_do_rcv).
  */
@@ -39,6 +63,7 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 			       u16 event)
 {
 	const struct magnet_filter *f = magnet_filter();
+	const struct tcp_congestion_ops *ca;
 	struct magnet_v3_tcp *t;
 	struct magnet_rec c;
 	u16 lport, rport;
@@ -71,10 +96,11 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 				 tcp_sk(sk)->mss_cache))
 		goto filtered;
 
-	t = magnet_rec_begin_sock(&c, sk, lport, rport,
-				  READ_ONCE(inet_csk(sk)->icsk_ca_ops), event,
-				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ,
-				  MAGNET_V3_TCP_SIZE);
+	ca = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+	t = magnet_rec_begin_sock(&c, sk, lport, rport, ca, event,
+				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
+				  MAGNET_RF_RATE,
+				  MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE);
 	if (!t)
 		return;
 	t->len = skb->len;
@@ -84,6 +110,7 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 	magnet_fill_tcp(t, sk);
 	if (event == MAGNET_EV_TCP_OUT)
 		magnet_count_out(t, skb);
+	magnet_fill_rate((struct magnet_v3_rate *)(t + 1), sk, ca, true);
 	magnet_rec_end(&c);
 	return;
 filtered:
@@ -137,7 +164,8 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 				  ntohs(sk->sk_dport),
 				  READ_ONCE(inet_csk(sk)->icsk_ca_ops), event,
 				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
-				  MAGNET_RF_APP, MAGNET_V3_APP_SIZE);
+				  MAGNET_RF_APP | MAGNET_RF_RATE,
+				  MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE);
 	if (!t)
 		return 0;
 	t->len = ret > 0 ? ret : 0;
@@ -153,6 +181,7 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 	a->req = call->req;
 	a->ret = ret;
 	memcpy(a->comm, current->comm, sizeof(a->comm));
+	magnet_fill_rate((struct magnet_v3_rate *)(a + 1), sk, NULL, false);
 	magnet_rec_end(&c);
 	return 0;
 }

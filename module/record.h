@@ -63,6 +63,8 @@ enum magnet_event {
 #define MAGNET_RF_SOCK 0x20	/* sock_id, state; else not tied to a socket */
 #define MAGNET_RF_HDR 0x40	/* ip_hlen, ip_frag, tcp_* (IP and device
 				 * events; shares its bytes with RF_TCP's) */
+#define MAGNET_RF_RATE 0x80	/* version 3 only: the rate part (struct
+				 * magnet_v3_rate) after the TCP snapshot */
 
 #define MAGNET_COMM_LEN 16
 #define MAGNET_TCP_OPTS_LEN 40	/* the most a TCP header carries */
@@ -447,13 +449,38 @@ struct magnet_v3_pkt {
 	/* 56: tcp_hlen - 20 bytes of TCP options, zero-padded to 8 */
 };
 
+/*
+ * RF_RATE (TCP and app events), after the TCP part and, in an app record,
+ * the call: what tcp_info gives congestion-control research beyond the TCP
+ * part, read where the TCP part is. delivery rate = rate_delivered * mss *
+ * 1000000 / rate_interval_us bytes/s (0 if either is 0), as tcp_info's
+ * tcpi_delivery_rate. cc_info: what the congestion control's get_info()
+ * reports (INET_DIAG attribute cc_attr: 16 = tcp_bbr_info, 3 =
+ * tcpvegas_info, 9 = tcp_dctcp_info, as 32-bit words; the rest 0), at TCP
+ * events only, where the socket is locked (0 = none).
+ */
+struct magnet_v3_rate {
+	__u64 pacing_rate;		/*  0: bytes/s, ~0 = unlimited */
+	__u32 delivered;		/*  8: packets delivered (acked) */
+	__u32 delivered_ce;		/* 12: of them, ECN CE-marked */
+	__u32 lost_out;			/* 16: packets presumed lost */
+	__u32 sacked_out;		/* 20: packets SACKed */
+	__u32 rate_delivered;		/* 24: of the last rate sample */
+	__u32 rate_interval_us;		/* 28: its interval */
+	__u8 app_limited;		/* 32: that sample was app-limited */
+	__u8 cc_attr;			/* 33: INET_DIAG_*INFO, 0 = none */
+	__u16 reserved;			/* 34: 0 */
+	__u32 cc_info[5];		/* 36 */
+};
+
 #define MAGNET_V3_HDR_SIZE 16
+#define MAGNET_V3_RATE_SIZE 56		/* the part alone: no header */
 #define MAGNET_V3_COUNT_SIZE (MAGNET_V3_HDR_SIZE + 16)
 #define MAGNET_V3_FLOW_SIZE (MAGNET_V3_HDR_SIZE + 56)
 #define MAGNET_V3_TCP_SIZE (MAGNET_V3_HDR_SIZE + 144)
 #define MAGNET_V3_APP_SIZE (MAGNET_V3_TCP_SIZE + 40)
 #define MAGNET_V3_PKT_SIZE (MAGNET_V3_HDR_SIZE + 40)	/* + options */
-#define MAGNET_V3_MAX_SIZE MAGNET_V3_APP_SIZE
+#define MAGNET_V3_MAX_SIZE (MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE)
 
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_hdr) == MAGNET_V3_HDR_SIZE,
 		     "v3 header");
@@ -470,6 +497,9 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_v3_tcp, bytes_sent) == 112,
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_app) == 40, "v3 app");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_pkt) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_PKT_SIZE, "v3 packet");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rate) == MAGNET_V3_RATE_SIZE &&
+		     offsetof(struct magnet_v3_rate, cc_info) == 36,
+		     "v3 rate part");
 MAGNET_STATIC_ASSERT(MAGNET_V3_PKT_SIZE + MAGNET_TCP_OPTS_LEN <=
 		     MAGNET_V3_MAX_SIZE, "v3 largest record");
 MAGNET_STATIC_ASSERT(MAGNET_V3_FLOW_SIZE % 8 == 0 && MAGNET_V3_TCP_SIZE % 8 == 0 &&

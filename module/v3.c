@@ -15,9 +15,10 @@
 
 /*
  * The layout of an event's record, by its type: TCP and app events carry
- * the TCP part (app events the call after it), IP and device events the
- * packet part. The flags only say which fields hold values, except that a
- * packet record has no room for a TCP snapshot and a record holds a TCP
+ * the TCP part (app events the call after it, and either the rate part
+ * last when RF_RATE says so), IP and device events the packet part. The
+ * flags only say which fields hold values, except that a packet record has
+ * no room for a TCP snapshot or a rate part, and a record holds a TCP
  * snapshot or a packet header, not both.
  */
 enum { V3_NONE, V3_TCP, V3_PKT };
@@ -42,7 +43,8 @@ static int v3_layout(unsigned int event, unsigned int flags)
 	case MAGNET_EV_IP_IN:
 	case MAGNET_EV_DEV_OUT:
 	case MAGNET_EV_DEV_IN:
-		return (flags & MAGNET_RF_TCP) ? V3_NONE : V3_PKT;
+		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
+								    V3_PKT;
 	}
 	return V3_NONE;
 }
@@ -467,6 +469,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		if (!tab)
 			return -1;
 		memset(r, 0, sizeof(*r));
+		d->has_rate = 0;
 		r->ts_ns = g64(b, 0, sw);
 		r->cpu = (__u16)cpu;
 		r->event = (__u16)event;
@@ -516,11 +519,14 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	/* an event: its layout, by its type */
 	layout = v3_layout(event, flags);
 	if (layout == V3_TCP) {
-		want = v3_is_app(event) ? MAGNET_V3_APP_SIZE :
-					  MAGNET_V3_TCP_SIZE;
+		want = (v3_is_app(event) ? MAGNET_V3_APP_SIZE :
+					   MAGNET_V3_TCP_SIZE) +
+		       (flags & MAGNET_RF_RATE ? MAGNET_V3_RATE_SIZE : 0);
 		if (len != want)
 			return v3_bad_len(d, len, want,
-					  v3_is_app(event) ? "app" : "TCP");
+					  v3_is_app(event) ?
+					  (flags & MAGNET_RF_RATE ? "app+rate" : "app") :
+					  (flags & MAGNET_RF_RATE ? "TCP+rate" : "TCP"));
 	} else if (layout == V3_PKT) {
 		unsigned int th = len >= MAGNET_V3_PKT_SIZE ?
 				  b[V3_OFF(struct magnet_v3_pkt, tcp_hlen)] : 0;
@@ -561,7 +567,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	r->ts_ns = g64(b, 0, sw);
 	r->cpu = (__u16)cpu;
 	r->event = (__u16)event;
-	r->flags = (__u8)flags;
+	r->flags = (__u8)(flags & ~MAGNET_RF_RATE);
+	d->has_rate = 0;
 	r->sock_id = flags & MAGNET_RF_SOCK ? s->sock_id : 0;
 	r->family = s->family;
 	r->lport = s->lport;
@@ -622,6 +629,26 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 			r->ret = (__s64)g64(b, A(ret), sw);
 			memcpy(r->comm, b + A(comm), MAGNET_COMM_LEN);
 #undef A
+		}
+		if (flags & MAGNET_RF_RATE) {
+			unsigned int o = len - MAGNET_V3_RATE_SIZE;
+#define X(f) ((unsigned int)offsetof(struct magnet_v3_rate, f) + o)
+			d->rate.pacing_rate = g64(b, X(pacing_rate), sw);
+			d->rate.delivered = g32(b, X(delivered), sw);
+			d->rate.delivered_ce = g32(b, X(delivered_ce), sw);
+			d->rate.lost_out = g32(b, X(lost_out), sw);
+			d->rate.sacked_out = g32(b, X(sacked_out), sw);
+			d->rate.rate_delivered = g32(b, X(rate_delivered), sw);
+			d->rate.rate_interval_us =
+				g32(b, X(rate_interval_us), sw);
+			d->rate.app_limited = b[X(app_limited)];
+			d->rate.cc_attr = b[X(cc_attr)];
+			d->rate.reserved = 0;
+			for (i = 0; i < 5; i++)
+				d->rate.cc_info[i] =
+					g32(b, X(cc_info) + 4 * i, sw);
+#undef X
+			d->has_rate = 1;
 		}
 		/* the packet fields of a record with a TCP snapshot */
 		V3_ZERO(r, ifindex, ip_ttl);

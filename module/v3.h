@@ -96,6 +96,13 @@ unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 struct magnet_v3_dec {
 	unsigned int ncpus;		/* userspace: 65536, any u16 cpu */
 	struct magnet_v3_slot **tab;	/* [ncpus], each [MAGNET_V3_FLOW_IDS] */
+	/*
+	 * The rate part of the event magnet_v3_decode() returned last, in
+	 * the reader's byte order, when has_rate (a version 2 record has no
+	 * room for it: its flags never have MAGNET_RF_RATE)
+	 */
+	int has_rate;
+	struct magnet_v3_rate rate;
 	char err[160];			/* why the last call failed */
 };
 
@@ -126,8 +133,9 @@ int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
 
 /*
  * Decode the record of @len bytes at @buf (its header announced @len).
- * Returns 1 with the event in @out, 0 for a FLOW record (taken into the
- * flow table, nothing in @out), -1 if the record is invalid (d->err).
+ * Returns 1 with the event in @out (and its rate part, if it has one, in
+ * d->rate), 0 for a FLOW record (taken into the flow table, nothing in
+ * @out), -1 if the record is invalid (d->err).
  */
 int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 		     unsigned int len, int swapped, struct magnet_record *out);

@@ -897,6 +897,8 @@ decoded:
 			break;
 		case FMT_MAGNET:
 			len = magnet_format_text(line, &rec,
+						 v3 && v3d->has_rate ?
+						 &v3d->rate : NULL,
 						 si.realtime_offset_ns);
 			break;
 		case FMT_WEB10G: {

@@ -533,7 +533,7 @@ PY
 run -f magnet "$tmp/v3bad.bin"
 check "version 3 length 70: exit 2 (got $rc)" [ "$rc" = 2 ]
 check "version 3 length 70: message" \
-	err_is 'record index 0 at byte offset 256: record length 70 \(version 3 records are 32 to 200 bytes, a multiple of 8\)'
+	err_is 'record index 0 at byte offset 256: record length 70 \(version 3 records are 32 to 256 bytes, a multiple of 8\)'
 no_sanitizer || bad "version 3: sanitizer report"
 # the VM tests' own decoder (tests/vm/magnetlog.py, written from the
 # document, not from v3.c) rebuilds the same version 2 records

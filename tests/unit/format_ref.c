@@ -107,7 +107,7 @@ static void magnet_clean_str(char *dst, const char *src, size_t n)
 }
 
 int ref_format_text(char *buf, const struct magnet_record *r,
-		       __s64 realtime_offset_ns)
+		    const struct magnet_v3_rate *x, __s64 realtime_offset_ns)
 {
 	const size_t size = MAGNET_TEXT_LINE_MAX;
 	const char *name = ref_event_name(r->event);
@@ -188,6 +188,27 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 	else
 		n += snprintf(buf + n, size - n,
 			      "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+	if (x && (r->flags & MAGNET_RF_TCP)) {
+		/* tcp_compute_delivery_rate(): u64 arithmetic, wrapping */
+		unsigned long long rate = 0;
+
+		if (x->rate_delivered && x->rate_interval_us)
+			rate = (unsigned long long)x->rate_delivered * r->mss *
+			       1000000ULL / x->rate_interval_us;
+		n += snprintf(buf + n, size - n, "\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u",
+			      (unsigned long long)x->pacing_rate, rate,
+			      x->delivered, x->delivered_ce, x->lost_out,
+			      x->sacked_out, x->app_limited);
+		if (x->cc_attr == 16)	/* INET_DIAG_BBRINFO */
+			n += snprintf(buf + n, size - n, "\t%llu\t%u\t%u\t%u",
+				      (unsigned long long)x->cc_info[1] << 32 |
+				      x->cc_info[0], x->cc_info[2],
+				      x->cc_info[3], x->cc_info[4]);
+		else
+			n += snprintf(buf + n, size - n, "\t\t\t\t");
+	} else {
+		n += snprintf(buf + n, size - n, "\t\t\t\t\t\t\t\t\t\t\t");
+	}
 	n += snprintf(buf + n, size - n, "\t\n");
 	return n;
 }

@@ -480,11 +480,120 @@ static void test_refuse(void)
 	CHECK(magnet_v3_encode(&e, &r, c) == 0, "event 12 encoded");
 }
 
+/*
+ * The rate part (RF_RATE): a TCP or app record the encoder wrote, with a
+ * rate part appended as the module writes it; decoded in both byte orders
+ * into the same event (its flags without RF_RATE) and d.rate, and the next
+ * record without one clears d.has_rate. Then what is refused.
+ */
+static void test_rate(void)
+{
+	static struct magnet_v3_enc e;
+	_Alignas(8) unsigned char b[4 * MAGNET_V3_ENC_MAX];
+	unsigned int ev, k, i, n, m;
+	struct magnet_record r, got;
+	struct magnet_v3_rate x;
+	struct flow f;
+	__u16 len;
+	int sw;
+
+	for (ev = MAGNET_EV_TCP_OUT; ev <= MAGNET_EV_APP_RECV; ev++)
+		for (k = 0; k < 200; k++)
+			for (sw = 0; sw < 2; sw++) {
+				struct magnet_v3_dec d;
+				unsigned int base = ev >= MAGNET_EV_APP_SEND ?
+						    MAGNET_V3_APP_SIZE :
+						    MAGNET_V3_TCP_SIZE;
+				size_t off = 0;
+				int rc = 0, events = 0;
+
+				random_flow(&f);
+				magnet_v3_enc_init(&e);
+				r = make(ev, (__u16)(rng() % 4), &f, rng());
+				n = magnet_v3_encode(&e, &r, b);
+				CHECK(n == MAGNET_V3_FLOW_SIZE + base, "%u", n);
+				x.pacing_rate = rng() % 4 ? rng() : ~0ULL;
+				x.delivered = (__u32)rng();
+				x.delivered_ce = (__u32)rng();
+				x.lost_out = (__u32)rng();
+				x.sacked_out = (__u32)rng();
+				x.rate_delivered = (__u32)rng();
+				x.rate_interval_us = (__u32)rng();
+				x.app_limited = (__u8)(rng() & 1);
+				x.cc_attr = (__u8)(rng() % 2 ? 16 : 0);
+				x.reserved = 0;
+				for (i = 0; i < 5; i++)
+					x.cc_info[i] = x.cc_attr ? (__u32)rng() : 0;
+				memcpy(b + n, &x, sizeof(x));
+				len = (__u16)(base + MAGNET_V3_RATE_SIZE);
+				b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_RATE;
+				memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+				n += MAGNET_V3_RATE_SIZE;
+				/* then the same flow's record without one */
+				m = magnet_v3_encode(&e, &r, b + n);
+				CHECK(m == base, "%u", m);
+				n += m;
+				if (sw)
+					for (off = 0; off < n; off += len) {
+						memcpy(&len, b + off + 14, 2);
+						swap_v3(b + off);
+					}
+				magnet_v3_dec_init(&d);
+				for (off = 0; off < n; off += (size_t)rc) {
+					rc = magnet_v3_record_len(&d, b + off, sw);
+					CHECK(rc > 0, "length: %s", d.err);
+					if (rc <= 0)
+						break;
+					memset(&got, 0xa5, sizeof(got));
+					i = (unsigned int)magnet_v3_decode(&d, b + off,
+						(unsigned int)rc, sw, &got);
+					CHECK(i != (unsigned int)-1, "decode: %s", d.err);
+					if (i != 1)
+						continue;
+					CHECK(!memcmp(&got, &r, sizeof(r)),
+					      "event %u swapped %d: the record differs",
+					      ev, sw);
+					if (events++ == 0)
+						CHECK(d.has_rate &&
+						      !memcmp(&d.rate, &x, sizeof(x)),
+						      "event %u swapped %d: the rate part differs",
+						      ev, sw);
+					else
+						CHECK(!d.has_rate,
+						      "event %u: has_rate after a record without one",
+						      ev);
+				}
+				CHECK(events == 2, "%d events", events);
+				magnet_v3_dec_free(&d);
+			}
+
+	/* refused: the lengths, and a rate part on a packet record */
+	magnet_v3_enc_init(&e);
+	r = make(MAGNET_EV_TCP_OUT, 1, &f, 5);
+	n = magnet_v3_encode(&e, &r, b);
+	b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_RATE;
+	refuse("rate flag, no rate part", b, n, "a TCP+rate record of 160 bytes");
+	r = make(MAGNET_EV_APP_SEND, 1, &f, 6);
+	n = magnet_v3_encode(&e, &r, b);
+	b[n - MAGNET_V3_APP_SIZE + 13] |= MAGNET_RF_RATE;
+	memset(b + n, 0, MAGNET_V3_RATE_SIZE);
+	len = 240;
+	memcpy(b + n - MAGNET_V3_APP_SIZE + 14, &len, 2);
+	refuse("app, a short rate part", b, n + 40,
+	       "app+rate record of 240 bytes (version 3 has 256)");
+	magnet_v3_enc_init(&e);
+	r = make(MAGNET_EV_DEV_IN, 1, &f, 7);
+	n = magnet_v3_encode(&e, &r, b);
+	b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_RATE;
+	refuse("packet with a rate part", b, n, "with flags");
+}
+
 int main(void)
 {
 	test_each();
 	test_stream();
 	test_refuse();
+	test_rate();
 	printf("test_v3: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

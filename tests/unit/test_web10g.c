@@ -598,15 +598,18 @@ static void test_text_columns(void)
 	CHECK(strstr(buf, "\tip_proto\tsegs_out\tdata_segs_out\tsegs_in\tdata_segs_in"
 			  "\tbytes_sent\tbytes_received\tbytes_acked\tbytes_retrans"
 			  "\trcv_nxt\tmin_rtt_us\trtt_us\tadvmss\tsnd_wscale"
-			  "\trcv_wscale\topts\tlost\n") != NULL,
-	      "text header: the version 2 columns before lost");
+			  "\trcv_wscale\topts\tpacing_rate\tdelivery_rate"
+			  "\tdelivered\tdelivered_ce\tlost_out\tsacked_out"
+			  "\tapp_limited\tbbr_bw\tbbr_min_rtt\tbbr_pacing_gain"
+			  "\tbbr_cwnd_gain\tlost\n") != NULL,
+	      "text header: the version 2 columns, then the rate part's, before lost");
 	for (ev = 1; ev <= MAGNET_EV_MAX; ev++) {
 		for (flags = 0; flags < 64; flags++) {
 			struct magnet_record r = crafted();
 
 			r.event = (__u16)ev;
 			r.flags = (__u8)flags;
-			n = magnet_format_text(buf, &r, 0);
+			n = magnet_format_text(buf, &r, NULL, 0);
 			CHECK(n > 0 && n < MAGNET_TEXT_LINE_MAX &&
 			      count_char(buf, '\t') == MAGNET_TEXT_NCOLS - 1,
 			      "text, event %u flags 0x%02x: %d columns", ev,
@@ -624,7 +627,7 @@ static void test_text_columns(void)
 			r.family = MAGNET_FAMILY_INET6;
 			r.ret = -0x7fffffffffffffffLL - 1;
 			memset(buf, '#', sizeof(buf));
-			n = magnet_format_text(buf, &r, 0x7fffffffffffffffLL);
+			n = magnet_format_text(buf, &r, NULL, 0x7fffffffffffffffLL);
 			CHECK(n > 0 && n + 1 <= MAGNET_TEXT_LINE_MAX &&
 			      (size_t)n == strlen(buf) &&
 			      count_char(buf, '\t') == MAGNET_TEXT_NCOLS - 1,
@@ -641,7 +644,7 @@ static void test_text_columns(void)
 		memset(&r, 0, sizeof(r));
 		r.event = MAGNET_EV_RESET;
 		r.req = 1234;
-		n = magnet_format_text(buf, &r, 1000000000);
+		n = magnet_format_text(buf, &r, NULL, 1000000000);
 		CHECK(n > 0 && !strncmp(buf, "1.000000000\t0\treset\t", 20) &&
 		      !strcmp(buf + n - 6, "\t1234\n"),
 		      "reset line: %s", buf);

@@ -86,6 +86,18 @@ static inline void swap_v3(unsigned char *p)
 		v3sw64(p + MAGNET_V3_TCP_SIZE + 8);
 		v3sw64(p + MAGNET_V3_TCP_SIZE + 16);
 	}
+	if (p[13] & MAGNET_RF_RATE) {	/* the rate part, last */
+		unsigned char *x = p + ((unsigned int)p[14] << 8 | p[15]) -
+				   MAGNET_V3_RATE_SIZE;
+
+		/* the length was swapped above: read it big-endian */
+		v3sw64(x);
+		for (i = 0; i < 6; i++)		/* delivered .. interval */
+			v3sw32(x + 8 + 4 * i);
+		v3sw16(x + offsetof(struct magnet_v3_rate, reserved));
+		for (i = 0; i < 5; i++)
+			v3sw32(x + offsetof(struct magnet_v3_rate, cc_info) + 4 * i);
+	}
 }
 
 #endif /* MAGNET_TEST_V3SWAP_H */

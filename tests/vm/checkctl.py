@@ -19,6 +19,12 @@ web10g output, run inside the test guests.
         octet counters account for the bytes iperf3 reports
   checkctl.py ss W10G SS FLOW          the flow's last web10g line agrees with
         `ss -tin` (file SS) on segments, data segments, bytes sent and MSS
+  checkctl.py tcpinfo TEXT INFO PORT [ce]  the last tcp_out record of one
+        byte from local port PORT in the magnet text TEXT (ttpb2ascii's)
+        equals the socket's TCP_INFO and TCP_CC_INFO as tcpflow.py read
+        them just before it sent that byte (file INFO): the rate part, the
+        MSS, min RTT, bytes acked and received, BBR's state (empty for a
+        congestion control without one); with ce, delivered_ce > 0
   checkctl.py stats STATS BIN          the statistics add up: written + lost =
         hits per CPU and in total, and the total written equals the events
         read from the binary stream BIN (LOST and RESET markers excluded)
@@ -277,6 +283,40 @@ def cmd_ss(w10g, ss_path, flow):
     print("ss ok: the last web10g line equals ss -tin on %s" % ", ".join(sorted(want)))
 
 
+def cmd_tcpinfo(text, info_path, port, ce=None):
+    _, rows = text_rows(text)
+    info = json.load(open(info_path))
+    rows = [r for r in rows if r["event"] == "tcp_out" and r["lport"] == port
+            and r["len"] == "1"]
+    if not rows:
+        fail("no tcp_out record of one byte from port %s in %s" % (port, text))
+    r = rows[-1]
+    want = {"pacing_rate": info["pacing_rate"],
+            "delivery_rate": info["delivery_rate"],
+            "delivered": info["delivered"], "delivered_ce": info["delivered_ce"],
+            "lost_out": info["lost"], "sacked_out": info["sacked"],
+            "app_limited": info["app_limited"], "mss": info["snd_mss"],
+            "min_rtt_us": info["min_rtt"], "bytes_acked": info["bytes_acked"],
+            "bytes_received": info["bytes_received"], "ca_name": info["cc"]}
+    cc = info["cc_info"]
+    if info["cc"] == "bbr":
+        if len(cc) != 5:
+            fail("bbr's TCP_CC_INFO has %d words" % len(cc))
+        want.update(bbr_bw=cc[1] << 32 | cc[0], bbr_min_rtt=cc[2],
+                    bbr_pacing_gain=cc[3], bbr_cwnd_gain=cc[4])
+    else:
+        want.update(bbr_bw="", bbr_min_rtt="", bbr_pacing_gain="", bbr_cwnd_gain="")
+    bad = ["%s: log %r, tcp_info %r" % (k, r[k], str(v)) for k, v in want.items()
+           if r[k] != str(v)]
+    if bad:
+        fail("the record at %s differs from TCP_INFO: %s" % (r["time"], "; ".join(bad)))
+    if ce and not int(r["delivered_ce"]):
+        fail("delivered_ce 0: no CE mark reached the sender")
+    print("tcpinfo ok: %s, %s equal TCP_INFO%s" % (
+        info["cc"], ", ".join("%s %s" % (k, r[k]) for k in sorted(want)),
+        " and TCP_CC_INFO" if info["cc"] == "bbr" else ""))
+
+
 def cmd_stats(stats, binpath):
     tot = None
     per = []
@@ -482,6 +522,8 @@ def main(argv):
         cmd_octets(*a)
     elif cmd == "ss":
         cmd_ss(*a)
+    elif cmd == "tcpinfo":
+        cmd_tcpinfo(*a)
     elif cmd == "stats":
         cmd_stats(*a)
     elif cmd == "accounting":

@@ -19,9 +19,11 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py cwnd-changes LOG        no flow has two consecutive lines with
                                       the same cwnd (full=0)
   checklog.py count LOG JSON          print the number of lines of the flow
-  checklog.py text LOG                magnet text (omode=3): a header of 56
-                                      named columns, 56 fields on every line,
-                                      all 8 event types, iperf3 as comm
+  checklog.py text LOG                magnet text (omode=3): a header of 67
+                                      named columns, 67 fields on every line,
+                                      all 8 event types, iperf3 as comm; the
+                                      rate part's columns filled on TCP and
+                                      app lines, empty on the others
   checklog.py protos LOG P [includes] magnet text: the set of ip_proto values
                                       on IP/device lines is exactly P (e.g. 6),
                                       or includes P
@@ -221,9 +223,14 @@ def text_rows(path):
     return head, rows
 
 
+RATE_COLS = ("pacing_rate", "delivery_rate", "delivered", "delivered_ce",
+             "lost_out", "sacked_out", "app_limited")
+BBR_COLS = ("bbr_bw", "bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain")
+
+
 def cmd_text(path):
     head, rows = text_rows(path)
-    if len(head) != 56 or head[:3] != ["time", "cpu", "event"] or head[-1] != "lost":
+    if len(head) != 67 or head[:3] != ["time", "cpu", "event"] or head[-1] != "lost":
         fail("header has %d columns: %r" % (len(head), head[:5]))
     kinds = {r["event"] for r in rows}
     want = {"tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
@@ -235,7 +242,17 @@ def cmd_text(path):
             fail("bad time %r" % r["time"])
         if r["event"].startswith("app_") and r["comm"] != "iperf3":
             fail("%s by %r" % (r["event"], r["comm"]))
-    print("text ok: %d lines, 56 columns, event types %s" % (len(rows), ",".join(sorted(kinds))))
+        # the rate part: on TCP and app events (BBR's columns: not cubic)
+        rate = [r[c] for c in RATE_COLS]
+        if r["event"][:4] in ("tcp_", "app_"):
+            if not all(v.isdigit() for v in rate):
+                fail("%s line without its rate part: %r" % (r["event"], rate))
+        elif r["event"] not in ("lost", "reset") and any(rate):
+            fail("%s line with a rate part: %r" % (r["event"], rate))
+        if any(r[c] for c in BBR_COLS) and r["ca_name"] != "bbr":
+            fail("%s line of %s with BBR's columns" % (r["event"], r["ca_name"]))
+    print("text ok: %d lines, 67 columns, event types %s, the rate part on every TCP and app line"
+          % (len(rows), ",".join(sorted(kinds))))
 
 
 def cmd_protos(path, want, mode="exactly"):

@@ -135,6 +135,7 @@ restore_route() {
 cleanup() {
 	local c
 	restore_route
+	restore_tcp_info_net
 	if [ -e "$L/pcap-net" ]; then
 		ip netns exec mg-cli tc qdisc del dev mgc root 2> /dev/null || true
 		ip -n mg-cli link set mgc gso_max_segs 65535
@@ -1626,6 +1627,49 @@ case_web10g_ss() {
 	$CTL ss "$L/w10g-ss.log" "$L/ss.txt" "10.200.1.1,$cport,10.200.1.2,5300"
 }
 
+# The rate part of version 3's TCP records (pacing and delivery rate,
+# delivered and CE-marked, lost and SACKed out, app-limited, BBR's state)
+# against the socket's own TCP_INFO and TCP_CC_INFO, field by field: a
+# cubic flow with ECN on both ends through netem that CE-marks 2% of its
+# packets, then a BBR flow. Each sender, once all its data is acked and
+# the connection quiet, reads TCP_INFO, then sends one byte: that tcp_out
+# record's snapshot (taken before TCP sends it) must equal what it read.
+case_tcp_info() {
+	local cc client srv
+	modprobe tcp_bbr
+	: > "$L/tcp-info-net"
+	ip netns exec mg-cli sysctl -q -w net.ipv4.tcp_ecn=1
+	ip netns exec mg-srv sysctl -q -w net.ipv4.tcp_ecn=1
+	ip netns exec mg-cli tc qdisc add dev mgc root netem loss 2% ecn
+	insmod "$KO" omode=1 port=5300
+	start_reader "$L/ti.bin"
+	for cc in cubic bbr; do
+		ip netns exec mg-srv $FLOW serve 5300 &
+		srv=$!
+		wait_listen mg-srv 5300
+		ip netns exec mg-cli $FLOW send 10.200.1.2 5300 2000000 --cc $cc \
+			--portfile "$L/ti-$cc.port" --infofile "$L/ti-$cc.json" &
+		client=$!
+		wait_exit $client 90
+		wait_exit $srv 10
+	done
+	teacup_stop
+	rmmod magnet
+	restore_tcp_info_net
+	"$TTPB2ASCII" -f magnet "$L/ti.bin" > "$L/ti.txt"
+	$CTL tcpinfo "$L/ti.txt" "$L/ti-cubic.json" "$(cat "$L/ti-cubic.port")" ce
+	$CTL tcpinfo "$L/ti.txt" "$L/ti-bbr.json" "$(cat "$L/ti-bbr.port")"
+}
+
+# undo case_tcp_info's ECN and netem, also when it failed half-way
+restore_tcp_info_net() {
+	[ -e "$L/tcp-info-net" ] || return 0
+	ip netns exec mg-cli tc qdisc del dev mgc root 2> /dev/null || true
+	ip netns exec mg-cli sysctl -q -w net.ipv4.tcp_ecn=2
+	ip netns exec mg-srv sysctl -q -w net.ipv4.tcp_ecn=2
+	rm -f "$L/tcp-info-net"
+}
+
 # TEACUP's lifecycle through `modprobe ttprobe ... omode=1`: the ttprobe
 # build defaults to compat=ttprobe, so the log is ttprobe's 96-byte records
 # with no header, and TEACUP's binary reader (checkttprobe.py teacup: gzip,
@@ -1855,7 +1899,7 @@ else
 		case_text_mode case_nontcp case_pkt_headers case_pcapng \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \
 		case_reset_lost case_probe_misses \
-		case_stats case_binary_reads case_reader_closed case_fault_unlocked case_web10g case_web10g_cids case_web10g_ss \
+		case_stats case_binary_reads case_reader_closed case_fault_unlocked case_web10g case_web10g_cids case_web10g_ss case_tcp_info \
 		case_ttprobe_binary case_ttprobe_ascii \
 		case_rmmod_blocked_reader case_churn_short $exp}; do
 		run_case "$c"

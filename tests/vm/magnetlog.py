@@ -23,7 +23,8 @@ REC = struct.Struct("<QQHHBBBBHHI16s16sIIIIqQ16s")   # offsets 0-111
 assert (HDR.size, FLOW.size, TCP.size, APP.size, PKT.size, REC.size) == \
     (16, 56, 144, 40, 40, 112)
 
-RF_SOCK, RF_TCP, RF_HDR = 0x20, 0x01, 0x40
+RF_SOCK, RF_TCP, RF_HDR, RF_RATE = 0x20, 0x01, 0x40, 0x80
+RATE_SIZE = 56          # the rate part, after the TCP part (and the call)
 LOST, RESET, FLOW_EV = 9, 10, 11
 
 
@@ -100,9 +101,12 @@ def v2_records(data):
             f = flows.get((cpu, fid))
             if f is None:
                 raise Bad("record at %d: flow %d of cpu %d undefined" % (off, fid, cpu))
+            # version 2 has no rate part: its flags never have RF_RATE
+            rate = flags & RF_RATE
+            flags &= ~RF_RATE
             r = _v2(ts, cpu, event, flags, f)
             if event <= 4:       # TCP and app events: the TCP part
-                if n != (200 if event >= 3 else 160):
+                if n != (200 if event >= 3 else 160) + (RATE_SIZE if rate else 0):
                     raise Bad("record at %d: event %d length %d" % (off, event, n))
                 t = TCP.unpack_from(body, p)
                 length, mark, seq, end_seq, state, ca_state, wscale, opts, advmss = t[:9]
@@ -120,6 +124,8 @@ def v2_records(data):
                     pid, _, req, ret, comm = APP.unpack_from(body, p + TCP.size)
                     struct.pack_into("<IqQ16s", r, 76, pid, ret, req, comm)
             else:                # IP and device events: the packet part
+                if rate:
+                    raise Bad("record at %d: a packet record with a rate part" % off)
                 k = PKT.unpack_from(body, p)
                 (length, mark, seq, end_seq, ifindex, ack, ip_id, win, ip_hlen,
                  ip_frag, state, tos, ttl, proto, tflags, thlen) = k
