@@ -385,8 +385,15 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 	case 1:
 		if (rd->rec.event == MAGNET_EV_LOST)
 			rd->aux[cpu]++;
-		magnet_emit(rd, &rd->rec, magnet_flows_seen.has_rate ?
-				     &magnet_flows_seen.rate : NULL);
+		if (rd->omode == MAGNET_OMODE_TEXT) {
+			struct magnet_v3_rate x;
+
+			magnet_emit(rd, &rd->rec,
+				    magnet_v3_rate(&magnet_flows_seen, &x) ?
+				    &x : NULL);
+		} else {
+			magnet_emit(rd, &rd->rec, NULL);
+		}
 		break;
 	case 0:		/* a FLOW record */
 		rd->aux[cpu]++;

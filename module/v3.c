@@ -469,7 +469,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		if (!tab)
 			return -1;
 		memset(r, 0, sizeof(*r));
-		d->has_rate = 0;
+		d->rate = NULL;
 		r->ts_ns = g64(b, 0, sw);
 		r->cpu = (__u16)cpu;
 		r->event = (__u16)event;
@@ -568,7 +568,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	r->cpu = (__u16)cpu;
 	r->event = (__u16)event;
 	r->flags = (__u8)(flags & ~MAGNET_RF_RATE);
-	d->has_rate = 0;
+	d->rate = NULL;
 	r->sock_id = flags & MAGNET_RF_SOCK ? s->sock_id : 0;
 	r->family = s->family;
 	r->lport = s->lport;
@@ -631,24 +631,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 #undef A
 		}
 		if (flags & MAGNET_RF_RATE) {
-			unsigned int o = len - MAGNET_V3_RATE_SIZE;
-#define X(f) ((unsigned int)offsetof(struct magnet_v3_rate, f) + o)
-			d->rate.pacing_rate = g64(b, X(pacing_rate), sw);
-			d->rate.delivered = g32(b, X(delivered), sw);
-			d->rate.delivered_ce = g32(b, X(delivered_ce), sw);
-			d->rate.lost_out = g32(b, X(lost_out), sw);
-			d->rate.sacked_out = g32(b, X(sacked_out), sw);
-			d->rate.rate_delivered = g32(b, X(rate_delivered), sw);
-			d->rate.rate_interval_us =
-				g32(b, X(rate_interval_us), sw);
-			d->rate.app_limited = b[X(app_limited)];
-			d->rate.cc_attr = b[X(cc_attr)];
-			d->rate.reserved = 0;
-			for (i = 0; i < 5; i++)
-				d->rate.cc_info[i] =
-					g32(b, X(cc_info) + 4 * i, sw);
-#undef X
-			d->has_rate = 1;
+			d->rate = b + len - MAGNET_V3_RATE_SIZE;
+			d->rate_swapped = sw;
 		}
 		/* the packet fields of a record with a TCP snapshot */
 		V3_ZERO(r, ifindex, ip_ttl);
@@ -682,6 +666,31 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		r->ca_state = 0;
 		V3_ZERO(r, segs_out, opts);
 	}
+	return 1;
+}
+
+int magnet_v3_rate(const struct magnet_v3_dec *d, struct magnet_v3_rate *x)
+{
+	const unsigned char *b = d->rate;
+	int sw = d->rate_swapped;
+	unsigned int i;
+
+	if (!b)
+		return 0;
+#define X(f) ((unsigned int)offsetof(struct magnet_v3_rate, f))
+	x->pacing_rate = g64(b, X(pacing_rate), sw);
+	x->delivered = g32(b, X(delivered), sw);
+	x->delivered_ce = g32(b, X(delivered_ce), sw);
+	x->lost_out = g32(b, X(lost_out), sw);
+	x->sacked_out = g32(b, X(sacked_out), sw);
+	x->rate_delivered = g32(b, X(rate_delivered), sw);
+	x->rate_interval_us = g32(b, X(rate_interval_us), sw);
+	x->app_limited = b[X(app_limited)];
+	x->cc_attr = b[X(cc_attr)];
+	x->reserved = 0;
+	for (i = 0; i < 5; i++)
+		x->cc_info[i] = g32(b, X(cc_info) + 4 * i, sw);
+#undef X
 	return 1;
 }
 

@@ -98,11 +98,13 @@ struct magnet_v3_dec {
 	struct magnet_v3_slot **tab;	/* [ncpus], each [MAGNET_V3_FLOW_IDS] */
 	/*
 	 * The rate part of the event magnet_v3_decode() returned last, in
-	 * the reader's byte order, when has_rate (a version 2 record has no
-	 * room for it: its flags never have MAGNET_RF_RATE)
+	 * the record it read (NULL: none), and that record's byte order:
+	 * magnet_v3_rate() decodes it for an output that shows it, while
+	 * the record is still there (a version 2 record has no room for
+	 * it: its flags never have MAGNET_RF_RATE).
 	 */
-	int has_rate;
-	struct magnet_v3_rate rate;
+	const unsigned char *rate;
+	int rate_swapped;
 	char err[160];			/* why the last call failed */
 };
 
@@ -133,11 +135,19 @@ int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
 
 /*
  * Decode the record of @len bytes at @buf (its header announced @len).
- * Returns 1 with the event in @out (and its rate part, if it has one, in
- * d->rate), 0 for a FLOW record (taken into the flow table, nothing in
+ * Returns 1 with the event in @out (its rate part, if it has one, for
+ * magnet_v3_rate()), 0 for a FLOW record (taken into the flow table, nothing in
  * @out), -1 if the record is invalid (d->err).
  */
 int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 		     unsigned int len, int swapped, struct magnet_record *out);
+
+/*
+ * The rate part of the event magnet_v3_decode() returned last into @x,
+ * from its record (which must not have changed since): 1, or 0 if it has
+ * none. Apart from the decode, so an output that does not show it (every
+ * one but the magnet text) does not pay for it.
+ */
+int magnet_v3_rate(const struct magnet_v3_dec *d, struct magnet_v3_rate *x);
 
 #endif /* MAGNET_V3_H */

@@ -656,7 +656,9 @@ static int next_v3(gzFile gz, struct magnet_v3_dec *d, int swapped,
 		   struct magnet_record *r, unsigned long long *index,
 		   unsigned long long *offset, unsigned long long *rlen)
 {
-	_Alignas(8) unsigned char b[MAGNET_V3_MAX_SIZE];
+	/* static: the event stays here until the next call, for
+	 * magnet_v3_rate(), which reads its rate part from it */
+	static _Alignas(8) unsigned char b[MAGNET_V3_MAX_SIZE];
 	long n;
 	int len, rc;
 
@@ -895,12 +897,15 @@ decoded:
 			len = magnet_ttstream_format(&tt, line, &rec,
 						     si.realtime_offset_ns);
 			break;
-		case FMT_MAGNET:
+		case FMT_MAGNET: {
+			struct magnet_v3_rate x;
+
 			len = magnet_format_text(line, &rec,
-						 v3 && v3d->has_rate ?
-						 &v3d->rate : NULL,
+						 v3 && magnet_v3_rate(v3d, &x) ?
+						 &x : NULL,
 						 si.realtime_offset_ns);
 			break;
+		}
 		case FMT_WEB10G: {
 			__u32 cid;
 
