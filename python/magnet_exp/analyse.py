@@ -37,7 +37,12 @@ CSV_COLUMNS = ["time", "event", "state", "ca_state", "cwnd", "ssthresh",
                "srtt_us", "rttvar_us", "rto_us", "mss", "packets_out",
                "retrans_out", "total_retrans", "bytes_sent", "bytes_retrans",
                "bytes_acked", "bytes_received", "snd_una", "snd_nxt",
-               "rcv_nxt", "min_rtt_us", "rtt_us", "ca_name"]
+               "rcv_nxt", "min_rtt_us", "rtt_us", "ca_name", "pacing_rate",
+               "delivery_rate", "delivered", "delivered_ce", "lost_out",
+               "sacked_out", "app_limited", "bbr_bw", "bbr_min_rtt",
+               "bbr_pacing_gain", "bbr_cwnd_gain"]
+# the rate part's columns, as the text has them (empty in a log without it)
+_RATE_COLS = CSV_COLUMNS[CSV_COLUMNS.index("ca_name") + 1:]
 _TCP_INTS = ["cwnd", "ssthresh", "srtt_us", "rttvar_us", "rto_us", "mss",
              "packets_out", "retrans_out", "total_retrans", "bytes_sent",
              "bytes_retrans", "bytes_acked", "bytes_received", "snd_una",
@@ -356,7 +361,8 @@ def _tcp(f, r, t, t0, csvs):
     w = csvs.writer(f)
     w.writerow([_rel(t, t0), r["event"], _STATES.get(f.state, f.state),
                 _CA_STATES.get(r.int_("ca_state"), r["ca_state"])] +
-               [vals[n] for n in CSV_COLUMNS[4:-1]] + [r["ca_name"]])
+               [vals[n] for n in _TCP_INTS] + [r["ca_name"]] +
+               [r.get(n) for n in _RATE_COLS])
 
 
 def _in_take(f, seq, end):

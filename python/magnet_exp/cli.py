@@ -24,7 +24,10 @@ For each log it writes, into OUT/<log name>/:
       event, state, ca_state, cwnd, ssthresh, srtt_us, rttvar_us, rto_us,
       mss, packets_out, retrans_out, total_retrans, bytes_sent,
       bytes_retrans, bytes_acked, bytes_received, snd_una, snd_nxt,
-      rcv_nxt, min_rtt_us, rtt_us, ca_name)
+      rcv_nxt, min_rtt_us, rtt_us, ca_name, and the rate part's pacing_rate,
+      delivery_rate, delivered, delivered_ce, lost_out, sacked_out,
+      app_limited, bbr_bw, bbr_min_rtt, bbr_pacing_gain, bbr_cwnd_gain,
+      empty in a log without one)
   verdict.json   the verdicts and their reasons, per log and per connection,
                  and the two tables below
   modulation.csv how the stack shaped the traffic (MAGNeT's Table II): per

@@ -39,6 +39,12 @@ class Row:
     def __getitem__(self, name):
         return self._v[self._ix[name]]
 
+    def get(self, name, default=""):
+        """the field, or @default if the header has no such column (a
+        ttpb2ascii older than the column)"""
+        i = self._ix.get(name)
+        return self._v[i] if i is not None else default
+
     def int_(self, name, default=0):
         v = self._v[self._ix[name]]
         return int(v) if v else default

@@ -15,6 +15,8 @@ main: every verdict confirmed; per run, the throughput from the log within
 packets; slow start overshoots by the growth of the round trips in which
 the first loss is noticed, measured up to 2.1 times with reno); the figures
 valid PNGs with a cwnd and an srtt series per connection end shown; the
+sender's CSV: the rate part on every row, delivered never going back,
+and at least the bytes acked over the MSS delivered; the
 modulation table: the sender's application writes asking for and moving
 at most LENGTH bytes, and no device-layer segment larger
 than the MSS; the comparison table with a row
@@ -81,10 +83,24 @@ def cmd_main(d, rate, delay, limit, length):
         a, v = analysis(d, run)
         flow = sender(v)
         mss = None
+        delivered = acked = 0
         with open(os.path.join(a, [f["csv"] for f in v["flows"]
                                    if f["flow"] == flow][0])) as f:
             for row in csv.DictReader(f):
                 mss = int(row["mss"])
+                # the rate part, on every TCP record of a version 3 log:
+                # delivered never goes back along a connection
+                if not (row["pacing_rate"].isdigit() and row["delivered"].isdigit()):
+                    fail("%s: a CSV row without the rate part: %s" % (name, row))
+                if int(row["delivered"]) < delivered:
+                    fail("%s: delivered went from %d to %s at %s" % (
+                        name, delivered, row["delivered"], row["time"]))
+                delivered = int(row["delivered"])
+                acked = int(row["bytes_acked"])
+        # each packet delivered carries at most an MSS (and the SYN one)
+        if (delivered - 1) * mss < acked - 1:
+            fail("%s: %d packets delivered, %d bytes acked, MSS %d"
+                 % (name, delivered, acked, mss))
         bdp = rate * 1e6 / 8 * (delay / 1e3) / mss
         # slow start grows cwnd by one per segment acked; the first drop
         # (the queue full) is known a round trip later, a round trip as
