@@ -49,6 +49,7 @@ _TCP_INTS = ["cwnd", "ssthresh", "srtt_us", "rttvar_us", "rto_us", "mss",
              "snd_nxt", "rcv_nxt", "min_rtt_us", "rtt_us"]
 
 _MAX_OPEN_CSV = 64
+_MAX_ONE = 32           # 1-byte application writes and reads kept per flow
 
 
 def _rel(ns, t0):
@@ -117,6 +118,10 @@ class Flow:
         self.cwnd_max = 0
         self.data_in_first = None
         self.data_in_last = None
+        # the times of the first 1-byte application writes and reads:
+        # iperf3's state messages on its control connection (compare.py)
+        self.app_one_sent = []
+        self.app_one_read = []
 
     def name(self):
         fam, la, lp, ra, rp = self.key
@@ -311,6 +316,11 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
                         f.app_written += ret
                     else:
                         f.app_read += ret
+                    if ret == 1:
+                        one = f.app_one_sent if ev == "app_send" else \
+                            f.app_one_read
+                        if len(one) < _MAX_ONE:
+                            one.append(t)
             else:
                 _pkt(f, r, t, ev, layer)
     finally:

@@ -4,6 +4,7 @@ spread over the repetitions."""
 import statistics
 
 PCTS = (10, 30, 50, 70, 90)
+IPERF3_COOKIE = 37      # the bytes iperf3 sends first on a data connection
 COLUMNS = ["throughput_mbps", "iperf3_mbps", "retransmits", "rtt_mean_ms",
            "rtt_max_ms", "cwnd_max"] + ["t%d_s" % p for p in PCTS]
 
@@ -13,6 +14,27 @@ def _data_flows(flows, field):
     vals = [(f, f.last_tcp[field]) for f in flows if f.last_tcp]
     top = max((v for _, v in vals), default=0)
     return [f for f, v in vals if top and v >= top / 10]
+
+
+def _iperf3_window(res, rcv, ib):
+    """iperf3's receiver counts the bytes its application read from the
+    test's start (as it sends TEST_START and TEST_RUNNING, 1 byte each on
+    the control connection) to its read of the sender's TEST_END (1 byte);
+    the data connection's first 37 bytes, its cookie, do not count. The
+    same window from the log's application records, (start, end) in ns, if
+    the log has them and the application read exactly the bytes iperf3
+    counted; else None."""
+    if rcv.app_read != ib + IPERF3_COOKIE:
+        return None
+    fam, la, lp = rcv.key[:3]
+    for f in res.tcp_flows():
+        if f is rcv or f.key[:3] != (fam, la, lp) or not f.app_one_read:
+            continue
+        end = f.app_one_read[0]
+        start = [t for t in f.app_one_sent if t < end]
+        if start:
+            return start[-1], end
+    return None
 
 
 def run_metrics(res, iperf=None, ends=None):
@@ -36,12 +58,20 @@ def run_metrics(res, iperf=None, ends=None):
     receivers = [f for f in receivers if f.data_in_first is not None]
     if receivers:
         # from the first data received to the last (or, with iperf3's
-        # report, until the receiver had the bytes iperf3 counted)
+        # report, iperf3's window from the application's records, or
+        # until the receiver had the bytes iperf3 counted)
         first = min(f.data_in_first for f in receivers)
         last = max(f.data_in_last for f in receivers)
         got = sum(f.last_tcp["bytes_received"] for f in receivers)
         reach = None
-        if ib and len(receivers) == 1:
+        win = _iperf3_window(res, receivers[0], ib) \
+            if ib and len(receivers) == 1 else None
+        if win:
+            # iperf3's own window and bytes, as the log saw them
+            first, reach = win[0], win[1] - res.t0
+            got = ib
+            m["window"] = "iperf3"
+        elif ib and len(receivers) == 1:
             # iperf3's receiver counts until the sender's end-of-test
             # message, not every byte: the log's rate over the same bytes
             # is the time the receiver took to have them
@@ -50,6 +80,7 @@ def run_metrics(res, iperf=None, ends=None):
                     reach = p[0] * 1e9      # ns from the log's start
                     got = ib
                     break
+        m.setdefault("window", "receiver")
         span = (reach if reach is not None else last - res.t0) - \
             (first - res.t0)
         if span > 0:

@@ -730,6 +730,41 @@ class Compare(unittest.TestCase):
         self.assertAlmostEqual(m["t50_s"], 36e-6, delta=1e-9)
         self.assertAlmostEqual(m["t90_s"], 61e-6, delta=1e-9)
 
+    def test_run_metrics_iperf3_window(self):
+        # with the application's records, iperf3's own window: from the
+        # server's last 1-byte state message (TEST_RUNNING) to its read of
+        # the 1-byte TEST_END on the control connection (the flow with the
+        # receiver's address and port), over the bytes iperf3 counted,
+        # which its application read with the 37-byte cookie
+        from magnet_exp import analyse as an2, compare
+        res, _, _ = run("clean.bin")
+        rcv = [f for f in res.flows.values() if f.data_in_first is not None]
+        self.assertEqual(len(rcv), 1)
+        r = rcv[0]
+        iperf = {"end": {"sum_received": {"bits_per_second": 8e8,
+                                          "bytes": 4963}}}
+        # no control connection: the receiver's own window
+        m = compare.run_metrics(res, iperf)
+        self.assertEqual(m["window"], "receiver")
+        fam, la, lp = r.key[:3]
+        ctl = an2.Flow((fam, la, lp, r.key[3], "1"), res.t0)
+        ctl.app_events = 8
+        t = res.t0
+        ctl.app_one_sent = [t + 1000, t + 2000, t + 5000, t + 5500,
+                            t + 90000]
+        ctl.app_one_read = [t + 65500, t + 95000]
+        res.flows[ctl.key] = ctl
+        r.app_read = 4963 + 37
+        m = compare.run_metrics(res, iperf)
+        self.assertEqual(m["window"], "iperf3")
+        self.assertAlmostEqual(m["throughput_mbps"],
+                               4963 * 8 / 60e-6 / 1e6)
+        # the application read other bytes than iperf3 counted: not
+        # iperf3's window
+        r.app_read = 4963
+        m = compare.run_metrics(res, iperf)
+        self.assertEqual(m["window"], "receiver")
+
     def test_run_metrics_without_data(self):
         # a log with no data received (every record lost): no numbers,
         # no exception
