@@ -103,7 +103,7 @@ check-stress: userspace
 	exit $$rc
 
 # the VM suite, then the stress suites, on a debug kernel (KASAN, lockdep,
-# UBSAN, kmemleak) that scripts/debug-kernel.sh builds once (~40 min on 2
+# UBSAN, kmemleak) that scripts/debug-kernel.sh builds once (~25 min on 2
 # cores) and caches outside the repository; any checker report fails it
 check-debug: userspace
 	ktree=$$(scripts/debug-kernel.sh) || exit 1; \
