@@ -19,12 +19,12 @@ web10g output, run inside the test guests.
         octet counters account for the bytes iperf3 reports
   checkctl.py ss W10G SS FLOW          the flow's last web10g line agrees with
         `ss -tin` (file SS) on segments, data segments, bytes sent and MSS
-  checkctl.py tcpinfo TEXT INFO PORT [ce]  the last tcp_out record of one
+  checkctl.py tcpinfo TEXT INFO PORT   the last tcp_out record of one
         byte from local port PORT in the magnet text TEXT (ttpb2ascii's)
         equals the socket's TCP_INFO and TCP_CC_INFO as tcpflow.py read
         them just before it sent that byte (file INFO): the rate part, the
         MSS, min RTT, bytes acked and received, BBR's state (empty for a
-        congestion control without one); with ce, delivered_ce > 0
+        congestion control without one)
   checkctl.py stats STATS BIN          the statistics add up: written + lost =
         hits per CPU and in total, and the total written equals the events
         read from the binary stream BIN (LOST and RESET markers excluded)
@@ -283,7 +283,7 @@ def cmd_ss(w10g, ss_path, flow):
     print("ss ok: the last web10g line equals ss -tin on %s" % ", ".join(sorted(want)))
 
 
-def cmd_tcpinfo(text, info_path, port, ce=None):
+def cmd_tcpinfo(text, info_path, port):
     _, rows = text_rows(text)
     info = json.load(open(info_path))
     rows = [r for r in rows if r["event"] == "tcp_out" and r["lport"] == port
@@ -310,8 +310,6 @@ def cmd_tcpinfo(text, info_path, port, ce=None):
            if r[k] != str(v)]
     if bad:
         fail("the record at %s differs from TCP_INFO: %s" % (r["time"], "; ".join(bad)))
-    if ce and not int(r["delivered_ce"]):
-        fail("delivered_ce 0: no CE mark reached the sender")
     print("tcpinfo ok: %s, %s equal TCP_INFO%s" % (
         info["cc"], ", ".join("%s %s" % (k, r[k]) for k in sorted(want)),
         " and TCP_CC_INFO" if info["cc"] == "bbr" else ""))

@@ -1631,7 +1631,9 @@ case_web10g_ss() {
 # delivered and CE-marked, lost and SACKed out, app-limited, BBR's state)
 # against the socket's own TCP_INFO and TCP_CC_INFO, field by field: a
 # cubic flow with ECN on both ends through netem that CE-marks 2% of its
-# packets, then a BBR flow. Each sender, once all its data is acked and
+# packets, then a BBR flow. Whether the marks show in delivered_ce is
+# the kernel's (7.2's cubic flow counted none, its BBR flow 135; 6.1's
+# cubic 73): the check is that the record equals TCP_INFO. Each sender, once all its data is acked and
 # the connection quiet, reads TCP_INFO, then sends one byte: that tcp_out
 # record's snapshot (taken before TCP sends it) must equal what it read.
 case_tcp_info() {
@@ -1659,7 +1661,7 @@ case_tcp_info() {
 	rmmod magnet
 	restore_tcp_info_net
 	"$TTPB2ASCII" -f magnet "$L/ti.bin" > "$L/ti.txt"
-	$CTL tcpinfo "$L/ti.txt" "$L/ti-cubic.json" "$(cat "$L/ti-cubic.port")" ce
+	$CTL tcpinfo "$L/ti.txt" "$L/ti-cubic.json" "$(cat "$L/ti-cubic.port")"
 	$CTL tcpinfo "$L/ti.txt" "$L/ti-bbr.json" "$(cat "$L/ti-bbr.port")"
 }
 
