@@ -361,6 +361,8 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 			int cpu)
 {
 	unsigned int len = s->hdr.len;
+	struct magnet_v3_rate x;
+	bool rate;
 
 	if (rd->v3) {
 		/* the flows it defines or ends, for a stream after this one */
@@ -385,15 +387,10 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 	case 1:
 		if (rd->rec.event == MAGNET_EV_LOST)
 			rd->aux[cpu]++;
-		if (rd->omode == MAGNET_OMODE_TEXT) {
-			struct magnet_v3_rate x;
-
-			magnet_emit(rd, &rd->rec,
-				    magnet_v3_rate(&magnet_flows_seen, &x) ?
-				    &x : NULL);
-		} else {
-			magnet_emit(rd, &rd->rec, NULL);
-		}
+		/* the rate part only for the text that shows it */
+		rate = rd->omode == MAGNET_OMODE_TEXT &&
+		       magnet_v3_rate(&magnet_flows_seen, &x);
+		magnet_emit(rd, &rd->rec, rate ? &x : NULL);
 		break;
 	case 0:		/* a FLOW record */
 		rd->aux[cpu]++;

@@ -2,7 +2,11 @@
 /*
  * The TCP and application events: a segment at TCP transmit and receive,
  * and a tcp_sendmsg()/tcp_recvmsg() call at its return. Both carry the TCP
- * snapshot (rec.c).
+ * snapshot (rec.c) and, last, the rate part (magnet_fill_rate in rec.h):
+ * pacing and delivery rates, delivered and CE-marked packets, lost and
+ * SACKed segments out, and what the congestion control's get_info()
+ * answers (magnet_fill_cc_info below, asked at TCP events only, where the
+ * socket is locked).
  */
 #include <linux/inet_diag.h>
 #include <linux/kprobes.h>

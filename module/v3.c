@@ -460,6 +460,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	unsigned int i, want;
 	int layout;
 
+	/* no rate part until a record that carries one is decoded */
+	d->rate = NULL;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
 		if (len != MAGNET_V3_COUNT_SIZE)
 			return v3_bad_len(d, len, MAGNET_V3_COUNT_SIZE,
@@ -469,7 +471,6 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		if (!tab)
 			return -1;
 		memset(r, 0, sizeof(*r));
-		d->rate = NULL;
 		r->ts_ns = g64(b, 0, sw);
 		r->cpu = (__u16)cpu;
 		r->event = (__u16)event;
@@ -568,7 +569,6 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	r->cpu = (__u16)cpu;
 	r->event = (__u16)event;
 	r->flags = (__u8)(flags & ~MAGNET_RF_RATE);
-	d->rate = NULL;
 	r->sock_id = flags & MAGNET_RF_SOCK ? s->sock_id : 0;
 	r->family = s->family;
 	r->lport = s->lport;

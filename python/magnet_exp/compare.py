@@ -64,14 +64,14 @@ def run_metrics(res, iperf=None, ends=None):
         last = max(f.data_in_last for f in receivers)
         got = sum(f.last_tcp["bytes_received"] for f in receivers)
         reach = None
-        win = _iperf3_window(res, receivers[0], ib) \
-            if ib and len(receivers) == 1 else None
+        one = ib and len(receivers) == 1
+        win = _iperf3_window(res, receivers[0], ib) if one else None
         if win:
             # iperf3's own window and bytes, as the log saw them
             first, reach = win[0], win[1] - res.t0
             got = ib
             m["window"] = "iperf3"
-        elif ib and len(receivers) == 1:
+        elif one:
             # iperf3's receiver counts until the sender's end-of-test
             # message, not every byte: the log's rate over the same bytes
             # is the time the receiver took to have them
