@@ -35,6 +35,9 @@ for k in $(for dir in "$@"; do ls "$dir" 2>/dev/null; done | sort -uV); do
 			sed 's/^/- /' "$d/reliability.txt"
 		elif [ -d "$d/logs" ]; then
 			echo "- the VM suite of \`make check\` ($(awk '/^[0-9]+ passed, [0-9]+ failed$/ { print $1 + $3 }' "$d/result") cases)"
+			if grep -q '^passed:' "$d/result"; then
+				echo "- passed:$(sed -n 's/^passed://p' "$d/result")"
+			fi
 		else
 			echo "- no suite wrote a result"
 		fi

@@ -43,6 +43,7 @@ mkdir -p "$L"
 passed=0
 failed=0
 failed_names=
+passed_names=
 
 log() { echo "[guest] $*"; }
 
@@ -1876,6 +1877,7 @@ run_case() {
 	cleanup
 	if [ $rc -eq 0 ]; then
 		passed=$((passed + 1))
+		passed_names="$passed_names ${name#case_}"
 		log "PASS $name"
 	else
 		failed=$((failed + 1))
@@ -1928,6 +1930,7 @@ cp -r "$L" "$OUT/logs" 2>/dev/null
 {
 	echo "kernel $(uname -r)"
 	echo "cpus $(nproc --all)"
+	[ -n "$passed_names" ] && echo "passed:$passed_names"
 	[ -n "$failed_names" ] && echo "failed:$failed_names"
 	echo "$passed passed, $failed failed"
 	echo MAGNET-VM-DONE
