@@ -1,13 +1,30 @@
 #!/bin/bash
-# usage: scripts/reliability.sh STRESS_DIR...
-# docs/reliability.md from what the suites wrote: each kernel's
+# usage: scripts/reliability.sh -o FILE STRESS_DIR...
+# docs/reliability.md (FILE) from what the suites wrote: each kernel's
 # STRESS_DIR/<kver>/reliability.txt (tests/vm/guest.sh, stress_* cases) and
 # its result, for every STRESS_DIR (one per boot: make check-stress boots
 # the hotplug suite apart), and the last `make fuzz` run
-# (build/fuzz-results).
+# (build/fuzz-results). A kernel with no result in any STRESS_DIR, and the
+# fuzzing section when no `make fuzz` ran here, keep what FILE said of them,
+# so one suite's run does not erase another's (make check-debug on a
+# machine where make check-stress never ran). FILE is replaced whole.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -gt 0 ] || { echo "usage: scripts/reliability.sh STRESS_DIR..." >&2; exit 2; }
+usage() { echo "usage: scripts/reliability.sh -o FILE STRESS_DIR..." >&2; exit 2; }
+[ "${1:-}" = -o ] && [ $# -ge 3 ] || usage
+file=$2
+shift 2
+old=$(mktemp)
+new=$(mktemp)
+trap 'rm -f "$old" "$new"' EXIT
+[ -e "$file" ] && cp "$file" "$old"
+
+# old_section TITLE: FILE's "## TITLE" section, up to the next "## "
+old_section() {
+	awk -v t="## $1" '/^## / { on = ($0 == t) } on' "$old"
+}
+
+{
 cat <<'HEAD'
 # Reliability
 
@@ -20,10 +37,14 @@ UBSAN report, Oops, lockup or RCU stall in a guest fails its run, and on
 the debug kernel any leak kmemleak finds.
 
 HEAD
-for k in $(for dir in "$@"; do ls "$dir" 2>/dev/null; done | sort -uV); do
+for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
+	    sed -n 's/^## //p' "$old" | grep -vx Fuzzing; } | sort -uV); do
 	have=
 	for dir in "$@"; do [ -e "$dir/$k/result" ] && have=1; done
-	[ -n "$have" ] || continue
+	if [ -z "$have" ]; then
+		old_section "$k"
+		continue
+	fi
 	echo "## $k"
 	echo
 	for dir in "$@"; do
@@ -59,6 +80,13 @@ if [ -s "$res" ] && grep -qE '^(ok|stopped) .* [0-9]' "$res"; then
 	awk '$1 == "ok" { printf "- `%s`: %d executions, 0 crashes\n", $2, $3 }
 	     $1 == "stopped" { printf "- `%s`: %d executions, 0 crashes (stopped early, short of the 10 million)\n", $2, $3 }
 	     $1 == "failed" { printf "- `%s`: FAILED (see tests/fuzz/work/%s.log)\n", $2, $2 }' "$res"
+elif grep -qx '## Fuzzing' "$old"; then
+	old_section Fuzzing | tail -n +3
 else
 	echo "No \`make fuzz\` run recorded on this tree."
 fi
+} > "$new"
+chmod 644 "$new"
+mv "$new" "$file"
+trap - EXIT
+rm -f "$old"
