@@ -55,7 +55,7 @@ for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
 		if [ -s "$d/reliability.txt" ]; then
 			sed 's/^/- /' "$d/reliability.txt"
 		elif [ -d "$d/logs" ]; then
-			echo "- the VM suite of \`make check\` ($(awk '/^[0-9]+ passed, [0-9]+ failed$/ { print $1 + $3 }' "$d/result") cases)"
+			echo "- $(awk '/^[0-9]+ passed, [0-9]+ failed$/ { print $1 + $3 }' "$d/result") cases of the VM suite of \`make check\`"
 			if grep -q '^passed:' "$d/result"; then
 				echo "- passed:$(sed -n 's/^passed://p' "$d/result")"
 			fi
