@@ -55,7 +55,7 @@ for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
 		if [ -s "$d/reliability.txt" ]; then
 			sed 's/^/- /' "$d/reliability.txt"
 		elif [ -d "$d/logs" ]; then
-			echo "- $(awk '/^[0-9]+ passed, [0-9]+ failed$/ { print $1 + $3 }' "$d/result") cases of the VM suite of \`make check\`"
+			echo "- $(awk '/^[0-9]+ passed, [0-9]+ failed$/ { n = $1 + $3; print n (n == 1 ? " case" : " cases") }' "$d/result") of the VM suite of \`make check\`"
 			if grep -q '^passed:' "$d/result"; then
 				echo "- passed:$(sed -n 's/^passed://p' "$d/result")"
 			fi
@@ -77,7 +77,8 @@ res=$top/build/fuzz-results
 if [ -s "$res" ] && grep -qE '^(ok|stopped) .* [0-9]' "$res"; then
 	echo "Last \`make fuzz\`, $(date -u -r "$res" +%Y-%m-%d), libFuzzer with ASan and UBSan:"
 	echo
-	awk '$1 == "ok" { printf "- `%s`: %d executions, 0 crashes\n", $2, $3 }
+	awk '$1 == "ok" && $3 < 10000000 { printf "- `%s`: %d executions, 0 crashes (FUZZ_TIME ran out short of the 10 million)\n", $2, $3; next }
+	     $1 == "ok" { printf "- `%s`: %d executions, 0 crashes\n", $2, $3 }
 	     $1 == "stopped" { printf "- `%s`: %d executions, 0 crashes (stopped early, short of the 10 million)\n", $2, $3 }
 	     $1 == "failed" { printf "- `%s`: FAILED (see tests/fuzz/work/%s.log)\n", $2, $2 }' "$res"
 elif grep -qx '## Fuzzing' "$old"; then
