@@ -77,7 +77,7 @@ res=$top/build/fuzz-results
 if [ -s "$res" ] && grep -qE '^(ok|stopped) .* [0-9]' "$res"; then
 	echo "Last \`make fuzz\`, $(date -u -r "$res" +%Y-%m-%d), libFuzzer with ASan and UBSan:"
 	echo
-	awk '$1 == "ok" && $3 < 10000000 { printf "- `%s`: %d executions, 0 crashes (FUZZ_TIME ran out short of the 10 million)\n", $2, $3; next }
+	awk '$1 == "ok" && $3 < 10000000 { printf "- `%s`: %d executions, 0 crashes (short of the 10 million)\n", $2, $3; next }
 	     $1 == "ok" { printf "- `%s`: %d executions, 0 crashes\n", $2, $3 }
 	     $1 == "stopped" { printf "- `%s`: %d executions, 0 crashes (stopped early, short of the 10 million)\n", $2, $3 }
 	     $1 == "failed" { printf "- `%s`: FAILED (see tests/fuzz/work/%s.log)\n", $2, $2 }' "$res"

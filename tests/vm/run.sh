@@ -129,12 +129,12 @@ for b in $boots; do
 	append=(${MAGNET_VM_APPEND:+--append "$MAGNET_VM_APPEND"})
 	case $k in [2-5].*) append+=(--append init_on_alloc=0) ;; esac
 	# The debug kernel (KASAN) boots with 4-level page tables. QEMU's CPU
-	# offers 5-level ones, and then, in some boots, an interrupt taken
-	# while identify_cpu() re-probes the CPU's features (LA57 cleared for
-	# that moment) had KASAN report a "wild-memory-access" at a direct-map
-	# address (ff11...) in handle_edge_irq, 5 ms into the boot, before
-	# any module: 2 of 6 boots on 2026-11-25. The report taints the
-	# kernel, which turns lockdep off for the whole run.
+	# offers 5-level ones, and then, in 2 of 7 boots on 2026-11-25, KASAN
+	# reported a "wild-memory-access" at a 5-level direct-map address
+	# (ff11...) in handle_edge_irq, for an interrupt taken inside
+	# identify_cpu(), 5 ms into the boot, before any module (our reading:
+	# the interrupt saw the CPU's feature bits while they were re-probed).
+	# The report taints the kernel, which turns lockdep off for the run.
 	[ -n "$ktree" ] && append+=(--append no5lvl)
 	for attempt in 1 2; do
 		echo "vm: booting $b (timeout ${t}s)"
