@@ -304,6 +304,7 @@ int magnet_v3_dec_init(struct magnet_v3_dec *d, unsigned int ncpus)
 	d->tab = kvcalloc(ncpus, sizeof(*d->tab), GFP_KERNEL);
 	if (!d->tab)
 		return -1;
+	d->ntab = ncpus;
 	for (i = 0; i < ncpus; i++) {
 		d->tab[i] = kvcalloc(MAGNET_V3_FLOW_IDS, sizeof(**d->tab),
 				     GFP_KERNEL);
@@ -341,6 +342,8 @@ static struct magnet_v3_slot *v3_table(struct magnet_v3_dec *d,
 		d->tab[cpu] = calloc(MAGNET_V3_FLOW_IDS, sizeof(**d->tab));
 		if (!d->tab[cpu])
 			snprintf(d->err, sizeof(d->err), "out of memory");
+		else if (cpu >= d->ntab)
+			d->ntab = cpu + 1;
 	}
 	return d->tab[cpu];
 }
@@ -351,10 +354,11 @@ void magnet_v3_dec_free(struct magnet_v3_dec *d)
 	unsigned int i;
 
 	if (d->tab)
-		for (i = 0; i < d->ncpus; i++)
+		for (i = 0; i < d->ntab; i++)
 			V3_FREE(d->tab[i]);
 	V3_FREE(d->tab);
 	d->tab = NULL;
+	d->ntab = 0;
 }
 
 /*
@@ -480,7 +484,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		if (event == MAGNET_EV_LOST)
 			memset(tab, 0, MAGNET_V3_FLOW_IDS * sizeof(*tab));
 		else
-			for (i = 0; i < d->ncpus; i++)
+			for (i = 0; i < d->ntab; i++)
 				if (d->tab[i])
 					memset(d->tab[i], 0, MAGNET_V3_FLOW_IDS *
 					       sizeof(**d->tab));
