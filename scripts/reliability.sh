@@ -7,7 +7,12 @@
 # (build/fuzz-results). A kernel with no result in any STRESS_DIR, and the
 # fuzzing section when no `make fuzz` ran here, keep what FILE said of them,
 # so one suite's run does not erase another's (make check-debug on a
-# machine where make check-stress never ran). FILE is replaced whole.
+# machine where make check-stress never ran). Within a kernel's section a
+# new run replaces the earlier runs it repeats: a run of VM-suite cases
+# those that named any of its cases, a stress run those that began with
+# the same suite (load/unload, CPU hotplug); the others stay, each with its
+# date, so the VM suite run in parts on a slow kernel (the debug kernel:
+# a boot per part, MAGNET_TEST_CASES) adds up. FILE is replaced whole.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 usage() { echo "usage: scripts/reliability.sh -o FILE STRESS_DIR..." >&2; exit 2; }
@@ -16,7 +21,8 @@ file=$2
 shift 2
 old=$(mktemp)
 new=$(mktemp)
-trap 'rm -f "$old" "$new"' EXIT
+sec=$(mktemp)
+trap 'rm -f "$old" "$new" "$sec"' EXIT
 [ -e "$file" ] && cp "$file" "$old"
 
 # old_section TITLE: FILE's "## TITLE" section, up to the next "## "
@@ -24,29 +30,10 @@ old_section() {
 	awk -v t="## $1" '/^## / { on = ($0 == t) } on' "$old"
 }
 
-{
-cat <<'HEAD'
-# Reliability
-
-Written by the suites themselves: `make check-stress` (the stress cases of
-`tests/vm/guest.sh`, booted with `-accel tcg,thread=single`; see there
-why) and `make check-debug` (the VM suite and the stress cases on a debug
-kernel) regenerate this file from the last run of each on this tree; the
-fuzzing numbers come from the last `make fuzz`. Any kernel warning, `BUG:`,
-UBSAN report, Oops, lockup or RCU stall in a guest fails its run, and on
-the debug kernel any leak kmemleak finds.
-
-HEAD
-for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
-	    sed -n 's/^## //p' "$old" | grep -vx Fuzzing; } | sort -uV); do
-	have=
-	for dir in "$@"; do [ -e "$dir/$k/result" ] && have=1; done
-	if [ -z "$have" ]; then
-		old_section "$k"
-		continue
-	fi
-	echo "## $k"
-	echo
+# runs KERNEL STRESS_DIR...: the runs of KERNEL in the STRESS_DIRs
+runs() {
+	local k=$1 dir d
+	shift
 	for dir in "$@"; do
 		d=$dir/$k
 		[ -e "$d/result" ] || continue
@@ -70,6 +57,63 @@ for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
 		fi
 		echo
 	done
+}
+
+{
+cat <<'HEAD'
+# Reliability
+
+Written by the suites themselves: `make check-stress` (the stress cases of
+`tests/vm/guest.sh`, booted with `-accel tcg,thread=single`; see there
+why) and `make check-debug` (the VM suite and the stress cases on a debug
+kernel) regenerate this file from the last run of each case and suite on
+each kernel, each run with its date; the fuzzing numbers come from the
+last `make fuzz`. Any kernel warning, `BUG:`,
+UBSAN report, Oops, lockup or RCU stall in a guest fails its run, and on
+the debug kernel any leak kmemleak finds.
+
+HEAD
+for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
+	    sed -n 's/^## //p' "$old" | grep -vx Fuzzing; } | sort -uV); do
+	have=
+	for dir in "$@"; do [ -e "$dir/$k/result" ] && have=1; done
+	if [ -z "$have" ]; then
+		old_section "$k"
+		continue
+	fi
+	echo "## $k"
+	echo
+	runs "$k" "$@" | tee "$sec"
+	# the earlier runs this one does not repeat
+	old_section "$k" | awk -v newf="$sec" '
+	function cases(line, set,   n, i, w) {
+		n = split(substr(line, index(line, ":") + 1), w, " ")
+		for (i = 1; i <= n; i++) set[w[i]] = 1
+	}
+	function flush(   c, keep) {
+		if (blk == "") return
+		keep = 1
+		if (vm) { for (c in bc) if (c in newc) keep = 0 }
+		else if (label in newl) keep = 0
+		if (keep) printf "%s", blk
+		blk = ""; vm = 0; label = ""; delete bc
+	}
+	BEGIN {
+		while ((getline l < newf) > 0) {
+			if (l ~ /^Run on /) first = 1
+			else if (l ~ /^- (passed|failed):/) cases(l, newc)
+			else if (first && l ~ /^- /) {
+				if (l !~ /of the VM suite/) newl[substr(l, 3, index(l, ":") - 3)] = 1
+				first = 0
+			}
+		}
+	}
+	/^Run on / { flush(); blk = $0 "\n"; first = 1; next }
+	blk == "" { next }
+	{ blk = blk $0 "\n" }
+	/^- (passed|failed):/ { vm = 1; cases($0, bc); next }
+	first && /^- / { label = substr($0, 3, index($0, ":") - 3); first = 0 }
+	END { flush() }'
 done
 echo "## Fuzzing"
 echo
@@ -90,4 +134,4 @@ fi
 chmod 644 "$new"
 mv "$new" "$file"
 trap - EXIT
-rm -f "$old"
+rm -f "$old" "$sec"
