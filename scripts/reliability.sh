@@ -68,9 +68,9 @@ Written by the suites themselves: `make check-stress` (the stress cases of
 why) and `make check-debug` (the VM suite and the stress cases on a debug
 kernel) regenerate this file from the last run of each case and suite on
 each kernel, each run with its date; the fuzzing numbers come from the
-last `make fuzz`. Any kernel warning, `BUG:`,
-UBSAN report, Oops, lockup or RCU stall in a guest fails its run, and on
-the debug kernel any leak kmemleak finds.
+last `make fuzz`. Any kernel warning, `BUG:`, UBSAN report, Oops, lockup
+or RCU stall in a guest fails its run, and on the debug kernel any leak
+kmemleak finds.
 
 HEAD
 for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
