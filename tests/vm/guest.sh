@@ -551,7 +551,7 @@ churn_round() {
 # kernel's own per-CPU caches, is half a 64-byte object per connection or
 # 256 KiB, whichever is more).
 stress_churn() {
-	local n=${STRESS_CONNS:-10000} m0 m1 acct cids pend du dv want got
+	local n=${STRESS_CONNS:-10000} m0 m1 acct cids pend du dv want got try
 	local slack_u=$((n * 64 / 1024 / 2)) slack_v=256
 	[ "$slack_u" -ge 256 ] || slack_u=256
 	churn_round $((n < 1000 ? n : 1000)) > "$L/ch-warm.txt"
@@ -598,10 +598,20 @@ stress_churn() {
 	rmmod magnet
 	rm -f "$L/ch.fifo"
 
-	m1=$(mem_now)
-	log "memory after: $m1"
-	du=$(( $(echo "$m1" | cut -d' ' -f2) - $(echo "$m0" | cut -d' ' -f2) ))
-	dv=$(( $(echo "$m1" | cut -d' ' -f3) - $(echo "$m0" | cut -d' ' -f3) ))
+	# a leak stays; what the run's processes leave behind goes within
+	# seconds (task_struct and files, for one, are freed only after an RCU
+	# grace period: a 5.10 guest in CI once measured 596 KiB more, the
+	# most in task_struct, kmalloc-4k, anon_vma_chain and filp, none of
+	# them magnet's). So measure up to 5 times, 2 s apart, and fail only
+	# if every measurement is over the slack.
+	for try in 1 2 3 4 5; do
+		[ "$try" = 1 ] || sleep 2
+		m1=$(mem_now)
+		log "memory after (measurement $try): $m1"
+		du=$(( $(echo "$m1" | cut -d' ' -f2) - $(echo "$m0" | cut -d' ' -f2) ))
+		dv=$(( $(echo "$m1" | cut -d' ' -f3) - $(echo "$m0" | cut -d' ' -f3) ))
+		[ "$du" -gt "$slack_u" ] || [ "$dv" -gt "$slack_v" ] || break
+	done
 	if [ "$du" -gt "$slack_u" ] || [ "$dv" -gt "$slack_v" ]; then
 		log "memory grew: SUnreclaim by $du KiB (slack $slack_u), VmallocUsed by $dv KiB (slack $slack_v)"
 		slab_growth "$L/ch-slab0.txt"
