@@ -85,6 +85,8 @@ for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
 	echo
 	runs "$k" "$@" | tee "$sec"
 	# the earlier runs this one does not repeat
+	# One parser for both: the new runs ($sec) first, which name the
+	# cases and suites they repeat, then the earlier ones (stdin)
 	old_section "$k" | awk -v newf="$sec" '
 	function cases(line, set,   n, i, w) {
 		n = split(substr(line, index(line, ":") + 1), w, " ")
@@ -92,28 +94,24 @@ for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
 	}
 	function flush(   c, keep) {
 		if (blk == "") return
-		keep = 1
-		if (vm) { for (c in bc) if (c in newc) keep = 0 }
-		else if (label in newl) keep = 0
-		if (keep) printf "%s", blk
+		if (isnew) {
+			for (c in bc) newc[c] = 1
+			if (!vm) newl[label] = 1
+		} else {
+			keep = 1
+			if (vm) { for (c in bc) if (c in newc) keep = 0 }
+			else if (label in newl) keep = 0
+			if (keep) printf "%s", blk
+		}
 		blk = ""; vm = 0; label = ""; delete bc
 	}
-	BEGIN {
-		while ((getline l < newf) > 0) {
-			if (l ~ /^Run on /) first = 1
-			else if (l ~ /^- (passed|failed):/) cases(l, newc)
-			else if (first && l ~ /^- /) {
-				if (l !~ /of the VM suite/) newl[substr(l, 3, index(l, ":") - 3)] = 1
-				first = 0
-			}
-		}
-	}
+	FNR == 1 { flush(); isnew = (FILENAME == newf) }
 	/^Run on / { flush(); blk = $0 "\n"; first = 1; next }
 	blk == "" { next }
 	{ blk = blk $0 "\n" }
 	/^- (passed|failed):/ { vm = 1; cases($0, bc); next }
 	first && /^- / { label = substr($0, 3, index($0, ":") - 3); first = 0 }
-	END { flush() }'
+	END { flush() }' "$sec" -
 done
 echo "## Fuzzing"
 echo
