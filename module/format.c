@@ -7,6 +7,7 @@
  */
 #include "format.h"
 #include "emit.h"
+#include "v3.h"
 
 /* the address as the formats spell it, at @p; returns the end */
 static char *magnet_put_addr(char *p, __u8 family, const __u8 addr[16])
@@ -67,15 +68,15 @@ static __u64 magnet_wall(const struct magnet_record *r, __s64 offset,
 }
 
 /* fields 3-6: "laddr,lport,raddr,rport" */
-static char *magnet_put_tuple(char *p, const struct magnet_record *r)
+static char *magnet_put_tuple(char *p, const struct magnet_ttview *v)
 {
-	p = magnet_put_addr(p, r->family, r->laddr);
+	p = magnet_put_addr(p, v->family, v->laddr);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->lport);
+	p = magnet_put_u32(p, v->lport);
 	*p++ = ',';
-	p = magnet_put_addr(p, r->family, r->raddr);
+	p = magnet_put_addr(p, v->family, v->raddr);
 	*p++ = ',';
-	return magnet_put_u32(p, r->rport);
+	return magnet_put_u32(p, v->rport);
 }
 
 /* two 16-byte addresses are equal: word compares (the kernel's memcmp
@@ -91,31 +92,48 @@ static int magnet_eq16(const __u8 *a, const __u8 *b)
 	return !((a0 ^ b0) | (a1 ^ b1));
 }
 
-/* fields 3-6 from @c when one of its tuples is @r's, else written there */
-static char *magnet_put_tuple_cached(char *p, const struct magnet_record *r,
+/*
+ * Fields 3-6 from @c when one of its tuples is @v's, else written there. A
+ * view with a key finds its tuple by the key while the generation holds;
+ * otherwise, or when it changed, by comparing the fields, and a tuple
+ * found so takes the view's key.
+ */
+static char *magnet_put_tuple_cached(char *p, const struct magnet_ttview *v,
 				     struct magnet_ttcache *c)
 {
 	struct magnet_tttuple *t;
 	char *end;
 	int i;
 
+	if (v->key)
+		for (i = 0; i < MAGNET_TTCACHE_TUPLES; i++) {
+			t = &c->tuple[i];
+			if (t->key == v->key && t->gen == v->gen && t->len) {
+				memcpy(p, t->txt, t->len);
+				return p + t->len;
+			}
+		}
 	for (i = 0; i < MAGNET_TTCACHE_TUPLES; i++) {
 		t = &c->tuple[i];
-		if (t->len && t->lport == r->lport && t->rport == r->rport &&
-		    t->family == r->family && magnet_eq16(t->laddr, r->laddr) &&
-		    magnet_eq16(t->raddr, r->raddr)) {
+		if (t->len && t->lport == v->lport && t->rport == v->rport &&
+		    t->family == v->family && magnet_eq16(t->laddr, v->laddr) &&
+		    magnet_eq16(t->raddr, v->raddr)) {
+			t->key = v->key;
+			t->gen = v->gen;
 			memcpy(p, t->txt, t->len);
 			return p + t->len;
 		}
 	}
-	end = magnet_put_tuple(p, r);
+	end = magnet_put_tuple(p, v);
 	t = &c->tuple[c->next];
 	c->next = (__u8)((c->next + 1) % MAGNET_TTCACHE_TUPLES);
-	t->family = r->family;
-	t->lport = r->lport;
-	t->rport = r->rport;
-	memcpy(t->laddr, r->laddr, 16);
-	memcpy(t->raddr, r->raddr, 16);
+	t->family = v->family;
+	t->lport = v->lport;
+	t->rport = v->rport;
+	memcpy(t->laddr, v->laddr, 16);
+	memcpy(t->raddr, v->raddr, 16);
+	t->key = v->key;
+	t->gen = v->gen;
 	t->len = (__u8)(end - p);
 	memcpy(t->txt, p, t->len);
 	return end;
@@ -138,6 +156,63 @@ static char *magnet_put_sec_cached(char *p, __u64 sec,
 	return end;
 }
 
+/* the view of a version 2 record: no key */
+static __always_inline void magnet_ttview_of(struct magnet_ttview *v,
+					     const struct magnet_record *r)
+{
+	v->ts_ns = r->ts_ns;
+	v->laddr = r->laddr;
+	v->raddr = r->raddr;
+	v->key = NULL;
+	v->gen = 0;
+	v->len = r->len;
+	v->mss = r->mss;
+	v->srtt_us = r->srtt_us;
+	v->cwnd = r->cwnd;
+	v->ssthresh = r->ssthresh;
+	v->snd_wnd = r->snd_wnd;
+	v->rcv_wnd = r->rcv_wnd;
+	v->snd_una = r->snd_una;
+	v->snd_nxt = r->snd_nxt;
+	v->lport = r->lport;
+	v->rport = r->rport;
+	v->event = (__u8)r->event;
+	v->family = r->family;
+	v->state = r->state;
+	v->ca_state = r->ca_state;
+}
+
+static __always_inline void magnet_ttview_v3(struct magnet_ttview *v,
+					     const void *rec,
+					     const struct magnet_v3_slot *flow,
+					     __u64 gen)
+{
+	const struct magnet_v3_hdr *h = rec;
+	const struct magnet_v3_tcp *t =
+		(const void *)((const char *)rec + MAGNET_V3_HDR_SIZE);
+
+	v->ts_ns = h->ts_ns;
+	v->laddr = flow->laddr;
+	v->raddr = flow->raddr;
+	v->key = flow;
+	v->gen = gen;
+	v->len = t->len;
+	v->mss = t->mss;
+	v->srtt_us = t->srtt_us;
+	v->cwnd = t->cwnd;
+	v->ssthresh = t->ssthresh;
+	v->snd_wnd = t->snd_wnd;
+	v->rcv_wnd = t->rcv_wnd;
+	v->snd_una = t->snd_una;
+	v->snd_nxt = t->snd_nxt;
+	v->lport = flow->lport;
+	v->rport = flow->rport;
+	v->event = h->event;
+	v->family = flow->family;
+	v->state = t->state;
+	v->ca_state = t->ca_state;
+}
+
 /*
  * One ttprobe line. Written with emit.h, not printf: this runs for every
  * record the reader takes in omode=0. At most 256 bytes and a NUL (two
@@ -145,7 +220,7 @@ static char *magnet_put_sec_cached(char *p, __u64 sec,
  * buffer of MAGNET_TTPROBE_LINE_MAX always has room. With a cache (@c not
  * NULL), fields that repeat from line to line are copied from it.
  */
-static int magnet_ttprobe_line(char *buf, const struct magnet_record *r,
+static int magnet_ttprobe_line(char *buf, const struct magnet_ttview *v,
 			       __u64 counter, __s64 realtime_offset_ns,
 			       __u64 cwnd_bytes, __u64 ssthresh_bytes,
 			       struct magnet_ttcache *c)
@@ -154,7 +229,7 @@ static int magnet_ttprobe_line(char *buf, const struct magnet_record *r,
 	__u64 sec;
 	char *p = buf;
 
-	switch (r->event) {
+	switch (v->event) {
 	case MAGNET_EV_TCP_OUT:
 		*p++ = 'o';
 		break;
@@ -164,35 +239,36 @@ static int magnet_ttprobe_line(char *buf, const struct magnet_record *r,
 	default:
 		return 0;
 	}
-	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
+	sec = magnet_div_u64_rem(v->ts_ns + (__u64)realtime_offset_ns,
+				 1000000000U, &rem_ns);
 	*p++ = ',';
 	p = c ? magnet_put_sec_cached(p, sec, c) : magnet_put_u64(p, sec);
 	*p++ = '.';
 	p = magnet_put_u32_pad(p, rem_ns / 1000U, 6);
 	*p++ = ',';
-	p = c ? magnet_put_tuple_cached(p, r, c) : magnet_put_tuple(p, r);
+	p = c ? magnet_put_tuple_cached(p, v, c) : magnet_put_tuple(p, v);
 	*p++ = ',';
 	p = magnet_put_u64(p, counter);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->mss);
+	p = magnet_put_u32(p, v->mss);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->srtt_us);
+	p = magnet_put_u32(p, v->srtt_us);
 	*p++ = ',';
 	p = magnet_put_u64(p, cwnd_bytes);
 	*p++ = ',';
 	p = magnet_put_u64(p, ssthresh_bytes);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->snd_wnd);
+	p = magnet_put_u32(p, v->snd_wnd);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->rcv_wnd);
+	p = magnet_put_u32(p, v->rcv_wnd);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->state);
+	p = magnet_put_u32(p, v->state);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->snd_una);
+	p = magnet_put_u32(p, v->snd_una);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->snd_nxt);
+	p = magnet_put_u32(p, v->snd_nxt);
 	*p++ = ',';
-	p = magnet_put_u32(p, r->len);
+	p = magnet_put_u32(p, v->len);
 	*p++ = '\n';
 	*p = '\0';
 	return (int)(p - buf);
@@ -202,45 +278,61 @@ int magnet_format_ttprobe_with(char *buf, const struct magnet_record *r,
 			       __u64 counter, __s64 realtime_offset_ns,
 			       __u64 cwnd_bytes, __u64 ssthresh_bytes)
 {
-	return magnet_ttprobe_line(buf, r, counter, realtime_offset_ns,
+	struct magnet_ttview v;
+
+	magnet_ttview_of(&v, r);
+	return magnet_ttprobe_line(buf, &v, counter, realtime_offset_ns,
 				   cwnd_bytes, ssthresh_bytes, NULL);
+}
+
+static __u32 magnet_ssthresh_now(__u32 cwnd, __u32 ssthresh, __u8 ca_state)
+{
+	__u32 three_quarters = (cwnd >> 1) + (cwnd >> 2);
+
+	if (ca_state == MAGNET_CA_CWR || ca_state == MAGNET_CA_RECOVERY)
+		return ssthresh;
+	return ssthresh > three_quarters ? ssthresh : three_quarters;
 }
 
 __u32 magnet_current_ssthresh(const struct magnet_record *r)
 {
-	__u32 three_quarters = (r->cwnd >> 1) + (r->cwnd >> 2);
-
-	if (r->ca_state == MAGNET_CA_CWR || r->ca_state == MAGNET_CA_RECOVERY)
-		return r->ssthresh;
-	return r->ssthresh > three_quarters ? r->ssthresh : three_quarters;
+	return magnet_ssthresh_now(r->cwnd, r->ssthresh, r->ca_state);
 }
 
 /* magnet's fields 10 and 11, or (@compat) ttprobe's: see format.h */
-static int magnet_ttprobe_fields(char *buf, const struct magnet_record *r,
+static int magnet_ttprobe_fields(char *buf, const struct magnet_ttview *v,
 				 __u64 counter, __s64 realtime_offset_ns,
 				 int compat, struct magnet_ttcache *c)
 {
 	if (compat)	/* ttprobe multiplies and prints in 32 bits: they wrap */
-		return magnet_ttprobe_line(buf, r, counter, realtime_offset_ns,
-					   (__u32)(r->cwnd * r->mss),
-					   (__u32)(magnet_current_ssthresh(r) *
-						   r->mss), c);
-	return magnet_ttprobe_line(buf, r, counter, realtime_offset_ns,
-				   (__u64)r->cwnd * r->mss,
-				   (__u64)r->ssthresh * r->mss, c);
+		return magnet_ttprobe_line(buf, v, counter, realtime_offset_ns,
+					   (__u32)(v->cwnd * v->mss),
+					   (__u32)(magnet_ssthresh_now(v->cwnd,
+								       v->ssthresh,
+								       v->ca_state) *
+						   v->mss), c);
+	return magnet_ttprobe_line(buf, v, counter, realtime_offset_ns,
+				   (__u64)v->cwnd * v->mss,
+				   (__u64)v->ssthresh * v->mss, c);
 }
 
 int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
 			  __u64 counter, __s64 realtime_offset_ns)
 {
-	return magnet_ttprobe_fields(buf, r, counter, realtime_offset_ns, 0,
+	struct magnet_ttview v;
+
+	magnet_ttview_of(&v, r);
+	return magnet_ttprobe_fields(buf, &v, counter, realtime_offset_ns, 0,
 				     NULL);
 }
 
 int magnet_format_ttprobe_compat(char *buf, const struct magnet_record *r,
 				 __u64 counter, __s64 realtime_offset_ns)
 {
-	return magnet_ttprobe_fields(buf, r, counter, realtime_offset_ns, 1,
+	struct magnet_ttview v;
+
+	magnet_ttview_of(&v, r);
+	return magnet_ttprobe_fields(buf, &v, counter, realtime_offset_ns, 1,
 				     NULL);
 }
 
@@ -253,12 +345,13 @@ void magnet_ttstream_open(struct magnet_ttstream *s, struct magnet_ttcount *c,
 	memset(&s->cache, 0, sizeof(s->cache));
 }
 
-int magnet_ttstream_format(struct magnet_ttstream *s, char *buf,
-			   const struct magnet_record *r,
-			   __s64 realtime_offset_ns)
+static __always_inline int magnet_ttstream_view(struct magnet_ttstream *s,
+						char *buf,
+						const struct magnet_ttview *v,
+						__s64 realtime_offset_ns)
 {
 	__u64 counter = s->compat ? s->count->since_load : s->lines + 1;
-	int n = magnet_ttprobe_fields(buf, r, counter, realtime_offset_ns,
+	int n = magnet_ttprobe_fields(buf, v, counter, realtime_offset_ns,
 				      s->compat, &s->cache);
 
 	if (n > 0) {
@@ -268,6 +361,27 @@ int magnet_ttstream_format(struct magnet_ttstream *s, char *buf,
 			s->lines++;
 	}
 	return n;
+}
+
+int magnet_ttstream_format(struct magnet_ttstream *s, char *buf,
+			   const struct magnet_record *r,
+			   __s64 realtime_offset_ns)
+{
+	struct magnet_ttview v;
+
+	magnet_ttview_of(&v, r);
+	return magnet_ttstream_view(s, buf, &v, realtime_offset_ns);
+}
+
+int magnet_ttstream_format_v3(struct magnet_ttstream *s, char *buf,
+			      const void *rec,
+			      const struct magnet_v3_slot *flow, __u64 gen,
+			      __s64 realtime_offset_ns)
+{
+	struct magnet_ttview v;
+
+	magnet_ttview_v3(&v, rec, flow, gen);
+	return magnet_ttstream_view(s, buf, &v, realtime_offset_ns);
 }
 
 int magnet_format_legacy(struct magnet_legacy_record *l,

@@ -9,6 +9,8 @@
 #include "shared.h"
 #include "record.h"
 
+struct magnet_v3_slot;	/* v3.h */
+
 /* Longest ttprobe line, including the newline and the terminating NUL. */
 #define MAGNET_TTPROBE_LINE_MAX 320
 /* Longest magnet text line (header or record), newline and NUL included. */
@@ -92,12 +94,19 @@ struct magnet_ttcount {
  * Copying them is cheaper than writing them out again; the lines are the
  * same bytes either way (test_format checks).
  */
-/* the text of a connection end's "laddr,lport,raddr,rport" */
+/*
+ * The text of a connection end's "laddr,lport,raddr,rport". @key and @gen:
+ * the flow a view from a version 3 record named (its decoder's slot and
+ * generation, struct magnet_ttview), which then finds it without comparing
+ * the addresses.
+ */
 struct magnet_tttuple {
 	__u8 len;		/* 0: none yet */
 	__u8 family;
 	__u16 lport, rport;
 	__u8 laddr[16], raddr[16];
+	const void *key;
+	__u64 gen;
 	char txt[92];		/* at most 91 */
 };
 
@@ -128,6 +137,40 @@ void magnet_ttstream_open(struct magnet_ttstream *s, struct magnet_ttcount *c,
 int magnet_ttstream_format(struct magnet_ttstream *s, char *buf,
 			   const struct magnet_record *r,
 			   __s64 realtime_offset_ns);
+
+/*
+ * What a ttprobe line shows of a TCP event, read in place from a version 3
+ * record in the reader's byte order (magnet_ttstream_format_v3), so the module's
+ * omode=0 reader formats the records its writers put in the rings without
+ * decoding each into a 256-byte struct magnet_record first (make
+ * bench-insn: 187 instructions a line). @key, @gen: the flow's slot in the
+ * decoder and the decoder's generation (struct magnet_v3_dec), which
+ * together name the tuple until a FLOW, LOST or RESET record changes the
+ * flow tables; @key NULL: compare the tuple's fields.
+ */
+struct magnet_ttview {
+	__u64 ts_ns;
+	const __u8 *laddr, *raddr;
+	const void *key;
+	__u64 gen;
+	__u32 len, mss, srtt_us, cwnd, ssthresh, snd_wnd, rcv_wnd, snd_una,
+	      snd_nxt;
+	__u16 lport, rport;
+	__u8 event, family, state, ca_state;
+};
+
+/*
+ * magnet_ttstream_format() of the version 3 TCP event record at @rec (a
+ * TCP_OUT or TCP_IN record of MAGNET_V3_TCP_SIZE bytes or more, in this
+ * host's byte order: v3.h's magnet_v3_tcp_flow() says which) whose flow is
+ * @flow (its decoder's slot: family, ports, addresses), with @key @flow
+ * and @gen, the decoder's generation, as above: the same line, byte for
+ * byte, as from the record magnet_v3_decode() makes of it.
+ */
+int magnet_ttstream_format_v3(struct magnet_ttstream *s, char *buf,
+			      const void *rec,
+			      const struct magnet_v3_slot *flow, __u64 gen,
+			      __s64 realtime_offset_ns);
 
 /*
  * ttprobe's 96-byte binary record (record.h) of a TCP-layer record, in

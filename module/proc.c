@@ -376,12 +376,28 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 			__set_bit(rd->len - 1, rd->ends);
 		return;
 	}
-	/* ttprobe lines are TCP events only: the others need no decode */
-	if (rd->omode == MAGNET_OMODE_TTPROBE &&
-	    s->hdr.event != MAGNET_EV_TCP_OUT &&
-	    s->hdr.event != MAGNET_EV_TCP_IN &&
-	    s->hdr.event != MAGNET_V3_FLOW && s->hdr.event != MAGNET_EV_LOST)
-		return;
+	if (rd->omode == MAGNET_OMODE_TTPROBE) {
+		const struct magnet_v3_slot *flow;
+		int n;
+
+		/* ttprobe lines are TCP events only: the others need no decode */
+		if (s->hdr.event != MAGNET_EV_TCP_OUT &&
+		    s->hdr.event != MAGNET_EV_TCP_IN &&
+		    s->hdr.event != MAGNET_V3_FLOW &&
+		    s->hdr.event != MAGNET_EV_LOST)
+			return;
+		/* a TCP event's line straight from the ring's record */
+		flow = magnet_v3_tcp_flow(&magnet_flows_seen, s, len);
+		if (likely(flow)) {
+			n = magnet_ttstream_format_v3(&rd->tt, rd->buf + rd->len,
+						      s, flow,
+						      magnet_flows_seen.gen,
+						      rd->rt_offset_ns);
+			rd->len += n;
+			__set_bit(rd->len - 1, rd->ends);
+			return;
+		}
+	}
 	/* every record the module writes decodes */
 	switch (magnet_v3_decode(&magnet_flows_seen, s, len, 0, &rd->rec)) {
 	case 1:

@@ -481,6 +481,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		r->req = g64(b, V3_OFF(struct magnet_v3_count, req), sw);
 		r->ret = (__s64)g64(b, V3_OFF(struct magnet_v3_count, ret), sw);
 		/* the ids this record ends the scope of */
+		d->gen++;
 		if (event == MAGNET_EV_LOST)
 			memset(tab, 0, MAGNET_V3_FLOW_IDS * sizeof(*tab));
 		else
@@ -503,6 +504,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		if (!tab)
 			return -1;
 		s = &tab[flow - 1];
+		d->gen++;
 		s->sock_id = g64(b, V3_OFF(struct magnet_v3_flow, sock_id), sw);
 		s->lport = g16(b, V3_OFF(struct magnet_v3_flow, lport), sw);
 		s->rport = g16(b, V3_OFF(struct magnet_v3_flow, rport), sw);

@@ -112,6 +112,13 @@ struct magnet_v3_dec {
 	 */
 	const unsigned char *rate;
 	int rate_swapped;
+	/*
+	 * Counts the records that changed the flow tables (FLOW, LOST,
+	 * RESET): while it holds, a slot names the same flow, so a reader
+	 * may key what it keeps of a flow on the slot (format.h's struct
+	 * magnet_ttview)
+	 */
+	__u64 gen;
 	char err[160];			/* why the last call failed */
 };
 
@@ -148,6 +155,33 @@ int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
  */
 int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 		     unsigned int len, int swapped, struct magnet_record *out);
+
+/*
+ * The flow of the record at @buf (@len bytes, this host's byte order) if it
+ * is a TCP_OUT or TCP_IN event that magnet_v3_decode() would decode (its
+ * length right, its flow defined on its CPU), else NULL: decode it then,
+ * which takes what it says or tells why it is invalid. Reads @d only: the
+ * module's ttprobe reader formats such records in place (format.h,
+ * magnet_ttstream_format_v3).
+ */
+static __always_inline const struct magnet_v3_slot *
+magnet_v3_tcp_flow(const struct magnet_v3_dec *d, const void *buf,
+		   unsigned int len)
+{
+	const struct magnet_v3_hdr *h = buf;
+	const struct magnet_v3_slot *s;
+
+	/* a TCP event's layout: a TCP snapshot, never a packet header */
+	if ((h->event != MAGNET_EV_TCP_OUT && h->event != MAGNET_EV_TCP_IN) ||
+	    (h->flags & MAGNET_RF_HDR) ||
+	    len != MAGNET_V3_TCP_SIZE +
+		   (h->flags & MAGNET_RF_RATE ? MAGNET_V3_RATE_SIZE : 0) ||
+	    h->len != len || h->cpu >= d->ntab || !d->tab[h->cpu] ||
+	    h->flow < 1 || h->flow > MAGNET_V3_FLOW_IDS)
+		return NULL;
+	s = &d->tab[h->cpu][h->flow - 1];
+	return s->used ? s : NULL;
+}
 
 /*
  * The rate part of the event magnet_v3_decode() returned last into @x,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "v3.h"
+#include "format.h"
 #include "check.h"
 #include "v3swap.h"
 
@@ -366,6 +367,172 @@ static void test_stream(void)
 	free(want);
 }
 
+/*
+ * The module's ttprobe reader formats TCP events in place (format.h,
+ * magnet_ttstream_format_v3): its lines must be the decoder's, byte for byte, in
+ * both semantics, over a stream where flows take over each other's ids and
+ * LOST and RESET records end their scope (the tuple cache, keyed on the
+ * flow's slot, must never print a tuple from before). Half the TCP events
+ * carry a rate part.
+ */
+#define TTV_REC 200000
+
+static void test_ttview(void)
+{
+	static struct magnet_v3_enc e;
+	static struct flow flows[NFLOWS];
+	static char la[MAGNET_TTPROBE_LINE_MAX], lb[MAGNET_TTPROBE_LINE_MAX];
+	struct stream s = { 0 };
+	size_t i, off;
+	__u64 ts = 1700000000ULL * 1000000000ULL;
+	int compat;
+
+	for (i = 0; i < NFLOWS; i++)
+		random_flow(&flows[i]);
+	/* a few flows that differ from flow 0 in one field each */
+	flows[1] = flows[0];
+	flows[1].rport ^= 1;
+	flows[2] = flows[0];
+	flows[2].raddr[3] ^= 0x10;
+	magnet_v3_enc_init(&e);
+	for (i = 0; i < TTV_REC; i++) {
+		struct flow *f = &flows[rng() % 4 ? rng() % 6 : rng() % NFLOWS];
+		unsigned int x = (unsigned int)(rng() % 2000), ev;
+		struct magnet_record r;
+
+		if (x == 0)
+			ev = MAGNET_EV_LOST;
+		else if (x == 1)
+			ev = MAGNET_EV_RESET;
+		else
+			ev = rng() % 3 ? MAGNET_EV_TCP_OUT + (unsigned int)(rng() % 2) :
+					 MAGNET_EV_APP_SEND + (unsigned int)(rng() % 6);
+		ts += rng() % 3000000;
+		r = make(ev, (__u16)(rng() % 3), f, ts);
+		put(&s, &e, &r);
+		if ((ev == MAGNET_EV_TCP_OUT || ev == MAGNET_EV_TCP_IN) &&
+		    rng() % 2) {
+			/* the record just put: append a rate part */
+			unsigned char *last = s.b + s.len - MAGNET_V3_TCP_SIZE;
+			__u16 len = MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE;
+			unsigned int k;
+
+			if (s.len + MAGNET_V3_RATE_SIZE > s.cap) {
+				s.cap = s.cap * 2;
+				s.b = realloc(s.b, s.cap);
+				if (!s.b)
+					abort();
+				last = s.b + s.len - MAGNET_V3_TCP_SIZE;
+			}
+			last[13] |= MAGNET_RF_RATE;
+			memcpy(last + 14, &len, 2);
+			for (k = 0; k < MAGNET_V3_RATE_SIZE; k++)
+				s.b[s.len + k] = (unsigned char)rng();
+			s.len += MAGNET_V3_RATE_SIZE;
+		}
+	}
+	for (compat = 0; compat < 2; compat++) {
+		struct magnet_ttcount ca = { 7 }, cb = { 7 };
+		struct magnet_ttstream ta, tb;
+		struct magnet_v3_dec da, db;
+		unsigned long lines = 0, fast = 0, same = 0;
+
+		CHECK(magnet_v3_dec_init(&da) == 0 && magnet_v3_dec_init(&db) == 0,
+		      "dec_init");
+		magnet_ttstream_open(&ta, &ca, compat);
+		magnet_ttstream_open(&tb, &cb, compat);
+		for (off = 0; off < s.len;) {
+			const unsigned char *b = s.b + off;
+			const struct magnet_v3_slot *fl;
+			struct magnet_record r;
+			int len = magnet_v3_record_len(&da, b, 0), na = 0, nb = 0;
+			int tcp = b[12] == MAGNET_EV_TCP_OUT ||
+				  b[12] == MAGNET_EV_TCP_IN;
+
+			if (len < 0)
+				break;
+			/* the decoder's line */
+			if (magnet_v3_decode(&da, b, (unsigned int)len, 0, &r) == 1)
+				na = magnet_ttstream_format(&ta, la, &r, -5);
+			/* the in-place line, or the decode when it declines */
+			fl = magnet_v3_tcp_flow(&db, b, (unsigned int)len);
+			CHECK(!fl == !tcp, "record at %zu (event %u): flow %p",
+			      off, b[12], (const void *)fl);
+			if (fl) {
+				nb = magnet_ttstream_format_v3(&tb, lb, b, fl, db.gen,
+							       -5);
+				fast++;
+			} else if (magnet_v3_decode(&db, b, (unsigned int)len, 0,
+						    &r) == 1) {
+				nb = magnet_ttstream_format(&tb, lb, &r, -5);
+			}
+			lines += na > 0;
+			if (na == nb && !memcmp(la, lb, (size_t)na))
+				same += na > 0;
+			else
+				CHECK(0, "compat %d, record at %zu: decoded '%.*s' in place '%.*s'",
+				      compat, off, na, la, nb, lb);
+			off += (size_t)len;
+		}
+		CHECK(off == s.len && fast == lines && lines > TTV_REC / 4,
+		      "compat %d: %zu of %zu bytes, %lu lines, %lu in place",
+		      compat, off, s.len, lines, fast);
+		CHECK(ca.since_load == cb.since_load && ta.lines == tb.lines,
+		      "compat %d: counters", compat);
+		CHECK(same == lines, "compat %d: %lu of %lu lines the same",
+		      compat, same, lines);
+		printf("ttview (compat %d): %lu lines, %lu the same\n",
+		       compat, lines, same);
+		magnet_v3_dec_free(&da);
+		magnet_v3_dec_free(&db);
+	}
+
+	/* it declines what it must not format in place */
+	{
+		struct magnet_v3_dec d;
+		_Alignas(8) unsigned char b[MAGNET_V3_ENC_MAX];
+		struct magnet_record r;
+		struct flow f;
+		unsigned int n;
+		__u16 len;
+
+		random_flow(&f);
+		magnet_v3_enc_init(&e);
+		r = make(MAGNET_EV_TCP_OUT, 1, &f, 5);
+		n = magnet_v3_encode(&e, &r, b);
+		CHECK(n == MAGNET_V3_FLOW_SIZE + MAGNET_V3_TCP_SIZE, "%u", n);
+		CHECK(magnet_v3_dec_init(&d) == 0, "dec_init");
+		/* its FLOW record not taken yet */
+		CHECK(!magnet_v3_tcp_flow(&d, b + MAGNET_V3_FLOW_SIZE,
+					  MAGNET_V3_TCP_SIZE), "undefined flow");
+		CHECK(magnet_v3_decode(&d, b, MAGNET_V3_FLOW_SIZE, 0, &r) == 0,
+		      "FLOW");
+		CHECK(magnet_v3_tcp_flow(&d, b + MAGNET_V3_FLOW_SIZE,
+					 MAGNET_V3_TCP_SIZE) != NULL, "defined flow");
+		CHECK(!magnet_v3_tcp_flow(&d, b + MAGNET_V3_FLOW_SIZE,
+					  MAGNET_V3_TCP_SIZE - 8), "short");
+		len = MAGNET_V3_TCP_SIZE + 8;
+		memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+		CHECK(!magnet_v3_tcp_flow(&d, b + MAGNET_V3_FLOW_SIZE, len),
+		      "a length the layout does not have");
+		len = MAGNET_V3_TCP_SIZE;
+		memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+		b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_HDR;
+		CHECK(!magnet_v3_tcp_flow(&d, b + MAGNET_V3_FLOW_SIZE, len),
+		      "a packet header's flag");
+		b[MAGNET_V3_FLOW_SIZE + 13] &= (__u8)~MAGNET_RF_HDR;
+		b[MAGNET_V3_FLOW_SIZE + 12] = MAGNET_EV_APP_SEND;
+		CHECK(!magnet_v3_tcp_flow(&d, b + MAGNET_V3_FLOW_SIZE, len),
+		      "an app event");
+		b[MAGNET_V3_FLOW_SIZE + 12] = MAGNET_EV_TCP_IN;
+		b[MAGNET_V3_FLOW_SIZE + 8] = 200;	/* cpu 200 */
+		CHECK(!magnet_v3_tcp_flow(&d, b + MAGNET_V3_FLOW_SIZE, len),
+		      "a CPU with no table");
+		magnet_v3_dec_free(&d);
+	}
+	free(s.b);
+}
+
 /* ---- malformed records ---- */
 
 /* decode the records of @b[0..n) in turn; the last must fail with @why */
@@ -595,6 +762,7 @@ int main(void)
 	test_stream();
 	test_refuse();
 	test_rate();
+	test_ttview();
 	printf("test_v3: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
