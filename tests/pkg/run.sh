@@ -96,7 +96,7 @@ vm_installed() {
 	# emulator ("Oops: int3", tests/vm/run.sh); 6.12 has also died so at
 	# boot with no module loaded
 	MAGNET_TEST_CASES="case_dkms_modprobe case_ttprobe_compat" \
-		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+		MAGNET_VM_BUILD=0 MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
 		MAGNET_VM_OUT="$top/build/vm-pkg" tests/vm/run.sh $boot
 }
 
