@@ -368,6 +368,25 @@ static void test_stream(void)
 }
 
 /*
+ * A FLOW record and a TCP_OUT record after it, of a random flow @f on CPU
+ * 1, into @b (MAGNET_V3_ENC_MAX bytes or more) with a fresh @e: their
+ * length
+ */
+static unsigned int one_tcp(struct magnet_v3_enc *e, struct flow *f,
+			    unsigned char *b)
+{
+	struct magnet_record r;
+	unsigned int n;
+
+	random_flow(f);
+	magnet_v3_enc_init(e);
+	r = make(MAGNET_EV_TCP_OUT, 1, f, 5);
+	n = magnet_v3_encode(e, &r, b);
+	CHECK(n == MAGNET_V3_FLOW_SIZE + MAGNET_V3_TCP_SIZE, "%u", n);
+	return n;
+}
+
+/*
  * The module's ttprobe reader formats TCP events in place (format.h,
  * magnet_ttstream_format_v3): its lines must be the decoder's, byte for byte, in
  * both semantics, over a stream where flows take over each other's ids and
@@ -493,14 +512,9 @@ static void test_ttview(void)
 		_Alignas(8) unsigned char b[MAGNET_V3_ENC_MAX];
 		struct magnet_record r;
 		struct flow f;
-		unsigned int n;
 		__u16 len;
 
-		random_flow(&f);
-		magnet_v3_enc_init(&e);
-		r = make(MAGNET_EV_TCP_OUT, 1, &f, 5);
-		n = magnet_v3_encode(&e, &r, b);
-		CHECK(n == MAGNET_V3_FLOW_SIZE + MAGNET_V3_TCP_SIZE, "%u", n);
+		one_tcp(&e, &f, b);
 		CHECK(magnet_v3_dec_init(&d) == 0, "dec_init");
 		/* its FLOW record not taken yet */
 		CHECK(!magnet_v3_tcp_flow(&d, b + MAGNET_V3_FLOW_SIZE,
@@ -571,11 +585,7 @@ static void test_refuse(void)
 	unsigned int n, m;
 	__u16 v;
 
-	random_flow(&f);
-	magnet_v3_enc_init(&e);
-	r = make(MAGNET_EV_TCP_OUT, 1, &f, 5);
-	n = magnet_v3_encode(&e, &r, b);
-	CHECK(n == MAGNET_V3_FLOW_SIZE + MAGNET_V3_TCP_SIZE, "%u", n);
+	n = one_tcp(&e, &f, b);
 
 	/* a record before the FLOW record it needs */
 	refuse("no FLOW", b + MAGNET_V3_FLOW_SIZE, MAGNET_V3_TCP_SIZE,
