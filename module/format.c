@@ -60,11 +60,10 @@ const char *magnet_event_name(unsigned int event)
 	return magnet_event_names[event];
 }
 
-static __u64 magnet_wall(const struct magnet_record *r, __s64 offset,
-			 __u32 *rem_ns)
+/* the wall clock's seconds of timestamp @ts_ns, and the nanoseconds */
+static __u64 magnet_wall(__u64 ts_ns, __s64 offset, __u32 *rem_ns)
 {
-	return magnet_div_u64_rem(r->ts_ns + (__u64)offset, 1000000000U,
-				  rem_ns);
+	return magnet_div_u64_rem(ts_ns + (__u64)offset, 1000000000U, rem_ns);
 }
 
 /* fields 3-6: "laddr,lport,raddr,rport" */
@@ -239,8 +238,7 @@ static int magnet_ttprobe_line(char *buf, const struct magnet_ttview *v,
 	default:
 		return 0;
 	}
-	sec = magnet_div_u64_rem(v->ts_ns + (__u64)realtime_offset_ns,
-				 1000000000U, &rem_ns);
+	sec = magnet_wall(v->ts_ns, realtime_offset_ns, &rem_ns);
 	*p++ = ',';
 	p = c ? magnet_put_sec_cached(p, sec, c) : magnet_put_u64(p, sec);
 	*p++ = '.';
@@ -393,7 +391,7 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
 
 	if (r->event != MAGNET_EV_TCP_OUT && r->event != MAGNET_EV_TCP_IN)
 		return 0;
-	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
+	sec = magnet_wall(r->ts_ns, realtime_offset_ns, &rem_ns);
 	memset(l, 0, sizeof(*l));
 	l->tv_sec = (__s64)sec;
 	l->tv_usec = rem_ns / 1000U;
@@ -504,7 +502,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 
 	if (!name)
 		return 0;
-	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
+	sec = magnet_wall(r->ts_ns, realtime_offset_ns, &rem_ns);
 	p = magnet_put_u64(p, sec);
 	*p++ = '.';
 	p = magnet_put_u32_pad(p, rem_ns, 9);
@@ -984,7 +982,7 @@ int magnet_format_web10g(char *buf, const struct magnet_record *r,
 	if (!magnet_web10g_has_line(r))
 		return 0;
 
-	sec = magnet_wall(r, realtime_offset_ns, &rem_ns);
+	sec = magnet_wall(r->ts_ns, realtime_offset_ns, &rem_ns);
 	p = magnet_put_u64(p, sec);
 	*p++ = '.';
 	p = magnet_put_u32_pad(p, rem_ns / 1000U, 6);

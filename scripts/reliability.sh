@@ -84,9 +84,9 @@ for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
 	echo "## $k"
 	echo
 	runs "$k" "$@" | tee "$sec"
-	# the earlier runs this one does not repeat
-	# One parser for both: the new runs ($sec) first, which name the
-	# cases and suites they repeat, then the earlier ones (stdin)
+	# the earlier runs this one does not repeat: one parser reads the new
+	# runs ($sec) first, for the cases and suites they repeat, then the
+	# earlier ones (stdin)
 	old_section "$k" | awk -v newf="$sec" '
 	function cases(line, set,   n, i, w) {
 		n = split(substr(line, index(line, ":") + 1), w, " ")

@@ -1937,8 +1937,9 @@ else
 		case_rmmod_blocked_reader case_churn_short $exp}
 	if [ -z "${MAGNET_TEST_CASES:-}" ] && [ "${MAGNET_ALL_CASES:-1}" = 0 ]; then
 		kept=
+		kernel_cases=" $(echo $kernel_cases) "
 		for c in $cases; do
-			case " $(echo $kernel_cases) " in *" $c "*) kept="$kept $c" ;; esac
+			case $kernel_cases in *" $c "*) kept="$kept $c" ;; esac
 		done
 		cases=$kept
 	fi
