@@ -5,7 +5,10 @@ web10g output, run inside the test guests.
   checkctl.py term LOG KEY VALUE [FLOW...]
         LOG is magnet text (omode=3) recorded under `filter KEY=VALUE`:
         every event line satisfies the term, there are event lines, and each
-        FLOW (laddr,lport,raddr,rport as the socket sees it) appears
+        FLOW (laddr,lport,raddr,rport as the socket sees it) appears; a
+        FLOW of !FLOW must not appear. A FLOW may also be JSON:sender or
+        JSON:receiver, iperf3's data flow in its -J output JSON as that
+        side's socket sees it
   checkctl.py absent LOG FLOW...       no event line of these flows
   checkctl.py web10g W10G TTPROBE STATS TT_STATS  web10g lines (omode=2): 128
         columns, no lowercase letter in data lines, counters that only
@@ -36,7 +39,7 @@ import struct
 import sys
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from checklog import text_rows, ttprobe_addr  # noqa: E402
+from checklog import iperf_flow, text_rows, ttprobe_addr  # noqa: E402
 from magnetlog import COUNT, Bad, v3_headers  # noqa: E402
 
 OUT_EVENTS = {"tcp_out", "app_send", "ip_out", "dev_out"}
@@ -50,6 +53,14 @@ def fail(msg):
 
 def flow_of(r):
     return ",".join((r["laddr"], r["lport"], r["raddr"], r["rport"]))
+
+
+def flow_arg(a):
+    """a FLOW argument: laddr,lport,raddr,rport, or JSON:sender|receiver"""
+    path, _, role = a.rpartition(":")
+    if role in ("sender", "receiver"):
+        return ",".join(iperf_flow(path, role)[0])
+    return a
 
 
 def events(path):
@@ -93,6 +104,8 @@ def term_ok(r, key, value):
 
 
 def cmd_term(path, key, value, flows):
+    gone = [flow_arg(f[1:]) for f in flows if f.startswith("!")]
+    flows = [flow_arg(f) for f in flows if not f.startswith("!")]
     rows = events(path)
     if not rows:
         fail("%s: no event lines under %s=%s" % (path, key, value))
@@ -104,10 +117,14 @@ def cmd_term(path, key, value, flows):
     for fl in flows:
         if fl not in seen:
             fail("%s=%s: flow %s missing (seen: %s)" % (key, value, fl, sorted(seen)))
+    for fl in gone:
+        if fl in seen:
+            fail("%s=%s: flow %s should have been filtered out" % (key, value, fl))
     print("term ok: %s=%s, %d lines, %d flows" % (key, value, len(rows), len(seen)))
 
 
 def cmd_absent(path, flows):
+    flows = [flow_arg(f) for f in flows]
     seen = {flow_of(r) for r in events(path)}
     for fl in flows:
         if fl in seen:

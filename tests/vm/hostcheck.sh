@@ -2,8 +2,9 @@
 # usage: tests/vm/hostcheck.sh NAME LOGDIR
 #
 # The host's half of a VM case that captures in the guest and analyses on
-# the host: run.sh calls it after the guest ended, once per name the guest
-# wrote into its host-checks file (LOGDIR/host-checks; LOGDIR is the
+# the host (magnet-exp's cases, and case_pcapng's tshark): run.sh calls it
+# after the guest ended, once per name the guest wrote into its
+# host-checks file (LOGDIR/host-checks; LOGDIR is the
 # guest's /tmp/mg as copied out, build/vm/<kver>/logs). Under software
 # emulation magnet-exp's analysis of a few MB of logs takes minutes; on
 # the host, seconds. The analysis is the same program either way, reading
@@ -77,6 +78,15 @@ host_exp_flows() {
 host_exp_relays() {
 	$EXP report --no-figures "$1/exprelays"
 	$CHK relays "$1/exprelays" 2 65536 500000
+}
+
+# case_pcapng: the clean and the lossy capture's pcapng export, with
+# tshark, against the capture's own records (checkpcap.py)
+host_pcapng() {
+	local mode
+	for mode in clean lossy; do
+		$PY "$top/tests/vm/checkpcap.py" $mode "$1/pcap-$mode.txt" "$1/pcap-$mode.pcapng"
+	done
 }
 
 [ $# = 2 ] || { echo "usage: $0 NAME LOGDIR" >&2; exit 2; }

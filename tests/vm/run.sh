@@ -25,8 +25,11 @@
 # A case that runs past MAGNET_CASE_TIMEOUT s (default 3/8 of the guest's
 # timeout: 900 s for make check) is killed and fails, and the suite goes
 # on; the stress_* cases have no such limit.
+# MAGNET_XTRACE=1: each case's commands with a timestamp each (bash's
+# xtrace, $EPOCHREALTIME) in build/vm/<kver>/logs/xtrace, to see where a
+# slow case's time goes.
 # A case that captures in the guest and leaves the analysis to the host
-# (magnet-exp's, minutes under emulation) names a check in the guest's
+# (magnet-exp's, and case_pcapng's tshark: minutes under emulation) names a check in the guest's
 # $L/host-checks; after the guest, tests/vm/hostcheck.sh runs each on the
 # logs copied out (build/vm/<kver>/logs), counted as a case ("[host]").
 # MAGNET_VM_KTREE boots a kernel built in that tree instead of an installed
@@ -156,7 +159,7 @@ for b in $boots; do
 			vng --verbose --run "$kimg" $kvm --cpus "${MAGNET_VM_CPUS:-2}" --memory 1G \
 			"${opts[@]}" "${append[@]}" \
 			--rwdir "$out" \
-			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_TEST_CASES='$cases' MAGNET_ALL_CASES=$all MAGNET_EXP_CASES=$exp STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' MAGNET_CASE_TIMEOUT='${MAGNET_CASE_TIMEOUT:-$((t * 3 / 8))}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
+			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_XTRACE='${MAGNET_XTRACE:-}' MAGNET_TEST_CASES='$cases' MAGNET_ALL_CASES=$all MAGNET_EXP_CASES=$exp STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' MAGNET_CASE_TIMEOUT='${MAGNET_CASE_TIMEOUT:-$((t * 3 / 8))}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
 			< /dev/null > "$out/console.log" 2>&1 &
 		vm=$!
 		# The emulator can hang or die while the kernel boots, before
