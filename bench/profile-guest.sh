@@ -6,8 +6,9 @@
 # transfer run under `perf record -a -e cpu-clock` (the guest's clock counts
 # instructions, so samples are spread by instructions executed). Per
 # configuration it leaves OUTDIR/<config>.json (iperf3), <config>.syms
-# ("percent symbol" per line, every symbol above 0.005%) and, for magnet,
-# <config>.hits (records that passed the filters).
+# ("percent symbol" per line, every symbol above 0.005%), <config>.segs
+# (each namespace's TCP InSegs and OutSegs before and after the transfer)
+# and, for magnet, <config>.hits (records that passed the filters).
 # With insn=MARK (bench/insn.sh), no perf: the emulator's insn plugin
 # counts every instruction, and each run of MARK (bench/insn/insn-mark.c)
 # tells it to write the counts since the last one, to file n for the n-th
@@ -16,13 +17,19 @@
 # its end, and its unload (<config>.unload). <config>.ksyms has the
 # kernel's symbols while magnet was loaded (with ftrace's trampolines),
 # kallsyms those at the end.
+# With callers=SYM,SYM... (PROFILE_CALLERS), perf records call graphs too,
+# and <config>.callers counts, per sample whose leaf is one of the SYMs,
+# its chain of callers (the leaf and 7 frames up): "count chain" lines,
+# then "samples N", the run's samples in all.
 set -eu
 ko=$1
 out=$2
 bytes=$3
 shift 3
 mark=
+callers=
 case ${1:-} in insn=*) mark=${1#insn=}; shift ;; esac
+case ${1:-} in callers=*) callers=${1#callers=}; shift ;; esac
 . "$(dirname "$0")/netpair.sh"
 . "$(dirname "$0")/guest-common.sh"
 netpair_setup bc bs nooffload
@@ -33,11 +40,20 @@ DATA=/dev/shm/perf.data
 transfer() {
 	local rec=()
 	[ "${2:-}" = perf ] && [ -z "$mark" ] &&
-		rec=(perf record -q -a -e cpu-clock -F 20000 -o $DATA --)
+		rec=(perf record -q -a -e cpu-clock -F 20000 ${callers:+-g} -o $DATA --)
 	ip netns exec bs iperf3 -s -1 -D
 	netpair_wait_listen bs 5201
+	segs bs > "$out/$1.segs"
+	segs bc >> "$out/$1.segs"
 	"${rec[@]}" ip netns exec bc iperf3 -c 10.200.1.2 -n "$bytes" -J > "$out/$1.json"
+	segs bs >> "$out/$1.segs"
+	segs bc >> "$out/$1.segs"
 	pkill -x iperf3 2> /dev/null || true
+}
+
+# segs NS: "NS InSegs OutSegs" of NS's TCP (/proc/net/snmp)
+segs() {
+	ip netns exec "$1" awk -v ns="$1" '$1 == "Tcp:" && $11 ~ /^[0-9]+$/ { print ns, $11, $12 }' /proc/net/snmp
 }
 
 # mark LABEL: insn=MARK's counts so far, as the next file, named LABEL
@@ -52,9 +68,28 @@ syms() {
 		mark "$1"
 		return
 	fi
-	perf report -i $DATA --sort sym --stdio --no-children --percent-limit 0.005 2> /dev/null |
+	perf report -i $DATA --sort sym --stdio --no-children -g none --percent-limit 0.005 2> /dev/null |
 		awk '/^# Samples:/ { n = $3 } /^ +[0-9.]+%/ { p = $1; sub(/%/, "", p); $1 = ""; $2 = ""; sub(/^ +/, ""); print p, $0 } END { print "samples", n > "/dev/stderr" }' \
 		> "$out/$1.syms" 2> "$out/$1.samples"
+	[ -n "$callers" ] && perf script -i $DATA -F ip,sym 2> /dev/null |
+		python3 -c '
+import sys
+want = set(sys.argv[1].split(","))
+counts, n, frames = {}, 0, []
+for line in sys.stdin.read().split("\n") + [""]:
+    f = line.split()
+    if f:
+        frames.append(f[1] if len(f) > 1 else f[0])
+        continue
+    if frames:
+        n += 1
+        if frames[0] in want:
+            k = " < ".join(frames[:8])
+            counts[k] = counts.get(k, 0) + 1
+    frames = []
+for k, v in sorted(counts.items(), key=lambda kv: -kv[1]):
+    print(v, k)
+print("samples", n)' "$callers" > "$out/$1.callers"
 	rm -f $DATA
 }
 

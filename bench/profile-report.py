@@ -27,6 +27,21 @@ def hits(name):
         return int(f.read().split()[0])
 
 
+def segs(name):
+    """{namespace: TCP OutSegs during the transfer}, from <name>.segs"""
+    try:
+        rows = [ln.split() for ln in open("%s/%s.segs" % (out, name))]
+    except OSError:
+        return None
+    before, d = {}, {}
+    for ns, _, o in rows:
+        if ns in before:
+            d[ns] = int(o) - before[ns]
+        else:
+            before[ns] = int(o)
+    return d
+
+
 bsecs, bbytes, bsyms = run("baseline")
 print("# make bench-profile: %s, %s\n" % (kver, rev))
 print("iperf3 -n %s over veth (TSO/GSO/GRO off, gso_max_segs 1), one vCPU, QEMU -icount shift=0,sleep=off, "
@@ -44,6 +59,10 @@ for c in configs:
     print("## %s\n" % c)
     print("%d events, %.1f Mbit/s (%.3f of the baseline), %.0f instructions per event above it\n"
           % (ev, nb * 8 / secs / 1e6, (nb / secs) / (bbytes / bsecs), extra))
+    sg, bsg = segs(c), segs("baseline")
+    if sg and bsg:
+        print("TCP segments sent during the transfer: the receiver (ACKs) %d, the sender %d; "
+              "in the baseline %d and %d.\n" % (sg["bs"], sg["bc"], bsg["bs"], bsg["bc"]))
     if abs(nb - bbytes) > 0.02 * bbytes:
         # iperf3's receiver stops counting at the test's end; a little
         # in flight then is usual, much means another workload
@@ -61,3 +80,35 @@ for c in configs:
     for v, k in rows[:TOP]:
         print("| %.0f | `%s` |" % (v, k))
     print()
+
+
+def callers(name):
+    """{chain: share of the run's samples}, or None without call graphs"""
+    try:
+        lines = open("%s/%s.callers" % (out, name)).read().splitlines()
+    except OSError:
+        return None
+    n = int(lines[-1].split()[1])
+    return {k: int(v) / n for v, k in (ln.split(" ", 1) for ln in lines[:-1])}
+
+
+bcall = callers("baseline")
+if bcall is not None:
+    print("## Callers (PROFILE_CALLERS)\n")
+    print("Per configuration, the instructions per event of the symbols named, by chain of "
+          "callers (leaf first, 7 frames up), above the baseline's same chain scaled to the "
+          "same bytes; the 15 largest.\n")
+    for c in configs:
+        secs, nb, _ = run(c)
+        ev = hits(c)
+        scale = nb / bbytes
+        call = callers(c)
+        rows = sorted((((call.get(k, 0) * secs - bcall.get(k, 0) * bsecs * scale) * 1e9 / ev), k)
+                      for k in set(call) | set(bcall))
+        rows.reverse()
+        print("### %s\n" % c)
+        print("| instr/event | chain |")
+        print("|---|---|")
+        for v, k in rows[:15]:
+            print("| %.0f | `%s` |" % (v, k))
+        print()
