@@ -624,11 +624,10 @@ stress_churn() {
 	result "connection churn: 2 x $(cut -d: -f1 "$L/ch-round1.txt") ($(cut -d: -f2- "$L/ch-round1.txt" | sed 's/^ //')), every layer on; binary: $(head -n 1 "$L/ch-acct.txt"), per CPU exact; web10g: $(sed -n 's/^cids: //p' "$L/ch-cids.txt"); backlog table empty at the end; after rmmod SUnreclaim $du KiB and VmallocUsed $dv KiB from before (slack $slack_u and $slack_v)"
 }
 
-# make check's short stress: the churn suite with 500 connections (the
-# load/unload cycles need single-threaded emulation: make check-stress,
-# which also runs the churn with 10,000)
+# make check's short stress: the churn suite with 1,000 connections (the
+# load/unload cycles need single-threaded emulation: make check-stress)
 case_churn_short() {
-	STRESS_CONNS=500 stress_churn
+	STRESS_CONNS=1000 stress_churn
 }
 
 # CPU hotplug (4 vCPUs): CPUs 1-3 go offline and online again, one at a
@@ -1920,7 +1919,7 @@ else
 	# logic no kernel touches (parameter, command and filter parsing, the
 	# filters' and the ring's decisions, the formats, read semantics).
 	# Sockets coming and going depend on the kernel too, but the churn
-	# (500 connections twice, 2 minutes) runs on the first kernel only:
+	# (1,000 connections twice, 4 minutes) runs on the first kernel only:
 	# make check-stress runs it with 10,000 on both. magnet-exp's cases
 	# test the tool (the
 	# module paths they use have cases of their own): run.sh sets
