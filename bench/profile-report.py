@@ -43,6 +43,8 @@ def segs(name):
 
 
 bsecs, bbytes, bsyms = run("baseline")
+bsg = segs("baseline")
+runs = {}       # config: (guest seconds, bytes, events), for the callers' part
 print("# make bench-profile: %s, %s\n" % (kver, rev))
 print("iperf3 -n %s over veth (TSO/GSO/GRO off, gso_max_segs 1), one vCPU, QEMU -icount shift=0,sleep=off, "
       "`perf record -a -e cpu-clock` in the guest (bench/profile.sh). Per configuration: the "
@@ -54,12 +56,13 @@ print("iperf3 -n %s over veth (TSO/GSO/GRO off, gso_max_segs 1), one vCPU, QEMU 
 for c in configs:
     secs, nb, syms = run(c)
     ev = hits(c)
+    runs[c] = (secs, nb, ev)
     scale = nb / bbytes
     extra = (secs - bsecs * scale) * 1e9 / ev
     print("## %s\n" % c)
     print("%d events, %.1f Mbit/s (%.3f of the baseline), %.0f instructions per event above it\n"
           % (ev, nb * 8 / secs / 1e6, (nb / secs) / (bbytes / bsecs), extra))
-    sg, bsg = segs(c), segs("baseline")
+    sg = segs(c)
     if sg and bsg:
         print("TCP segments sent during the transfer: the receiver (ACKs) %d, the sender %d; "
               "in the baseline %d and %d.\n" % (sg["bs"], sg["bc"], bsg["bs"], bsg["bc"]))
@@ -99,8 +102,7 @@ if bcall is not None:
           "callers (leaf first, 7 frames up), above the baseline's same chain scaled to the "
           "same bytes; the 15 largest.\n")
     for c in configs:
-        secs, nb, _ = run(c)
-        ev = hits(c)
+        secs, nb, ev = runs[c]
         scale = nb / bbytes
         call = callers(c)
         rows = sorted((((call.get(k, 0) * secs - bcall.get(k, 0) * bsecs * scale) * 1e9 / ev), k)
