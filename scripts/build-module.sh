@@ -37,11 +37,11 @@ if [ -n "$root" ]; then
 	unshare --mount --propagation private sh -c '
 		mount -t proc proc "$1/proc" &&
 		exec chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			make -s -C "/usr/src/linux-headers-$2" M="/$3" MAGNET_MODNAME="$4" W=1 modules
-	' sh "$root" "$kver" "$rel" "$name" > "$out/build.log" 2>&1 &&
+			make -s -j"$5" -C "/usr/src/linux-headers-$2" M="/$3" MAGNET_MODNAME="$4" W=1 modules
+	' sh "$root" "$kver" "$rel" "$name" "$(nproc)" > "$out/build.log" 2>&1 &&
 		cp "$root/$rel/$name.ko" "$out/"
 else
-	make -s -C "$kdir" M="$out" MAGNET_MODNAME="$name" W=1 modules > "$out/build.log" 2>&1
+	make -s -j"$(nproc)" -C "$kdir" M="$out" MAGNET_MODNAME="$name" W=1 modules > "$out/build.log" 2>&1
 fi || {
 	cat "$out/build.log" >&2
 	echo "build-module: build for $kver failed" >&2

@@ -16,7 +16,7 @@ cat /proc/net/magnet > "$out/magnet.log" &
 reader=$!
 ip netns exec srv iperf3 -s -1 -D
 netpair_wait_listen srv 5201
-ip netns exec cli iperf3 -c 10.200.1.2 -n "$size" > "$out/iperf3.txt"
+ip netns exec cli iperf3 -c 10.200.1.2 -n "$size" -J > "$out/iperf3.json"
 echo flush > /proc/net/magnet
 sleep 0.5
 echo finish > /proc/net/magnet

@@ -38,6 +38,11 @@ timeout --kill-after=30 900 vng --verbose --run "/boot/vmlinuz-$kver" $kvm --cpu
 	echo "magnet demo on Linux $kver: iperf3, $size from 10.200.1.1 to 10.200.1.2 over veth"
 	echo
 	userspace/magnet-summary "$out/magnet.log"
+	# what iperf3 counted: its server stops reading at the test's end, so
+	# it may read less than the client wrote (and the client's unsent rest
+	# then goes with the server's reset)
+	python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["end"]
+print("iperf3: the client wrote %d bytes, the server read %d" % (e["sum_sent"]["bytes"], e["sum_received"]["bytes"]))' "$out/iperf3.json"
 	grep -o 'magnet: finish: .*' "$out/dmesg.txt" | sed 's/^magnet: finish: /kernel counters: /'
 } > "$out/summary.txt"
 cat "$out/summary.txt"

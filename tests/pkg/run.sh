@@ -176,7 +176,7 @@ dist_manual_build() {
 		rm -rf "$tmp/dist"
 		mkdir -p "$tmp/dist"
 		tar -xzf "build/magnet-$version.tar.gz" -C "$tmp/dist"
-		make -s -C "$tmp/dist/magnet-$version" KVER="$k" > "$tmp/dist.log" 2>&1 || {
+		make -s -j"$(nproc)" -C "$tmp/dist/magnet-$version" KVER="$k" > "$tmp/dist.log" 2>&1 || {
 			cat "$tmp/dist.log"
 			return 1
 		}
