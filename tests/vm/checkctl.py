@@ -117,18 +117,19 @@ def cmd_term(path, key, value, flows):
     for fl in flows:
         if fl not in seen:
             fail("%s=%s: flow %s missing (seen: %s)" % (key, value, fl, sorted(seen)))
-    for fl in gone:
-        if fl in seen:
-            fail("%s=%s: flow %s should have been filtered out" % (key, value, fl))
+    none_seen(gone, seen, "%s=%s: " % (key, value))
     print("term ok: %s=%s, %d lines, %d flows" % (key, value, len(rows), len(seen)))
+
+
+def none_seen(flows, seen, what=""):
+    for fl in flows:
+        if fl in seen:
+            fail("%sflow %s should have been filtered out" % (what, fl))
 
 
 def cmd_absent(path, flows):
     flows = [flow_arg(f) for f in flows]
-    seen = {flow_of(r) for r in events(path)}
-    for fl in flows:
-        if fl in seen:
-            fail("flow %s should have been filtered out" % fl)
+    none_seen(flows, {flow_of(r) for r in events(path)})
     print("absent ok: %d flows" % len(flows))
 
 

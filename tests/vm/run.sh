@@ -8,9 +8,10 @@
 # MAGNET_VM_TIMEOUT, default 2400 s, 3000 s for a PREEMPT_RT kernel; on a
 # two-core host every case took 700 to 1100 s on 5.10, 850 to 1350 s on
 # 6.1, 6.12 and 7.2, 1200 to 1400 s on 6.1 PREEMPT_RT; the magnet-exp
-# cases add about 350 s on 5.10; guest.sh prints each case's seconds), or its kernel log shows a
-# warning, BUG, UBSAN report, Oops, lockup, RCU stall or kprobe error, or
-# (a kernel with kmemleak) a leak. Software emulation by default; MAGNET_VM_KVM=1 uses KVM.
+# cases add about 350 s on 5.10; guest.sh prints each case's seconds), or
+# its kernel log shows a warning, BUG, UBSAN report, Oops, lockup, RCU
+# stall or kprobe error, or (a kernel with kmemleak) a leak. Software
+# emulation by default; MAGNET_VM_KVM=1 uses KVM.
 # Logs go to build/vm/<kver>/ and build/vm/<kver>/single/ (MAGNET_VM_OUT
 # overrides build/vm).
 # MAGNET_TEST_CASES picks the guest's cases (default: the suite of
@@ -29,9 +30,10 @@
 # xtrace, $EPOCHREALTIME) in build/vm/<kver>/logs/xtrace, to see where a
 # slow case's time goes.
 # A case that captures in the guest and leaves the analysis to the host
-# (magnet-exp's, and case_pcapng's tshark: minutes under emulation) names a check in the guest's
-# $L/host-checks; after the guest, tests/vm/hostcheck.sh runs each on the
-# logs copied out (build/vm/<kver>/logs), counted as a case ("[host]").
+# (magnet-exp's, and case_pcapng's tshark: minutes under emulation) names
+# a check in the guest's $L/host-checks; after the guest,
+# tests/vm/hostcheck.sh runs each on the logs copied out
+# (build/vm/<kver>/logs), counted as a case ("[host]").
 # MAGNET_VM_KTREE boots a kernel built in that tree instead of an installed
 # one (make check-debug: scripts/debug-kernel.sh), built against the tree.
 set -u
