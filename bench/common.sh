@@ -21,7 +21,7 @@ bench_boot() {
 	# which is no concern of a benchmark and would fail it
 	timeout --kill-after=30 "$tmo" vng --verbose --run "/boot/vmlinuz-$kver" --disable-kvm \
 		--cpus 1 --memory 2G --rwdir "$out" --qemu-opts="-icount shift=0,sleep=off${BENCH_QEMU_OPTS:+ $BENCH_QEMU_OPTS}" \
-		--append cryptomgr.notests \
+		--append "cryptomgr.notests${BENCH_APPEND:+ $BENCH_APPEND}" \
 		--exec "bash $out/$script $top/build/$kver/magnet.ko $out $*" \
 		< /dev/null > "$out/console.log" 2>&1 || true
 	if [ ! -e "$out/done" ]; then

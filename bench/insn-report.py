@@ -6,6 +6,8 @@ usage: insn-report.py OUTDIR MAGNET_KO BYTES KVER REV
 OUTDIR holds marks (the label of each count file, in order), counts.<n>
 ("vaddr insns executions" per translation block), kallsyms, and per
 magnet configuration <config>.ksyms, <config>.hits and <config>.json.
+With INSN_CALLERS, counts.<n>.callers ("site start insns": the named
+functions' instructions by the call that entered them) too.
 """
 import bisect
 import json
@@ -90,6 +92,25 @@ def srclines(ko, sec, addrs):
             for a, l in zip(addrs, r.stdout.splitlines())}
 
 
+def callers(path, tab):
+    """{(function, call site as symbol+offset): instructions} of one
+    counts.<n>.callers file, or None"""
+    if not os.path.exists(path):
+        return None
+    addrs = [a for a, _ in tab]
+    out = defaultdict(int)
+
+    def name(a, off):
+        i = bisect.bisect_right(addrs, a) - 1
+        if i < 0:
+            return "0x%x" % a
+        return "%s+0x%x" % (tab[i][1], a - tab[i][0]) if off else tab[i][1]
+    for line in read(path):
+        site, start, n = line.split()
+        out[(name(int(start, 16), False), name(int(site, 16), True))] += int(n)
+    return out
+
+
 def main():
     out, ko, nbytes, kver, rev = sys.argv[1:6]
     labels = read(os.path.join(out, "marks"))
@@ -105,6 +126,8 @@ def main():
         sys.exit("insn-report: no baseline counts in " + out)
     bsyms, _ = per_symbol(base, ktab)
     btotal = sum(bsyms.values())
+    bcallers = callers(os.path.join(out, "counts.%d.callers"
+                                    % labels.index("baseline")), ktab)
 
     def mbit(name):
         try:
@@ -160,6 +183,19 @@ def main():
         for k in sorted(diff, key=lambda k: -abs(diff[k]))[:TOP_SYMS]:
             print("| %.1f | `%s`%s |" % (diff[k], k, " (magnet)" if k in mods else ""))
         print()
+        cl = callers(os.path.join(out, "counts.%d.callers"
+                                  % labels.index(label)), tab)
+        if cl is not None and bcallers is not None:
+            cdiff = {k: (cl.get(k, 0) - bcallers.get(k, 0)) / hits
+                     for k in set(cl) | set(bcallers)}
+            print("Callers (INSN_CALLERS): the named functions' instructions "
+                  "per event above the baseline, by the call that entered "
+                  "them\n")
+            print("| instr/event | function | called from |\n|---|---|---|")
+            for k in sorted(cdiff, key=lambda k: -abs(cdiff[k]))[:TOP_SYMS]:
+                if abs(cdiff[k]) >= 1:
+                    print("| %.1f | `%s` | `%s` |" % (cdiff[k], k[0], k[1]))
+            print()
         for k in sorted((k for k in syms if k in mods), key=lambda k: -syms[k]):
             if syms[k] < 0.05 * own:
                 break

@@ -15,6 +15,16 @@
  * ends at every jump and call). Under -icount a `rep` string instruction
  * counts once per iteration, as the guest's clock does.
  *
+ * callers=START:END+START:END+... (hex, at most 16 ranges; make
+ * bench-insn's INSN_CALLERS, with the guest booted nokaslr so the
+ * addresses are System.map's): the instructions executed in those
+ * functions, also by call site, written to PREFIX.<n>.callers as
+ * "site start insns" lines. The call site is the last `call` executed
+ * before the function's entry (its first address); a tail jump into it
+ * takes the call that entered the function jumping, and an interrupt
+ * that calls one of them in the middle of another moves the rest of the
+ * outer one to its own site (rare: the counts say where, not exactly).
+ *
  * Built against the plugin interface of QEMU 7.2 (version 1), declared in
  * qemu-plugin-api.h, the subset used here.
  */
@@ -39,6 +49,20 @@ static uint64_t trigger = 0x5a5a00000000ULL;
 static const char *prefix = "insn";
 static unsigned int dumps;
 
+/* callers=: the functions counted by call site */
+#define MAX_RANGES 16
+static struct { uint64_t start, end; } ranges[MAX_RANGES];
+static unsigned int nranges;
+static uint64_t last_call;	/* the last call executed (one vCPU) */
+static uint64_t cur_site, cur_start;	/* the call that entered one */
+
+struct site {
+	uint64_t site, start, insns;
+	struct site *next;
+};
+#define NSITES (1u << 12)
+static struct site *sites[NSITES];
+
 static struct blk *blk_get(uint64_t vaddr, uint64_t insns)
 {
 	unsigned int h = (unsigned int)((vaddr * 0x9e3779b97f4a7c15ULL) >> 44) &
@@ -58,6 +82,26 @@ static struct blk *blk_get(uint64_t vaddr, uint64_t insns)
 	return b;
 }
 
+static void dump_sites(const char *path)
+{
+	struct site *c;
+	unsigned int i;
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		qemu_plugin_outs("insn: cannot write the callers\n");
+		return;
+	}
+	for (i = 0; i < NSITES; i++)
+		for (c = sites[i]; c; c = c->next)
+			if (c->insns) {
+				fprintf(f, "%" PRIx64 " %" PRIx64 " %" PRIu64 "\n",
+					c->site, c->start, c->insns);
+				c->insns = 0;
+			}
+	fclose(f);
+}
+
 static void dump(void)
 {
 	char path[4096];
@@ -65,6 +109,10 @@ static void dump(void)
 	struct blk *b;
 	FILE *f;
 
+	if (nranges) {
+		snprintf(path, sizeof(path), "%s.%u.callers", prefix, dumps);
+		dump_sites(path);
+	}
 	snprintf(path, sizeof(path), "%s.%u", prefix, dumps++);
 	f = fopen(path, "w");
 	if (!f) {
@@ -88,6 +136,67 @@ static void on_trigger(unsigned int vcpu, void *udata)
 	dump();
 }
 
+static void on_call(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	last_call = (uint64_t)(uintptr_t)udata;
+}
+
+/* a block of a callers= function: its entry block names the call site */
+static void on_range(unsigned int vcpu, void *udata)
+{
+	struct blk *b = udata;
+	unsigned int h;
+	struct site *c;
+
+	(void)vcpu;
+	for (h = 0; h < nranges; h++)
+		if (b->vaddr == ranges[h].start) {
+			cur_site = last_call;
+			cur_start = b->vaddr;
+		}
+	h = (unsigned int)(((cur_site ^ cur_start) * 0x9e3779b97f4a7c15ULL) >> 52) &
+	    (NSITES - 1);
+	for (c = sites[h]; c; c = c->next)
+		if (c->site == cur_site && c->start == cur_start)
+			break;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			abort();
+		c->site = cur_site;
+		c->start = cur_start;
+		c->next = sites[h];
+		sites[h] = c;
+	}
+	c->insns += b->insns;
+}
+
+static void on_trans_callers(struct qemu_plugin_tb *tb, struct blk *b)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	struct qemu_plugin_insn *last;
+	unsigned int i;
+	char *dis;
+
+	for (i = 0; i < nranges; i++)
+		if (b->vaddr >= ranges[i].start && b->vaddr < ranges[i].end) {
+			qemu_plugin_register_vcpu_tb_exec_cb(tb, on_range,
+							     QEMU_PLUGIN_CB_NO_REGS,
+							     b);
+			return;
+		}
+	if (!n)
+		return;
+	last = qemu_plugin_tb_get_insn(tb, n - 1);
+	dis = qemu_plugin_insn_disas(last);
+	if (dis && !strncmp(dis, "call", 4))
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_call,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)qemu_plugin_insn_vaddr(last));
+	free(dis);
+}
+
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
@@ -103,6 +212,8 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b = blk_get(vaddr, qemu_plugin_tb_n_insns(tb));
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &b->count, 1);
+	if (nranges)
+		on_trans_callers(tb, b);
 }
 
 static void at_exit_dump(qemu_plugin_id_t id, void *udata)
@@ -127,6 +238,24 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			trigger = strtoull(argv[i] + 8, NULL, 16);
 		else if (!strncmp(argv[i], "out=", 4))
 			prefix = strdup(argv[i] + 4);
+		else if (!strncmp(argv[i], "callers=", 8)) {
+			char *p = argv[i] + 8;
+
+			while (*p && nranges < MAX_RANGES) {
+				ranges[nranges].start = strtoull(p, &p, 16);
+				if (*p++ != ':')
+					return -1;
+				ranges[nranges++].end = strtoull(p, &p, 16);
+				if (*p == '+')
+					p++;
+				else if (*p)
+					return -1;
+			}
+		}
+	}
+	if (nranges && info->system.smp_vcpus > 1) {
+		qemu_plugin_outs("insn: callers= counts one vCPU only\n");
+		return -1;
 	}
 	tab = calloc(NBUCKETS, sizeof(*tab));
 	if (!tab)

@@ -33,6 +33,7 @@ typedef struct qemu_info_t {
 } qemu_info_t;
 
 struct qemu_plugin_tb;
+struct qemu_plugin_insn;
 
 enum qemu_plugin_cb_flags {
 	QEMU_PLUGIN_CB_NO_REGS,
@@ -65,6 +66,10 @@ void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
 					      void *ptr, uint64_t imm);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
+					       size_t idx);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+char *qemu_plugin_insn_disas(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
 void qemu_plugin_outs(const char *string);
