@@ -6,8 +6,9 @@ usage: insn-report.py OUTDIR MAGNET_KO BYTES KVER REV
 OUTDIR holds marks (the label of each count file, in order), counts.<n>
 ("vaddr insns executions" per translation block), kallsyms, and per
 magnet configuration <config>.ksyms, <config>.hits and <config>.json.
-With INSN_CALLERS, counts.<n>.callers ("site start insns": the named
-functions' instructions by the call that entered them) too.
+With INSN_CALLERS, counts.<n>.callers ("site start insns up1 up2 up3":
+the named functions' instructions by the call that entered them, and the
+three calls above it) too.
 """
 import bisect
 import json
@@ -93,8 +94,8 @@ def srclines(ko, sec, addrs):
 
 
 def callers(path, tab):
-    """{(function, call site as symbol+offset): instructions} of one
-    counts.<n>.callers file, or None"""
+    """{(function, call site, the calls above it): instructions} of one
+    counts.<n>.callers file, or None (sites as symbol+offset)"""
     if not os.path.exists(path):
         return None
     addrs = [a for a, _ in tab]
@@ -106,8 +107,10 @@ def callers(path, tab):
             return "0x%x" % a
         return "%s+0x%x" % (tab[i][1], a - tab[i][0]) if off else tab[i][1]
     for line in read(path):
-        site, start, n = line.split()
-        out[(name(int(start, 16), False), name(int(site, 16), True))] += int(n)
+        f = line.split()
+        up = " < ".join(name(int(a, 16), True) for a in f[3:])
+        out[(name(int(f[1], 16), False), name(int(f[0], 16), True),
+             up)] += int(f[2])
     return out
 
 
@@ -191,10 +194,11 @@ def main():
             print("Callers (INSN_CALLERS): the named functions' instructions "
                   "per event above the baseline, by the call that entered "
                   "them\n")
-            print("| instr/event | function | called from |\n|---|---|---|")
+            print("| instr/event | function | called from | and above "
+                  "(shadow stack) |\n|---|---|---|---|")
             for k in sorted(cdiff, key=lambda k: -abs(cdiff[k]))[:TOP_SYMS]:
                 if abs(cdiff[k]) >= 1:
-                    print("| %.1f | `%s` | `%s` |" % (cdiff[k], k[0], k[1]))
+                    print("| %.1f | `%s` | `%s` | `%s` |" % ((cdiff[k],) + k))
             print()
         for k in sorted((k for k in syms if k in mods), key=lambda k: -syms[k]):
             if syms[k] < 0.05 * own:

@@ -24,6 +24,10 @@
  * takes the call that entered the function jumping, and an interrupt
  * that calls one of them in the middle of another moves the rest of the
  * outer one to its own site (rare: the counts say where, not exactly).
+ * Each site also names the three calls before it on a shadow stack
+ * (pushed at every call, popped at every ret): the call into the function
+ * that made the call, and so on up, which a context switch or an exception
+ * can make wrong (the stack is the last 64 calls, not the task's).
  *
  * Built against the plugin interface of QEMU 7.2 (version 1), declared in
  * qemu-plugin-api.h, the subset used here.
@@ -53,11 +57,14 @@ static unsigned int dumps;
 #define MAX_RANGES 16
 static struct { uint64_t start, end; } ranges[MAX_RANGES];
 static unsigned int nranges;
-static uint64_t last_call;	/* the last call executed (one vCPU) */
-static uint64_t cur_site, cur_start;	/* the call that entered one */
+#define SHADOW 64
+static uint64_t shadow[SHADOW];	/* the calls executed, not returned */
+static unsigned int top;	/* (one vCPU) */
+#define UP 3
+static uint64_t cur_site, cur_up[UP], cur_start;	/* what entered one */
 
 struct site {
-	uint64_t site, start, insns;
+	uint64_t site, up[UP], start, insns;
 	struct site *next;
 };
 #define NSITES (1u << 12)
@@ -95,8 +102,10 @@ static void dump_sites(const char *path)
 	for (i = 0; i < NSITES; i++)
 		for (c = sites[i]; c; c = c->next)
 			if (c->insns) {
-				fprintf(f, "%" PRIx64 " %" PRIx64 " %" PRIu64 "\n",
-					c->site, c->start, c->insns);
+				fprintf(f, "%" PRIx64 " %" PRIx64 " %" PRIu64
+					" %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
+					c->site, c->start, c->insns, c->up[0],
+					c->up[1], c->up[2]);
 				c->insns = 0;
 			}
 	fclose(f);
@@ -139,32 +148,44 @@ static void on_trigger(unsigned int vcpu, void *udata)
 static void on_call(unsigned int vcpu, void *udata)
 {
 	(void)vcpu;
-	last_call = (uint64_t)(uintptr_t)udata;
+	shadow[++top % SHADOW] = (uint64_t)(uintptr_t)udata;
+}
+
+static void on_ret(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	top--;
 }
 
 /* a block of a callers= function: its entry block names the call site */
 static void on_range(unsigned int vcpu, void *udata)
 {
 	struct blk *b = udata;
-	unsigned int h;
+	unsigned int h, i;
 	struct site *c;
 
 	(void)vcpu;
 	for (h = 0; h < nranges; h++)
 		if (b->vaddr == ranges[h].start) {
-			cur_site = last_call;
+			cur_site = shadow[top % SHADOW];
+			for (i = 0; i < UP; i++)
+				cur_up[i] = shadow[(top - 1 - i) % SHADOW];
 			cur_start = b->vaddr;
 		}
-	h = (unsigned int)(((cur_site ^ cur_start) * 0x9e3779b97f4a7c15ULL) >> 52) &
+	h = (unsigned int)(((cur_site ^ cur_start ^ cur_up[0] ^ cur_up[1]) *
+			    0x9e3779b97f4a7c15ULL) >> 52) &
 	    (NSITES - 1);
 	for (c = sites[h]; c; c = c->next)
-		if (c->site == cur_site && c->start == cur_start)
+		if (c->site == cur_site && c->start == cur_start &&
+		    !memcmp(c->up, cur_up, sizeof(cur_up)))
 			break;
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
 			abort();
 		c->site = cur_site;
+		memcpy(c->up, cur_up, sizeof(cur_up));
 		c->start = cur_start;
 		c->next = sites[h];
 		sites[h] = c;
@@ -194,6 +215,10 @@ static void on_trans_callers(struct qemu_plugin_tb *tb, struct blk *b)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_call,
 						     QEMU_PLUGIN_CB_NO_REGS,
 						     (void *)(uintptr_t)qemu_plugin_insn_vaddr(last));
+	else if (dis && !strncmp(dis, "ret", 3))
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_ret,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     NULL);
 	free(dis);
 }
 
