@@ -201,12 +201,11 @@ static void on_trans_callers(struct qemu_plugin_tb *tb, struct blk *b)
 	char *dis;
 
 	for (i = 0; i < nranges; i++)
-		if (b->vaddr >= ranges[i].start && b->vaddr < ranges[i].end) {
+		if (b->vaddr >= ranges[i].start && b->vaddr < ranges[i].end)
 			qemu_plugin_register_vcpu_tb_exec_cb(tb, on_range,
 							     QEMU_PLUGIN_CB_NO_REGS,
 							     b);
-			return;
-		}
+	/* then the block's own call or ret (a counted function's too) */
 	if (!n)
 		return;
 	last = qemu_plugin_tb_get_insn(tb, n - 1);
