@@ -4,6 +4,8 @@
 # only: scripts/demo.sh analyses it on the host, where it takes seconds,
 # not the minutes it takes under emulation).
 set -eu
+# the first line: scripts/demo.sh boots once more when it never came
+echo "demo-guest: started"
 ko=$1
 out=$2
 size=${3:-8M}
