@@ -210,9 +210,9 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);
  * wall-clock time (sec.usec), @cid, the addresses and ports, and each
  * variable in RFC 4898 units; a variable the record cannot supply is empty.
  * The caller assigns @cid, a small number per connection: 1, 2, ... in order
- * of first appearance, a connection being a sock_id with one flow
- * (magnet_flow_key), so a socket that reuses a freed one's memory gets a
- * new id. @buf must hold
+ * of first appearance, a connection being a sock_id (never another
+ * socket's) with one flow (magnet_flow_key), so a socket connected again
+ * to another peer gets a new id. @buf must hold
  * MAGNET_WEB10G_LINE_MAX bytes. Return the length without the NUL; for a
  * record that is not a TCP-layer event (tcp_out, tcp_in) there is no line:
  * 0, and @buf is left as it was.
@@ -226,8 +226,7 @@ int magnet_format_web10g(char *buf, const struct magnet_record *r,
 
 /*
  * A 32-bit key of a record's flow (family, ports, addresses, mixed a word
- * at a time), which tells a new connection on a reused socket from the old
- * one. The kernel's web10g output and ttpb2ascii both use it, so they
+ * at a time), which tells a socket's new connection from its old one. The kernel's web10g output and ttpb2ascii both use it, so they
  * number alike.
  */
 __u32 magnet_flow_key(const struct magnet_record *r);

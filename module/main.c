@@ -35,7 +35,6 @@ static int __init magnet_init(void)
 		pr_err("cannot allocate the per-CPU flow tables (%d)\n", ret);
 		goto err_flows;
 	}
-	magnet_sockid_init();
 	/* publishes the load-time filter and registers its probes */
 	ret = magnet_control_init();
 	if (ret)

@@ -201,8 +201,10 @@ static bool magnet_cid_grow(struct magnet_reader *rd)
 
 /*
  * The web10g connection id of @rec's connection: 1, 2, ... in order of
- * appearance. A socket seen with another flow than before reuses a closed
- * one's memory: a new connection, a new id in the same slot.
+ * appearance. A socket's id is never another socket's (its cookie,
+ * sockid.h); one seen with another flow than before was connected again
+ * (a connect() that failed, then one to another peer): a new connection,
+ * a new id in the same slot.
  */
 static u32 magnet_cid(struct magnet_reader *rd, const struct magnet_record *rec)
 {

@@ -22,15 +22,18 @@
 
 /*
  * full=0: last cwnd (bytes) seen per socket. A slot holds a 32-bit tag of
- * the socket and the cwnd; a collision can only cause an extra line, never
- * hide a change. Written only when cwnd changed, so mostly read-shared.
+ * the socket's id and the cwnd; a collision can only cause an extra line,
+ * never hide a change. The id, not the address: a new socket in a freed
+ * one's memory, with the same cwnd (the initial window of two short
+ * connections), has its first line. Written only when cwnd changed, so
+ * mostly read-shared.
  */
 #define MAGNET_CWND_SLOTS_BITS 12
 static u64 magnet_cwnd_seen[1 << MAGNET_CWND_SLOTS_BITS];
 
-bool notrace magnet_cwnd_changed(const struct sock *sk, u32 cwnd_bytes)
+bool notrace magnet_cwnd_changed(u64 sid, u32 cwnd_bytes)
 {
-	u64 h = (u64)(unsigned long)sk * GOLDEN_RATIO_64;
+	u64 h = sid * GOLDEN_RATIO_64;
 	u64 *slot = &magnet_cwnd_seen[h >> (64 - MAGNET_CWND_SLOTS_BITS)];
 	u64 v = (h << 32) | cwnd_bytes;
 
@@ -108,7 +111,7 @@ void magnet_flows_exit(void)
 	}
 }
 
-/* a FLOW record for @k as id @id; the socket's id is its keyed hash */
+/* a FLOW record for @k as id @id (the socket's id is in @k) */
 void notrace magnet_write_flow(union magnet_slot *s, u64 ts, u16 cpu, u16 id,
 			       const struct magnet_flow_key *k,
 			       const struct tcp_congestion_ops *ca)
@@ -116,7 +119,7 @@ void notrace magnet_write_flow(union magnet_slot *s, u64 ts, u16 cpu, u16 id,
 	struct magnet_v3_flow *f = (void *)((char *)s + MAGNET_V3_HDR_SIZE);
 
 	magnet_v3_put_hdr(s, ts, cpu, id, MAGNET_V3_FLOW, 0, MAGNET_V3_FLOW_SIZE);
-	f->sock_id = k->sk ? magnet_sock_id(k->sk) : 0;
+	f->sock_id = k->sk;
 	f->lport = k->lport;
 	f->rport = k->rport;
 	f->family = k->family;
@@ -154,14 +157,14 @@ void *notrace magnet_rec_begin_sock_flow(struct magnet_rec *c,
 					 struct magnet_ring *ring,
 					 struct magnet_flow_ent *e,
 					 unsigned int id, bool pending,
-					 const struct sock *sk, u16 lport,
-					 u16 rport,
+					 const struct sock *sk, u64 sid,
+					 u16 lport, u16 rport,
 					 const struct tcp_congestion_ops *ca,
 					 u8 event, u8 flags, u16 len)
 {
 	struct magnet_flow_key k;
 
-	magnet_sock_key(&k, sk, lport, rport);
+	magnet_sock_key(&k, sk, sid, lport, rport);
 	return magnet_rec_start(c, ring, e, id, true, pending, &k, ca, event,
 				flags, len);
 }

@@ -23,6 +23,7 @@
 #include "backlog.h"
 #include "compat.h"
 #include "v3.h"
+#include "sockid.h"
 #include <linux/hash.h>
 #include <linux/log2.h>
 
@@ -39,7 +40,7 @@ static __always_inline void magnet_filtered(void)
 	this_cpu_inc(magnet_rings->filtered);
 }
 
-bool magnet_cwnd_changed(const struct sock *sk, u32 cwnd_bytes);
+bool magnet_cwnd_changed(u64 sid, u32 cwnd_bytes);
 u8 magnet_sock_addrs(const struct sock *sk, u8 *laddr, u8 *raddr);
 bool magnet_sock_addr_ok(const struct magnet_filter *f, const struct sock *sk);
 
@@ -82,7 +83,8 @@ static __always_inline bool magnet_sock_ok(const struct magnet_filter *f,
 
 /*
  * What a FLOW record says, as the writer keys its flows: the socket (its
- * address, 0 for a packet not tied to one), ports, family and addresses.
+ * id, the cookie: sockid.h; 0 for a packet not tied to one), ports, family
+ * and addresses.
  * The congestion control is compared apart, for TCP and app events only.
  */
 struct magnet_flow_key {
@@ -100,12 +102,12 @@ struct magnet_rec {
 	unsigned long flags;		/* local_irq_save() */
 };
 
-/* The socket's flow: ports, family, addresses. */
+/* The flow of the socket @sk, whose id is @sid: ports, family, addresses. */
 static __always_inline void magnet_sock_key(struct magnet_flow_key *k,
-					    const struct sock *sk, u16 lport,
-					    u16 rport)
+					    const struct sock *sk, u64 sid,
+					    u16 lport, u16 rport)
 {
-	k->sk = (u64)(unsigned long)sk;
+	k->sk = sid;
 	k->lport = lport;
 	k->rport = rport;
 	k->family = magnet_sock_addrs(sk, k->laddr, k->raddr);
@@ -126,9 +128,8 @@ struct magnet_flow_ent {
 
 DECLARE_PER_CPU(struct magnet_flow_ent *, magnet_flows);
 /*
- * Drawn at load and mixed into the choice of a flow's id: the ids, which
- * the stream shows, then say nothing of a socket's address, and a sender
- * cannot pick ports that make flows share an id.
+ * Drawn at load and mixed into the choice of a flow's id: a sender cannot
+ * pick ports (or make sockets) that make flows share an id.
  */
 extern u64 magnet_flow_salt;
 
@@ -146,7 +147,7 @@ void *magnet_rec_begin_sock_flow(struct magnet_rec *c,
 				 struct magnet_ring *ring,
 				 struct magnet_flow_ent *e, unsigned int id,
 				 bool pending, const struct sock *sk,
-				 u16 lport, u16 rport,
+				 u64 sid, u16 lport, u16 rport,
 				 const struct tcp_congestion_ops *ca, u8 event,
 				 u8 flags, u16 len);
 
@@ -227,12 +228,15 @@ magnet_rec_start(struct magnet_rec *c, struct magnet_ring *ring,
 	return (char *)s + MAGNET_V3_HDR_SIZE;
 }
 
-/* does @k hold the ends of @sk now (magnet_sock_key() would give @k)? */
+/*
+ * does @k hold the ends of @sk (id @sid) now (magnet_sock_key() would give
+ * @k)?
+ */
 static __always_inline bool magnet_flow_is_sock(const struct magnet_flow_key *k,
-						const struct sock *sk,
+						const struct sock *sk, u64 sid,
 						u16 lport, u16 rport)
 {
-	if (k->sk != (u64)(unsigned long)sk || k->lport != lport ||
+	if (k->sk != sid || k->lport != lport ||
 	    k->rport != rport)
 		return false;
 #if IS_ENABLED(CONFIG_IPV6)
@@ -314,16 +318,17 @@ magnet_rec_begin_sock(struct magnet_rec *c, const struct sock *sk, u16 lport,
 		      u16 rport, const struct tcp_congestion_ops *ca, u8 event,
 		      u8 flags, u16 len)
 {
-	unsigned int id = hash_64((u64)(unsigned long)sk ^ magnet_flow_salt,
+	u64 sid = magnet_sock_id(sk);
+	unsigned int id = hash_64(sid ^ magnet_flow_salt,
 				  ilog2(MAGNET_V3_FLOW_IDS));
 	struct magnet_ring *ring;
 	struct magnet_flow_ent *e = magnet_rec_open(c, id, &ring);
 	bool pending = magnet_ring_pending(ring);
 
 	if (unlikely(!magnet_flow_current(e, ring, pending) || e->ca != ca ||
-		     !magnet_flow_is_sock(&e->k, sk, lport, rport)))
+		     !magnet_flow_is_sock(&e->k, sk, sid, lport, rport)))
 		return magnet_rec_begin_sock_flow(c, ring, e, id, pending, sk,
-						  lport, rport, ca, event,
+						  sid, lport, rport, ca, event,
 						  flags, len);
 	return magnet_rec_start(c, ring, e, id, false, false, NULL, NULL,
 				event, flags, len);

@@ -90,7 +90,7 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 		flags |= MAGNET_RF_SOCK;
 	else
 		sk = NULL;
-	k.sk = (u64)(unsigned long)sk;
+	k.sk = sk ? magnet_sock_id(sk) : 0;
 	k.lport = lport;
 	k.rport = rport;
 	k.family = p.family;

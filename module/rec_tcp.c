@@ -96,8 +96,8 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 	if (!magnet_sock_ok(f, sk, lport, rport, mark))
 		goto filtered;
 	if (!f->full &&
-	    !magnet_cwnd_changed(sk, tcp_snd_cwnd(tcp_sk(sk)) *
-				 tcp_sk(sk)->mss_cache))
+	    !magnet_cwnd_changed(magnet_sock_id(sk),
+				 tcp_snd_cwnd(tcp_sk(sk)) * tcp_sk(sk)->mss_cache))
 		goto filtered;
 
 	ca = READ_ONCE(inet_csk(sk)->icsk_ca_ops);

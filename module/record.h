@@ -73,8 +73,9 @@ enum magnet_event {
 /*
  * One event. Unless a flag says otherwise, a field that does not apply is 0.
  *   ts_ns       CLOCK_MONOTONIC ns; + sysinfo.realtime_offset_ns = wall time.
- *   sock_id     keyed hash (siphash, random key per load) of the socket;
- *               never a kernel address.
+ *   sock_id     the socket's cookie (`ss -e`'s sk:, SO_COOKIE): never
+ *               the same for two sockets while the kernel runs, never a
+ *               kernel address.
  *   family      MAGNET_FAMILY_*; a v4-mapped IPv6 socket is recorded as
  *               INET with its IPv4 addresses.
  *   state       sk_state (1 ESTABLISHED ... 10 LISTEN).

@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Socket ids: the keyed hash that stands for a socket's address in
- * everything the module writes (sockid.h).
+ * Socket ids: the socket's cookie, given on first use (sockid.h).
  */
-#include <linux/cache.h>
-#include <linux/siphash.h>
-#include <linux/random.h>
+#include <linux/sock_diag.h>
 #include <linux/kprobes.h>
 #include "sockid.h"
 
-static siphash_key_t magnet_sock_key __read_mostly;
-
-/* at load, before any probe can store a socket address */
-void magnet_sockid_init(void)
+/*
+ * The kernel's own cookie for @sk, made now: sock_diag_save_cookie(), the
+ * exported way to __sock_gen_cookie(), which sets sk_cookie once (a
+ * compare-and-swap: a concurrent caller gets the same value) from a
+ * counter that interrupts may use too (BPF asks for cookies from any
+ * context); no lock, no allocation.
+ */
+u64 notrace magnet_sock_cookie_new(const struct sock *sk)
 {
-	get_random_bytes(&magnet_sock_key, sizeof(magnet_sock_key));
-}
+	u32 c[2];
 
-u64 notrace magnet_sock_id(u64 sk)
-{
-	return siphash_1u64(sk, &magnet_sock_key);
+	sock_diag_save_cookie((struct sock *)sk, c);
+	return (u64)c[1] << 32 | c[0];
 }
-NOKPROBE_SYMBOL(magnet_sock_id);
+NOKPROBE_SYMBOL(magnet_sock_cookie_new);

@@ -440,7 +440,9 @@ static void swap_record(struct magnet_record *r)
 /*
  * web10g connection ids: 1, 2, ... per connection in order of first
  * appearance, as the kernel numbers them (magnet_flow_key: a sock_id seen
- * with a new flow is a new connection on reused memory). An open-addressing
+ * with a new flow is a new connection: the socket connected again, or, in
+ * logs of modules before 2026-11-26, whose sock_id hashed the socket's
+ * address, a new socket in reused memory). An open-addressing
  * hash table, grown by doubling; one entry per socket, so memory grows with
  * the sockets in the log, not its length.
  */
@@ -502,7 +504,7 @@ static __u32 cid_of(const struct magnet_record *r)
 	e = &cid_table[j];
 	if (e->cid && e->flow == flow)
 		return e->cid;
-	/* a new socket, or a new connection on a reused one's memory */
+	/* a new socket, or a socket's new connection */
 	if (cid_count >= 0xffffffffU)
 		return 0;
 	if (!e->cid)

@@ -199,7 +199,7 @@ check "header only: no ttprobe lines, exit 0" [ "$rc" = 0 -a ! -s "$tmp/out" ]
 
 # ---- -f web10g: header + format.c's lines, cid per connection ----
 echo "== ttpb2ascii: -f web10g"
-check "expect-web10g.txt: header and the 6 TCP records, 4 connections (the last on a reused socket)" \
+check "expect-web10g.txt: header and the 6 TCP records, 4 connections (the last a socket connected again, to another peer)" \
 	[ "$(wc -l <"$tmp/expect-web10g.txt")" = 7 -a \
 	"$(cut -d, -f2 "$tmp/expect-web10g.txt" | tr '\n' ' ')" = "CID 1 2 3 1 1 4 " ]
 for f in native.bin swapped.bin native.bin.gz; do

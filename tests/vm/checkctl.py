@@ -315,7 +315,8 @@ def cmd_tcpinfo(text, info_path, port):
             "lost_out": info["lost"], "sacked_out": info["sacked"],
             "app_limited": info["app_limited"], "mss": info["snd_mss"],
             "min_rtt_us": info["min_rtt"], "bytes_acked": info["bytes_acked"],
-            "bytes_received": info["bytes_received"], "ca_name": info["cc"]}
+            "bytes_received": info["bytes_received"], "ca_name": info["cc"],
+            "sock": "%016x" % info["cookie"]}
     cc = info["cc_info"]
     if info["cc"] == "bbr":
         if len(cc) != 5:

@@ -20,6 +20,14 @@
       client opens for it on an ephemeral port of its own address (LOCAL4,
       LOCAL6; default loopback) and then closes. Ends by
       sending "q". Prints the counts.
+
+  churn.py same ADDR PORT N
+      Listens on ADDR:PORT and opens N connections in a row, all from the
+      same local port (PORT+1): the same four-tuple each time. Each sends
+      a byte, which the server side reads, and both sides close with a
+      reset, so no TIME_WAIT socket keeps the tuple or the memory: a new
+      connection's sockets mostly take the last ones' freed memory. Prints
+      "N connections with one four-tuple".
 """
 import resource
 import socket
@@ -128,8 +136,33 @@ def short(addr4, addr6, port, n, local4="127.0.0.1", local6="::1"):
           % (n, counts["served"], counts["reset"], counts["refused"], counts["local"]))
 
 
+def same(addr, port, n):
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    lsn = socket.socket(fam, socket.SOCK_STREAM)
+    lsn.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lsn.bind((addr, port))
+    lsn.listen(1)
+    for _ in range(n):
+        c = socket.socket(fam, socket.SOCK_STREAM)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        c.bind((addr, port + 1))
+        c.connect((addr, port))
+        s = lsn.accept()[0]
+        c.sendall(b"x")
+        if s.recv(1) != b"x":
+            sys.exit("churn: no byte")
+        linger0(s)
+        s.close()
+        linger0(c)
+        c.close()
+    lsn.close()
+    print("%d connections with one four-tuple" % n)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "serve":
+    if sys.argv[1] == "same":
+        same(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1] == "serve":
         serve(int(sys.argv[2]))
     elif sys.argv[1] == "short":
         short(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),

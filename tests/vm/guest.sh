@@ -1606,6 +1606,18 @@ case_web10g_cids() {
 	rmmod magnet
 	[ "$(awk '$1 == "total" { print $4 }' "$L/cids-stats.txt")" = 0 ]
 	$CTL cids "$L/cids.log" 4097
+	# 100 connections in a row with one four-tuple, closed with resets (no
+	# TIME_WAIT): their sockets mostly reuse the last ones' freed memory,
+	# and each end of each is still a connection of its own, with its own
+	# id (a socket's id is its cookie, never another socket's)
+	insmod "$KO" omode=2 port=5303 bufsize=65536
+	start_reader "$L/cids-same.log"
+	nsexec mg-srv $PY "$HERE/churn.py" same 10.200.1.2 5303 100
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/cids-same-stats.txt"
+	rmmod magnet
+	[ "$(awk '$1 == "total" { print $4 }' "$L/cids-same-stats.txt")" = 0 ]
+	$CTL cids "$L/cids-same.log" 200
 }
 
 # the last web10g line of a quiet connection agrees with ss -tin

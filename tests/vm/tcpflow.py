@@ -9,8 +9,9 @@ held open (quiet) so that `ss -tin` can be read while it exists.
                                         send BYTES (with congestion control
                                         NAME), wait (up to 60 s) until the
                                         peer has acked them all; with I, 1 s
-                                        later write the socket's TCP_INFO
-                                        and TCP_CC_INFO to I as JSON, then
+                                        later write the socket's TCP_INFO,
+                                        TCP_CC_INFO and cookie (SO_COOKIE)
+                                        to I as JSON, then
                                         send one byte more (so a tcp_out
                                         record has this state); create Q,
                                         hold the connection open SECONDS (or,
@@ -40,6 +41,7 @@ def serve(port):
 
 
 TCP_CC_INFO = 26
+SO_COOKIE = 57
 # struct tcp_info's offsets (include/uapi/linux/tcp.h, the same since 5.x)
 TCP_INFO_FIELDS = (
     ("app_limited", 7, "B"), ("sacked", 28, "I"), ("lost", 32, "I"),
@@ -60,6 +62,9 @@ def tcp_info(s):
     info["cc_info"] = list(struct.unpack("<%dI" % (len(cc) // 4), cc))
     info["cc"] = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION,
                               16).rstrip(b"\0").decode()
+    # the id `ss -e` shows as sk:, and magnet's sock_id
+    info["cookie"] = struct.unpack("<Q", s.getsockopt(socket.SOL_SOCKET,
+                                                      SO_COOKIE, 8))[0]
     return info
 
 
