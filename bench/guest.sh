@@ -69,9 +69,9 @@ magnet() {
 	shift 3
 	[ "$1" = udp ] && { kind=udp; shift; }
 	insmod "$ko" "$@"
-	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
+	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open $reader; }
 	transfer "$name" "$round" $kind
-	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
+	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open $reader; }
 	echo flush > /proc/net/magnet
 	sleep 0.5
 	echo finish > /proc/net/magnet

@@ -35,6 +35,16 @@ case ${1:-} in callers=*) callers=${1#callers=}; shift ;; esac
 netpair_setup bc bs nooffload
 LOG=/dev/shm/profile.log
 DATA=/dev/shm/perf.data
+# What the guest writes while it is measured goes to tmpfs, and to OUTDIR
+# (the host's directory, over 9p) only at the end, also when the script
+# fails: each 9p write is a request whose buffers the guest's allocator
+# zeroes (Debian's init_on_alloc), 10^5-10^6 counted instructions, which
+# bench-insn's callers table showed in the windows (memset_erms from
+# p9_fcall_init, 125-221 per event in 2026-11-26-6.1.0-56-amd64-insn.md)
+W=/dev/shm/bench-out
+rm -rf "$W"
+mkdir -p "$W"
+trap 'cp -r "$W"/. "$out"/' EXIT
 
 # transfer NAME [perf]: one iperf3 run, bc -> bs; with perf, recorded
 transfer() {
@@ -43,11 +53,11 @@ transfer() {
 		rec=(perf record -q -a -e cpu-clock -F 20000 ${callers:+-g} -o $DATA --)
 	ip netns exec bs iperf3 -s -1 -D
 	netpair_wait_listen bs 5201
-	segs bs > "$out/$1.segs"
-	segs bc >> "$out/$1.segs"
-	"${rec[@]}" ip netns exec bc iperf3 -c 10.200.1.2 -n "$bytes" -J > "$out/$1.json"
-	segs bs >> "$out/$1.segs"
-	segs bc >> "$out/$1.segs"
+	segs bs > "$W/$1.segs"
+	segs bc >> "$W/$1.segs"
+	"${rec[@]}" ip netns exec bc iperf3 -c 10.200.1.2 -n "$bytes" -J > "$W/$1.json"
+	segs bs >> "$W/$1.segs"
+	segs bc >> "$W/$1.segs"
 	pkill -x iperf3 2> /dev/null || true
 }
 
@@ -58,7 +68,7 @@ segs() {
 
 # mark LABEL: insn=MARK's counts so far, as the next file, named LABEL
 mark() {
-	echo "$1" >> "$out/marks"
+	echo "$1" >> "$W/marks"
 	"$mark"
 }
 
@@ -70,7 +80,7 @@ syms() {
 	fi
 	perf report -i $DATA --sort sym --stdio --no-children -g none --percent-limit 0.005 2> /dev/null |
 		awk '/^# Samples:/ { n = $3 } /^ +[0-9.]+%/ { p = $1; sub(/%/, "", p); $1 = ""; $2 = ""; sub(/^ +/, ""); print p, $0 } END { print "samples", n > "/dev/stderr" }' \
-		> "$out/$1.syms" 2> "$out/$1.samples"
+		> "$W/$1.syms" 2> "$W/$1.samples"
 	[ -n "$callers" ] && perf script -i $DATA -F ip,sym 2> /dev/null |
 		python3 -c '
 import sys
@@ -89,7 +99,7 @@ for line in sys.stdin.read().split("\n") + [""]:
     frames = []
 for k, v in sorted(counts.items(), key=lambda kv: -kv[1]):
     print(v, k)
-print("samples", n)' "$callers" > "$out/$1.callers"
+print("samples", n)' "$callers" > "$W/$1.callers"
 	rm -f $DATA
 }
 
@@ -100,24 +110,26 @@ magnet() {
 	insmod "$ko" "$@"
 	if [ -n "$mark" ]; then
 		# all of them: ftrace's trampolines live only while loaded
-		cat /proc/kallsyms > "$out/$name.ksyms"
+		cat /proc/kallsyms > "$W/$name.ksyms"
 		mark "$name.load"
 	fi
-	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
+	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open $reader; }
 	transfer "$name" perf
-	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open; }
+	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open $reader; }
 	echo flush > /proc/net/magnet
-	sleep 0.5
+	bsleep 0.5
 	echo finish > /proc/net/magnet
 	wait "$reader" || true
-	awk '$1 == "total" { print $2 }' /proc/net/magnet_stats > "$out/$name.hits"
-	rm -f $LOG
+	stats_hits > "$W/$name.hits"
 	if [ -n "$mark" ]; then
 		mark "$name"
+		# the log's pages are freed outside the window
+		: > $LOG
 		rmmod magnet
 		mark "$name.unload"
 	else
 		syms "$name"
+		: > $LOG
 		rmmod magnet
 	fi
 }
@@ -141,6 +153,8 @@ for c in "$@"; do
 	esac
 	echo "profile: $c"
 done
-[ -n "$mark" ] && cat /proc/kallsyms > "$out/kallsyms"
-dmesg > "$out/dmesg.txt"
+[ -n "$mark" ] && cat /proc/kallsyms > "$W/kallsyms"
+dmesg > "$W/dmesg.txt"
+trap - EXIT
+cp -r "$W"/. "$out"/
 echo PROFILE-DONE > "$out/done"

@@ -158,21 +158,14 @@ static void on_ret(unsigned int vcpu, void *udata)
 	top--;
 }
 
-/* a block of a callers= function: its entry block names the call site */
+/* a block of a callers= function, counted for the call that entered it */
 static void on_range(unsigned int vcpu, void *udata)
 {
 	struct blk *b = udata;
-	unsigned int h, i;
+	unsigned int h;
 	struct site *c;
 
 	(void)vcpu;
-	for (h = 0; h < nranges; h++)
-		if (b->vaddr == ranges[h].start) {
-			cur_site = shadow[top % SHADOW];
-			for (i = 0; i < UP; i++)
-				cur_up[i] = shadow[(top - 1 - i) % SHADOW];
-			cur_start = b->vaddr;
-		}
 	h = (unsigned int)(((cur_site ^ cur_start ^ cur_up[0] ^ cur_up[1]) *
 			    0x9e3779b97f4a7c15ULL) >> 52) &
 	    (NSITES - 1);
@@ -193,6 +186,19 @@ static void on_range(unsigned int vcpu, void *udata)
 	c->insns += b->insns;
 }
 
+/* a callers= function's entry block (known at translation): the call site */
+static void on_range_entry(unsigned int vcpu, void *udata)
+{
+	struct blk *b = udata;
+	unsigned int i;
+
+	cur_site = shadow[top % SHADOW];
+	for (i = 0; i < UP; i++)
+		cur_up[i] = shadow[(top - 1 - i) % SHADOW];
+	cur_start = b->vaddr;
+	on_range(vcpu, udata);
+}
+
 static void on_trans_callers(struct qemu_plugin_tb *tb, struct blk *b)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
@@ -201,10 +207,13 @@ static void on_trans_callers(struct qemu_plugin_tb *tb, struct blk *b)
 	char *dis;
 
 	for (i = 0; i < nranges; i++)
-		if (b->vaddr >= ranges[i].start && b->vaddr < ranges[i].end)
-			qemu_plugin_register_vcpu_tb_exec_cb(tb, on_range,
-							     QEMU_PLUGIN_CB_NO_REGS,
-							     b);
+		if (b->vaddr >= ranges[i].start && b->vaddr < ranges[i].end) {
+			qemu_plugin_register_vcpu_tb_exec_cb(tb,
+				b->vaddr == ranges[i].start ? on_range_entry :
+							      on_range,
+				QEMU_PLUGIN_CB_NO_REGS, b);
+			break;
+		}
 	/* then the block's own call or ret (a counted function's too) */
 	if (!n)
 		return;
