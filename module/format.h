@@ -226,8 +226,8 @@ int magnet_format_web10g(char *buf, const struct magnet_record *r,
 
 /*
  * A 32-bit key of a record's flow (family, ports, addresses, mixed a word
- * at a time), which tells a socket's new connection from its old one. The kernel's web10g output and ttpb2ascii both use it, so they
- * number alike.
+ * at a time), which tells a socket's new connection from its old one. The
+ * kernel's web10g output and ttpb2ascii both use it, so they number alike.
  */
 __u32 magnet_flow_key(const struct magnet_record *r);
 
