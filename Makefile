@@ -39,7 +39,7 @@ PYDIR = $(DESTDIR)$(PREFIX)/lib/magnet/python
 DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/magnet
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)
 DKMS_SRC = /usr/src/magnet-$(VERSION)
-TOOLS = magnet-summary ttpb2ascii
+TOOLS = magnet-record magnet-summary ttpb2ascii
 MODULE_SRC = module/Kbuild $(wildcard module/*.c module/*.h)
 
 all: module userspace

@@ -158,6 +158,18 @@ static inline size_t magnet_fault_in_writeable(char __user *uaddr, size_t size)
 #define magnet_fault_in_writeable(uaddr, size) fault_in_writeable(uaddr, size)
 #endif
 
+/* vm_flags became read-only outside these helpers in 6.3 */
+#include <linux/mm.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void magnet_vm_flags_mod(struct vm_area_struct *vma,
+				       unsigned long set, unsigned long clear)
+{
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+}
+#else
+#define magnet_vm_flags_mod(vma, set, clear) vm_flags_mod(vma, set, clear)
+#endif
+
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #error "magnet needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS (or _WITH_REGS)"
 #endif

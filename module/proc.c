@@ -37,11 +37,14 @@
 #include "v3.h"
 #include "cmd.h"
 #include "filter.h"
+#include "mapio.h"
 
 #define MAGNET_KBUF_SIZE (64 * 1024)
 /* the most a direct copy (version 3) takes per hold of the consume mutex */
 #define MAGNET_DIRECT_CHUNK (1024 * 1024)
 #define MAGNET_WAKE_INTERVAL (HZ / 10)
+/* the most pieces one MAGNET_IOC_TAKE returns (a writev's IOV_MAX) */
+#define MAGNET_TAKE_SEGS_MAX 1024
 
 static DECLARE_WAIT_QUEUE_HEAD(magnet_wq);
 static unsigned long magnet_reader_busy;	/* bit 0: a reader is open */
@@ -121,7 +124,15 @@ struct magnet_reader {
 	unsigned int resync_cpu, resync_id;
 	u64 resync_ts;
 	struct magnet_record rec;	/* a record decoded for the output */
+	/* mapped reading (mapio.h) */
+	bool mapped;		/* the rings are mapped: TAKE may be used */
+	/* the last TAKE's records, up to ->pos, are still in the rings */
+	bool holding;
+	unsigned long *held_aux;	/* per CPU: LOST and FLOW among them */
 };
+
+/* the reader whose TAKE holds records in the rings (under the mutex) */
+static struct magnet_reader *magnet_holder;
 
 void magnet_wake_reader(void)
 {
@@ -152,12 +163,26 @@ static bool magnet_stream_marks(const struct magnet_reader *rd)
 	       (rd->omode == MAGNET_OMODE_BINARY && !rd->compat);
 }
 
+/* records wait that this open has not taken (a TAKE's held ones have) */
+static bool magnet_records_waiting(const struct magnet_reader *rd)
+{
+	int cpu;
+
+	if (!READ_ONCE(rd->holding))
+		return !magnet_rings_empty();
+	for_each_possible_cpu(cpu)
+		if (smp_load_acquire(&per_cpu_ptr(magnet_rings, cpu)->head) !=
+		    READ_ONCE(rd->pos[cpu]))
+			return true;
+	return false;
+}
+
 static bool magnet_reader_ready(const struct magnet_reader *rd)
 {
 	return READ_ONCE(rd->off) < READ_ONCE(rd->len) || READ_ONCE(rd->eof) ||
 	       READ_ONCE(magnet_shutdown) || magnet_finish_requested(rd) ||
 	       (magnet_stream_marks(rd) && READ_ONCE(magnet_reset_pending)) ||
-	       !magnet_rings_empty();
+	       magnet_records_waiting(rd);
 }
 
 bool magnet_reader_is_open(void)
@@ -725,6 +750,239 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 }
 
 /*
+ * Mapped reading (mapio.h). The records of a TAKE are taken like read()'s
+ * (passed through magnet_flows_seen, counted) but the rings' tails stay
+ * until the next TAKE, read() or close, so the writers leave their slots
+ * alone while the reader writes them from the map.
+ */
+
+/* The records the last TAKE returned are the writers' again. */
+static void magnet_release_held(struct magnet_reader *rd)
+{
+	int cpu;
+
+	if (!rd->holding)
+		return;
+	mutex_lock(&magnet_consume_mutex);
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+		if (rd->held_aux[cpu])
+			WRITE_ONCE(r->aux_taken, r->aux_taken + rd->held_aux[cpu]);
+		rd->held_aux[cpu] = 0;
+		smp_store_release(&r->tail, rd->pos[cpu]);
+	}
+	rd->holding = false;
+	magnet_holder = NULL;
+	mutex_unlock(&magnet_consume_mutex);
+}
+
+/*
+ * The records the rings hold now, merged by timestamp, as pieces of the
+ * map written to @usegs (at most @max); they stay in the rings, held.
+ * Returns the pieces, 0 if no record waits or a reset mark does (which
+ * magnet_fill puts first), or -EFAULT if not one piece could be written.
+ * As in magnet_fill_user, the pieces are written with page faults
+ * disabled: a piece that would fault ends the TAKE, its record not taken.
+ */
+static long magnet_fill_map(struct magnet_reader *rd,
+			    struct magnet_seg __user *usegs, unsigned int max)
+{
+	u64 ring = magnet_ring_size();
+	union magnet_slot *rec;
+	unsigned int n = 0;
+	int cpu;
+
+	if (!access_ok(usegs, array_size(max, sizeof(*usegs))) ||
+	    magnet_fault_in_writeable((char __user *)usegs,
+				      sizeof(*usegs)) != 0)
+		return -EFAULT;
+	mutex_lock(&magnet_consume_mutex);
+	if (magnet_reset_pending)
+		goto out;
+	magnet_fill_begin(rd);
+	pagefault_disable();
+	while (n < max && (rec = magnet_fill_next(rd, &cpu))) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		struct magnet_seg seg = {
+			.off = cpu * ring +
+			       (u64)(rd->pos[cpu] & r->mask) * MAGNET_SLOT_SIZE,
+			.len = rec->hdr.len,
+		};
+
+		if (__copy_to_user_inatomic(&usegs[n], &seg, sizeof(seg)))
+			break;
+		if (magnet_pass_aux(rec))
+			rd->aux[cpu]++;
+		rd->pos[cpu]++;
+		n++;
+	}
+	pagefault_enable();
+	if (n) {
+		for_each_possible_cpu(cpu)
+			rd->held_aux[cpu] = rd->aux[cpu];
+		rd->holding = true;
+		magnet_holder = rd;
+	}
+out:
+	mutex_unlock(&magnet_consume_mutex);
+	return n;
+}
+
+/* Bytes the reader wrote itself (rd->buf), as one piece in @t->buf. */
+static int magnet_take_staged(struct magnet_reader *rd,
+			      const struct magnet_take *t)
+{
+	struct magnet_seg seg = {
+		.len = min_t(size_t, t->buf_size, rd->len - rd->off),
+		.flags = MAGNET_SEG_BUF,
+	};
+
+	if (copy_to_user(u64_to_user_ptr(t->segs), &seg, sizeof(seg)) ||
+	    copy_to_user(u64_to_user_ptr(t->buf), rd->buf + rd->off, seg.len))
+		return -EFAULT;
+	rd->off += seg.len;
+	return 1;
+}
+
+static void magnet_start_drain(struct magnet_reader *rd)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		rd->limit[cpu] =
+			smp_load_acquire(&per_cpu_ptr(magnet_rings, cpu)->head);
+	rd->draining = true;
+}
+
+/*
+ * MAGNET_IOC_TAKE: the stream's next pieces, as read() would give its
+ * bytes (blocking, or -EAGAIN with O_NONBLOCK or MAGNET_TAKE_NOWAIT);
+ * nsegs 0 and MAGNET_TAKE_EOF at its end.
+ */
+static long magnet_ioctl_take(struct file *file, struct magnet_reader *rd,
+			      struct magnet_take __user *ut)
+{
+	struct magnet_take t;
+	long ret = 0, n;
+	bool nowait;
+
+	if (copy_from_user(&t, ut, sizeof(t)))
+		return -EFAULT;
+	nowait = (file->f_flags & O_NONBLOCK) || (t.flags & MAGNET_TAKE_NOWAIT);
+	if (!READ_ONCE(rd->mapped) || t.buf_size < MAGNET_TAKE_BUF_MIN ||
+	    !t.max_segs)
+		return -EINVAL;
+	t.max_segs = min_t(u32, t.max_segs, MAGNET_TAKE_SEGS_MAX);
+	t.nsegs = 0;
+	t.flags = 0;
+	if (mutex_lock_interruptible(&rd->lock))
+		return -ERESTARTSYS;
+	magnet_release_held(rd);
+	for (;;) {
+		if (READ_ONCE(magnet_shutdown)) {
+			t.flags = MAGNET_TAKE_EOF;
+			break;
+		}
+		if (rd->off == rd->len && !rd->eof) {
+			if (!rd->draining && magnet_finish_requested(rd))
+				magnet_start_drain(rd);
+			if (!rd->resync) {
+				n = magnet_fill_map(rd, u64_to_user_ptr(t.segs),
+						    t.max_segs);
+				if (n) {
+					if (n < 0)
+						ret = n;
+					else
+						t.nsegs = n;
+					break;
+				}
+			}
+			if (!magnet_fill(rd, t.buf_size) && rd->draining &&
+			    rd->off == rd->len) {
+				if (!rd->lost_flushed)
+					rd->lost_flushed =
+						magnet_emit_pending_lost(rd);
+				if (rd->off == rd->len)
+					rd->eof = true;
+			}
+		}
+		if (rd->off < rd->len) {
+			ret = magnet_take_staged(rd, &t);
+			if (ret > 0) {
+				t.nsegs = ret;
+				ret = 0;
+			}
+			break;
+		}
+		if (rd->eof) {
+			t.flags = MAGNET_TAKE_EOF;
+			break;
+		}
+		if (nowait) {
+			ret = -EAGAIN;
+			break;
+		}
+		mutex_unlock(&rd->lock);
+		if (wait_event_interruptible(magnet_wq, magnet_reader_ready(rd)))
+			return -ERESTARTSYS;
+		if (mutex_lock_interruptible(&rd->lock))
+			return -ERESTARTSYS;
+	}
+	mutex_unlock(&rd->lock);
+	if (!ret && (put_user(t.nsegs, &ut->nsegs) ||
+		     put_user(t.flags, &ut->flags)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long magnet_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct magnet_reader *rd = file->private_data;
+	struct magnet_map_info info = {};
+
+	switch (cmd) {
+	case MAGNET_IOC_MAP_INFO:
+		/* only a format=3 binary open: its stream is the records */
+		if (!rd || !rd->v3 || magnet_ring_size() % PAGE_SIZE)
+			return -EINVAL;
+		info.ncpus = nr_cpu_ids;
+		info.slot_size = MAGNET_SLOT_SIZE;
+		info.ring_size = magnet_ring_size();
+		info.map_size = info.ring_size * nr_cpu_ids;
+		info.max_segs = MAGNET_TAKE_SEGS_MAX;
+		return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
+		       -EFAULT : 0;
+	case MAGNET_IOC_TAKE:
+		if (!rd)
+			return -EINVAL;
+		return magnet_ioctl_take(file, rd, (void __user *)arg);
+	}
+	return -ENOTTY;
+}
+
+/* the rings, read-only, for MAGNET_IOC_TAKE's pieces (mapio.h) */
+static int magnet_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct magnet_reader *rd = file->private_data;
+	unsigned long size = magnet_ring_size() * nr_cpu_ids;
+	int ret;
+
+	if (!rd || !rd->v3 || magnet_ring_size() % PAGE_SIZE ||
+	    vma->vm_pgoff || vma->vm_end - vma->vm_start != size)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	magnet_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY,
+			    VM_MAYWRITE);
+	ret = magnet_rings_map(vma);
+	if (!ret)
+		WRITE_ONCE(rd->mapped, true);
+	return ret;
+}
+
+/*
  * Under magnet_consume_mutex: empty every ring; returns the event records
  * discarded. A LOST record among them is not an event: the losses it
  * carried go back to its CPU's pending count, so a later LOST record still
@@ -738,9 +996,12 @@ static unsigned long magnet_discard_locked(void)
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
 		unsigned long head = smp_load_acquire(&r->head);
+		struct magnet_reader *h = magnet_holder;
 		unsigned long i;
 
-		for (i = r->tail; i != head; i++) {
+		/* records a TAKE holds are the reader's already: the discard
+		 * starts after them, and they leave when it releases them */
+		for (i = h ? h->pos[cpu] : r->tail; i != head; i++) {
 			const union magnet_slot *rec = magnet_ring_slot(r, i);
 			const struct magnet_v3_count *c = (void *)(&rec->hdr + 1);
 
@@ -748,13 +1009,19 @@ static unsigned long magnet_discard_locked(void)
 				n++;
 				continue;
 			}
-			r->aux_taken++;
+			if (h)
+				h->held_aux[cpu]++;
+			else
+				r->aux_taken++;
 			if (rec->hdr.event == MAGNET_EV_LOST) {
 				atomic_long_add(c->req, &r->lost_pending);
 				atomic_long_add(c->ret, &r->missed_pending);
 			}
 		}
-		smp_store_release(&r->tail, head);
+		if (h)
+			h->pos[cpu] = head;
+		else
+			smp_store_release(&r->tail, head);
 	}
 	return n;
 }
@@ -807,16 +1074,6 @@ void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset,
 	*at_close = atomic_long_read(&magnet_discarded_closed);
 }
 
-static void magnet_start_drain(struct magnet_reader *rd)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		rd->limit[cpu] =
-			smp_load_acquire(&per_cpu_ptr(magnet_rings, cpu)->head);
-	rd->draining = true;
-}
-
 static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
@@ -827,6 +1084,7 @@ static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
 		return 0;
 	if (mutex_lock_interruptible(&rd->lock))
 		return -ERESTARTSYS;
+	magnet_release_held(rd);
 	for (;;) {
 		/* unloading: end of file now, even with text pending */
 		if (READ_ONCE(magnet_shutdown)) {
@@ -955,6 +1213,7 @@ static void magnet_reader_free(struct magnet_reader *rd)
 	kfree(rd->limit);
 	kfree(rd->aux);
 	kfree(rd->active);
+	kfree(rd->held_aux);
 	kvfree(rd->cids);
 	vfree(rd->buf);
 	vfree(rd->ends);
@@ -982,8 +1241,9 @@ static int magnet_open(struct inode *inode, struct file *file)
 	rd->limit = kcalloc(nr_cpu_ids, sizeof(*rd->limit), GFP_KERNEL);
 	rd->aux = kcalloc(nr_cpu_ids, sizeof(*rd->aux), GFP_KERNEL);
 	rd->active = kcalloc(nr_cpu_ids, sizeof(*rd->active), GFP_KERNEL);
+	rd->held_aux = kcalloc(nr_cpu_ids, sizeof(*rd->held_aux), GFP_KERNEL);
 	if (!rd->buf || !rd->ends || !rd->pos || !rd->end || !rd->limit ||
-	    !rd->active || !rd->aux) {
+	    !rd->active || !rd->aux || !rd->held_aux) {
 		magnet_reader_free(rd);
 		goto err;
 	}
@@ -1050,6 +1310,8 @@ static int magnet_release(struct inode *inode, struct file *file)
 	if (!rd)
 		return 0;
 	magnet_count_unread(rd);
+	/* records a TAKE returned were the reader's: they leave the rings */
+	magnet_release_held(rd);
 	WRITE_ONCE(magnet_timer_armed, false);
 	timer_delete_sync(&magnet_wake_timer);
 	magnet_reader_free(rd);
@@ -1062,6 +1324,8 @@ static const struct proc_ops magnet_proc_ops = {
 	.proc_read = magnet_read,
 	.proc_write = magnet_write,
 	.proc_poll = magnet_poll,
+	.proc_ioctl = magnet_ioctl,
+	.proc_mmap = magnet_mmap,
 	.proc_release = magnet_release,
 };
 

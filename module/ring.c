@@ -5,6 +5,7 @@
  * reader, which it wakes through the callback given at init.
  */
 #include <linux/vmalloc.h>
+#include <linux/mm.h>
 #include <linux/cpumask.h>
 #include <linux/topology.h>
 #include <linux/kprobes.h>
@@ -15,6 +16,7 @@
 
 struct magnet_ring __percpu *magnet_rings;
 static void (*magnet_ring_wake_fn)(void);
+static unsigned long magnet_ring_bytes;
 
 /* irq_work: the fill of a ring crossed its watermark (magnet_ring_commit) */
 static void magnet_ring_wake(struct irq_work *work)
@@ -31,6 +33,7 @@ int magnet_rings_init(unsigned int nrecords, void (*wake)(void))
 	int cpu;
 
 	magnet_ring_wake_fn = wake;
+	magnet_ring_bytes = (unsigned long)nrecords * MAGNET_SLOT_SIZE;
 	magnet_rings = alloc_percpu(struct magnet_ring);
 	if (!magnet_rings)
 		return -ENOMEM;
@@ -67,6 +70,37 @@ void magnet_rings_exit(void)
 	}
 	free_percpu(magnet_rings);
 	magnet_rings = NULL;
+}
+
+unsigned long magnet_ring_size(void)
+{
+	return magnet_ring_bytes;
+}
+
+/*
+ * Map every possible CPU's ring read-only into @vma, CPU c's at
+ * c * magnet_ring_size() (the caller checked the size and that a ring is
+ * whole pages). Each page mapped holds a reference of its own, so the
+ * rings can be freed (an unload) while the map lasts: its pages then
+ * go when it is unmapped.
+ */
+int magnet_rings_map(struct vm_area_struct *vma)
+{
+	unsigned long off;
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu) {
+		char *slots = (char *)per_cpu_ptr(magnet_rings, cpu)->slots;
+
+		for (off = 0; off < magnet_ring_bytes; off += PAGE_SIZE) {
+			ret = vm_insert_page(vma, vma->vm_start +
+					     cpu * magnet_ring_bytes + off,
+					     vmalloc_to_page(slots + off));
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
 }
 
 /*

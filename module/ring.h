@@ -59,6 +59,10 @@ struct magnet_ring {
 
 int magnet_rings_init(unsigned int nrecords, void (*wake)(void));
 void magnet_rings_exit(void);
+/* bytes per CPU's ring; magnet_rings_map() puts CPU c's at c times it */
+unsigned long magnet_ring_size(void);
+struct vm_area_struct;
+int magnet_rings_map(struct vm_area_struct *vma);
 
 extern struct magnet_ring __percpu *magnet_rings;
 

@@ -120,6 +120,7 @@ expected_files() {
 	cat <<-EOF
 	./lib/modules/$1/updates/magnet.ko
 	./usr/local/bin/magnet-exp
+	./usr/local/bin/magnet-record
 	./usr/local/bin/magnet-summary
 	./usr/local/bin/ttpb2ascii
 	./usr/local/lib/magnet/python/magnet_exp/__init__.py
@@ -143,6 +144,7 @@ expected_files() {
 	./usr/local/share/doc/magnet/experiments.md
 	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
 	./usr/local/share/doc/magnet/procfs-commands.md
+	./usr/local/share/man/man1/magnet-record.1
 	./usr/local/share/man/man1/magnet-summary.1
 	./usr/local/share/man/man1/ttpb2ascii.1
 	EOF

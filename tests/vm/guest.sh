@@ -33,6 +33,8 @@ FLOW="$PY $HERE/tcpflow.py"
 TT_KO=${MAGNET_TT_KO:-/nonexistent}
 TTPB2ASCII=${MAGNET_TOP:-/nonexistent}/userspace/ttpb2ascii
 PROCF="$PY $HERE/procfile.py"
+RECORD=${MAGNET_TOP:-/nonexistent}/userspace/magnet-record
+MAPCHECK="$PY $HERE/mapcheck.py"
 XFER=${MAGNET_TEST_XFER:-12M}
 READER=
 MODROOT=/tmp/mg-modroot
@@ -871,6 +873,137 @@ case_v3_streams() {
 	[ "$(awk -F'\t' '$3 == "reset"' "$L/v3r.txt" | wc -l)" = 1 ]
 	# events after the mark, from the connection that was there before it
 	awk -F'\t' '$3 == "reset" { r = 1; next } r && $3 == "tcp_out" && $4 != "0" { n++ } END { print n + 0; exit !(n > 100) }' "$L/v3r.txt"
+}
+
+# magnet-record: a format=3 stream taken from the mapped rings is the
+# stream read() gives. Rings of 16 records that fill before it starts, so
+# the writers' own LOST records pass through the map too: every event is
+# in the log or counted lost, exactly (checkctl stats). Then rings that
+# hold the transfer: every byte iperf3 sent is in the log; a reset while
+# records are held; an unload while the tool waits; the same events as
+# cat's from a second module on the same traffic; the interface's
+# refusals and faults, and a map read after the module is gone
+# (mapcheck.py); another mode, read as cat reads it.
+case_record() {
+	# the rings fill before the tool starts
+	insmod "$KO" events=all omode=1 port=5201 format=3 bufsize=16
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rec-small1.json" -n 1M
+	$RECORD -v -o "$L/rec-small.bin" 2> "$L/rec-small.err" &
+	READER=$!
+	sleep 0.5
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rec-small.json" -n 2M
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/rec-small-stats.txt"
+	rmmod magnet
+	dmesg > "$L/rec-small.dmesg"
+	cat "$L/rec-small.err"
+	grep -q 'mapped rings' "$L/rec-small.err"
+	$CTL stats "$L/rec-small-stats.txt" "$L/rec-small.bin"
+	$STACK lost "$L/rec-small.bin" "$L/rec-small.dmesg"
+	$TTPB2ASCII -f magnet "$L/rec-small.bin" > "$L/rec-small.txt"
+	[ "$(grep -c $'\tlost\t' "$L/rec-small.txt")" -gt 0 ]
+
+	insmod "$KO" events=all omode=1 port=5201 format=3 bufsize=65536
+	$RECORD -o "$L/rec.bin" &
+	READER=$!
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rec.json" -n 2M
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/rec-stats.txt"
+	rmmod magnet
+	$CTL stats "$L/rec-stats.txt" "$L/rec.bin"
+	$TTPB2ASCII "$L/rec.bin" > "$L/rec.txt" 2> "$L/rec.err"
+	[ ! -s "$L/rec.err" ]
+	$CHECK flow "$L/rec.txt" "$L/rec.json" --role sender --bytes
+
+	insmod "$KO" events=all omode=1 port=5201 format=3
+	$RECORD -o "$L/rec-reset.bin" &
+	READER=$!
+	nsexec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-rec-reset.log"
+	wait_listen mg-srv 5201
+	nsexec mg-cli timeout 60 iperf3 -c 10.200.1.2 -p 5201 -t 3 -J > "$L/rec-reset.json" &
+	local client=$!
+	sleep 1.5
+	echo reset > "$PROC"
+	wait_exit $client 30
+	teacup_stop
+	rmmod magnet
+	$TTPB2ASCII -f magnet "$L/rec-reset.bin" > "$L/rec-reset.txt"
+	[ "$(awk -F'\t' '$3 == "reset"' "$L/rec-reset.txt" | wc -l)" = 1 ]
+	awk -F'\t' '$3 == "reset" { r = 1; next } r && $3 == "tcp_out" && $4 != "0" { n++ } END { print n + 0; exit !(n > 100) }' "$L/rec-reset.txt"
+
+	# unloaded while the tool maps the rings and waits: end of stream
+	insmod "$KO" events=all omode=1 port=5201 format=3
+	$RECORD -o "$L/rec-unload.bin" &
+	READER=$!
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rec-unload.json" -n 1M
+	sleep 0.5
+	rmmod magnet
+	wait_exit $READER 10
+	READER=
+	$TTPB2ASCII "$L/rec-unload.bin" > "$L/rec-unload.txt"
+	[ "$(wc -l < "$L/rec-unload.txt")" -gt 100 ]
+
+	# the same traffic recorded twice, by this module read with cat and
+	# by the ttprobe build (compat=magnet) read with magnet-record: the
+	# same events, each field the same but the time each module stamps
+	# (and an application event's TCP part, below)
+	insmod "$KO" events=all omode=1 port=5201 format=3 bufsize=65536
+	insmod "$TT_KO" compat=magnet events=all omode=1 port=5201 format=3 \
+		bufsize=65536
+	cat /proc/net/magnet > "$L/rec-cat.bin" &
+	local r1=$!
+	$RECORD -v -p /proc/net/ttprobe -o "$L/rec-map.bin" 2> "$L/rec-map.err" &
+	local r2=$!
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rec-both.json" -n 2M
+	for f in /proc/net/magnet /proc/net/ttprobe; do echo flush > $f; done
+	sleep 0.5
+	for f in /proc/net/magnet /proc/net/ttprobe; do echo finish > $f; done
+	wait_exit $r1 10
+	wait_exit $r2 10
+	rmmod ttprobe
+	rmmod magnet
+	grep -q 'mapped rings' "$L/rec-map.err"
+	# An application event's TCP part is read at the call's return,
+	# outside the socket lock: a segment may arrive between the two
+	# modules' handlers. Its own fields (through ret) must match.
+	local ev='BEGIN { FS = OFS = "\t" } { n = $3 ~ /^app_/ ? 18 : NF; s = $2; for (i = 3; i <= n; i++) s = s OFS $i; print s }'
+	$TTPB2ASCII -f magnet "$L/rec-cat.bin" | awk "$ev" | sort > "$L/rec-cat.ev"
+	$TTPB2ASCII -f magnet "$L/rec-map.bin" | awk "$ev" | sort > "$L/rec-map.ev"
+	log "$(wc -l < "$L/rec-cat.ev") events with cat, $(wc -l < "$L/rec-map.ev") with magnet-record"
+	[ "$(wc -l < "$L/rec-cat.ev")" -gt 500 ]
+	cmp "$L/rec-cat.ev" "$L/rec-map.ev"
+
+	# the interface's edges, from another program (mapcheck.py)
+	insmod "$KO" omode=0 port=5201
+	$MAPCHECK refused
+	rmmod magnet
+	insmod "$KO" events=all omode=1 port=5201 format=3
+	$MAPCHECK edges "$L/mapcheck.ready" &
+	local mc=$!
+	wait_file "$L/mapcheck.ready" 30
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/mapcheck.json" -n 256K
+	sleep 0.5
+	touch "$L/mapcheck.ready.done"
+	wait_exit $mc 60
+	rmmod magnet
+	# the pages of a map outlive the module: read after its unload
+	insmod "$KO" events=all omode=1 port=5201 format=3
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/mapunload.json" -n 256K
+	$MAPCHECK unload "$L/mapunload.ready" &
+	mc=$!
+	wait_file "$L/mapunload.ready" 30
+	rmmod magnet
+	wait_exit $mc 60
+
+	# ttprobe lines: read as cat reads them
+	insmod "$KO" omode=0 port=5201
+	$RECORD -v -o "$L/rec-tt.log" 2> "$L/rec-tt.err" &
+	READER=$!
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rec-tt.json" -n 1M
+	teacup_stop
+	rmmod magnet
+	grep -q 'read as cat reads' "$L/rec-tt.err"
+	[ "$(wc -l < "$L/rec-tt.log")" -gt 100 ]
 }
 
 # A format=3 open that begins with nearly a buffer of FLOW records (the
@@ -1954,13 +2087,14 @@ else
 		case_nontcp case_pkt_headers case_pcapng case_filter_terms \
 		case_probe_misses case_binary_reads case_reader_closed \
 		case_fault_unlocked case_web10g_ss case_tcp_info \
-		case_rmmod_blocked_reader"
+		case_rmmod_blocked_reader case_record"
 	exp="case_exp_run case_exp_flows case_exp_relays case_exp_ssh"
 	[ "${MAGNET_EXP_CASES:-0}" = 1 ] || exp=
 	cases=${MAGNET_TEST_CASES:-case_teacup_lifecycle case_port_filter \
 		case_direction_out case_direction_in case_full0 \
 		case_nonblock_poll case_read_order case_bad_params case_bad_commands \
-		case_fullstack case_lost_records case_v3_streams case_v3_resync_room \
+		case_fullstack case_lost_records case_v3_streams case_record \
+		case_v3_resync_room \
 		case_no_kernel_addresses case_security \
 		case_text_mode case_nontcp case_pkt_headers case_pcapng \
 		case_filter_terms case_filter_clear case_filter_bad case_reset \

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""The mapped reading interface's edges (module/mapio.h, procfs-commands.md
+"Mapped reading"), from a program other than magnet-record.
+
+  mapcheck.py refused     the module is loaded in a mode with no mapping
+                          (not format 3 binary): MAP_INFO and mmap fail with
+                          EINVAL, TAKE too
+  mapcheck.py edges FILE  format 3 binary: a mapping of the wrong size or
+                          offset fails with EINVAL, a writable one with
+                          EPERM (the file open for reading and writing),
+                          mprotect cannot make it writable, TAKE
+                          before mmap and TAKE with a buffer too small fail
+                          with EINVAL; once what the open writes first is
+                          taken it writes "ready" to FILE and waits for
+                          records (the caller makes traffic): a TAKE with
+                          its pieces at an unmapped address fails with
+                          EFAULT and takes nothing, the next returns them
+                          as pieces of the map; after FILE.done appears
+                          (the traffic is over), taken a piece at a time,
+                          the file polls readable after each piece but the
+                          last (held records are not waiting ones)
+  mapcheck.py unload FILE maps the rings, TAKEs once (the SYSINFO header),
+                          writes "mapped" to FILE, waits until the module is
+                          gone, then reads every byte of the map: its pages
+                          outlive the module
+"""
+import ctypes
+import errno
+import fcntl
+import mmap
+import os
+import select
+import struct
+import sys
+import time
+
+PROC = "/proc/net/magnet"
+INFO = struct.Struct("<IIQQII")
+TAKE = struct.Struct("<QQIIII")
+SEG = struct.Struct("<QII")
+MAGIC = 0xb6
+
+
+def ioc(direction, nr, size):
+    return (direction << 30) | (size << 16) | (MAGIC << 8) | nr
+
+
+MAP_INFO = ioc(2, 1, INFO.size)         # _IOR
+TAKE_IOC = ioc(3, 2, TAKE.size)         # _IOWR
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+def fail(msg):
+    print("mapcheck: FAIL: " + msg)
+    sys.exit(1)
+
+
+def expect_errno(what, want, fn):
+    try:
+        fn()
+    except OSError as e:
+        if e.errno != want:
+            fail("%s: %s, not %s" % (what, errno.errorcode.get(e.errno),
+                                     errno.errorcode[want]))
+        print("%s: %s, as it should" % (what, errno.errorcode[want]))
+        return
+    fail("%s: succeeded" % what)
+
+
+def c_mmap(fd, size, prot, off=0):
+    addr = libc.mmap(None, size, prot, mmap.MAP_SHARED, fd, off)
+    if addr == MAP_FAILED or addr is None:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return addr
+
+
+def info(fd):
+    buf = bytearray(INFO.size)
+    fcntl.ioctl(fd, MAP_INFO, buf)
+    ncpus, slot, ring, size, maxsegs, _ = INFO.unpack(buf)
+    if slot != 256 or ring % mmap.PAGESIZE or size != ring * ncpus or not maxsegs:
+        fail("MAP_INFO: %d CPUs, slot %d, ring %d, map %d, %d pieces"
+             % (ncpus, slot, ring, size, maxsegs))
+    return ncpus, ring, size
+
+
+def take(fd, buf, segs, nsegs, buf_size=None):
+    arg = bytearray(TAKE.pack(ctypes.addressof(buf), segs,
+                              len(buf) if buf_size is None else buf_size,
+                              nsegs, 0, 0))
+    fcntl.ioctl(fd, TAKE_IOC, arg)
+    return TAKE.unpack(arg)[4:]
+
+
+def cmd_refused():
+    fd = os.open(PROC, os.O_RDONLY)
+    expect_errno("MAP_INFO", errno.EINVAL, lambda: info(fd))
+    expect_errno("mmap", errno.EINVAL,
+                 lambda: c_mmap(fd, mmap.PAGESIZE, mmap.PROT_READ))
+    buf = ctypes.create_string_buffer(65536)
+    segs = ctypes.create_string_buffer(SEG.size * 16)
+    expect_errno("TAKE", errno.EINVAL,
+                 lambda: take(fd, buf, ctypes.addressof(segs), 16))
+    os.close(fd)
+
+
+def cmd_edges(path):
+    # read and write: a writable shared map of a read-only file is refused
+    # before the module sees it (EACCES); this one reaches its refusal
+    fd = os.open(PROC, os.O_RDWR)
+    ncpus, ring, size = info(fd)
+    print("MAP_INFO: %d CPUs, %d bytes each" % (ncpus, ring))
+    buf = ctypes.create_string_buffer(65536)
+    segs = ctypes.create_string_buffer(SEG.size * 16)
+    expect_errno("TAKE before mmap", errno.EINVAL,
+                 lambda: take(fd, buf, ctypes.addressof(segs), 16))
+    expect_errno("mmap one page short", errno.EINVAL,
+                 lambda: c_mmap(fd, size - mmap.PAGESIZE, mmap.PROT_READ))
+    expect_errno("mmap at an offset", errno.EINVAL,
+                 lambda: c_mmap(fd, size, mmap.PROT_READ, mmap.PAGESIZE))
+    expect_errno("mmap writable", errno.EPERM,
+                 lambda: c_mmap(fd, size, mmap.PROT_READ | mmap.PROT_WRITE))
+    addr = c_mmap(fd, size, mmap.PROT_READ)
+    if libc.mprotect(addr, size, mmap.PROT_READ | mmap.PROT_WRITE) == 0:
+        fail("mprotect made the map writable")
+    print("mprotect writable: %s, as it should"
+          % errno.errorcode[ctypes.get_errno()])
+    expect_errno("TAKE with a 1 KiB buffer", errno.EINVAL,
+                 lambda: take(fd, buf, ctypes.addressof(segs), 16, 1024))
+    # the first piece: the SYSINFO header, staged
+    n, flags = take(fd, buf, ctypes.addressof(segs), 16)
+    off, ln, fl = SEG.unpack_from(segs, 0)
+    if n != 1 or fl != 1 or off != 0 or buf.raw[:4] != struct.pack("<I", 0x01234567):
+        fail("first TAKE: %d pieces, flags %d, piece %d+%d flags %d"
+             % (n, flags, off, ln, fl))
+    print("first TAKE: the %d-byte header, staged" % ln)
+    # what the open writes first (FLOW records again) and any record
+    # waiting, until none is left
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+    while True:
+        try:
+            take(fd, buf, ctypes.addressof(segs), 16)
+        except BlockingIOError:
+            break
+    with open(path, "w") as f:
+        f.write("ready\n")
+    # the caller makes traffic: records wait
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    if not p.poll(60000):
+        fail("no record within 60 s")
+    time.sleep(0.5)
+    scratch = libc.mmap(None, mmap.PAGESIZE, mmap.PROT_READ | mmap.PROT_WRITE,
+                        mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    libc.munmap(scratch, mmap.PAGESIZE)
+    expect_errno("TAKE into an unmapped page", errno.EFAULT,
+                 lambda: take(fd, buf, scratch, 16))
+    # the records are still there for a good TAKE, as pieces of the map
+    n, flags = take(fd, buf, ctypes.addressof(segs), 16)
+    if n == 0:
+        fail("no piece after the failed TAKE")
+    for i in range(n):
+        off, ln, fl = SEG.unpack_from(segs, i * SEG.size)
+        if fl != 0 or off >= size or off % 256 or ln < 32 or ln > 256:
+            fail("piece %d: %d+%d flags %d" % (i, off, ln, fl))
+    print("then %d pieces of the map, the first %d bytes at %d"
+          % (n, SEG.unpack_from(segs, 0)[1], SEG.unpack_from(segs, 0)[0]))
+    # once the traffic is over: a piece at a time, the file is readable
+    # while records wait that no TAKE returned, and not for held ones
+    for _ in range(600):
+        if os.path.exists(path + ".done"):
+            break
+        time.sleep(0.1)
+    else:
+        fail("no %s.done" % path)
+    ready, pieces = [], 0
+    while True:
+        try:
+            n, _ = take(fd, buf, ctypes.addressof(segs), 1)
+        except BlockingIOError:
+            break
+        pieces += n
+        ready.append(bool(p.poll(0)))
+    if len(ready) < 2 or not all(ready[:-1]) or ready[-1]:
+        fail("of %d single pieces, the file was not readable after those at %s"
+             % (pieces, [i for i, r in enumerate(ready) if not r][:10] or "none"))
+    print("%d single pieces: readable after each but the last" % pieces)
+    os.close(fd)
+
+
+def cmd_unload(path):
+    fd = os.open(PROC, os.O_RDONLY)
+    _, _, size = info(fd)
+    addr = c_mmap(fd, size, mmap.PROT_READ)
+    buf = ctypes.create_string_buffer(65536)
+    segs = ctypes.create_string_buffer(SEG.size * 16)
+    take(fd, buf, ctypes.addressof(segs), 16)
+    with open(path, "w") as f:
+        f.write("mapped\n")
+    for _ in range(600):
+        if not os.path.exists("/sys/module/magnet"):
+            break
+        time.sleep(0.1)
+    else:
+        fail("the module was not unloaded")
+    data = ctypes.string_at(addr, size)
+    print("read all %d bytes of the map after the unload, %d not zero"
+          % (len(data), len(data) - data.count(0)))
+    libc.munmap(addr, size)
+    os.close(fd)
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "refused":
+        cmd_refused()
+    elif len(argv) == 3 and argv[1] == "edges":
+        cmd_edges(argv[2])
+    elif len(argv) == 3 and argv[1] == "unload":
+        cmd_unload(argv[2])
+    else:
+        print(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
