@@ -14,7 +14,9 @@ bench_boot() {
 	shift 5
 	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	"$top"/scripts/build-module.sh "$kver" "$top/build/$kver" > /dev/null
-	cp "$top/bench/$script" "$top"/bench/guest-common.sh "$top"/scripts/netpair.sh "$out/"
+	make -s -C "$top/userspace" magnet-record
+	cp "$top/bench/$script" "$top"/bench/guest-common.sh "$top"/scripts/netpair.sh \
+		"$top"/userspace/magnet-record "$out/"
 	# cryptomgr.notests: under the instruction clock, the crypto self-test
 	# that udev's loading of ghash_clmulni_intel starts can outlast its
 	# timeout and print "WARNING: ... crypto_wait_for_test" (seen on 6.1),

@@ -8,6 +8,23 @@
 # counted instructions each under bench-insn's instruction clock. A
 # configuration's window then counts only what it must start (the reader).
 
+# magnet-record, from tmpfs: its start in a window reads nothing over 9p
+cp "$(dirname "${BASH_SOURCE[0]}")"/magnet-record /dev/shm/magnet-record
+RECORD=/dev/shm/magnet-record
+
+# start_reader MODE: the reader of /proc/net/magnet into $LOG in the
+# background, its pid in $reader: MODE record is magnet-record (format 3:
+# records written from the mapped rings), any other cat
+start_reader() {
+	if [ "$1" = record ]; then
+		$RECORD -o "$LOG" &
+	else
+		cat /proc/net/magnet > "$LOG" &
+	fi
+	reader=$!
+	reader_open $reader
+}
+
 # bsleep SECS: sleep, as a read that times out on a pipe nobody writes
 exec 8<> <(:)
 bsleep() {

@@ -62,16 +62,17 @@ wait_reader() {
 }
 
 # magnet NAME ROUND MODE [udp] -- PARAMS: MODE live (cat reads during the
-# transfer) or deferred (cat starts after it: what the traffic pays for
-# the handlers alone; the ring must hold every record)
+# transfer), record (magnet-record does) or deferred (cat starts after it:
+# what the traffic pays for the handlers alone; the ring must hold every
+# record)
 magnet() {
 	local name=$1 round=$2 mode=$3 kind= reader st
 	shift 3
 	[ "$1" = udp ] && { kind=udp; shift; }
 	insmod "$ko" "$@"
-	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open $reader; }
+	[ "$mode" = deferred ] || start_reader "$mode"
 	transfer "$name" "$round" $kind
-	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open $reader; }
+	[ "$mode" = deferred ] && start_reader cat
 	echo flush > /proc/net/magnet
 	sleep 0.5
 	echo finish > /proc/net/magnet
@@ -151,12 +152,15 @@ one_round() {
 	magnet all-binary "$r" live events=all omode=1 format=2 port=5201 bufsize=16384; echo "bench: all-binary.$r"
 	magnet tcp-binary-v3 "$r" live events=tcp omode=1 format=3 port=5201; echo "bench: tcp-binary-v3.$r"
 	magnet all-binary-v3 "$r" live events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-binary-v3.$r"
+	magnet tcp-record "$r" record events=tcp omode=1 format=3 port=5201; echo "bench: tcp-record.$r"
+	magnet all-record "$r" record events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-record.$r"
 	magnet tcp-handlers "$r" deferred events=tcp omode=1 port=5201 bufsize=262144; echo "bench: tcp-handlers.$r"
 	magnet handlers "$r" deferred events=all omode=1 port=5201 bufsize=1048576; echo "bench: handlers.$r"
 	transfer udp-baseline "$r" udp; echo "bench: udp-baseline.$r"
 	tcpdump_run udp-tcpdump-96 "$r" 96 udp; echo "bench: udp-tcpdump-96.$r"
 	magnet udp-magnet "$r" live udp events=ip,dev nontcp=1 omode=1 format=2 bufsize=16384; echo "bench: udp-magnet.$r"
 	magnet udp-magnet-v3 "$r" live udp events=ip,dev nontcp=1 omode=1 format=3 bufsize=16384; echo "bench: udp-magnet-v3.$r"
+	magnet udp-record "$r" record udp events=ip,dev nontcp=1 omode=1 format=3 bufsize=16384; echo "bench: udp-record.$r"
 }
 
 for r in $(seq "$reps"); do

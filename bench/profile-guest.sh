@@ -113,9 +113,9 @@ magnet() {
 		cat /proc/kallsyms > "$W/$name.ksyms"
 		mark "$name.load"
 	fi
-	[ "$mode" = live ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open $reader; }
+	[ "$mode" = deferred ] || start_reader "$mode"
 	transfer "$name" perf
-	[ "$mode" = deferred ] && { cat /proc/net/magnet > $LOG & reader=$!; reader_open $reader; }
+	[ "$mode" = deferred ] && start_reader cat
 	echo flush > /proc/net/magnet
 	bsleep 0.5
 	echo finish > /proc/net/magnet
@@ -147,6 +147,8 @@ for c in "$@"; do
 	all-binary) magnet "$c" live events=all omode=1 format=2 port=5201 bufsize=16384 ;;
 	tcp-binary-v3) magnet "$c" live events=tcp omode=1 format=3 port=5201 ;;
 	all-binary-v3) magnet "$c" live events=all omode=1 format=3 port=5201 bufsize=16384 ;;
+	tcp-record) magnet "$c" record events=tcp omode=1 format=3 port=5201 ;;
+	all-record) magnet "$c" record events=all omode=1 format=3 port=5201 bufsize=16384 ;;
 	tcp-handlers) magnet "$c" deferred events=tcp omode=1 port=5201 bufsize=262144 ;;
 	handlers) magnet "$c" deferred events=all omode=1 port=5201 bufsize=1048576 ;;
 	*) echo "profile: unknown configuration $c" >&2; exit 1 ;;

@@ -19,11 +19,13 @@
 #   all-binary     magnet events=all omode=1 format=2 (every layer)
 #   tcp-binary-v3, all-binary-v3   the same in format=3, the default
 #                  (records sized by what they carry, docs/binary-format.md)
+#   tcp-record, all-record   the same read by magnet-record (records written
+#                  to the log from the mapped rings) instead of cat
 #   tcp-handlers   events=tcp, reader started after the transfer: what the
 #   handlers       traffic pays for the probe handlers alone (and all layers)
 # then TICKET's small packets (iperf3 -u -l 64 -b 0 -t 1): udp-baseline,
-# udp-tcpdump-96, udp-magnet (events=ip,dev nontcp=1 omode=1 format=2), and
-# udp-magnet-v3 (the same, format=3).
+# udp-tcpdump-96, udp-magnet (events=ip,dev nontcp=1 omode=1 format=2),
+# udp-magnet-v3 (the same, format=3) and udp-record (read by magnet-record).
 # The list runs BENCH_REPS times (default 2), interleaved. Reports, per run:
 # throughput, the ratio to the mean baseline of the boot, events, lost,
 # bytes per event, and instructions per event above the baseline of the
@@ -88,11 +90,13 @@ def extra_per_event(name, r, base):
 
 tcp = ["baseline", "tcpdump-96", "tcpdump-full", "tracepoint", "bpftrace",
        "tcp-ascii", "tcp-binary", "all-binary", "tcp-binary-v3",
-       "all-binary-v3", "tcp-handlers", "handlers"]
-udp = ["udp-baseline", "udp-tcpdump-96", "udp-magnet", "udp-magnet-v3"]
+       "all-binary-v3", "tcp-record", "all-record", "tcp-handlers", "handlers"]
+udp = ["udp-baseline", "udp-tcpdump-96", "udp-magnet", "udp-magnet-v3",
+       "udp-record"]
 handler_of = {"tcp-ascii": "tcp-handlers", "tcp-binary": "tcp-handlers",
               "all-binary": "handlers", "tcp-binary-v3": "tcp-handlers",
-              "all-binary-v3": "handlers", "tcp-handlers": "tcp-handlers",
+              "all-binary-v3": "handlers", "tcp-record": "tcp-handlers",
+              "all-record": "handlers", "tcp-handlers": "tcp-handlers",
               "handlers": "handlers"}
 bases = [iperf("baseline", r)["rate"] for r in rounds + ["last"]]
 base = sum(bases) / len(bases)
