@@ -23,36 +23,16 @@ kvm=--disable-kvm
 [ "${MAGNET_VM_KVM:-0}" = 1 ] && kvm=
 size=${MAGNET_DEMO_SIZE:-8M}
 
-# The emulator can die or hang while the kernel boots, before the guest
-# script's first line ("Oops: int3" in multi-threaded TCG's code patching
-# with 2 vCPUs, as tests/vm/run.sh says): nothing of magnet
-# has run then, and such a boot is stopped after 600 s and booted once
-# more, as make check does.
-for attempt in 1 2; do
-	echo "demo: booting $kver under QEMU (about a minute with software emulation)"
-	setsid timeout --kill-after=30 900 vng --verbose --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
-		--memory 1G --rwdir "$out" \
-		--exec "bash $top/scripts/demo-guest.sh $top/build/$kver/magnet.ko $out $size" \
-		< /dev/null > "$out/console.log" 2>&1 &
-	vm=$!
-	waited=0
-	while kill -0 $vm 2> /dev/null && ! grep -q '^demo-guest: started' "$out/console.log" &&
-		[ $waited -lt 600 ]; do
-		sleep 2
-		waited=$((waited + 2))
-	done
-	if kill -0 $vm 2> /dev/null && ! grep -q '^demo-guest: started' "$out/console.log"; then
-		kill -TERM -- -$vm 2> /dev/null || :
-		sleep 5
-		kill -KILL -- -$vm 2> /dev/null || :
-	fi
-	rc=0
-	wait $vm || rc=$?
-	grep -q '^demo-guest: started' "$out/console.log" && break
-	echo "demo: the VM died or hung before the demo started (boot $attempt, the emulator's, not magnet's); its last lines:" >&2
-	tail -n 5 "$out/console.log" >&2
-	[ $attempt = 1 ] && cp "$out/console.log" "$out/console-boot1.log"
-done
+# a boot the emulator kills before the demo's first line is retried once
+# (scripts/vmboot.sh), as make check does
+. "$top"/scripts/vmboot.sh
+echo "demo: booting $kver under QEMU (about a minute with software emulation)"
+rc=0
+vm_boot demo "$out/console.log" '^demo-guest: started' 600 \
+	timeout --kill-after=30 900 vng --verbose --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
+	--memory 1G --rwdir "$out" \
+	--exec "bash $top/scripts/demo-guest.sh $top/build/$kver/magnet.ko $out $size" >&2 || rc=1
+[ $rc = 0 ] && rc=$VM_STATUS
 if [ $rc != 0 ]; then
 	echo "demo: the VM run failed; see $out/console.log" >&2
 	tail -n 20 "$out/console.log" >&2

@@ -38,6 +38,7 @@
 # one (make check-debug: scripts/debug-kernel.sh), built against the tree.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top"/scripts/vmboot.sh
 ktree=${MAGNET_VM_KTREE:-}
 if [ -n "$ktree" ]; then
 	kvers=$(make -s -C "$ktree" kernelrelease) || exit 1
@@ -153,42 +154,19 @@ for b in $boots; do
 	# the interrupt saw the CPU's feature bits while they were re-probed).
 	# The report taints the kernel, which turns lockdep off for the run.
 	[ -n "$ktree" ] && append+=(--append no5lvl)
-	for attempt in 1 2; do
-		echo "vm: booting $b (timeout ${t}s)"
-		start=$(date +%s)
-		# its own session, so the watchdog below can stop QEMU too
-		setsid timeout --kill-after=30 "$t" \
+	echo "vm: booting $b (timeout ${t}s)"
+	start=$(date +%s)
+	# a boot the emulator kills or hangs before guest.sh's first line
+	# (scripts/vmboot.sh) is stopped after MAGNET_VM_BOOT_LIMIT s
+	# (default 600) and booted once more; a second one fails the kernel
+	vm_boot "vm: $b" "$out/console.log" '^\[guest\]' "${MAGNET_VM_BOOT_LIMIT:-600}" \
+			timeout --kill-after=30 "$t" \
 			vng --verbose --run "$kimg" $kvm --cpus "${MAGNET_VM_CPUS:-2}" --memory 1G \
 			"${opts[@]}" "${append[@]}" \
 			--rwdir "$out" \
-			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_XTRACE='${MAGNET_XTRACE:-}' MAGNET_TEST_CASES='$cases' MAGNET_ALL_CASES=$all MAGNET_EXP_CASES=$exp STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' MAGNET_CASE_TIMEOUT='${MAGNET_CASE_TIMEOUT:-$((t * 3 / 8))}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" \
-			< /dev/null > "$out/console.log" 2>&1 &
-		vm=$!
-		# The emulator can hang or die while the kernel boots, before
-		# guest.sh prints its first line ("Oops: int3" under multi-threaded
-		# TCG, see above; a hang after the HPET line on 7.2 on a busy
-		# host): nothing of magnet has run then. Such a boot is stopped
-		# after MAGNET_VM_BOOT_LIMIT s (default 600) and booted once more,
-		# and the log says so; a second one fails the kernel.
-		waited=0
-		while kill -0 $vm 2> /dev/null && ! grep -q '^\[guest\]' "$out/console.log" &&
-			[ $waited -lt "${MAGNET_VM_BOOT_LIMIT:-600}" ]; do
-			sleep 5
-			waited=$((waited + 5))
-		done
-		if kill -0 $vm 2> /dev/null && ! grep -q '^\[guest\]' "$out/console.log"; then
-			kill -TERM -- -$vm 2> /dev/null
-			sleep 5
-			kill -KILL -- -$vm 2> /dev/null
-		fi
-		wait $vm
-		rc=$?
-		echo "vm: $b finished in $(($(date +%s) - start)) s (status $rc)"
-		grep -q '^\[guest\]' "$out/console.log" && break
-		echo "vm: $b: the guest died or hung before its first line (boot $attempt); its last lines:"
-		tail -n 5 "$out/console.log"
-		[ $attempt = 1 ] && cp "$out/console.log" "$out/console-boot1.log"
-	done
+			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_XTRACE='${MAGNET_XTRACE:-}' MAGNET_TEST_CASES='$cases' MAGNET_ALL_CASES=$all MAGNET_EXP_CASES=$exp STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' MAGNET_CASE_TIMEOUT='${MAGNET_CASE_TIMEOUT:-$((t * 3 / 8))}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" || :
+	rc=$VM_STATUS
+	echo "vm: $b finished in $(($(date +%s) - start)) s (status $rc)"
 	grep '^\[guest\]' "$out/console.log" | grep -E 'PASS|FAIL|===' | sed "s/^/  /"
 	ok=1
 	if ! grep -q MAGNET-VM-DONE "$out/result" 2>/dev/null; then
