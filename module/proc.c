@@ -57,6 +57,7 @@ static struct proc_dir_entry *magnet_proc;
 static DEFINE_MUTEX(magnet_consume_mutex);
 static unsigned long magnet_reset_pending;	/* under the mutex above */
 static u64 magnet_reset_ts;			/* when the last reset ran */
+static unsigned long magnet_reset_gen;		/* resets that discarded */
 /*
  * records discarded unread: at a compat=ttprobe open, by reset, and taken
  * from the rings by a reader that closed before reading them (staged in
@@ -129,6 +130,8 @@ struct magnet_reader {
 	/* the last TAKE's records, up to ->pos, are still in the rings */
 	bool holding;
 	unsigned long *held_aux;	/* per CPU: LOST and FLOW among them */
+	unsigned long reset_gen;	/* v3: the reset its FLOW records
+					 * were last written again for */
 };
 
 /* the reader whose TAKE holds records in the rings (under the mutex) */
@@ -624,6 +627,19 @@ static unsigned long magnet_fill(struct magnet_reader *rd, size_t want)
 			break;
 		rec = magnet_fill_next(rd, &cpu);
 		/*
+		 * Such a record (below) may be of a flow whose FLOW record the
+		 * reset discarded (an application event is stamped at the
+		 * call, committed at its return): version 3 writes the FLOW
+		 * records in force first, once per reset.
+		 */
+		if (rd->v3 && magnet_reset_pending && rec &&
+		    rec->hdr.ts_ns < magnet_reset_ts &&
+		    rd->reset_gen != magnet_reset_gen) {
+			rd->reset_gen = magnet_reset_gen;
+			magnet_resync_from(rd, rec->hdr.ts_ns);
+			continue;
+		}
+		/*
 		 * The RESET mark, stamped when the reset ran, goes in its
 		 * place in time: after records stamped before it that were
 		 * committed only after the discard.
@@ -1035,6 +1051,8 @@ static void magnet_reset(void)
 	n = magnet_discard_locked();
 	magnet_reset_pending += n;
 	magnet_reset_ts = ktime_get_mono_fast_ns();
+	if (n)
+		magnet_reset_gen++;
 	WRITE_ONCE(magnet_discarded_reset, magnet_discarded_reset + n);
 	mutex_unlock(&magnet_consume_mutex);
 	pr_info("reset: %lu buffered records discarded\n", n);
