@@ -952,6 +952,12 @@ static long magnet_ioctl_take(struct file *file, struct magnet_reader *rd,
 	return ret;
 }
 
+/* a format=3 binary open (its stream is the records), rings of whole pages */
+static bool magnet_mappable(const struct magnet_reader *rd)
+{
+	return rd && rd->v3 && !(magnet_ring_size() % PAGE_SIZE);
+}
+
 static long magnet_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -960,8 +966,7 @@ static long magnet_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case MAGNET_IOC_MAP_INFO:
-		/* only a format=3 binary open: its stream is the records */
-		if (!rd || !rd->v3 || magnet_ring_size() % PAGE_SIZE)
+		if (!magnet_mappable(rd))
 			return -EINVAL;
 		info.ncpus = nr_cpu_ids;
 		info.slot_size = MAGNET_SLOT_SIZE;
@@ -985,8 +990,8 @@ static int magnet_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long size = magnet_ring_size() * nr_cpu_ids;
 	int ret;
 
-	if (!rd || !rd->v3 || magnet_ring_size() % PAGE_SIZE ||
-	    vma->vm_pgoff || vma->vm_end - vma->vm_start != size)
+	if (!magnet_mappable(rd) || vma->vm_pgoff ||
+	    vma->vm_end - vma->vm_start != size)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
