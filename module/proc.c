@@ -845,10 +845,10 @@ out:
 	return n;
 }
 
-/* Bytes the reader wrote itself (rd->buf), as one piece in @t->buf. */
-static int magnet_take_staged(struct magnet_reader *rd,
-			      const struct magnet_take *t)
+/* Bytes the reader wrote itself (rd->buf), as one piece in the TAKE's buf. */
+static long magnet_take_staged(struct magnet_reader *rd, void *arg)
 {
+	const struct magnet_take *t = arg;
 	struct magnet_seg seg = {
 		.len = min_t(size_t, t->buf_size, rd->len - rd->off),
 		.flags = MAGNET_SEG_BUF,
@@ -871,71 +871,69 @@ static void magnet_start_drain(struct magnet_reader *rd)
 	rd->draining = true;
 }
 
-/*
- * MAGNET_IOC_TAKE: the stream's next pieces, as read() would give its
- * bytes (blocking, or -EAGAIN with O_NONBLOCK or MAGNET_TAKE_NOWAIT);
- * nsegs 0 and MAGNET_TAKE_EOF at its end.
- */
-static long magnet_ioctl_take(struct file *file, struct magnet_reader *rd,
-			      struct magnet_take __user *ut)
+/* rd->buf gets the stream's next bytes; a drain's end, its LOST records and
+ * then the end of the stream */
+static void magnet_stage(struct magnet_reader *rd, size_t want)
 {
-	struct magnet_take t;
-	long ret = 0, n;
-	bool nowait;
+	if (!magnet_fill(rd, want) && rd->draining && rd->off == rd->len) {
+		if (!rd->lost_flushed)
+			rd->lost_flushed = magnet_emit_pending_lost(rd);
+		if (rd->off == rd->len)
+			rd->eof = true;
+	}
+}
 
-	if (copy_from_user(&t, ut, sizeof(t)))
-		return -EFAULT;
-	nowait = (file->f_flags & O_NONBLOCK) || (t.flags & MAGNET_TAKE_NOWAIT);
-	if (!READ_ONCE(rd->mapped) || t.buf_size < MAGNET_TAKE_BUF_MIN ||
-	    !t.max_segs)
-		return -EINVAL;
-	t.max_segs = min_t(u32, t.max_segs, MAGNET_TAKE_SEGS_MAX);
-	t.nsegs = 0;
-	t.flags = 0;
+/*
+ * How read() and MAGNET_IOC_TAKE give the stream to their caller: @direct
+ * the records straight from the rings if it can (> 0: what it gave; 0:
+ * nothing, as when a reset mark or FLOW records go first; < 0: an error),
+ * @staged what rd->buf holds (> 0, or < 0); @want bytes staged at a time.
+ */
+struct magnet_sink {
+	long (*direct)(struct magnet_reader *rd, void *arg);
+	long (*staged)(struct magnet_reader *rd, void *arg);
+	void *arg;
+	size_t want;
+	bool nowait;
+};
+
+/*
+ * The stream's next bytes, to @sink, waiting for them unless @sink->nowait.
+ * Returns what the sink's call returned, 0 at the end of the stream (a
+ * drained finish, or an unload), -EAGAIN or -ERESTARTSYS. Inlined in its
+ * two callers, so the sink's calls are direct ones.
+ */
+static __always_inline long magnet_next(struct magnet_reader *rd,
+					const struct magnet_sink *sink)
+{
+	long ret;
+
 	if (mutex_lock_interruptible(&rd->lock))
 		return -ERESTARTSYS;
 	magnet_release_held(rd);
 	for (;;) {
+		/* unloading: end of file now, even with text pending */
 		if (READ_ONCE(magnet_shutdown)) {
-			t.flags = MAGNET_TAKE_EOF;
+			ret = 0;
 			break;
 		}
 		if (rd->off == rd->len && !rd->eof) {
 			if (!rd->draining && magnet_finish_requested(rd))
 				magnet_start_drain(rd);
-			if (!rd->resync) {
-				n = magnet_fill_map(rd, u64_to_user_ptr(t.segs),
-						    t.max_segs);
-				if (n) {
-					if (n < 0)
-						ret = n;
-					else
-						t.nsegs = n;
-					break;
-				}
-			}
-			if (!magnet_fill(rd, t.buf_size) && rd->draining &&
-			    rd->off == rd->len) {
-				if (!rd->lost_flushed)
-					rd->lost_flushed =
-						magnet_emit_pending_lost(rd);
-				if (rd->off == rd->len)
-					rd->eof = true;
-			}
+			ret = sink->direct(rd, sink->arg);
+			if (ret)
+				break;
+			magnet_stage(rd, sink->want);
 		}
 		if (rd->off < rd->len) {
-			ret = magnet_take_staged(rd, &t);
-			if (ret > 0) {
-				t.nsegs = ret;
-				ret = 0;
-			}
+			ret = sink->staged(rd, sink->arg);
 			break;
 		}
 		if (rd->eof) {
-			t.flags = MAGNET_TAKE_EOF;
+			ret = 0;
 			break;
 		}
-		if (nowait) {
+		if (sink->nowait) {
 			ret = -EAGAIN;
 			break;
 		}
@@ -946,10 +944,51 @@ static long magnet_ioctl_take(struct file *file, struct magnet_reader *rd,
 			return -ERESTARTSYS;
 	}
 	mutex_unlock(&rd->lock);
-	if (!ret && (put_user(t.nsegs, &ut->nsegs) ||
-		     put_user(t.flags, &ut->flags)))
-		ret = -EFAULT;
 	return ret;
+}
+
+/* TAKE's records: pieces of the map, unless FLOW records go again first */
+static long magnet_take_direct(struct magnet_reader *rd, void *arg)
+{
+	const struct magnet_take *t = arg;
+
+	if (rd->resync)
+		return 0;
+	return magnet_fill_map(rd, u64_to_user_ptr(t->segs), t->max_segs);
+}
+
+/*
+ * MAGNET_IOC_TAKE: the stream's next pieces, as read() would give its
+ * bytes (blocking, or -EAGAIN with O_NONBLOCK or MAGNET_TAKE_NOWAIT);
+ * nsegs 0 and MAGNET_TAKE_EOF at its end.
+ */
+static long magnet_ioctl_take(struct file *file, struct magnet_reader *rd,
+			      struct magnet_take __user *ut)
+{
+	struct magnet_take t;
+	long ret;
+
+	if (copy_from_user(&t, ut, sizeof(t)))
+		return -EFAULT;
+	if (!READ_ONCE(rd->mapped) || t.buf_size < MAGNET_TAKE_BUF_MIN ||
+	    !t.max_segs)
+		return -EINVAL;
+	t.max_segs = min_t(u32, t.max_segs, MAGNET_TAKE_SEGS_MAX);
+	ret = magnet_next(rd, &(const struct magnet_sink){
+		.direct = magnet_take_direct,
+		.staged = magnet_take_staged,
+		.arg = &t,
+		.want = t.buf_size,
+		.nowait = (file->f_flags & O_NONBLOCK) ||
+			  (t.flags & MAGNET_TAKE_NOWAIT),
+	});
+	if (ret < 0)
+		return ret;
+	t.nsegs = ret;
+	t.flags = ret ? 0 : MAGNET_TAKE_EOF;
+	if (put_user(t.nsegs, &ut->nsegs) || put_user(t.flags, &ut->flags))
+		return -EFAULT;
+	return 0;
 }
 
 /* a format=3 binary open (its stream is the records), rings of whole pages */
@@ -1097,70 +1136,46 @@ void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset,
 	*at_close = atomic_long_read(&magnet_discarded_closed);
 }
 
+struct magnet_read_to {
+	char __user *ubuf;
+	size_t count;
+};
+
+/* read()'s records: copied whole from the rings, when magnet_direct() */
+static long magnet_read_direct(struct magnet_reader *rd, void *arg)
+{
+	const struct magnet_read_to *to = arg;
+
+	if (!magnet_direct(rd, to->count))
+		return 0;
+	return magnet_fill_user(rd, to->ubuf, to->count);
+}
+
+static long magnet_read_staged(struct magnet_reader *rd, void *arg)
+{
+	const struct magnet_read_to *to = arg;
+	size_t n = min(to->count, rd->len - rd->off);
+
+	if (copy_to_user(to->ubuf, rd->buf + rd->off, n))
+		return -EFAULT;
+	rd->off += n;
+	return n;
+}
+
 static ssize_t magnet_read(struct file *file, char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
-	struct magnet_reader *rd = file->private_data;
-	ssize_t ret;
+	struct magnet_read_to to = { .ubuf = ubuf, .count = count };
 
 	if (!count)
 		return 0;
-	if (mutex_lock_interruptible(&rd->lock))
-		return -ERESTARTSYS;
-	magnet_release_held(rd);
-	for (;;) {
-		/* unloading: end of file now, even with text pending */
-		if (READ_ONCE(magnet_shutdown)) {
-			ret = 0;
-			break;
-		}
-		if (rd->off == rd->len && !rd->eof) {
-			ssize_t n = 0;
-
-			if (!rd->draining && magnet_finish_requested(rd))
-				magnet_start_drain(rd);
-			if (magnet_direct(rd, count))
-				n = magnet_fill_user(rd, ubuf, count);
-			if (n) {
-				ret = n;
-				break;
-			}
-			if (!magnet_fill(rd, count) && rd->draining &&
-			    rd->off == rd->len) {
-				if (!rd->lost_flushed)
-					rd->lost_flushed =
-						magnet_emit_pending_lost(rd);
-				if (rd->off == rd->len)
-					rd->eof = true;
-			}
-		}
-		if (rd->off < rd->len) {
-			size_t n = min(count, rd->len - rd->off);
-
-			if (copy_to_user(ubuf, rd->buf + rd->off, n)) {
-				ret = -EFAULT;
-				break;
-			}
-			rd->off += n;
-			ret = n;
-			break;
-		}
-		if (rd->eof) {
-			ret = 0;
-			break;
-		}
-		if (file->f_flags & O_NONBLOCK) {
-			ret = -EAGAIN;
-			break;
-		}
-		mutex_unlock(&rd->lock);
-		if (wait_event_interruptible(magnet_wq, magnet_reader_ready(rd)))
-			return -ERESTARTSYS;
-		if (mutex_lock_interruptible(&rd->lock))
-			return -ERESTARTSYS;
-	}
-	mutex_unlock(&rd->lock);
-	return ret;
+	return magnet_next(file->private_data, &(const struct magnet_sink){
+		.direct = magnet_read_direct,
+		.staged = magnet_read_staged,
+		.arg = &to,
+		.want = count,
+		.nowait = file->f_flags & O_NONBLOCK,
+	});
 }
 
 static __poll_t magnet_poll(struct file *file, poll_table *wait)

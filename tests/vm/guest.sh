@@ -875,6 +875,26 @@ case_v3_streams() {
 	awk -F'\t' '$3 == "reset" { r = 1; next } r && $3 == "tcp_out" && $4 != "0" { n++ } END { print n + 0; exit !(n > 100) }' "$L/v3r.txt"
 }
 
+# read_whole NAME CMD...: every layer of a 2 MB transfer in format 3, in
+# rings that hold it all, read by CMD into $L/NAME.bin: every event is in
+# the log or counted lost, exactly as the statistics say, and every byte
+# iperf3 sent is in the log
+read_whole() {
+	local name=$1
+	shift
+	insmod "$KO" events=all omode=1 port=5201 format=3 bufsize=65536
+	"$@" &
+	READER=$!
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/$name.json" -n 2M
+	teacup_stop
+	cat /proc/net/magnet_stats > "$L/$name-stats.txt"
+	rmmod magnet
+	$CTL stats "$L/$name-stats.txt" "$L/$name.bin"
+	$TTPB2ASCII "$L/$name.bin" > "$L/$name.txt" 2> "$L/$name.err"
+	[ ! -s "$L/$name.err" ]
+	$CHECK flow "$L/$name.txt" "$L/$name.json" --role sender --bytes
+}
+
 # magnet-record: a format=3 stream taken from the mapped rings is the
 # stream read() gives. Rings of 16 records that fill before it starts, so
 # the writers' own LOST records pass through the map too: every event is
@@ -903,17 +923,7 @@ case_record() {
 	$TTPB2ASCII -f magnet "$L/rec-small.bin" > "$L/rec-small.txt"
 	[ "$(grep -c $'\tlost\t' "$L/rec-small.txt")" -gt 0 ]
 
-	insmod "$KO" events=all omode=1 port=5201 format=3 bufsize=65536
-	$RECORD -o "$L/rec.bin" &
-	READER=$!
-	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/rec.json" -n 2M
-	teacup_stop
-	cat /proc/net/magnet_stats > "$L/rec-stats.txt"
-	rmmod magnet
-	$CTL stats "$L/rec-stats.txt" "$L/rec.bin"
-	$TTPB2ASCII "$L/rec.bin" > "$L/rec.txt" 2> "$L/rec.err"
-	[ ! -s "$L/rec.err" ]
-	$CHECK flow "$L/rec.txt" "$L/rec.json" --role sender --bytes
+	read_whole rec $RECORD -o "$L/rec.bin"
 
 	insmod "$KO" events=all omode=1 port=5201 format=3
 	$RECORD -o "$L/rec-reset.bin" &
@@ -1715,17 +1725,7 @@ case_stats() {
 # the reader, smaller reads through the staging buffer; either way the
 # stream holds every record written, aligned, and decodes cleanly
 case_binary_reads() {
-	insmod "$KO" events=all omode=1 port=5201 bufsize=65536
-	$PROCF chunks "$L/chunks.bin" &
-	READER=$!
-	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/chunks.json" -n 2M
-	teacup_stop
-	cat /proc/net/magnet_stats > "$L/chunks-stats.txt"
-	rmmod magnet
-	$CTL stats "$L/chunks-stats.txt" "$L/chunks.bin"
-	$TTPB2ASCII "$L/chunks.bin" > "$L/chunks.txt" 2> "$L/chunks.err"
-	[ ! -s "$L/chunks.err" ]
-	$CHECK flow "$L/chunks.txt" "$L/chunks.json" --role sender --bytes
+	read_whole chunks $PROCF chunks "$L/chunks.bin"
 }
 
 # web10g (omode=2) next to ttprobe (omode=0) on the same segments, every
