@@ -51,6 +51,21 @@ struct magnet_take {
 #define MAGNET_TAKE_NOWAIT 2	/* in: EAGAIN rather than wait, as with
 				 * O_NONBLOCK (but for this call only) */
 
+/*
+ * One layout for 32- and 64-bit tasks, so a 32-bit tool on a 64-bit kernel
+ * needs no translation: every __u64 at a multiple of 8 bytes, every size a
+ * multiple of 8 (i386 aligns __u64 to 4 only).
+ */
+_Static_assert(sizeof(struct magnet_map_info) == 32 &&
+	       __builtin_offsetof(struct magnet_map_info, ring_size) == 8 &&
+	       __builtin_offsetof(struct magnet_map_info, map_size) == 16,
+	       "struct magnet_map_info: one layout for 32- and 64-bit tasks");
+_Static_assert(sizeof(struct magnet_seg) == 16,
+	       "struct magnet_seg: one layout for 32- and 64-bit tasks");
+_Static_assert(sizeof(struct magnet_take) == 32 &&
+	       __builtin_offsetof(struct magnet_take, segs) == 8,
+	       "struct magnet_take: one layout for 32- and 64-bit tasks");
+
 #define MAGNET_IOC_MAGIC 0xb6
 #define MAGNET_IOC_MAP_INFO _IOR(MAGNET_IOC_MAGIC, 1, struct magnet_map_info)
 #define MAGNET_IOC_TAKE _IOWR(MAGNET_IOC_MAGIC, 2, struct magnet_take)

@@ -1363,6 +1363,10 @@ static const struct proc_ops magnet_proc_ops = {
 	.proc_write = magnet_write,
 	.proc_poll = magnet_poll,
 	.proc_ioctl = magnet_ioctl,
+#ifdef CONFIG_COMPAT
+	/* mapio.h's structs are laid out alike for 32- and 64-bit tasks */
+	.proc_compat_ioctl = compat_ptr_ioctl,
+#endif
 	.proc_mmap = magnet_mmap,
 	.proc_release = magnet_release,
 };

@@ -924,6 +924,9 @@ case_record() {
 	[ "$(grep -c $'\tlost\t' "$L/rec-small.txt")" -gt 0 ]
 
 	read_whole rec $RECORD -o "$L/rec.bin"
+	# the same from a 32-bit program (take32.c: the compat ioctl; every
+	# kernel make check boots runs 32-bit programs)
+	read_whole take32 "$HERE/take32" "$PROC" "$L/take32.bin"
 
 	insmod "$KO" events=all omode=1 port=5201 format=3
 	$RECORD -o "$L/rec-reset.bin" &

@@ -134,6 +134,13 @@ for b in $boots; do
 	# the guest runs a snapshot, so editing tests/vm/ mid-run cannot derail it
 	cp -r "$top/tests/vm" "$out/tests"
 	cp "$top/scripts/netpair.sh" "$out/tests/"
+	# a 32-bit program for the compat ioctl (case_record); freestanding,
+	# so no 32-bit C library is needed. Not built: that check fails
+	gcc -m32 -march=i686 -ffreestanding -fno-pic -fno-stack-protector \
+		-nostdlib -static -O2 -Wall -Wextra -Werror \
+		-I"/usr/include/$(gcc -print-multiarch)" \
+		-o "$out/tests/take32" "$top/tests/vm/take32.c" ||
+		echo "vm: tests/vm/take32.c did not build" >&2
 	# PREEMPT_RT's threaded interrupts cost more under emulation: its
 	# suite took 1385 s where 6.1's takes about 800
 	t=$timeout_s
