@@ -384,11 +384,15 @@ result() { echo "$*" >> "$OUT/reliability.txt"; log "result: $*"; }
 
 # Load/unload under continuous IPv4 and IPv6 traffic (finding 1): each
 # cycle loads with every layer on, in turn in every output mode; every
-# second cycle a reader waits blocked on a port nobody uses; every fourth
-# a loop writes `filter` commands while rmmod runs. The traffic must
-# survive every cycle, and no cycle may leave the module or its files.
+# second cycle a reader waits blocked on a port nobody uses; in the binary
+# ones magnet-record maps the rings and takes the traffic's records while
+# rmmod runs (it must see the stream end and exit 0; the mapped pages
+# outlive the module); every fourth a loop writes `filter` commands while
+# rmmod runs. The traffic must survive every cycle, and no cycle may leave
+# the module or its files.
 stress_load_unload() {
-	local n=${STRESS_CYCLES:-100} i port writer races=0 blocked=0 c4 c6
+	local n=${STRESS_CYCLES:-100} i port writer races=0 blocked=0 mapped=0
+	local c4 c6 try
 	nsexec mg-srv iperf3 -s -p 5201 -D --logfile "$L/iperf3-lu4.log"
 	nsexec mg-srv iperf3 -s -p 5202 -D --logfile "$L/iperf3-lu6.log"
 	wait_listen mg-srv 5201
@@ -405,6 +409,15 @@ stress_load_unload() {
 		if [ $((i % 2)) = 0 ]; then
 			start_reader "$L/lu-reader.out"
 			blocked=$((blocked + 1))
+		elif [ $((i % 4)) = 1 ]; then
+			$RECORD -v -o /dev/null 2> "$L/lu-record.err" &
+			READER=$!
+			mapped=$((mapped + 1))
+			# its map made before the unload
+			for ((try = 0; try < 100; try++)); do
+				grep -q /proc/net/magnet "/proc/$READER/maps" && break
+				sleep 0.1
+			done
 		fi
 		writer=
 		if [ $((i % 4)) = 3 ]; then
@@ -418,7 +431,12 @@ stress_load_unload() {
 		if [ -n "$writer" ]; then
 			wait_exit "$writer" 10 || [ $? = 1 ]
 		fi
-		if [ -n "$READER" ]; then
+		if [ -n "$READER" ] && [ $((i % 4)) = 1 ]; then
+			# the end of the stream, from the mapped rings
+			wait_exit "$READER" 10
+			READER=
+			grep -q 'mapped rings' "$L/lu-record.err"
+		elif [ -n "$READER" ]; then
 			wait_exit "$READER" 10 || [ $? = 1 ]
 			READER=
 		fi
@@ -428,7 +446,7 @@ stress_load_unload() {
 	done
 	kill $c4 $c6
 	wait $c4 $c6 2>/dev/null || :
-	result "load/unload: $n cycles under 2+2 iperf3 streams (IPv4, IPv6), every layer on, all 4 output modes; $blocked with a blocked reader, $races with filter writes racing rmmod; the traffic ran throughout"
+	result "load/unload: $n cycles under 2+2 iperf3 streams (IPv4, IPv6), every layer on, all 4 output modes; $blocked with a blocked reader, $mapped with magnet-record taking the records from the mapped rings, $races with filter writes racing rmmod; the traffic ran throughout"
 }
 
 # Reader faults: a buffer that faults (EFAULT, short reads; nothing lost
