@@ -415,9 +415,10 @@ stress_load_unload() {
 			mapped=$((mapped + 1))
 			# its map made before the unload
 			for ((try = 0; try < 100; try++)); do
-				grep -q /proc/net/magnet "/proc/$READER/maps" && break
+				grep -q "net/magnet$" "/proc/$READER/maps" && break
 				sleep 0.1
 			done
+			[ "$try" -lt 100 ]
 		fi
 		writer=
 		if [ $((i % 4)) = 3 ]; then
