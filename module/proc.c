@@ -1010,7 +1010,7 @@ static long magnet_ioctl(struct file *file, unsigned int cmd,
 		info.ncpus = nr_cpu_ids;
 		info.slot_size = MAGNET_SLOT_SIZE;
 		info.ring_size = magnet_ring_size();
-		info.map_size = info.ring_size * nr_cpu_ids;
+		info.map_size = magnet_rings_map_size();
 		info.max_segs = MAGNET_TAKE_SEGS_MAX;
 		return copy_to_user((void __user *)arg, &info, sizeof(info)) ?
 		       -EFAULT : 0;
@@ -1026,7 +1026,7 @@ static long magnet_ioctl(struct file *file, unsigned int cmd,
 static int magnet_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct magnet_reader *rd = file->private_data;
-	unsigned long size = magnet_ring_size() * nr_cpu_ids;
+	unsigned long size = magnet_rings_map_size();
 	int ret;
 
 	if (!magnet_mappable(rd) || vma->vm_pgoff ||

@@ -77,6 +77,11 @@ unsigned long magnet_ring_size(void)
 	return magnet_ring_bytes;
 }
 
+unsigned long magnet_rings_map_size(void)
+{
+	return magnet_ring_bytes * nr_cpu_ids;
+}
+
 /*
  * Map every possible CPU's ring read-only into @vma, CPU c's at
  * c * magnet_ring_size() (the caller checked the size and that a ring is

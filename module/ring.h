@@ -61,6 +61,8 @@ int magnet_rings_init(unsigned int nrecords, void (*wake)(void));
 void magnet_rings_exit(void);
 /* bytes per CPU's ring; magnet_rings_map() puts CPU c's at c times it */
 unsigned long magnet_ring_size(void);
+/* bytes of the map of every possible CPU's ring: nr_cpu_ids rings */
+unsigned long magnet_rings_map_size(void);
 struct vm_area_struct;
 int magnet_rings_map(struct vm_area_struct *vma);
 

@@ -891,7 +891,13 @@ case_v3_streams() {
 	$TTPB2ASCII -f magnet "$L/v3r.bin" > "$L/v3r.txt"
 	[ "$(awk -F'\t' '$3 == "reset"' "$L/v3r.txt" | wc -l)" = 1 ]
 	# events after the mark, from the connection that was there before it
-	awk -F'\t' '$3 == "reset" { r = 1; next } r && $3 == "tcp_out" && $4 != "0" { n++ } END { print n + 0; exit !(n > 100) }' "$L/v3r.txt"
+	sent_after_reset "$L/v3r.txt"
+}
+
+# sent_after_reset FILE: more than 100 data segments sent after the reset
+# mark in FILE (decoded, -f magnet); prints how many
+sent_after_reset() {
+	awk -F'\t' '$3 == "reset" { r = 1; next } r && $3 == "tcp_out" && $4 != "0" { n++ } END { print n + 0; exit !(n > 100) }' "$1"
 }
 
 # read_whole NAME CMD...: every layer of a 2 MB transfer in format 3, in
@@ -978,7 +984,7 @@ case_record() {
 	$TTPB2ASCII -f magnet "$L/rec-reset.bin" > "$L/rec-reset.txt"
 	# one mark, with the count the kernel log gives
 	[ "$(awk -F'\t' '$3 == "reset" { print $67 }' "$L/rec-reset.txt")" = "$discarded" ]
-	awk -F'\t' '$3 == "reset" { r = 1; next } r && $3 == "tcp_out" && $4 != "0" { n++ } END { print n + 0; exit !(n > 100) }' "$L/rec-reset.txt"
+	sent_after_reset "$L/rec-reset.txt"
 
 	# unloaded while the tool maps the rings and waits: end of stream
 	insmod "$KO" events=all omode=1 port=5201 format=3
