@@ -332,7 +332,7 @@ def cmd_noaddr(ptrs, ranges_path, files):
     groups = []
     for top in sorted({a >> 32 for a in addrs}):
         members = [a for a in addrs if a >> 32 == top]
-        groups.append(((("%08x" % top).encode(), struct.pack("<I", top)),
+        groups.append((("%08x" % top).encode(), struct.pack("<I", top),
                        {("%016x" % a).encode() for a in members},
                        {struct.pack("<Q", a) for a in members}))
 
@@ -348,19 +348,19 @@ def cmd_noaddr(ptrs, ranges_path, files):
         # each address as text and as a u64 anywhere: found by a search
         # for the top half the addresses share (one or two values), each
         # hit then compared whole
-        for hi, texts, words8 in groups:
-            i = low.find(hi[0])
+        for top_text, top_u32, texts, words8 in groups:
+            i = low.find(top_text)
             while i >= 0:
                 if low[i:i + 16] in texts:
                     fail("%s contains socket address %s as text"
                          % (path, low[i:i + 16].decode()))
-                i = low.find(hi[0], i + 1)
-            i = data.find(hi[1], 4)
+                i = low.find(top_text, i + 1)
+            i = data.find(top_u32, 4)
             while i >= 0:
                 if data[i - 4:i + 4] in words8:
                     fail("%s contains socket address %016x as a u64"
                          % (path, struct.unpack_from("<Q", data, i - 4)[0]))
-                i = data.find(hi[1], i + 1)
+                i = data.find(top_u32, i + 1)
         for m in words.finditer(low):
             w = m.group(1)
             v = int(w, 16) if len(w) == 16 else int(w)
