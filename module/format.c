@@ -91,14 +91,52 @@ static int magnet_eq16(const __u8 *a, const __u8 *b)
 	return !((a0 ^ b0) | (a1 ^ b1));
 }
 
+/* 8 bytes from @s to @d, unaligned */
+static __always_inline void magnet_copy8(char *d, const char *s)
+{
+	__u64 w;
+
+	memcpy(&w, s, 8);
+	memcpy(d, &w, 8);
+}
+
 /*
- * Fields 3-6 from @c when one of its tuples is @v's, else written there. A
- * view with a key finds its tuple by the key while the generation holds;
- * otherwise, or when it changed, by comparing the fields, and a tuple
- * found so takes the view's key.
+ * The cached text @txt (@n bytes, of an array of MAGNET_TTCACHE_TXT) at
+ * @p, in 48-byte pieces of whole words, not a memcpy() of @n (the kernel's
+ * is a call): up to 47 bytes past the text's end are written too, which
+ * the fields after it write over, or lie past the line's end, inside the
+ * buffer: the last text copied so (fields 8-14) starts at most 143 bytes
+ * in, so nothing is written past byte 239 of MAGNET_TTPROBE_LINE_MAX (320).
+ */
+static __always_inline char *magnet_put_cached(char *p, const char *txt,
+					       unsigned int n)
+{
+	magnet_copy8(p, txt);
+	magnet_copy8(p + 8, txt + 8);
+	magnet_copy8(p + 16, txt + 16);
+	magnet_copy8(p + 24, txt + 24);
+	magnet_copy8(p + 32, txt + 32);
+	magnet_copy8(p + 40, txt + 40);
+	if (n > 48) {
+		magnet_copy8(p + 48, txt + 48);
+		magnet_copy8(p + 56, txt + 56);
+		magnet_copy8(p + 64, txt + 64);
+		magnet_copy8(p + 72, txt + 72);
+		magnet_copy8(p + 80, txt + 80);
+		magnet_copy8(p + 88, txt + 88);
+	}
+	return p + n;
+}
+
+/*
+ * Fields 3-6 from @c when one of its tuples is @v's, else written there;
+ * the tuple in *@tp. A view with a key finds its tuple by the key while
+ * the generation holds; otherwise, or when it changed, by comparing the
+ * fields, and a tuple found so takes the view's key.
  */
 static char *magnet_put_tuple_cached(char *p, const struct magnet_ttview *v,
-				     struct magnet_ttcache *c)
+				     struct magnet_ttcache *c,
+				     struct magnet_tttuple **tp)
 {
 	struct magnet_tttuple *t;
 	char *end;
@@ -108,8 +146,8 @@ static char *magnet_put_tuple_cached(char *p, const struct magnet_ttview *v,
 		for (i = 0; i < MAGNET_TTCACHE_TUPLES; i++) {
 			t = &c->tuple[i];
 			if (t->key == v->key && t->gen == v->gen && t->len) {
-				memcpy(p, t->txt, t->len);
-				return p + t->len;
+				*tp = t;
+				return magnet_put_cached(p, t->txt, t->len);
 			}
 		}
 	for (i = 0; i < MAGNET_TTCACHE_TUPLES; i++) {
@@ -119,8 +157,8 @@ static char *magnet_put_tuple_cached(char *p, const struct magnet_ttview *v,
 		    magnet_eq16(t->raddr, v->raddr)) {
 			t->key = v->key;
 			t->gen = v->gen;
-			memcpy(p, t->txt, t->len);
-			return p + t->len;
+			*tp = t;
+			return magnet_put_cached(p, t->txt, t->len);
 		}
 	}
 	end = magnet_put_tuple(p, v);
@@ -135,6 +173,7 @@ static char *magnet_put_tuple_cached(char *p, const struct magnet_ttview *v,
 	t->gen = v->gen;
 	t->len = (__u8)(end - p);
 	memcpy(t->txt, p, t->len);
+	*tp = t;
 	return end;
 }
 
@@ -145,13 +184,70 @@ static char *magnet_put_sec_cached(char *p, __u64 sec,
 	char *end;
 
 	if (c->sec_len && c->sec == sec) {
-		memcpy(p, c->sec_txt, c->sec_len);
+		/* at most 20 bytes, in 3 words: ".uuuuuu," follows */
+		magnet_copy8(p, c->sec_txt);
+		magnet_copy8(p + 8, c->sec_txt + 8);
+		magnet_copy8(p + 16, c->sec_txt + 16);
 		return p + c->sec_len;
 	}
 	end = magnet_put_u64(p, sec);
 	c->sec = sec;
 	c->sec_len = (__u8)(end - p);
 	memcpy(c->sec_txt, p, c->sec_len);
+	return end;
+}
+
+/* fields 8-14, "mss,srtt,cwnd,ssthresh,snd_wnd,rcv_wnd,state," */
+static __always_inline char *magnet_put_mid(char *p,
+					    const struct magnet_ttview *v,
+					    __u64 cwnd_bytes,
+					    __u64 ssthresh_bytes)
+{
+	p = magnet_put_u32(p, v->mss);
+	*p++ = ',';
+	p = magnet_put_u32(p, v->srtt_us);
+	*p++ = ',';
+	p = magnet_put_u64(p, cwnd_bytes);
+	*p++ = ',';
+	p = magnet_put_u64(p, ssthresh_bytes);
+	*p++ = ',';
+	p = magnet_put_u32(p, v->snd_wnd);
+	*p++ = ',';
+	p = magnet_put_u32(p, v->rcv_wnd);
+	*p++ = ',';
+	p = magnet_put_u32(p, v->state);
+	*p++ = ',';
+	return p;
+}
+
+/*
+ * The same from the socket's tuple @t when its last line had the same
+ * values: in a bulk transfer they change on about one line in five (the
+ * smoothed RTT, the windows), the sequence numbers after them on every one.
+ */
+static __always_inline char *magnet_put_mid_cached(char *p,
+						   const struct magnet_ttview *v,
+						   __u64 cwnd_bytes,
+						   __u64 ssthresh_bytes,
+						   struct magnet_tttuple *t)
+{
+	__u64 k0 = v->mss | (__u64)v->srtt_us << 32;
+	__u64 k3 = v->snd_wnd | (__u64)v->rcv_wnd << 32;
+	char *end;
+
+	if (t->mid_len &&
+	    !((t->mid[0] ^ k0) | (t->mid[1] ^ cwnd_bytes) |
+	      (t->mid[2] ^ ssthresh_bytes) | (t->mid[3] ^ k3) |
+	      (t->mid[4] ^ v->state)))
+		return magnet_put_cached(p, t->mid_txt, t->mid_len);
+	end = magnet_put_mid(p, v, cwnd_bytes, ssthresh_bytes);
+	t->mid[0] = k0;
+	t->mid[1] = cwnd_bytes;
+	t->mid[2] = ssthresh_bytes;
+	t->mid[3] = k3;
+	t->mid[4] = v->state;
+	t->mid_len = (__u8)(end - p);
+	memcpy(t->mid_txt, p, t->mid_len);
 	return end;
 }
 
@@ -244,24 +340,21 @@ static int magnet_ttprobe_line(char *buf, const struct magnet_ttview *v,
 	*p++ = '.';
 	p = magnet_put_u32_pad(p, rem_ns / 1000U, 6);
 	*p++ = ',';
-	p = c ? magnet_put_tuple_cached(p, v, c) : magnet_put_tuple(p, v);
-	*p++ = ',';
-	p = magnet_put_u64(p, counter);
-	*p++ = ',';
-	p = magnet_put_u32(p, v->mss);
-	*p++ = ',';
-	p = magnet_put_u32(p, v->srtt_us);
-	*p++ = ',';
-	p = magnet_put_u64(p, cwnd_bytes);
-	*p++ = ',';
-	p = magnet_put_u64(p, ssthresh_bytes);
-	*p++ = ',';
-	p = magnet_put_u32(p, v->snd_wnd);
-	*p++ = ',';
-	p = magnet_put_u32(p, v->rcv_wnd);
-	*p++ = ',';
-	p = magnet_put_u32(p, v->state);
-	*p++ = ',';
+	if (c) {
+		struct magnet_tttuple *t;
+
+		p = magnet_put_tuple_cached(p, v, c, &t);
+		*p++ = ',';
+		p = magnet_put_u64(p, counter);
+		*p++ = ',';
+		p = magnet_put_mid_cached(p, v, cwnd_bytes, ssthresh_bytes, t);
+	} else {
+		p = magnet_put_tuple(p, v);
+		*p++ = ',';
+		p = magnet_put_u64(p, counter);
+		*p++ = ',';
+		p = magnet_put_mid(p, v, cwnd_bytes, ssthresh_bytes);
+	}
 	p = magnet_put_u32(p, v->snd_una);
 	*p++ = ',';
 	p = magnet_put_u32(p, v->snd_nxt);
@@ -376,7 +469,7 @@ int magnet_ttstream_format_v3(struct magnet_ttstream *s, char *buf,
 			      const struct magnet_v3_slot *flow, __u64 gen,
 			      __s64 realtime_offset_ns)
 {
-	struct magnet_ttview v;
+	struct magnet_ttview v __uninitialized;
 
 	magnet_ttview_v3(&v, rec, flow, gen);
 	return magnet_ttstream_view(s, buf, &v, realtime_offset_ns);

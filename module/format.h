@@ -90,24 +90,36 @@ struct magnet_ttcount {
 
 /*
  * What consecutive lines of a stream share, kept as text: the seconds of the
- * timestamp, and fields 3-6 (addresses and ports) of the last socket.
+ * timestamp, fields 3-6 (addresses and ports) of the last sockets, and each
+ * socket's fields 8-14 (mss to state), which change on few of its lines.
  * Copying them is cheaper than writing them out again; the lines are the
- * same bytes either way (test_format checks).
+ * same bytes either way (test_format checks). The texts are copied in whole
+ * 8-byte words, up to 7 bytes past their end, which the fields after them
+ * write over: so each array is a multiple of 8 bytes, and holds more room
+ * than its longest text.
  */
+#define MAGNET_TTCACHE_TXT 96
+
 /*
  * The text of a connection end's "laddr,lport,raddr,rport". @key and @gen:
  * the flow a view from a version 3 record named (its decoder's slot and
  * generation, struct magnet_ttview), which then finds it without comparing
- * the addresses.
+ * the addresses. @mid_txt: "mss,srtt,cwnd,ssthresh,snd_wnd,rcv_wnd,state,"
+ * of the values @mid (packed as magnet_ttprobe_line() packs them) as the
+ * socket's last line wrote them; it is found by those values, so a line of
+ * another socket with the same values would be right to take it too.
  */
 struct magnet_tttuple {
 	__u8 len;		/* 0: none yet */
 	__u8 family;
 	__u16 lport, rport;
+	__u8 mid_len;		/* 0: none yet */
 	__u8 laddr[16], raddr[16];
 	const void *key;
 	__u64 gen;
-	char txt[92];		/* at most 91 */
+	__u64 mid[5];
+	char txt[MAGNET_TTCACHE_TXT];		/* at most 91 */
+	char mid_txt[MAGNET_TTCACHE_TXT];	/* at most 90 */
 };
 
 /*
@@ -121,7 +133,7 @@ struct magnet_ttcache {
 	__u64 sec;		/* whose text sec_txt holds */
 	__u8 sec_len;		/* 0: none yet */
 	__u8 next;		/* the tuple slot to replace next */
-	char sec_txt[20];
+	char sec_txt[24];	/* at most 20 */
 	struct magnet_tttuple tuple[MAGNET_TTCACHE_TUPLES];
 };
 

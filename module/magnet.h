@@ -36,6 +36,13 @@ struct magnet_config {
 	unsigned int compat;	/* MAGNET_COMPAT_* */
 	unsigned int maxactive;	/* app calls in flight that can be recorded */
 	unsigned int format;	/* omode=1 (not compat=ttprobe): 2 or 3 */
+	/*
+	 * Derived at load: the output shows TCP and app events' rate part
+	 * (record.h, RF_RATE), so the handlers write it: magnet's version 3
+	 * binary stream and the magnet text. The ttprobe lines, web10g and
+	 * the 256-byte and ttprobe records have no column for it.
+	 */
+	bool rate;
 };
 
 /*

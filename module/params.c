@@ -134,5 +134,9 @@ int magnet_params_validate(void)
 		       c->direction);
 		return -EINVAL;
 	}
+	c->rate = c->omode == MAGNET_OMODE_TEXT ||
+		  (c->omode == MAGNET_OMODE_BINARY &&
+		   c->compat == MAGNET_COMPAT_MAGNET &&
+		   c->format == MAGNET_FORMAT_VERSION_V3);
 	return 0;
 }

@@ -391,7 +391,7 @@ static void magnet_take(struct magnet_reader *rd, const union magnet_slot *s,
 			int cpu)
 {
 	unsigned int len = s->hdr.len;
-	struct magnet_v3_rate x;
+	struct magnet_v3_rate x __uninitialized;	/* read only if filled */
 	bool rate;
 
 	if (rd->v3) {

@@ -39,9 +39,10 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 			       u16 event, bool out, bool dev)
 {
 	const struct magnet_filter *f = magnet_filter();
-	struct magnet_flow_key k;
+	struct magnet_flow_key k __uninitialized;	/* no padding: all set */
 	struct magnet_v3_pkt *k3;
-	struct magnet_pkt p;
+	/* magnet_pkt_parse() writes what its result says is there */
+	struct magnet_pkt p __uninitialized;
 	struct magnet_rec c;
 	struct magnet_pkt_src src;
 	const struct sock *sk;

@@ -2,7 +2,8 @@
 /*
  * The TCP and application events: a segment at TCP transmit and receive,
  * and a tcp_sendmsg()/tcp_recvmsg() call at its return. Both carry the TCP
- * snapshot (rec.c) and, last, the rate part (magnet_fill_rate in rec.h):
+ * snapshot (rec.c) and, last, where the output shows it (magnet_cfg.rate),
+ * the rate part (magnet_fill_rate in rec.h):
  * pacing and delivery rates, delivered and CE-marked packets, lost and
  * SACKed segments out, and what the congestion control's get_info()
  * answers (magnet_fill_cc_info below, asked at TCP events only, where the
@@ -71,6 +72,7 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 	struct magnet_v3_tcp *t;
 	struct magnet_rec c;
 	u16 lport, rport;
+	bool rate;
 	u32 mark;
 
 	if (unlikely(!sk || !skb || !sk_fullsock(sk)))
@@ -101,10 +103,12 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 		goto filtered;
 
 	ca = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+	rate = magnet_cfg.rate;
 	t = magnet_rec_begin_sock(&c, sk, lport, rport, ca, event,
 				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
-				  MAGNET_RF_RATE,
-				  MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE);
+				  (rate ? MAGNET_RF_RATE : 0),
+				  MAGNET_V3_TCP_SIZE +
+				  (rate ? MAGNET_V3_RATE_SIZE : 0));
 	if (!t)
 		return;
 	t->len = skb->len;
@@ -114,7 +118,9 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 	magnet_fill_tcp(t, sk);
 	if (event == MAGNET_EV_TCP_OUT)
 		magnet_count_out(t, skb);
-	magnet_fill_rate((struct magnet_v3_rate *)(t + 1), sk, ca, true);
+	if (rate)
+		magnet_fill_rate((struct magnet_v3_rate *)(t + 1), sk, ca,
+				 true);
 	magnet_rec_end(&c);
 	return;
 filtered:
@@ -163,13 +169,15 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 	struct magnet_rec c;
 	/* tcp_sendmsg and tcp_recvmsg return int: rax's upper half is junk */
 	int ret = (int)regs_return_value(regs);
+	bool rate = magnet_cfg.rate;
 
 	t = magnet_rec_begin_sock(&c, sk, ntohs(inet_sk(sk)->inet_sport),
 				  ntohs(sk->sk_dport),
 				  READ_ONCE(inet_csk(sk)->icsk_ca_ops), event,
 				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
-				  MAGNET_RF_APP | MAGNET_RF_RATE,
-				  MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE);
+				  MAGNET_RF_APP | (rate ? MAGNET_RF_RATE : 0),
+				  MAGNET_V3_APP_SIZE +
+				  (rate ? MAGNET_V3_RATE_SIZE : 0));
 	if (!t)
 		return 0;
 	t->len = ret > 0 ? ret : 0;
@@ -185,7 +193,9 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 	a->req = call->req;
 	a->ret = ret;
 	memcpy(a->comm, current->comm, sizeof(a->comm));
-	magnet_fill_rate((struct magnet_v3_rate *)(a + 1), sk, NULL, false);
+	if (rate)
+		magnet_fill_rate((struct magnet_v3_rate *)(a + 1), sk, NULL,
+				 false);
 	magnet_rec_end(&c);
 	return 0;
 }

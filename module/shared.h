@@ -30,4 +30,14 @@ static inline __u64 magnet_div_u64_rem(__u64 n, __u32 d, __u32 *rem)
 }
 #endif
 
+/*
+ * A stack variable whose fields are each written before they are read:
+ * not zeroed on entry under CONFIG_INIT_STACK_ALL_ZERO (Debian's kernels
+ * zero every one, a `rep stosq` of 8 bytes an instruction on hot paths).
+ * The kernel's compiler_attributes.h defines it where the compiler has it.
+ */
+#ifndef __uninitialized
+#define __uninitialized
+#endif
+
 #endif /* MAGNET_SHARED_H */

@@ -209,13 +209,58 @@ static void compare(const struct magnet_record *r, __u64 counter,
 	}
 }
 
+/* @r's fields 8-14 (and ca_state, which the compat ssthresh reads) */
+static void mid_copy(struct magnet_record *r, const struct magnet_record *from)
+{
+	r->mss = from->mss;
+	r->srtt_us = from->srtt_us;
+	r->cwnd = from->cwnd;
+	r->ssthresh = from->ssthresh;
+	r->snd_wnd = from->snd_wnd;
+	r->rcv_wnd = from->rcv_wnd;
+	r->state = from->state;
+	r->ca_state = from->ca_state;
+}
+
+/*
+ * @r's fields 8-14 as a flow's lines have them: mostly its socket @sock's
+ * last ones, else one of them one apart or random, or another socket's
+ * (@other); then @sock's last ones are @r's
+ */
+static void mid_values(struct magnet_record *r, struct magnet_record *sock,
+		       const struct magnet_record *other)
+{
+	struct magnet_record fresh = *r;
+	__u32 *f[] = { &r->mss, &r->srtt_us, &r->cwnd, &r->ssthresh,
+		       &r->snd_wnd, &r->rcv_wnd };
+	long dice = random() % 16;
+	int i = (int)(random() % 8);
+
+	mid_copy(r, sock);
+	if (dice == 0) {
+		mid_copy(r, &fresh);
+	} else if (dice == 1) {
+		mid_copy(r, other);
+	} else if (dice < 5) {
+		if (i < 6)
+			*f[i] += random() % 2 ? 1 : (__u32)rnd64();
+		else if (i == 6)
+			r->state ^= (__u8)(1 + random() % 255);
+		else
+			r->ca_state = (__u8)(random() % 6);
+	}
+	mid_copy(sock, r);
+}
+
 /*
  * A stream through magnet_ttstream_format(), which copies the seconds and
  * fields 3-6 from its cache when they repeat: every line against the
  * reference, on records from a few sockets (IPv4 and IPv6 with the same
  * bytes, tuples one port or one address bit apart, or apart only in an
  * IPv4 address's unused bytes), with timestamps a few ms apart so seconds repeat and
- * change, other events between them, in both semantics.
+ * change, other events between them, in both semantics. Fields 8-14 (mss
+ * to state, cached per socket) mostly repeat the socket's last line, or
+ * change in one field by one or at random, or take another socket's.
  */
 static void stream(int compat, long n)
 {
@@ -252,6 +297,7 @@ static void stream(int compat, long n)
 		if (random() % 8)	/* runs of the same socket, as in a flow */
 			k = (int)(i / 50 % 6);
 		random_record(&r);
+		mid_values(&r, &pool[k], &pool[random() % 6]);
 		r.family = pool[k].family;
 		r.lport = pool[k].lport;
 		r.rport = pool[k].rport;
