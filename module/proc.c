@@ -687,9 +687,37 @@ static __always_inline bool magnet_copy_record(char __user *dst,
 					       const union magnet_slot *rec,
 					       unsigned int len)
 {
+	const u64 *s = (const u64 *)rec;
+	u64 __user *d = (u64 __user *)dst;
+	unsigned int n = len / 8;
+
 	if (!user_access_begin(dst, len))
 		return false;
-	unsafe_copy_to_user(dst, (const char *)rec, len, fault);
+	/*
+	 * Four words a turn: unsafe_copy_to_user()'s loop spends 7
+	 * instructions on each word (bench-insn: 185 of a TCP event's 229)
+	 */
+	for (; n >= 4; n -= 4, s += 4, d += 4) {
+		unsafe_put_user(s[0], d, fault);
+		unsafe_put_user(s[1], d + 1, fault);
+		unsafe_put_user(s[2], d + 2, fault);
+		unsafe_put_user(s[3], d + 3, fault);
+	}
+	switch (n) {
+	case 3:
+		unsafe_put_user(s[2], d + 2, fault);
+		fallthrough;
+	case 2:
+		unsafe_put_user(s[1], d + 1, fault);
+		fallthrough;
+	case 1:
+		unsafe_put_user(s[0], d, fault);
+	}
+	/* a record is whole words (magnet_v3_record_len()): none left */
+	if (unlikely(len % 8))
+		unsafe_copy_to_user((char __user *)dst + (len & ~7U),
+				    (const char *)rec + (len & ~7U), len % 8,
+				    fault);
 	user_access_end();
 	return true;
 fault:
