@@ -134,9 +134,9 @@ static __always_inline char *magnet_put_cached(char *p, const char *txt,
  * the generation holds; otherwise, or when it changed, by comparing the
  * fields, and a tuple found so takes the view's key.
  */
-static char *magnet_put_tuple_cached(char *p, const struct magnet_ttview *v,
-				     struct magnet_ttcache *c,
-				     struct magnet_tttuple **tp)
+static __always_inline char *
+magnet_put_tuple_cached(char *p, const struct magnet_ttview *v,
+			struct magnet_ttcache *c, struct magnet_tttuple **tp)
 {
 	struct magnet_tttuple *t;
 	char *end;
@@ -178,8 +178,8 @@ static char *magnet_put_tuple_cached(char *p, const struct magnet_ttview *v,
 }
 
 /* the timestamp's seconds, from @c when they did not change */
-static char *magnet_put_sec_cached(char *p, __u64 sec,
-				   struct magnet_ttcache *c)
+static __always_inline char *magnet_put_sec_cached(char *p, __u64 sec,
+						   struct magnet_ttcache *c)
 {
 	char *end;
 

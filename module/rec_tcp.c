@@ -173,17 +173,15 @@ int notrace magnet_app_entry(struct magnet_app_call *call,
 }
 NOKPROBE_SYMBOL(magnet_app_entry);
 
-/* At the return of a call magnet_app_entry() chose: its record. */
-int notrace magnet_app_return(const struct magnet_app_call *call,
-			      struct pt_regs *regs, u16 event)
+/* magnet_app_return()'s record; @rate a constant, as magnet_write_tcp() */
+static __always_inline void magnet_write_app(const struct magnet_app_call *call,
+					     int ret, u16 event,
+					     const bool rate)
 {
 	struct sock *sk = call->sk;
 	struct magnet_v3_tcp *t;
 	struct magnet_v3_app *a;
 	struct magnet_rec c;
-	/* tcp_sendmsg and tcp_recvmsg return int: rax's upper half is junk */
-	int ret = (int)regs_return_value(regs);
-	bool rate = magnet_cfg.rate;
 
 	t = magnet_rec_begin_sock(&c, sk, ntohs(inet_sk(sk)->inet_sport),
 				  ntohs(sk->sk_dport),
@@ -193,7 +191,7 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 				  MAGNET_V3_APP_SIZE +
 				  (rate ? MAGNET_V3_RATE_SIZE : 0));
 	if (!t)
-		return 0;
+		return;
 	t->len = ret > 0 ? ret : 0;
 	t->mark = READ_ONCE(sk->sk_mark);
 	t->seq = call->seq;
@@ -211,6 +209,19 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 		magnet_fill_rate((struct magnet_v3_rate *)(a + 1), sk, NULL,
 				 false);
 	magnet_rec_end(&c);
+}
+
+/* At the return of a call magnet_app_entry() chose: its record. */
+int notrace magnet_app_return(const struct magnet_app_call *call,
+			      struct pt_regs *regs, u16 event)
+{
+	/* tcp_sendmsg and tcp_recvmsg return int: rax's upper half is junk */
+	int ret = (int)regs_return_value(regs);
+
+	if (magnet_cfg.rate)
+		magnet_write_app(call, ret, event, true);
+	else
+		magnet_write_app(call, ret, event, false);
 	return 0;
 }
 NOKPROBE_SYMBOL(magnet_app_return);
