@@ -560,10 +560,11 @@ static void magnet_fill_begin(struct magnet_reader *rd)
 /*
  * The oldest record not yet taken in this fill, across CPUs (on equal
  * times, the lowest CPU's), or NULL. A CPU whose records are all taken
- * leaves the merge.
+ * leaves the merge. Inlined in its three callers' loops: as a call it
+ * cost 46 instructions a record (bench-insn), its frame a third of them.
  */
-static union magnet_slot *magnet_fill_next(struct magnet_reader *rd,
-					   int *cpup)
+static __always_inline union magnet_slot *
+magnet_fill_next(struct magnet_reader *rd, int *cpup)
 {
 	union magnet_slot *rec, *best = NULL;
 	unsigned int i = 0;
