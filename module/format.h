@@ -93,10 +93,10 @@ struct magnet_ttcount {
  * timestamp, fields 3-6 (addresses and ports) of the last sockets, and each
  * socket's fields 8-14 (mss to state), which change on few of its lines.
  * Copying them is cheaper than writing them out again; the lines are the
- * same bytes either way (test_format checks). The texts are copied in whole
- * 8-byte words, up to 7 bytes past their end, which the fields after them
- * write over: so each array is a multiple of 8 bytes, and holds more room
- * than its longest text.
+ * same bytes either way (test_format checks). The tuples' texts are copied
+ * in 48-byte pieces of whole words (format.c, magnet_put_cached), up to 47
+ * bytes past their end, so each array holds MAGNET_TTCACHE_TXT bytes, more
+ * than its longest text; the seconds in three words.
  */
 #define MAGNET_TTCACHE_TXT 96
 
