@@ -93,6 +93,13 @@ static int write_buf(int fd, char *buf, size_t len)
 	return 0;
 }
 
+/* the module was unloaded between two calls: say so, the stream ends */
+static void unloaded(void)
+{
+	fprintf(stderr, "%s: the module was unloaded: the stream ends here\n",
+		prog);
+}
+
 /*
  * The mapped path; returns 0 at the stream's end or on a signal. The
  * pieces are gathered into one buffer, written when it fills or when the
@@ -147,6 +154,16 @@ static int record_mapped(int in, int out, const struct magnet_map_info *mi,
 			}
 			if (errno == EINTR)
 				continue;
+			/*
+			 * An unload that found this reader between two TAKEs
+			 * removed the file: procfs answers ENOTTY from then
+			 * on. The stream ends there, as it does with the end
+			 * the unload gives a reader inside a TAKE.
+			 */
+			if (errno == ENOTTY) {
+				unloaded();
+				break;
+			}
 			fprintf(stderr, "%s: taking records: %s\n", prog,
 				strerror(errno));
 			return -1;
@@ -195,6 +212,11 @@ static int record_copied(int in, int out, unsigned long long *bytes)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			/* the same for read(): EIO once the file is removed */
+			if (errno == EIO) {
+				unloaded();
+				break;
+			}
 			fprintf(stderr, "%s: reading: %s\n", prog,
 				strerror(errno));
 			return -1;
