@@ -101,7 +101,12 @@ void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 	s64 v;
 
 	this_cpu_add(magnet_bl_queued, segs);
-	if (!fresh || !tag)
+	/*
+	 * Claimed only with magnet_bl_on set: __release_sock's entry, which
+	 * drains this backlog later, then sees it set too, and its return
+	 * frees the slot (probes.c, magnet_drain_probe)
+	 */
+	if (!fresh || !tag || !READ_ONCE(magnet_bl_on))
 		return;
 	nv = magnet_bl_word(tag, READ_ONCE(tp->segs_in) - segs,
 			    READ_ONCE(tp->data_segs_in) - dsegs);
