@@ -11,10 +11,10 @@
  *
  * Three more handlers record nothing: tcp_add_backlog's (ftrace) notes
  * where a socket's backlog starts; the return of __release_sock (a
- * kretprobe), where the owner has drained it, and tcp_release_cb (ftrace),
- * which release_sock calls after it up to 6.x and only for deferred work
- * in 7.x, forget it; so that records carry segs_in as TCP processed it
- * (backlog.c).
+ * kretprobe), where the owner has drained it, forgets it, and
+ * tcp_release_cb (ftrace), which release_sock calls after it up to 6.x and
+ * only for deferred work in 7.x, forgets a backlog whose first segment was
+ * dropped; so that records carry segs_in as TCP processed it (backlog.c).
  *
  * Each probe point is resolved on the running kernel from a list of
  * candidate functions. Packet and TCP handlers are ftrace callbacks at the
@@ -178,31 +178,17 @@ MAGNET_FTRACE_HANDLER(magnet_bl_add_h,
 	magnet_bl_add((const struct sock *)ARG(0),
 		      (const struct sk_buff *)ARG(1)));
 /*
- * The return probe of __release_sock, once registered: it frees the slot
- * of every backlog a slot was claimed for, since the probe of
- * tcp_add_backlog registers after it and claims only with magnet_bl_on
- * set (backlog.c). Cleared before the probes are unregistered.
+ * tcp_release_cb(sk), from release_sock under the spinlock, after any
+ * drain: a slot the socket still holds is one whose first segment
+ * tcp_add_backlog dropped, or whose drain the return probe missed. Up to
+ * 6.x every release_sock calls it, about one TCP event in two in make
+ * bench, and the search for a slot cost 38 instructions an event there
+ * (bench-insn): magnet_backlog_release() searches only while a socket of
+ * the same home slot holds one.
  */
-static struct magnet_probe *magnet_drain_probe __read_mostly;
-
-/*
- * tcp_release_cb(sk), from release_sock under the spinlock, the backlog
- * drained: the socket's slot is free again. Up to 6.x every release_sock
- * calls it, about one TCP event in two in make bench, and the search for
- * a slot cost 38 instructions an event there (bench-insn), for a slot the
- * drain probe has freed already: so this only frees slots that probe may
- * have left, when it is not there or has missed a call.
- */
-static __always_inline bool magnet_drain_sure(void)
-{
-	const struct magnet_probe *d = READ_ONCE(magnet_drain_probe);
-
-	return d && !READ_ONCE(d->krp.nmissed) && !READ_ONCE(d->krp.kp.nmissed);
-}
-
 MAGNET_FTRACE_HANDLER(magnet_bl_release_h,
 	const struct sock *sk = (const struct sock *)ARG(0);
-	if (sk && !magnet_drain_sure())
+	if (sk)
 		magnet_backlog_release(sk));
 /*
  * __release_sock(sk) returns with the backlog drained and the socket
@@ -374,10 +360,6 @@ static int magnet_probe_register(struct magnet_probe *p)
 			p->chosen = c->name;
 			if (p->handler == magnet_bl_add_h)
 				WRITE_ONCE(magnet_bl_on, true);
-			/* registered before tcp_add_backlog's: see above */
-			if (p->entry == magnet_bl_drain_entry &&
-			    !READ_ONCE(magnet_bl_on))
-				WRITE_ONCE(magnet_drain_probe, p);
 			pr_debug("%s: probing %s\n", p->what, c->name);
 			return 0;
 		}
@@ -435,7 +417,6 @@ void magnet_probes_unregister(void)
 	size_t i;
 
 	WRITE_ONCE(magnet_bl_on, false);
-	WRITE_ONCE(magnet_drain_probe, NULL);
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
 
