@@ -88,6 +88,8 @@ void magnet_stats_exit(void);
 bool magnet_reader_is_open(void);
 
 /* proc.c */
+int magnet_waitq_init(void);
+void magnet_waitq_exit(void);
 int magnet_proc_init(void);
 void magnet_proc_exit(void);
 void magnet_wake_reader(void);

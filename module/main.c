@@ -24,6 +24,9 @@ static int __init magnet_init(void)
 	if (ret)
 		return ret;
 
+	ret = magnet_waitq_init();
+	if (ret)
+		goto err_waitq;
 	ret = magnet_rings_init(magnet_cfg.bufsize, magnet_wake_reader);
 	if (ret) {
 		pr_err("bufsize=%u: cannot allocate the per-CPU rings (%d)\n",
@@ -62,6 +65,8 @@ err_control:
 err_flows:
 	magnet_rings_exit();
 err_rings:
+	magnet_waitq_exit();
+err_waitq:
 	return ret;
 }
 
@@ -73,6 +78,7 @@ static void __exit magnet_exit(void)
 	magnet_rings_log("unload", magnet_probes_nmissed());
 	magnet_flows_exit();
 	magnet_rings_exit();
+	magnet_waitq_exit();
 }
 
 module_init(magnet_init);

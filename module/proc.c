@@ -18,6 +18,7 @@
  * and unload. See procfs-commands.md.
  */
 #include <linux/proc_fs.h>
+#include <linux/delay.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -46,7 +47,14 @@
 /* the most pieces one MAGNET_IOC_TAKE returns (a writev's IOV_MAX) */
 #define MAGNET_TAKE_SEGS_MAX 1024
 
-static DECLARE_WAIT_QUEUE_HEAD(magnet_wq);
+/*
+ * The readers' wait queue: allocated, not the module's own memory. A
+ * poll() or select() that waits on the proc file, and an epoll set that
+ * holds it, have an entry on it that proc_remove() does not wait for (an
+ * epoll set keeps its entry until it is closed, after an unload too):
+ * magnet_waitq_exit() frees it last, once no entry is left.
+ */
+static struct wait_queue_head *magnet_wq;
 static unsigned long magnet_reader_busy;	/* bit 0: a reader is open */
 static atomic_t magnet_finish_gen = ATOMIC_INIT(0);
 static bool magnet_shutdown;			/* module is unloading */
@@ -139,7 +147,7 @@ static struct magnet_reader *magnet_holder;
 
 void magnet_wake_reader(void)
 {
-	wake_up_interruptible(&magnet_wq);
+	wake_up_interruptible(magnet_wq);
 }
 
 static void magnet_wake_timer_fn(struct timer_list *t)
@@ -967,7 +975,7 @@ static __always_inline long magnet_next(struct magnet_reader *rd,
 			break;
 		}
 		mutex_unlock(&rd->lock);
-		if (wait_event_interruptible(magnet_wq, magnet_reader_ready(rd)))
+		if (wait_event_interruptible(*magnet_wq, magnet_reader_ready(rd)))
 			return -ERESTARTSYS;
 		if (mutex_lock_interruptible(&rd->lock))
 			return -ERESTARTSYS;
@@ -1213,7 +1221,7 @@ static __poll_t magnet_poll(struct file *file, poll_table *wait)
 
 	if (!rd)
 		return EPOLLOUT | EPOLLWRNORM;
-	poll_wait(file, &magnet_wq, wait);
+	poll_wait(file, magnet_wq, wait);
 	return magnet_reader_ready(rd) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
@@ -1400,6 +1408,58 @@ static const struct proc_ops magnet_proc_ops = {
 	.proc_release = magnet_release,
 };
 
+int magnet_waitq_init(void)
+{
+	magnet_wq = kmalloc(sizeof(*magnet_wq), GFP_KERNEL);
+	if (!magnet_wq)
+		return -ENOMEM;
+	init_waitqueue_head(magnet_wq);
+	return 0;
+}
+
+static bool magnet_waitq_used(struct wait_queue_head *wq)
+{
+	unsigned long flags;
+	bool used;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	used = !list_empty(&wq->head);
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return used;
+}
+
+/*
+ * Last of the unload (and of a failed load): no wake-up can come any more
+ * (the probes, the rings' irq_work and the timer are done) and no entry be
+ * added (the proc file is gone). What may be left on the queue: epoll sets
+ * that hold the file, and poll() or select() calls, woken at the unload's
+ * start, that have not returned yet. POLLFREE takes every epoll entry off
+ * and wakes the poll() ones again (wake_up_pollfree(), without its warning
+ * for those, which leave as their calls return). After an RCU grace period
+ * (epoll reads the queue's address under RCU) the queue is freed. A poll()
+ * that has not returned within a second (a stopped task) keeps it: a few
+ * bytes kept, rather than a write to freed memory when it returns.
+ */
+void magnet_waitq_exit(void)
+{
+	struct wait_queue_head *wq = magnet_wq;
+	int i;
+
+	if (!wq)
+		return;
+	__wake_up(wq, TASK_NORMAL, 0, poll_to_key(EPOLLHUP | POLLFREE));
+	for (i = 0; i < 100 && magnet_waitq_used(wq); i++)
+		msleep(10);
+	magnet_wq = NULL;
+	if (magnet_waitq_used(wq)) {
+		pr_warn("a poll() of /proc/net/%s has not returned: its wait queue (%zu bytes) is kept\n",
+			magnet_cfg.procname, sizeof(*wq));
+		return;
+	}
+	synchronize_rcu();
+	kfree(wq);
+}
+
 int magnet_proc_init(void)
 {
 	if (magnet_v3_dec_init(&magnet_flows_seen, nr_cpu_ids)) {
@@ -1426,7 +1486,7 @@ int magnet_proc_init(void)
 void magnet_proc_exit(void)
 {
 	WRITE_ONCE(magnet_shutdown, true);
-	wake_up_all(&magnet_wq);
+	wake_up_all(magnet_wq);
 	proc_remove(magnet_proc);
 	WRITE_ONCE(magnet_timer_armed, false);
 	timer_delete_sync(&magnet_wake_timer);

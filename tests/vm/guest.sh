@@ -394,6 +394,29 @@ case_rmmod_blocked_reader() {
 	[ ! -s "$L/blocked.log" ]
 }
 
+# rmmod while a poll() waits on the proc file and an epoll set holds it
+# (tests/vm/pollunload.py): the poll() returns, and the epoll set, closed
+# after the module is gone, takes its entry off a wait queue that is still
+# there (POLLFREE). Before 2026-11-27 the queue was the module's own
+# memory: that close wrote to it after the unload (an Oops here).
+case_poll_unload() {
+	local word mask
+	insmod "$KO" port=9
+	coproc PUNL { $PY "$HERE/pollunload.py" "$PROC"; }
+	read -r -t 30 word <&"${PUNL[0]}" || true
+	[ "$word" = waiting ] || { log "the poller did not start"; return 1; }
+	rmmod magnet
+	echo close >&"${PUNL[1]}"
+	read -r -t 30 word _ mask <&"${PUNL[0]}" || true
+	log "after the unload: $word, poll() returned $mask"
+	[ "$word" = closed ] || return 1
+	# the kernel is whole: load, read, unload again
+	insmod "$KO" port=9
+	start_reader "$L/pollunload.log"
+	teacup_stop
+	rmmod magnet
+}
+
 # ----------------------------------------- stress (make check-stress)
 #
 # These cases patch code under traffic again and again. Under QEMU's
@@ -2236,7 +2259,8 @@ else
 		case_nontcp case_pkt_headers case_pcapng case_filter_terms \
 		case_probe_misses case_binary_reads case_reader_closed \
 		case_fault_unlocked case_web10g_ss case_tcp_info \
-		case_rmmod_blocked_reader case_record case_backlog_drop"
+		case_rmmod_blocked_reader case_record case_backlog_drop \
+		case_poll_unload"
 	exp="case_exp_run case_exp_flows case_exp_relays case_exp_ssh"
 	[ "${MAGNET_EXP_CASES:-0}" = 1 ] || exp=
 	cases=${MAGNET_TEST_CASES:-case_teacup_lifecycle case_port_filter \
@@ -2250,7 +2274,8 @@ else
 		case_reset_lost case_probe_misses \
 		case_stats case_binary_reads case_reader_closed case_fault_unlocked case_web10g case_web10g_cids case_web10g_ss case_tcp_info \
 		case_ttprobe_binary case_ttprobe_ascii \
-		case_rmmod_blocked_reader case_churn_short case_backlog_drop $exp}
+		case_rmmod_blocked_reader case_churn_short case_backlog_drop \
+		case_poll_unload $exp}
 	if [ -z "${MAGNET_TEST_CASES:-}" ] && [ "${MAGNET_ALL_CASES:-1}" = 0 ]; then
 		kept=
 		kernel_cases=" $(echo $kernel_cases) "
