@@ -941,8 +941,14 @@ case_v3_streams() {
 	nsexec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-v3r.log"
 	wait_listen mg-srv 5201
 	nsexec mg-cli timeout 60 iperf3 -c 10.200.1.2 -p 5201 -t 3 -J > "$L/v3r.json" &
-	local client=$!
-	sleep 1.5
+	local client=$! i
+	# the reset while the transfer's records flow: one on empty rings
+	# writes no mark (on the debug kernel iperf3 took over 1.5 s to start)
+	sleep 1
+	for ((i = 0; i < 100; i++)); do
+		[ "$(awk '$1 == "total" { print $2 }' /proc/net/magnet_stats)" -ge 2000 ] && break
+		sleep 0.1
+	done
 	echo reset > "$PROC"
 	wait_exit $client 30
 	teacup_stop
