@@ -28,9 +28,8 @@
  *     release up to 6.x, for deferred work in 7.x), frees it; it searches
  *     only while a socket of the same home slot holds one
  *     (magnet_bl_held), which after a drain is nearly never. In any case
- *     the close frees it: __tcp_close
- *     drains the backlog, empty or not, before the socket can be
- *     destroyed and its memory be another socket's.
+ *     the close frees it: __tcp_close drains the backlog, empty or not,
+ *     before the socket can be destroyed and its memory be another's.
  * A record then reports segs_in - ((segs_in - processed) mod 2^20): exact
  * while fewer than 2^20 segments wait, with no retry and no lock, even as
  * arrivals on other CPUs raise segs_in. A later segment tcp_add_backlog
