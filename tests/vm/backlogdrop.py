@@ -27,23 +27,12 @@ import struct
 import sys
 import threading
 
-SYS_USERFAULTFD = 323   # x86_64
-UFFD_API = 0xAA
-UFFDIO_API = 0xC018AA3F
-UFFDIO_REGISTER = 0xC020AA00
-UFFDIO_ZEROPAGE = 0xC020AA04
-UFFDIO_REGISTER_MODE_MISSING = 1
-UFFD_EVENT_PAGEFAULT = 0x12
-
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
-
-
-def ioctl(fd, req, buf):
-    if libc.ioctl(fd, req, ctypes.addressof(buf)) < 0:
-        e = ctypes.get_errno()
-        sys.exit("backlogdrop: ioctl %#x: %s" % (req, os.strerror(e)))
+# the userfaultfd interface as uffdread.py drives it, and rawframes.py's
+# Internet checksum
+from rawframes import csum
+from uffdread import (UFFD_API, UFFD_EVENT_PAGEFAULT, UFFDIO_API,
+                      UFFDIO_REGISTER, UFFDIO_REGISTER_MODE_MISSING,
+                      UFFDIO_ZEROPAGE, SYS_USERFAULTFD, ioctl, libc)
 
 
 def serve(port):
@@ -110,15 +99,6 @@ def hold(addr, port):
             say("closed")
             return
     sys.exit("backlogdrop: stdin ended before close")
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
 
 
 def badsum(iface, dstmac, saddr, daddr, sport, dport):
