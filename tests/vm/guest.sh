@@ -169,12 +169,18 @@ cleanup() {
 		ip -n mg-srv link set mgs gso_max_segs 65535
 		rm -f "$L/pcap-net"
 	fi
+	if [ -e "$L/bldrop-net" ]; then
+		ip netns exec mg-srv tc qdisc del dev mgs root 2> /dev/null || true
+		rm -f "$L/bldrop-net"
+	fi
 	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
 		[ -e "$c" ] && [ "$(cat "$c")" = 0 ] && echo 1 > "$c"
 	done
 	[ -n "$READER" ] && kill "$READER" 2>/dev/null
 	READER=
 	pkill -x iperf3 2>/dev/null
+	# a case that failed early leaves its helpers (a server, a coproc)
+	pkill -f "^$PY $HERE/[a-z0-9]+\.py" 2>/dev/null
 	rm -f "$L"/*.fifo
 	for m in magnet ttprobe; do
 		if [ -e /sys/module/$m ]; then rmmod $m; fi
@@ -1900,6 +1906,7 @@ case_backlog_drop() {
 		10.200.1.2 10.200.1.1 5303 "$sport"
 	sleep 0.5
 	q1=$(bl_stat queued); e1=$(csum_errors); p1=$(bl_stat pending)
+	touch "$L/bldrop-net"	# cleanup() removes the qdisc if a step fails
 	ip netns exec mg-srv tc qdisc add dev mgs root netem loss 100%
 	echo go >&"${BLHOLD[1]}"
 	read -r -t 30 word n <&"${BLHOLD[0]}" || true
@@ -1912,6 +1919,7 @@ case_backlog_drop() {
 	sleep 0.2
 	p3=$(bl_stat pending)
 	ip netns exec mg-srv tc qdisc del dev mgs root
+	rm -f "$L/bldrop-net"
 	wait_exit "$srv" 20 || rc=1
 	teacup_stop
 	rmmod magnet
