@@ -12,8 +12,10 @@
  * reader writes itself (the SYSINFO header, FLOW records written again,
  * RESET and LOST marks), copied to @buf. Writing the pieces in order gives
  * the stream read() would have given. The records of one TAKE stay in the
- * rings until the next TAKE, read() or close: the writers do not reuse
- * their slots before then, so the caller writes them from the map first.
+ * rings until the next TAKE, read() or the file's release: the writers do
+ * not reuse their slots before then, so the caller writes them from the
+ * map first. The map holds the file open, so a close() with the map kept
+ * releases nothing (and a new reader gets EBUSY) until munmap() or exit.
  */
 #ifndef MAGNET_MAPIO_H
 #define MAGNET_MAPIO_H

@@ -792,8 +792,13 @@ static ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 		}
 		if (!faulted)
 			break;
-		/* go on only if at least the largest record's room faults in */
-		left = count - done;
+		/*
+		 * go on only if at least the largest record's room faults in;
+		 * a chunk's worth, not the whole rest of a buffer that may be
+		 * far larger than the records waiting (read(fd, buf, 1 GiB)
+		 * would commit every page of it)
+		 */
+		left = min_t(size_t, count - done, MAGNET_DIRECT_CHUNK);
 		left -= magnet_fault_in_writeable(ubuf + done, left);
 		if (left < MAGNET_V3_MAX_SIZE)
 			return done ? done : -EFAULT;
@@ -1011,6 +1016,13 @@ static long magnet_ioctl_take(struct file *file, struct magnet_reader *rd,
 	    !t.max_segs)
 		return -EINVAL;
 	t.max_segs = min_t(u32, t.max_segs, MAGNET_TAKE_SEGS_MAX);
+	/*
+	 * the results' room, writable before any record is taken: taken
+	 * records whose count could not be returned would be released
+	 * undelivered by the next TAKE or read()
+	 */
+	if (put_user(0, &ut->nsegs) || put_user(t.flags, &ut->flags))
+		return -EFAULT;
 	ret = magnet_next(rd, &(const struct magnet_sink){
 		.direct = magnet_take_direct,
 		.staged = magnet_take_staged,

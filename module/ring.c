@@ -104,6 +104,8 @@ int magnet_rings_map(struct vm_area_struct *vma)
 			if (ret)
 				return ret;
 		}
+		/* bufsize=1048576 is 65,536 pages a CPU */
+		cond_resched();
 	}
 	return 0;
 }

@@ -23,6 +23,20 @@
                           writes "mapped" to FILE, waits until the module is
                           gone, then reads every byte of the map: its pages
                           outlive the module
+  mapcheck.py faults OUT  format 3 binary, bufsize large enough for the
+                          traffic: maps the rings, TAKEs what the open
+                          writes first, writes "ready" to OUT.ready and
+                          waits for OUT.go (the caller makes traffic), then:
+                          a TAKE whose struct is read-only fails with
+                          EFAULT and takes nothing (the count it could not
+                          return would lose the records); a read() of
+                          128 MiB of untouched memory commits no more than
+                          16 MiB of it (the reader faults in a chunk, not
+                          the whole buffer); then TAKEs to the end of the
+                          stream (OUT.checked once the checks are done).
+                          Every piece and byte goes to OUT in
+                          order: the caller checks that it accounts for
+                          every hit
 """
 import ctypes
 import errno
@@ -53,6 +67,9 @@ libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                       ctypes.c_int, ctypes.c_int, ctypes.c_long]
 libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
+libc.read.restype = ctypes.c_ssize_t
+libc.read.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
 MAP_FAILED = ctypes.c_void_p(-1).value
 
 
@@ -217,6 +234,98 @@ def cmd_unload(path):
     os.close(fd)
 
 
+def rss_anon():
+    for line in open("/proc/self/status"):
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) * 1024
+    fail("no RssAnon in /proc/self/status")
+
+
+def anon(size, prot=mmap.PROT_READ | mmap.PROT_WRITE):
+    addr = libc.mmap(None, size, prot,
+                     mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_NORESERVE,
+                     -1, 0)
+    if addr == MAP_FAILED or addr is None:
+        fail("mmap of %d bytes: %s" % (size, os.strerror(ctypes.get_errno())))
+    return addr
+
+
+def write_pieces(out, addr, buf, segs, n):
+    for i in range(n):
+        off, ln, fl = SEG.unpack_from(segs, i * SEG.size)
+        out.write(buf.raw[off:off + ln] if fl & 1
+                  else ctypes.string_at(addr + off, ln))
+
+
+def cmd_faults(path):
+    fd = os.open(PROC, os.O_RDONLY | os.O_NONBLOCK)
+    _, _, size = info(fd)
+    addr = c_mmap(fd, size, mmap.PROT_READ)
+    buf = ctypes.create_string_buffer(65536)
+    nsegs = 1024
+    segs = ctypes.create_string_buffer(SEG.size * nsegs)
+    out = open(path, "wb")
+
+    def drain():
+        while True:
+            try:
+                n, flags = take(fd, buf, ctypes.addressof(segs), nsegs)
+            except BlockingIOError:
+                return False
+            write_pieces(out, addr, buf, segs, n)
+            if flags & 1:
+                return True
+
+    drain()
+    with open(path + ".ready", "w") as f:
+        f.write("ready\n")
+    for _ in range(1200):
+        if os.path.exists(path + ".go"):
+            break
+        time.sleep(0.1)
+    else:
+        fail("no %s.go" % path)
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    if not p.poll(10000):
+        fail("no record waiting after the traffic")
+    # the struct readable, not writable: refused before a record is taken
+    ro = anon(mmap.PAGESIZE)
+    ctypes.memmove(ro, TAKE.pack(ctypes.addressof(buf), ctypes.addressof(segs),
+                                 len(buf), nsegs, 0, 0), TAKE.size)
+    libc.mprotect(ro, mmap.PAGESIZE, mmap.PROT_READ)
+    if libc.ioctl(fd, TAKE_IOC, ro) != -1:
+        fail("TAKE with a read-only struct succeeded")
+    e = ctypes.get_errno()
+    if e != errno.EFAULT:
+        fail("TAKE with a read-only struct: %s, not EFAULT" % errno.errorcode.get(e))
+    print("TAKE with a read-only struct: EFAULT, as it should")
+    if not p.poll(0):
+        fail("no record waiting after the refused TAKE")
+    # a large read() into memory never touched: the fault-in is bounded
+    big = 128 << 20
+    dst = anon(big)
+    before = rss_anon()
+    got = libc.read(fd, dst, big)
+    if got <= 0:
+        fail("read() of %d bytes: %d (%s)" % (big, got, os.strerror(ctypes.get_errno())))
+    grew = rss_anon() - before
+    out.write(ctypes.string_at(dst, got))
+    print("read() of 128 MiB untouched: %d bytes, resident memory +%d KiB"
+          % (got, grew >> 10))
+    if grew > 16 << 20:
+        fail("a read() of %d bytes committed %d KiB of its buffer" % (got, grew >> 10))
+    libc.munmap(dst, big)
+    with open(path + ".checked", "w") as f:
+        f.write("checked\n")
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    while not drain():
+        pass
+    out.close()
+    libc.munmap(addr, size)
+    os.close(fd)
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "refused":
         cmd_refused()
@@ -224,6 +333,8 @@ def main(argv):
         cmd_edges(argv[2])
     elif len(argv) == 3 and argv[1] == "unload":
         cmd_unload(argv[2])
+    elif len(argv) == 3 and argv[1] == "faults":
+        cmd_faults(argv[2])
     else:
         print(__doc__)
         sys.exit(2)
