@@ -40,6 +40,17 @@
  * counts. Sockets claim free slots with cmpxchg. A claimed slot is written
  * only under the socket's spinlock (set, free) or by its owner with a
  * backlog pending (process); the two never overlap, so no lock is taken.
+ *
+ * The tag is the low 24 bits of the socket's cookie (sockid.h), and the
+ * home slot a hash of the tag. A cookie is never another socket's, also
+ * when a new socket takes a freed one's memory, so a new socket never
+ * finds a slot its memory's last owner left. Two sockets share a tag only
+ * if 2^24 cookies were given out between theirs, and then share the home
+ * too, so a free always decrements the count its claim incremented.
+ * Until 2026-11-27 the tag was address bits 3..26 and the home a hash of
+ * the whole address: sockets a multiple of 128 MiB apart had one tag and,
+ * in 15 windows of 1024 (8 slots from unrelated homes overlapping), found
+ * each other's slots, and one's free could zero another home's count.
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -50,6 +61,7 @@
 #include <net/tcp.h>
 #include "backlog.h"
 #include "blcount.h"
+#include "sockid.h"
 
 #define BL_BITS 10
 #define BL_WINDOW 8			/* slots probed from the hashed one */
@@ -67,15 +79,18 @@ static atomic_long_t magnet_bl_unsettled;
 static DEFINE_PER_CPU(unsigned long, magnet_bl_queued);
 bool magnet_bl_on __read_mostly;
 
-/* bits 3..26 of the address: distinct for sockets < 128 MiB apart */
+/*
+ * The socket's tag: the low bits of its cookie, 0 (no slot) if it has none
+ * yet. Only magnet_backlog_add() gives one, before it claims a slot.
+ */
 static __always_inline u64 bl_tag(const struct sock *sk)
 {
-	return ((unsigned long)sk >> 3) & MAGNET_BL_TAG_MASK;
+	return (u64)atomic64_read(&sk->sk_cookie) & MAGNET_BL_TAG_MASK;
 }
 
-static __always_inline unsigned int bl_home(const struct sock *sk)
+static __always_inline unsigned int bl_home(u64 tag)
 {
-	return hash_ptr((void *)sk, BL_BITS);
+	return hash_32((u32)tag, BL_BITS);
 }
 
 /* the @i-th slot of the window that starts at @home */
@@ -100,9 +115,9 @@ static __always_inline atomic64_t *bl_find_at(unsigned int home, u64 tag)
 	return NULL;
 }
 
-static atomic64_t *notrace bl_find(const struct sock *sk, u64 tag)
+static atomic64_t *notrace bl_find(u64 tag)
 {
-	return bl_find_at(bl_home(sk), tag);
+	return bl_find_at(bl_home(tag), tag);
 }
 NOKPROBE_SYMBOL(bl_find);
 
@@ -115,9 +130,9 @@ void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 				bool fresh)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u64 tag = bl_tag(sk), nv;
 	unsigned int i, home;
 	atomic64_t *s;
+	u64 tag, nv;
 	s64 v;
 
 	this_cpu_add(magnet_bl_queued, segs);
@@ -126,16 +141,20 @@ void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 	 * drains this backlog later, then sees it set too, and its return
 	 * frees the slot (probes.c)
 	 */
-	if (!fresh || !tag || !READ_ONCE(magnet_bl_on))
+	if (!fresh || !READ_ONCE(magnet_bl_on))
+		return;
+	/* a cookie ending in 24 zero bits (one in 2^24): untracked */
+	tag = magnet_sock_id(sk) & MAGNET_BL_TAG_MASK;
+	if (!tag)
 		return;
 	nv = magnet_bl_word(tag, READ_ONCE(tp->segs_in) - segs,
 			    READ_ONCE(tp->data_segs_in) - dsegs);
-	s = bl_find(sk, tag);
+	home = bl_home(tag);
+	s = bl_find_at(home, tag);
 	if (s) {
 		atomic64_set(s, nv);
 		return;
 	}
-	home = bl_home(sk);
 	for (i = 0; i < BL_WINDOW; i++) {
 		s = bl_slot(home, i);
 		v = 0;
@@ -155,7 +174,7 @@ NOKPROBE_SYMBOL(magnet_backlog_add);
 void notrace magnet_backlog_consume(const struct sock *sk, u32 segs,
 				    u32 dsegs)
 {
-	atomic64_t *s = bl_find(sk, bl_tag(sk));
+	atomic64_t *s = bl_find(bl_tag(sk));
 
 	if (!s) {
 		if (READ_ONCE(sk->sk_backlog.len))
@@ -172,12 +191,13 @@ NOKPROBE_SYMBOL(magnet_backlog_consume);
  */
 void notrace magnet_backlog_release(const struct sock *sk)
 {
-	unsigned int home = bl_home(sk);
+	u64 tag = bl_tag(sk);
+	unsigned int home = bl_home(tag);
 	atomic64_t *s;
 
 	if (!atomic_read(&magnet_bl_held[home]))
 		return;
-	s = bl_find_at(home, bl_tag(sk));
+	s = bl_find_at(home, tag);
 	if (s && atomic64_xchg(s, 0))
 		atomic_dec(&magnet_bl_held[home]);
 }
@@ -218,7 +238,7 @@ void notrace magnet_backlog_segs_in(const struct sock *sk, u32 *segs,
 		smp_rmb();
 		if (!locked && !READ_ONCE(sk->sk_backlog.len))
 			break;		/* nothing waits, nothing arrives */
-		sl = bl_find(sk, tag);
+		sl = bl_find(tag);
 		v = sl ? atomic64_read(sl) : 0;
 		if (sl && magnet_bl_tag(v) == tag) {
 			magnet_bl_segs_in(v, s, d, segs, dsegs);

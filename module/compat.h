@@ -43,6 +43,25 @@
 	__same_type(&__dev_queue_xmit, int (*)(struct sk_buff *, struct net_device *))
 #endif
 
+/*
+ * tcp_add_backlog(sk, skb), the handler's two arguments: with a drop
+ * reason's pointer third from 5.19 to 6.x, returning the reason in 7.x
+ */
+#include <net/tcp.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 17, 0)
+#define MAGNET_ADD_BACKLOG_SIGNATURE_OK \
+	__same_type(&tcp_add_backlog, bool (*)(struct sock *, struct sk_buff *))
+#else
+#define MAGNET_ADD_BACKLOG_SIGNATURE_OK \
+	(__same_type(&tcp_add_backlog, \
+		     bool (*)(struct sock *, struct sk_buff *)) || \
+	 __same_type(&tcp_add_backlog, \
+		     bool (*)(struct sock *, struct sk_buff *, \
+			      enum skb_drop_reason *)) || \
+	 __same_type(&tcp_add_backlog, \
+		     enum skb_drop_reason (*)(struct sock *, struct sk_buff *)))
+#endif
+
 /* get_kretprobe() arrived in 5.11; before, the instance pointed at it */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
 #define get_kretprobe(ri) ((ri)->rp)

@@ -348,6 +348,22 @@ static int magnet_probe_attach(struct magnet_probe *p,
 	return ret;
 }
 
+/*
+ * The backlog table is used only where every drain frees its slot: with
+ * the return probe on __release_sock registered (before tcp_add_backlog's,
+ * in the table above). Without it, slots would stay until each socket's
+ * next backlog and the table would fill with closed sockets'.
+ */
+static bool magnet_bl_drain_registered(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++)
+		if (magnet_probes[i].entry == magnet_bl_drain_entry)
+			return magnet_probes[i].registered;
+	return false;
+}
+
 static int magnet_probe_register(struct magnet_probe *p)
 {
 	const struct magnet_candidate *c;
@@ -358,7 +374,8 @@ static int magnet_probe_register(struct magnet_probe *p)
 		if (!ret) {
 			p->registered = true;
 			p->chosen = c->name;
-			if (p->handler == magnet_bl_add_h)
+			if (p->handler == magnet_bl_add_h &&
+			    magnet_bl_drain_registered())
 				WRITE_ONCE(magnet_bl_on, true);
 			pr_debug("%s: probing %s\n", p->what, c->name);
 			return 0;
@@ -395,6 +412,9 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 				  int (*)(struct net *, struct sock *,
 					  struct sk_buff *)));
 	BUILD_BUG_ON(!MAGNET_DEV_XMIT_SIGNATURE_OK);
+	BUILD_BUG_ON(!MAGNET_ADD_BACKLOG_SIGNATURE_OK);
+	BUILD_BUG_ON(!__same_type(&tcp_release_cb, void (*)(struct sock *)));
+	BUILD_BUG_ON(!__same_type(&__release_sock, void (*)(struct sock *)));
 
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
