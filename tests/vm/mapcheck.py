@@ -71,6 +71,7 @@ libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
 libc.read.restype = ctypes.c_ssize_t
 libc.read.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
 MAP_FAILED = ctypes.c_void_p(-1).value
+MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)   # Python < 3.13
 
 
 def fail(msg):
@@ -243,7 +244,7 @@ def rss_anon():
 
 def anon(size, prot=mmap.PROT_READ | mmap.PROT_WRITE):
     addr = libc.mmap(None, size, prot,
-                     mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_NORESERVE,
+                     mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE,
                      -1, 0)
     if addr == MAP_FAILED or addr is None:
         fail("mmap of %d bytes: %s" % (size, os.strerror(ctypes.get_errno())))
