@@ -11,6 +11,7 @@ out=$2
 size=${3:-8M}
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$(dirname "$0")/netpair.sh"
+netpair_hold_timestamps
 netpair_setup cli srv
 
 insmod "$ko" port=5201 full=1 direction=2
@@ -27,4 +28,5 @@ rmmod magnet
 echo "demo: the experiment: cubic and reno through 20 Mbit/s, 20 ms, 0.2% loss"
 /usr/bin/python3 "$top/userspace/magnet-exp" run --no-analyse --module "$ko" \
 	-o "$out/exp" "$top/examples/experiments/demo.toml"
+kill "$NETPAIR_TSHOLD"
 dmesg > "$out/dmesg.txt"

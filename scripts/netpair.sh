@@ -11,6 +11,25 @@
 #   GSO anyway (sk_setup_caps), as many as were queued, so the number of
 #   TCP-layer events of a transfer would depend on how busy the CPU was
 #   (seen in make bench: 5,555 to 24,518 tcp events for the same 30 MB).
+# netpair_hold_timestamps: receive timestamps on until the process in
+#   $NETPAIR_TSHOLD is killed; call before any traffic, in a guest of more
+#   than one vCPU. ping turns them on (SO_TIMESTAMP) and off again as it
+#   exits, and the first turn on and the last turn off each patch
+#   netif_rx_internal and its kin (a static key): code patched under
+#   traffic, which multi-threaded TCG can get wrong (the emulator pitfall
+#   of shared/reference/vm-testing.md; seen once, "Oops: int3" in
+#   netif_rx_internal from netpair_setup's ping on 7.2, no module loaded,
+#   2026-11-27). With a socket holding them on, a ping only counts up and
+#   down. Not for the benchmarks: timestamps cost every packet a clock read.
+netpair_hold_timestamps() {
+	/usr/bin/python3 -S -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+time.sleep(1e6)' &
+	NETPAIR_TSHOLD=$!
+	sleep 1		# the key is turned on by a work item
+}
+
 netpair_setup() {
 	local cli=$1 srv=$2 ns
 	ip link set lo up

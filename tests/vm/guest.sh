@@ -2273,20 +2273,8 @@ run_case() {
 }
 
 log "kernel $(uname -r), $(nproc) CPUs"
-# Receive timestamps on for the whole run. ping turns them on
-# (SO_TIMESTAMP) and off again as it exits, and the first turn on and the
-# last turn off each patch netif_rx_internal and its kin (a static key):
-# code patched under traffic, which multi-threaded TCG can get wrong (the
-# emulator pitfall of shared/reference/vm-testing.md: seen once, "Oops:
-# int3" in netif_rx_internal from setup_net's ping on 7.2, no module
-# loaded, 2026-11-27). With a socket holding them
-# on from before any traffic, a ping only counts up and down.
-$PY -c 'import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
-time.sleep(1e6)' &
-TSHOLD=$!
-sleep 1
+# receive timestamps on for the whole run (netpair.sh)
+netpair_hold_timestamps
 if ! (set -e; setup_net); then
 	log "network setup failed"
 	failed=1
@@ -2352,7 +2340,7 @@ if [ -e "$kml" ]; then
 	cat "$kml" > "$OUT/kmemleak.txt"
 	log "kmemleak: $(grep -c '^unreferenced object' "$OUT/kmemleak.txt") unreferenced objects"
 fi
-kill $TSHOLD 2>/dev/null
+kill $NETPAIR_TSHOLD 2>/dev/null
 dmesg > "$OUT/dmesg.txt"
 cp -r "$L" "$OUT/logs" 2>/dev/null
 {
