@@ -24,7 +24,7 @@
 netpair_hold_timestamps() {
 	/usr/bin/python3 -S -c 'import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_TIMESTAMP", 29), 1)
 time.sleep(1e6)' &
 	NETPAIR_TSHOLD=$!
 	sleep 1		# the key is turned on by a work item
