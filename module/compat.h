@@ -46,6 +46,7 @@
 /*
  * tcp_add_backlog(sk, skb), the handler's two arguments: with a drop
  * reason's pointer third from 5.19 to 6.x, returning the reason in 7.x
+ * (enum skb_drop_reason itself exists from 5.17)
  */
 #include <net/tcp.h>
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 17, 0)
