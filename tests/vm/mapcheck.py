@@ -91,6 +91,21 @@ def expect_errno(what, want, fn):
     fail("%s: succeeded" % what)
 
 
+def signal(path, word):
+    """tell the caller: @word in the file @path"""
+    with open(path, "w") as f:
+        f.write(word + "\n")
+
+
+def wait_until(cond, what, seconds=60):
+    """poll @cond every 0.1 s; fail naming @what after @seconds"""
+    for _ in range(seconds * 10):
+        if cond():
+            return
+        time.sleep(0.1)
+    fail("%s within %d s" % (what, seconds))
+
+
 def c_mmap(fd, size, prot, off=0):
     addr = libc.mmap(None, size, prot, mmap.MAP_SHARED, fd, off)
     if addr == MAP_FAILED or addr is None:
@@ -167,16 +182,14 @@ def cmd_edges(path):
             take(fd, buf, ctypes.addressof(segs), 16)
         except BlockingIOError:
             break
-    with open(path, "w") as f:
-        f.write("ready\n")
+    signal(path, "ready")
     # the caller makes traffic: records wait
     p = select.poll()
     p.register(fd, select.POLLIN)
     if not p.poll(60000):
         fail("no record within 60 s")
     time.sleep(0.5)
-    scratch = libc.mmap(None, mmap.PAGESIZE, mmap.PROT_READ | mmap.PROT_WRITE,
-                        mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    scratch = anon(mmap.PAGESIZE)
     libc.munmap(scratch, mmap.PAGESIZE)
     expect_errno("TAKE into an unmapped page", errno.EFAULT,
                  lambda: take(fd, buf, scratch, 16))
@@ -192,12 +205,7 @@ def cmd_edges(path):
           % (n, SEG.unpack_from(segs, 0)[1], SEG.unpack_from(segs, 0)[0]))
     # once the traffic is over: a piece at a time, the file is readable
     # while records wait that no TAKE returned, and not for held ones
-    for _ in range(600):
-        if os.path.exists(path + ".done"):
-            break
-        time.sleep(0.1)
-    else:
-        fail("no %s.done" % path)
+    wait_until(lambda: os.path.exists(path + ".done"), "no %s.done" % path)
     ready, pieces = [], 0
     while True:
         try:
@@ -220,14 +228,9 @@ def cmd_unload(path):
     buf = ctypes.create_string_buffer(65536)
     segs = ctypes.create_string_buffer(SEG.size * 16)
     take(fd, buf, ctypes.addressof(segs), 16)
-    with open(path, "w") as f:
-        f.write("mapped\n")
-    for _ in range(600):
-        if not os.path.exists("/sys/module/magnet"):
-            break
-        time.sleep(0.1)
-    else:
-        fail("the module was not unloaded")
+    signal(path, "mapped")
+    wait_until(lambda: not os.path.exists("/sys/module/magnet"),
+               "the module was not unloaded")
     data = ctypes.string_at(addr, size)
     print("read all %d bytes of the map after the unload, %d not zero"
           % (len(data), len(data) - data.count(0)))
@@ -278,14 +281,8 @@ def cmd_faults(path):
                 return True
 
     drain()
-    with open(path + ".ready", "w") as f:
-        f.write("ready\n")
-    for _ in range(1200):
-        if os.path.exists(path + ".go"):
-            break
-        time.sleep(0.1)
-    else:
-        fail("no %s.go" % path)
+    signal(path + ".ready", "ready")
+    wait_until(lambda: os.path.exists(path + ".go"), "no %s.go" % path, 120)
     p = select.poll()
     p.register(fd, select.POLLIN)
     if not p.poll(10000):
@@ -317,11 +314,10 @@ def cmd_faults(path):
     if grew > 16 << 20:
         fail("a read() of %d bytes committed %d KiB of its buffer" % (got, grew >> 10))
     libc.munmap(dst, big)
-    with open(path + ".checked", "w") as f:
-        f.write("checked\n")
+    signal(path + ".checked", "checked")
+    # blocking now: drain() returns at the end of the stream
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-    while not drain():
-        pass
+    drain()
     out.close()
     libc.munmap(addr, size)
     os.close(fd)
