@@ -30,6 +30,9 @@
  *     (magnet_bl_held), which after a drain is nearly never. In any case
  *     the close frees it: __tcp_close drains the backlog, empty or not,
  *     before the socket can be destroyed and its memory be another's.
+ *     Until it is freed, or reset by the socket's next backlog, no record
+ *     reads its old count: a slot counts only while sk_backlog.len says a
+ *     backlog exists.
  * A record then reports segs_in - ((segs_in - processed) mod 2^20): exact
  * while fewer than 2^20 segments wait, with no retry and no lock, even as
  * arrivals on other CPUs raise segs_in. A later segment tcp_add_backlog
@@ -153,6 +156,8 @@ void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 	s = bl_find_at(home, tag);
 	if (s) {
 		atomic64_set(s, nv);
+		/* set before sk_add_backlog() raises sk_backlog.len */
+		smp_wmb();
 		return;
 	}
 	for (i = 0; i < BL_WINDOW; i++) {
@@ -207,10 +212,13 @@ NOKPROBE_SYMBOL(magnet_backlog_release);
  * segs_in and data_segs_in as TCP has processed them. Called only for a
  * socket a task owns, outside the socket spinlock or under it.
  *
- * With a slot, the processed counts are exact. Without one, segs_in stands
- * unless an arrival is half done: it holds the spinlock, has raised
- * segs_in, and is about to set a slot. So the read is accepted when, after
- * it, the lock was free or a slot exists. A task that holds the lock with
+ * With a backlog and its slot, the processed counts are exact. Without a
+ * backlog, segs_in stands unless an arrival is half done: it holds the
+ * spinlock, has raised segs_in, and is about to set a slot and queue. So
+ * the read is accepted when, after it, the lock was free with no backlog,
+ * or a backlog and its slot exist. (A slot alone, with no backlog, is
+ * either the half-done arrival's or one whose segment was dropped, with
+ * an old count: not read.) A task that holds the lock with
  * bottom halves off is, here, the owner itself (release_sock runs the
  * release callback under it), and no arrival can be in progress then.
  * After BL_TRIES reads the arrival still holds the lock (its CPU may be
@@ -225,8 +233,8 @@ void notrace magnet_backlog_segs_in(const struct sock *sk, u32 *segs,
 	u64 tag = bl_tag(sk), v;
 	const atomic64_t *sl;
 	int tries = BL_TRIES;
+	u32 s, d, queued;
 	bool locked;
-	u32 s, d;
 
 	for (;;) {
 		/* Linux raises segs_in first: never see more data segments */
@@ -236,13 +244,24 @@ void notrace magnet_backlog_segs_in(const struct sock *sk, u32 *segs,
 		smp_rmb();
 		locked = spin_is_locked(slock);
 		smp_rmb();
-		if (!locked && !READ_ONCE(sk->sk_backlog.len))
+		queued = READ_ONCE(sk->sk_backlog.len);
+		if (!locked && !queued)
 			break;		/* nothing waits, nothing arrives */
-		sl = bl_find(tag);
-		v = sl ? atomic64_read(sl) : 0;
-		if (sl && magnet_bl_tag(v) == tag) {
-			magnet_bl_segs_in(v, s, d, segs, dsegs);
-			return;
+		/*
+		 * A slot counts only while a backlog exists: one whose first
+		 * segment was dropped stays until the socket's next backlog
+		 * resets it, and meanwhile holds an old count. A backlog's
+		 * first segment set its slot before it was queued (the
+		 * smp_wmb() in magnet_backlog_add()).
+		 */
+		if (queued) {
+			smp_rmb();
+			sl = bl_find(tag);
+			v = sl ? atomic64_read(sl) : 0;
+			if (sl && magnet_bl_tag(v) == tag) {
+				magnet_bl_segs_in(v, s, d, segs, dsegs);
+				return;
+			}
 		}
 		if (!locked || (in_task() && in_softirq()))
 			break;
