@@ -1095,6 +1095,8 @@ case_record() {
 	for f in /proc/net/magnet /proc/net/ttprobe; do echo finish > $f; done
 	wait_exit $r1 10
 	wait_exit $r2 10
+	cat /proc/net/magnet_stats > "$L/rec-cat-stats.txt"
+	cat /proc/net/ttprobe_stats > "$L/rec-map-stats.txt"
 	rmmod ttprobe
 	rmmod magnet
 	grep -q 'mapped rings' "$L/rec-map.err"
@@ -1106,7 +1108,8 @@ case_record() {
 	$TTPB2ASCII -f magnet "$L/rec-map.bin" | awk "$ev" | sort > "$L/rec-map.ev"
 	log "$(wc -l < "$L/rec-cat.ev") events with cat, $(wc -l < "$L/rec-map.ev") with magnet-record"
 	[ "$(wc -l < "$L/rec-cat.ev")" -gt 500 ]
-	cmp "$L/rec-cat.ev" "$L/rec-map.ev"
+	$CTL sameevents "$L/rec-cat.ev" "$L/rec-map.ev" "$L/rec-cat-stats.txt" \
+		"$L/rec-map-stats.txt"
 
 	# the interface's edges, from another program (mapcheck.py)
 	insmod "$KO" omode=0 port=5201
