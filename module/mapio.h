@@ -16,6 +16,10 @@
  * not reuse their slots before then, so the caller writes them from the
  * map first. The map holds the file open, so a close() with the map kept
  * releases nothing (and a new reader gets EBUSY) until munmap() or exit.
+ * A fork's child has no map (VM_DONTCOPY) unless MADV_DOFORK asked for
+ * it; pages dropped with MADV_DONTNEED are gone for good (a read of them
+ * raises SIGBUS: the map has no fault handler, so that it can outlive the
+ * module).
  */
 #ifndef MAGNET_MAPIO_H
 #define MAGNET_MAPIO_H

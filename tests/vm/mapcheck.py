@@ -8,7 +8,10 @@
   mapcheck.py edges FILE  format 3 binary: a mapping of the wrong size or
                           offset fails with EINVAL, a writable one with
                           EPERM (the file open for reading and writing),
-                          mprotect cannot make it writable, TAKE
+                          mprotect cannot make it writable, a forked
+                          child has no map (SIGSEGV) but has it after
+                          MADV_DOFORK, until it drops its pages
+                          (MADV_DONTNEED: SIGBUS, no fault handler), TAKE
                           before mmap and TAKE with a buffer too small fail
                           with EINVAL; once what the open writes first is
                           taken it writes "ready" to FILE and waits for
@@ -44,6 +47,7 @@ import fcntl
 import mmap
 import os
 import select
+import signal as signals
 import struct
 import sys
 import time
@@ -53,6 +57,8 @@ INFO = struct.Struct("<IIQQII")
 TAKE = struct.Struct("<QQIIII")
 SEG = struct.Struct("<QII")
 MAGIC = 0xb6
+MADV_DONTNEED = 4
+MADV_DOFORK = 11
 
 
 def ioc(direction, nr, size):
@@ -67,6 +73,7 @@ libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                       ctypes.c_int, ctypes.c_int, ctypes.c_long]
 libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
 libc.read.restype = ctypes.c_ssize_t
 libc.read.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
@@ -144,6 +151,29 @@ def cmd_refused():
     os.close(fd)
 
 
+def child_reads(who, addr, size, dontneed, want):
+    """a forked child reads the map's first byte (after MADV_DONTNEED if
+    @dontneed): it must exit, or die of signal @want"""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            if dontneed:
+                ctypes.string_at(addr, 1)
+                if libc.madvise(addr, size, MADV_DONTNEED):
+                    os._exit(3)
+            ctypes.string_at(addr, 1)
+            os._exit(0)
+        finally:
+            os._exit(4)
+    _, status = os.waitpid(pid, 0)
+    got = (signals.Signals(os.WTERMSIG(status)) if os.WIFSIGNALED(status)
+           else None)
+    if got != want or (not got and os.WEXITSTATUS(status)):
+        fail("%s reading the map: status %#x, not %s"
+             % (who, status, want.name if want else "a clean exit"))
+    print("%s reading the map: %s" % (who, got.name if got else "read it"))
+
+
 def cmd_edges(path):
     # read and write: a writable shared map of a read-only file is refused
     # before the module sees it (EACCES); this one reaches its refusal
@@ -165,6 +195,15 @@ def cmd_edges(path):
         fail("mprotect made the map writable")
     print("mprotect writable: %s, as it should"
           % errno.errorcode[ctypes.get_errno()])
+    # a forked child has no map (VM_DONTCOPY); after MADV_DOFORK it reads
+    # the rings too, and once it drops its pages (MADV_DONTNEED) a read
+    # raises SIGBUS: the map has no fault handler (it outlives the module)
+    child_reads("a child", addr, size, False, signals.SIGSEGV)
+    if libc.madvise(addr, size, MADV_DOFORK):
+        fail("MADV_DOFORK: %s" % os.strerror(ctypes.get_errno()))
+    child_reads("a child after MADV_DOFORK", addr, size, False, None)
+    child_reads("a child after MADV_DOFORK and MADV_DONTNEED", addr, size,
+                True, signals.SIGBUS)
     expect_errno("TAKE with a 1 KiB buffer", errno.EINVAL,
                  lambda: take(fd, buf, ctypes.addressof(segs), 16, 1024))
     # the first piece: the SYSINFO header, staged
