@@ -31,8 +31,10 @@
  *     the close frees it: __tcp_close drains the backlog, empty or not,
  *     before the socket can be destroyed and its memory be another's.
  *     Until it is freed, or reset by the socket's next backlog, no record
- *     reads its old count: a slot counts only while sk_backlog.len says a
- *     backlog exists.
+ *     reads its old count: with no backlog (sk_backlog.len 0), a slot
+ *     counts only while the socket's sk_drops are those it kept when it
+ *     was set (magnet_bl_drops), and tcp_v4_rcv counts the dropped segment
+ *     there.
  * A record then reports segs_in - ((segs_in - processed) mod 2^20): exact
  * while fewer than 2^20 segments wait, with no retry and no lock, even as
  * arrivals on other CPUs raise segs_in. A later segment tcp_add_backlog
@@ -77,6 +79,14 @@ static atomic64_t magnet_bl[1 << BL_BITS];
  * (about 80 instructions).
  */
 static atomic_t magnet_bl_held[1 << BL_BITS];
+/*
+ * Per slot, the socket's sk_drops when its backlog's first segment set it.
+ * tcp_v4_rcv counts a segment tcp_add_backlog drops there, so a slot with
+ * no backlog (sk_backlog.len 0) is one whose first segment is still on its
+ * way into the backlog while the count is the same, and one left by a
+ * dropped first segment once it is not.
+ */
+static u32 magnet_bl_drops[1 << BL_BITS];
 static atomic_long_t magnet_bl_untracked;
 static atomic_long_t magnet_bl_unsettled;
 static DEFINE_PER_CPU(unsigned long, magnet_bl_queued);
@@ -136,6 +146,7 @@ void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 	unsigned int i, home;
 	atomic64_t *s;
 	u64 tag, nv;
+	u32 drops;
 	s64 v;
 
 	this_cpu_add(magnet_bl_queued, segs);
@@ -152,18 +163,27 @@ void notrace magnet_backlog_add(const struct sock *sk, u32 segs, u32 dsegs,
 		return;
 	nv = magnet_bl_word(tag, READ_ONCE(tp->segs_in) - segs,
 			    READ_ONCE(tp->data_segs_in) - dsegs);
+	/* TCP's sockets count drops in sk_drops itself (no NUMA counters) */
+	drops = (u32)atomic_read(&sk->sk_drops);
 	home = bl_home(tag);
 	s = bl_find_at(home, tag);
 	if (s) {
 		atomic64_set(s, nv);
-		/* set before sk_add_backlog() raises sk_backlog.len */
+		/*
+		 * the slot before its drops (magnet_backlog_segs_in() reads
+		 * them the other way round), and before sk_add_backlog()
+		 * raises sk_backlog.len
+		 */
 		smp_wmb();
+		WRITE_ONCE(magnet_bl_drops[s - magnet_bl], drops);
 		return;
 	}
 	for (i = 0; i < BL_WINDOW; i++) {
 		s = bl_slot(home, i);
 		v = 0;
+		/* a full barrier, as the smp_wmb() above */
 		if (atomic64_try_cmpxchg(s, &v, nv)) {
+			WRITE_ONCE(magnet_bl_drops[s - magnet_bl], drops);
 			atomic_inc(&magnet_bl_held[home]);
 			return;
 		}
@@ -216,9 +236,10 @@ NOKPROBE_SYMBOL(magnet_backlog_release);
  * backlog, segs_in stands unless an arrival is half done: it holds the
  * spinlock, has raised segs_in, and is about to set a slot and queue. So
  * the read is accepted when, after it, the lock was free with no backlog,
- * or a backlog and its slot exist. (A slot alone, with no backlog, is
- * either the half-done arrival's or one whose segment was dropped, with
- * an old count: not read.) A task that holds the lock with
+ * or a backlog and its slot exist, or the arrival's slot. (A slot with no
+ * backlog is either the half-done arrival's, read, or one whose first
+ * segment was dropped, with an old count, not read: the socket's drops
+ * tell them apart.) A task that holds the lock with
  * bottom halves off is, here, the owner itself (release_sock runs the
  * release callback under it), and no arrival can be in progress then.
  * After BL_TRIES reads the arrival still holds the lock (its CPU may be
@@ -248,17 +269,22 @@ void notrace magnet_backlog_segs_in(const struct sock *sk, u32 *segs,
 		if (!locked && !queued)
 			break;		/* nothing waits, nothing arrives */
 		/*
-		 * A slot counts only while a backlog exists: one whose first
-		 * segment was dropped stays until the socket's next backlog
-		 * resets it, and meanwhile holds an old count. A backlog's
-		 * first segment set its slot before it was queued (the
-		 * smp_wmb() in magnet_backlog_add()).
+		 * A slot counts while a backlog exists (its first segment set
+		 * the slot before it was queued: the smp_wmb() in
+		 * magnet_backlog_add()), or while its first segment is on its
+		 * way there: the socket's drops are still those the slot
+		 * kept. A slot whose first segment was dropped stays until
+		 * the socket's next backlog resets it, with an old count.
 		 */
-		if (queued) {
+		sl = bl_find(tag);
+		if (sl) {
+			u32 drops = READ_ONCE(magnet_bl_drops[sl - magnet_bl]);
+
 			smp_rmb();
-			sl = bl_find(tag);
-			v = sl ? atomic64_read(sl) : 0;
-			if (sl && magnet_bl_tag(v) == tag) {
+			v = atomic64_read(sl);
+			if (magnet_bl_tag(v) == tag &&
+			    (queued ||
+			     drops == (u32)atomic_read(&sk->sk_drops))) {
 				magnet_bl_segs_in(v, s, d, segs, dsegs);
 				return;
 			}
