@@ -10,8 +10,9 @@
                           EPERM (the file open for reading and writing),
                           mprotect cannot make it writable, a forked
                           child has no map (SIGSEGV) but has it after
-                          MADV_DOFORK, until it drops its pages
-                          (MADV_DONTNEED: SIGBUS, no fault handler), TAKE
+                          MADV_DOFORK (or that fails with EINVAL), a map
+                          whose pages were dropped (MADV_DONTNEED) raises
+                          SIGBUS (no fault handler), TAKE
                           before mmap and TAKE with a buffer too small fail
                           with EINVAL; once what the open writes first is
                           taken it writes "ready" to FILE and waits for
@@ -58,6 +59,7 @@ TAKE = struct.Struct("<QQIIII")
 SEG = struct.Struct("<QII")
 MAGIC = 0xb6
 MADV_DONTNEED = 4
+MADV_DONTFORK = 10
 MADV_DOFORK = 11
 
 
@@ -151,13 +153,18 @@ def cmd_refused():
     os.close(fd)
 
 
-def child_reads(who, addr, size, dontneed, want):
-    """a forked child reads the map's first byte (after MADV_DONTNEED if
-    @dontneed): it must exit, or die of signal @want"""
+def child_reads(who, fd, addr, size, dontneed, want):
+    """a forked child reads the first byte of the map at @addr, or if
+    @dontneed of one it makes of @fd itself, after a first read and
+    MADV_DONTNEED: it must exit, or die of signal @want"""
     pid = os.fork()
     if pid == 0:
         try:
             if dontneed:
+                addr = libc.mmap(None, size, mmap.PROT_READ,
+                                 mmap.MAP_SHARED, fd, 0)
+                if addr == MAP_FAILED or addr is None:
+                    os._exit(2)
                 ctypes.string_at(addr, 1)
                 if libc.madvise(addr, size, MADV_DONTNEED):
                     os._exit(3)
@@ -195,14 +202,21 @@ def cmd_edges(path):
         fail("mprotect made the map writable")
     print("mprotect writable: %s, as it should"
           % errno.errorcode[ctypes.get_errno()])
-    # a forked child has no map (VM_DONTCOPY); after MADV_DOFORK it reads
-    # the rings too, and once it drops its pages (MADV_DONTNEED) a read
-    # raises SIGBUS: the map has no fault handler (it outlives the module)
-    child_reads("a child", addr, size, False, signals.SIGSEGV)
-    if libc.madvise(addr, size, MADV_DOFORK):
+    # a forked child has no map (VM_DONTCOPY); after MADV_DOFORK, where the
+    # kernel allows it, it reads the rings too; a map whose pages were
+    # dropped (MADV_DONTNEED) raises SIGBUS: it has no fault handler (it
+    # outlives the module)
+    child_reads("a child", fd, addr, size, False, signals.SIGSEGV)
+    if libc.madvise(addr, size, MADV_DOFORK) == 0:
+        child_reads("a child after MADV_DOFORK", fd, addr, size, False,
+                    None)
+        if libc.madvise(addr, size, MADV_DONTFORK):
+            fail("MADV_DONTFORK: %s" % os.strerror(ctypes.get_errno()))
+    elif ctypes.get_errno() == errno.EINVAL:
+        print("MADV_DOFORK: EINVAL, refused by this kernel")
+    else:
         fail("MADV_DOFORK: %s" % os.strerror(ctypes.get_errno()))
-    child_reads("a child after MADV_DOFORK", addr, size, False, None)
-    child_reads("a child after MADV_DOFORK and MADV_DONTNEED", addr, size,
+    child_reads("a child's own map after MADV_DONTNEED", fd, None, size,
                 True, signals.SIGBUS)
     expect_errno("TAKE with a 1 KiB buffer", errno.EINVAL,
                  lambda: take(fd, buf, ctypes.addressof(segs), 16, 1024))
