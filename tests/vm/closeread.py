@@ -4,8 +4,8 @@
 
 Opens PROC, reads the stream's header (the first read returns it alone),
 then reads SIZE bytes at a time until TOTAL bytes came, then 1 byte at a
-time until what it read ends in the middle of a record, and closes. The
-rest of that record is then still staged in the kernel's buffer (a read
+time until what it read ends in the middle of an event record, and
+closes. The rest of that record is then still staged in the kernel's buffer (a read
 that finds the buffer empty takes at least one whole record from the
 rings into it). One byte more is not enough: when it is the last of the
 staged records, nothing is left staged (a flake seen once in CI, text
@@ -18,7 +18,7 @@ rings and not read: the statistics must count them as `discarded closed`.
 import os
 import sys
 
-from magnetlog import FLOW_EV, LOST, RESET, Bad, v3_headers
+from magnetlog import FLOW_EV, HDR, LOST, RESET, Bad, v3_headers
 
 proc, out, size, total, mode = sys.argv[1:6]
 size, total = int(size), int(total)
@@ -33,14 +33,21 @@ while len(body) < total:
 
 
 def at_boundary(data):
-    """True when @data ends with a whole record (nothing of one cut)."""
+    """True when @data ends with a whole record (nothing of one cut), or,
+    in version 3, where the record cut is not an event (a FLOW, LOST or
+    RESET record: its rest staged is not an event that `discarded closed`
+    counts; a flake seen once in CI on 7.2, v3, 0 closed unread) or its
+    header is not whole yet (its type unknown)."""
     if mode == "v2":
         return len(data) % 256 == 0
     if mode == "v3":
         try:
-            return v3_headers(data)[1] == len(data)
+            _, end = v3_headers(data)
         except Bad:
             return False
+        if len(data) - end < HDR.size:
+            return True
+        return HDR.unpack_from(data, end)[3] in (LOST, RESET, FLOW_EV)
     return data.endswith(b"\n")
 
 
