@@ -17,9 +17,9 @@
  * map first. The map holds the file open, so a close() with the map kept
  * releases nothing (and a new reader gets EBUSY) until munmap() or exit.
  * A fork's child has no map (VM_DONTCOPY) unless MADV_DOFORK asked for
- * it (7.2 refuses that, EINVAL); pages dropped with MADV_DONTNEED are gone for good (a read of them
- * raises SIGBUS: the map has no fault handler, so that it can outlive the
- * module).
+ * it (7.2 refuses that, EINVAL); pages dropped with MADV_DONTNEED are gone
+ * for good (a read of them raises SIGBUS: the map has no fault handler, so
+ * that it can outlive the module).
  */
 #ifndef MAGNET_MAPIO_H
 #define MAGNET_MAPIO_H

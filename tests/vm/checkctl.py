@@ -270,10 +270,10 @@ def cmd_sameevents(ev_a, ev_b, stats_a, stats_b):
             out.append("\t".join(f))
         return sorted(out)
 
-    if masked(a) != masked(b):
-        for x, y in zip(masked(a), masked(b)):
-            if x != y:
-                fail("events differ beyond segs_in: %r / %r" % (x, y))
+    ma, mb = masked(a), masked(b)
+    if ma != mb:
+        x, y = next((x, y) for x, y in zip(ma, mb) if x != y)
+        fail("events differ beyond segs_in: %r / %r" % (x, y))
     differ = sum((Counter(a) - Counter(b)).values())
     unsettled = backlog_stats(stats_a)[3] + backlog_stats(stats_b)[3]
     if differ > unsettled:

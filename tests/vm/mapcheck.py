@@ -161,10 +161,7 @@ def child_reads(who, fd, addr, size, dontneed, want):
     if pid == 0:
         try:
             if dontneed:
-                addr = libc.mmap(None, size, mmap.PROT_READ,
-                                 mmap.MAP_SHARED, fd, 0)
-                if addr == MAP_FAILED or addr is None:
-                    os._exit(2)
+                addr = c_mmap(fd, size, mmap.PROT_READ)
                 ctypes.string_at(addr, 1)
                 if libc.madvise(addr, size, MADV_DONTNEED):
                     os._exit(3)
