@@ -45,7 +45,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s [-o FILE] [-p PROCFILE] [-v]\n"
+		"usage: %s [-o FILE] [-p PROCFILE] [-v] | -h\n"
 		"Write magnet's stream (default /proc/net/magnet) to FILE (default: standard\n"
 		"output) until it ends (echo finish > /proc/net/magnet, an unload) or SIGINT\n"
 		"or SIGTERM. A format=3 binary stream (omode=1 format=3) is written straight\n"
@@ -53,7 +53,9 @@ static void usage(FILE *f)
 		"stream is read as cat reads it. The file is the stream, byte for byte.\n"
 		"  -o FILE      write here (created or truncated)\n"
 		"  -p PROCFILE  the reader file (procname=): /proc/net/NAME\n"
-		"  -v           say on standard error how the stream was read, and how much\n",
+		"  -v           say on standard error how the stream was read and how many\n"
+		"               bytes were written\n"
+		"  -h, --help   print this help and exit\n",
 		prog);
 }
 

@@ -18,7 +18,8 @@ examples:
   magnet-exp analyse -o out logs/            # every *.bin and *.bin.gz in logs/
   magnet-exp analyse --strict run.bin.gz     # exit 1 unless confirmed
 
-For each log it writes, into OUT/<log name>/:
+For each log it writes, into ./<log name>.analysis/ (with -o OUT and one
+log file: into OUT; with -o OUT and more logs: OUT/<log name>.analysis/):
   <family>_<laddr>_<lport>_<raddr>_<rport>.csv  per TCP connection end: one
       row per TCP-layer record (time in s from the log's first record,
       event, state, ca_state, cwnd, ssthresh, srtt_us, rttvar_us, rto_us,
@@ -65,11 +66,13 @@ verdict other than confirmed, 2 on a usage or I/O error.
 
 
 RUN_EPILOG = """\
-the spec (TOML), every key but test_id and variants optional:
+the spec (TOML), every key but test_id and variants optional (the values
+below are the defaults where a comment gives none; in [testbed.*], ssh,
+the receiver's address and the router's forward_dev are required):
 
   test_id = "cc-compare"          # names the logs
   variants = ["cubic", "reno"]    # congestion controls (tcp_* modules are
-  repetitions = 2                 #   loaded as needed)
+  repetitions = 2                 #   loaded as needed); default 1
   [path]                          # the bottleneck, on the router
   rate = "20mbit"                 # netem rate toward the receiver
   delay = "20ms"                  # one way, toward the receiver
@@ -101,7 +104,8 @@ the spec (TOML), every key but test_id and variants optional:
   reader = "live"                 # or "after": start the reader once the
                                   #   traffic is over (a stalled reader)
   text_logs = ["ttprobe"]         # also <...>_ttprobe.log.gz and/or
-                                  #   _web10g.log.gz per log (TEACUP's)
+                                  #   _web10g.log.gz per log (TEACUP's);
+                                  #   default none
   [testbed.sender]                # optional: real hosts over SSH instead
   ssh = "root@tb1.lab"            #   of the local namespaces; [user@]host
   identity = "~/.ssh/id_ed25519"  #   [:port]; default keys: ssh's usual
@@ -402,7 +406,8 @@ def main(argv=None):
                    "directories of them")
     a.add_argument("-o", "--output", metavar="OUT",
                    help="the directory for the results (default: "
-                   "LOG-name.analysis beside the current directory)")
+                   "./LOG-name.analysis; with several logs, "
+                   "OUT/LOG-name.analysis)")
     a.add_argument("--ttpb2ascii", metavar="PATH",
                    help="the ttpb2ascii to read the logs with")
     a.add_argument("--no-figures", action="store_true",
