@@ -100,7 +100,7 @@ enum magnet_event {
  *               web10g variables): segments and data segments out/in,
  *               bytes sent (incl. retransmissions), received (in order),
  *               acked, retransmitted, rcv_nxt, the windowed minimum RTT
- *               and the latest RTT sample (us), the advertised MSS, window
+ *               and the RTT of the latest acked data (us), the advertised MSS, window
  *               scales, and the MAGNET_OPT_* options. A tcp_out record's
  *               counters include the segment being sent (its entry point
  *               runs before TCP counts it).
@@ -184,7 +184,8 @@ struct magnet_record {
 	__u64 bytes_retrans;		/* 232 */
 	__u32 rcv_nxt;			/* 240 */
 	__u32 min_rtt_us;		/* 244: windowed min RTT, ~0U = none */
-	__u32 rtt_us;			/* 248: latest RTT sample, 0 = none */
+	__u32 rtt_us;			/* 248: RTT of the latest acked data
+					 * (rack.rtt_us), 0 = none yet */
 	__u16 advmss;			/* 252: MSS we advertised */
 	__u8 wscale;			/* 254: snd_wscale << 4 | rcv_wscale */
 	__u8 opts;			/* 255: MAGNET_OPT_* */
