@@ -100,10 +100,10 @@ enum magnet_event {
  *               web10g variables): segments and data segments out/in,
  *               bytes sent (incl. retransmissions), received (in order),
  *               acked, retransmitted, rcv_nxt, the windowed minimum RTT
- *               and the RTT of the latest acked data (us), the advertised MSS, window
- *               scales, and the MAGNET_OPT_* options. A tcp_out record's
- *               counters include the segment being sent (its entry point
- *               runs before TCP counts it).
+ *               and the RTT of the latest acked data (us), the advertised
+ *               MSS, window scales, and the MAGNET_OPT_* options. A tcp_out
+ *               record's counters include the segment being sent (its
+ *               entry point runs before TCP counts it).
  *   ip_*        IP and device events: id (IPv4), tos (traffic class for
  *               IPv6), ttl (hop limit for IPv6), and the protocol (6 TCP,
  *               17 UDP, ...; IPv6: the first next-header).
