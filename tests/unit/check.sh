@@ -547,6 +547,20 @@ a = v2_records(open(sys.argv[1], "rb").read())[1]
 b = v2_records(open(sys.argv[2], "rb").read())[1]
 sys.exit(not (a and a == b))' "$tmp/$f.bin" "$tmp/$f-v3.bin"
 done
+# a second decoder of the text (docdecode.py, written from
+# docs/binary-format.md alone): the same magnet text, byte for byte, from
+# either version, byte order and gzip, and the same exit code for a log
+# cut inside a record
+gzip -c "$tmp/swapped.bin" >"$tmp/swapped.bin.gz"
+for f in native.bin swapped.bin.gz native-v3.bin native-v3s.bin pcap.bin \
+	pcap-v3.bin pcap-v3s.bin v3cut.bin; do
+	run -f magnet "$tmp/$f"
+	/usr/bin/python3 ./docdecode.py "$tmp/$f" >"$tmp/doc.out" 2>"$tmp/doc.err"
+	drc=$?
+	check "docdecode.py $f: exit $rc as ttpb2ascii's (got $drc)" [ "$drc" = "$rc" ]
+	check "docdecode.py $f: the magnet text byte for byte" \
+		cmp -s "$tmp/doc.out" "$tmp/out"
+done
 
 # ---- magnet-exp analyse (python/magnet_exp) ----
 echo "== magnet-exp analyse"

@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""A second decoder of magnet's binary stream (versions 2 and 3, either
+byte order, gzip or not), written from docs/binary-format.md alone by
+someone who read none of the module's or ttpb2ascii's code. It prints the
+magnet text (`ttpb2ascii -f magnet`); check.sh compares the two byte for
+byte on the fixtures, so the doc stays complete enough to write a decoder
+from, and the two decoders agree.
+
+    docdecode.py FILE    exit 0; 2 bad input; 3 the log ends inside a record
+"""
+import sys, struct
+
+MAGIC = 0x01234567
+MAGIC_SW = 0x67452301
+
+EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
+            5: 'ip_out', 6: 'ip_in', 7: 'dev_out', 8: 'dev_in',
+            9: 'lost', 10: 'reset'}
+RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
+    0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+EV_FLOW = 11
+
+COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
+           "end_seq mark pid comm req ret mss srtt_us rttvar_us rto_us cwnd "
+           "ssthresh snd_wnd rcv_wnd snd_una snd_nxt write_seq copied_seq "
+           "packets_out retrans_out total_retrans ca_state ca_name ifindex "
+           "ip_id ip_tos ip_ttl ip_proto segs_out data_segs_out segs_in "
+           "data_segs_in bytes_sent bytes_received bytes_acked bytes_retrans "
+           "rcv_nxt min_rtt_us rtt_us advmss snd_wscale rcv_wscale opts "
+           "pacing_rate delivery_rate delivered delivered_ce lost_out "
+           "sacked_out app_limited bbr_bw bbr_min_rtt bbr_pacing_gain "
+           "bbr_cwnd_gain lost").split()
+assert len(COLUMNS) == 67
+
+TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
+           "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
+           "total_retrans").split()
+TCP_U32B = ("segs_out data_segs_out segs_in data_segs_in rcv_nxt min_rtt_us "
+            "rtt_us").split()
+TCP_U64 = "bytes_sent bytes_received bytes_acked bytes_retrans".split()
+
+
+class BadInput(Exception):
+    pass
+
+
+def clean(b):
+    """At most the field's size, up to the first NUL; 0x21..0x7e as they
+    are, a space as '_', any other byte as '?'."""
+    n = b.find(b'\0')
+    if n >= 0:
+        b = b[:n]
+    out = []
+    for c in b:
+        if c == 0x20:
+            out.append('_')
+        elif 0x21 <= c <= 0x7e:
+            out.append(chr(c))
+        else:
+            out.append('?')
+    return ''.join(out)
+
+
+def fmt_addr(family, a):
+    if family == 4:
+        return '.'.join(str(x) for x in a[:4])
+    if family == 6:
+        # eight groups of 4 upper-case hex digits, never shortened
+        return ':'.join('%02X%02X' % (a[i], a[i + 1]) for i in range(0, 16, 2))
+    return ''
+
+
+class Decoder:
+    def __init__(self, data, out):
+        self.d = data
+        self.out = out
+        self.flows = {}
+
+    def header(self):
+        d = self.d
+        if len(d) < 16:
+            raise BadInput('shorter than the header')
+        m = struct.unpack_from('<I', d, 0)[0]
+        if m == MAGIC:
+            self.e = '<'
+        elif m == MAGIC_SW:
+            self.e = '>'
+        else:
+            raise BadInput('bad magic')
+        e = self.e
+        (self.magic, self.version, self.record_size, self.sysinfo_size,
+         self.ncpus, _r0, self.rt_off, self.start_ns) = \
+            struct.unpack_from(e + 'IHHHHIqQ', d, 0)
+        if self.version not in (2, 3):
+            raise BadInput('unsupported version %d' % self.version)
+        if self.sysinfo_size != 256:
+            raise BadInput('bad sysinfo_size')
+        if self.version == 2 and self.record_size != 256:
+            raise BadInput('bad record_size')
+        if self.version == 3 and self.record_size != 0:
+            raise BadInput('bad record_size')
+        if len(d) < self.sysinfo_size:
+            raise BadInput('shorter than the header')
+
+    def u(self, fmt, off):
+        return struct.unpack_from(self.e + fmt, self.d, off)
+
+    def emit(self, r):
+        row = []
+        for c in COLUMNS:
+            v = r.get(c)
+            row.append('' if v is None else str(v))
+        self.out.write('\t'.join(row) + '\n')
+
+    def time(self, ts):
+        w = (ts + self.rt_off) & 0xffffffffffffffff
+        return '%d.%09d' % (w // 1000000000, w % 1000000000)
+
+    # ---- common output from a version-2-like dict of fields ----
+    def row(self, f):
+        ev = f['event']
+        fl = f['flags']
+        r = {'time': self.time(f['ts_ns']), 'cpu': f['cpu'],
+             'event': EV_NAMES.get(ev, str(ev))}
+        if ev in (9, 10):
+            r['lost'] = f['req']
+            if ev == 9 and f.get('ret'):
+                r['ret'] = f['ret']
+            return r
+        if fl & RF_SOCK:
+            r['sock'] = '%016x' % f['sock_id']
+            r['state'] = f['state']
+        r['family'] = f['family']
+        r['laddr'] = fmt_addr(f['family'], f['laddr'])
+        r['raddr'] = fmt_addr(f['family'], f['raddr'])
+        r['lport'] = f['lport']
+        r['rport'] = f['rport']
+        r['len'] = f['len']
+        r['mark'] = f['mark']
+        if fl & RF_SEQ:
+            r['seq'] = f['seq']
+            r['end_seq'] = f['end_seq']
+        if fl & RF_APP:
+            for k in ('pid', 'req', 'ret'):
+                r[k] = f[k]
+            r['comm'] = clean(f['comm'])
+        if fl & RF_TCP:
+            for k in TCP_U32 + TCP_U32B + TCP_U64 + ['advmss', 'ca_state']:
+                r[k] = f[k]
+            r['ca_name'] = clean(f['ca_name'])
+            r['snd_wscale'] = f['wscale'] >> 4
+            r['rcv_wscale'] = f['wscale'] & 15
+            r['opts'] = f['opts']
+        if fl & RF_DEV:
+            r['ifindex'] = f['ifindex']
+        if fl & RF_IP:
+            for k in ('ip_id', 'ip_tos', 'ip_ttl', 'ip_proto'):
+                r[k] = f[k]
+        if 'rate' in f:
+            q = f['rate']
+            r['pacing_rate'] = q['pacing_rate']
+            if q['rate_delivered'] == 0 or q['rate_interval_us'] == 0:
+                dr = 0
+            else:
+                dr = ((q['rate_delivered'] * f['mss']) & 0xffffffffffffffff)
+                dr = ((dr * 1000000) & 0xffffffffffffffff) // q['rate_interval_us']
+            r['delivery_rate'] = dr
+            for k in ('delivered', 'delivered_ce', 'lost_out', 'sacked_out',
+                      'app_limited'):
+                r[k] = q[k]
+            if q['cc_attr'] == 16:
+                ci = q['cc_info']
+                r['bbr_bw'] = (ci[1] << 32) | ci[0]
+                r['bbr_min_rtt'] = ci[2]
+                r['bbr_pacing_gain'] = ci[3]
+                r['bbr_cwnd_gain'] = ci[4]
+        return r
+
+    # ---- version 3 ----
+    def run3(self):
+        d = self.d
+        off = self.sysinfo_size
+        idx = 0
+        n = len(d)
+        while off < n:
+            if n - off < 16:
+                return 3, n - off
+            ts, cpu, flow, ev, fl, ln = self.u('QHHBBH', off)
+            if ln < 16 or ln % 8:
+                raise BadInput('bad len %d at record %d offset %d' % (ln, idx, off))
+            if n - off < ln:
+                return 3, n - off
+            self.rec3(off, idx, ts, cpu, flow, ev, fl, ln)
+            off += ln
+            idx += 1
+        return 0, 0
+
+    def rec3(self, off, idx, ts, cpu, flow, ev, fl, ln):
+        def bad(why):
+            raise BadInput('%s: record %d offset %d' % (why, idx, off))
+        if ev == EV_FLOW:
+            if ln != 72:
+                bad('bad FLOW len')
+            sock_id, lport, rport, family = self.u('QHHB', off + 16)
+            self.flows[(cpu, flow)] = dict(
+                sock_id=sock_id, lport=lport, rport=rport, family=family,
+                ca_name=self.d[off + 29:off + 40],
+                laddr=self.d[off + 40:off + 56], raddr=self.d[off + 56:off + 72])
+            return
+        if ev in (9, 10):
+            if ln != 32:
+                bad('bad count len')
+            req, ret = self.u('Qq', off + 16)
+            if ev == 9:
+                for k in [k for k in self.flows if k[0] == cpu]:
+                    del self.flows[k]
+            else:
+                self.flows.clear()
+            self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
+                                    req=req, ret=ret)))
+            return
+        if ev < 1 or ev > 10:
+            bad('unknown event %d' % ev)
+        fi = self.flows.get((cpu, flow))
+        if fi is None:
+            bad('no FLOW for cpu %d flow %d' % (cpu, flow))
+        f = dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
+                 family=fi['family'], lport=fi['lport'], rport=fi['rport'],
+                 laddr=fi['laddr'], raddr=fi['raddr'],
+                 sock_id=fi['sock_id'] if fl & RF_SOCK else 0,
+                 ca_name=fi['ca_name'] if fl & RF_TCP else b'')
+        if ev in (1, 2, 3, 4):
+            if fl & RF_HDR:
+                bad('RF_HDR on TCP/app event')
+            base = 160 if ev <= 2 else 200
+            want = base + (56 if fl & RF_RATE else 0)
+            if ln != want:
+                bad('bad len')
+            o = off + 16
+            (f['len'], f['mark'], f['seq'], f['end_seq'], f['state'],
+             f['ca_state'], f['wscale'], f['opts'], f['advmss'], _r) = \
+                self.u('IIIIBBBBHH', o)
+            v = self.u('15I', off + 40)
+            f.update(zip(TCP_U32, v))
+            v = self.u('7I', off + 100)
+            f.update(zip(TCP_U32B, v))
+            v = self.u('4Q', off + 128)
+            f.update(zip(TCP_U64, v))
+            if ev >= 3:
+                f['pid'], _r, f['req'], f['ret'] = self.u('IIQq', off + 160)
+                f['comm'] = self.d[off + 184:off + 200]
+            if fl & RF_RATE:
+                p = off + base
+                (pr, dl, dce, lo, so, rd, ri, al, ca, _r) = \
+                    self.u('QIIIIIIBBH', p)
+                ci = self.u('5I', p + 36)
+                f['rate'] = dict(pacing_rate=pr, delivered=dl, delivered_ce=dce,
+                                 lost_out=lo, sacked_out=so, rate_delivered=rd,
+                                 rate_interval_us=ri, app_limited=al,
+                                 cc_attr=ca, cc_info=ci)
+        else:
+            if fl & (RF_TCP | RF_RATE):
+                bad('RF_TCP/RF_RATE on packet event')
+            o = off + 16
+            (f['len'], f['mark'], f['seq'], f['end_seq'], f['ifindex'],
+             f['tcp_ack'], f['ip_id'], f['tcp_win'], f['ip_hlen'],
+             f['ip_frag'], f['state'], f['ip_tos'], f['ip_ttl'],
+             f['ip_proto'], f['tcp_flags'], f['tcp_hlen']) = \
+                self.u('IIIIIIHHHHBBBBBB', o)
+            nopt = max(f['tcp_hlen'] - 20, 0) if f['tcp_hlen'] else 0
+            want = 56 + (nopt + 7) // 8 * 8
+            if ln != want:
+                bad('bad len %d want %d' % (ln, want))
+        self.emit(self.row(f))
+
+    # ---- version 2 ----
+    def run2(self):
+        d = self.d
+        off = self.sysinfo_size
+        n = len(d)
+        idx = 0
+        while off < n:
+            if n - off < 256:
+                return 3, n - off
+            f = {}
+            (f['ts_ns'], f['sock_id'], f['event'], f['cpu'], f['family'],
+             f['state'], f['ca_state'], f['flags'], f['lport'], f['rport'],
+             f['len']) = self.u('QQHHBBBBHHI', off)
+            f['laddr'] = d[off + 32:off + 48]
+            f['raddr'] = d[off + 48:off + 64]
+            (f['seq'], f['end_seq'], f['mark'], f['pid'], f['ret'],
+             f['req']) = self.u('IIIIqQ', off + 64)
+            f['comm'] = d[off + 96:off + 112]
+            fl = f['flags']
+            if fl & RF_TCP and fl & RF_HDR:
+                raise BadInput('RF_TCP and RF_HDR: record %d offset %d' % (idx, off))
+            if not 1 <= f['event'] <= 10:
+                raise BadInput('unknown event: record %d offset %d' % (idx, off))
+            f.update(zip(TCP_U32, self.u('15I', off + 112)))
+            f['ifindex'], f['ip_id'], f['ip_tos'], f['ip_ttl'] = \
+                self.u('IHBB', off + 172)
+            f['ca_name'] = d[off + 180:off + 191]
+            f['ip_proto'] = d[off + 191]
+            (f['segs_out'], f['data_segs_out'], f['segs_in'],
+             f['data_segs_in']) = self.u('4I', off + 192)
+            f.update(zip(TCP_U64, self.u('4Q', off + 208)))
+            (f['rcv_nxt'], f['min_rtt_us'], f['rtt_us'], f['advmss'],
+             f['wscale'], f['opts']) = self.u('IIIHBB', off + 240)
+            self.emit(self.row(f))
+            off += 256
+            idx += 1
+        return 0, 0
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write('usage: docdecode.py FILE\n')
+        return 1
+    with open(argv[1], 'rb') as fh:
+        data = fh.read()
+    if data[:2] == b'\x1f\x8b':
+        import gzip
+        data = gzip.decompress(data)
+    out = sys.stdout
+    dec = Decoder(data, out)
+    try:
+        dec.header()
+        out.write('\t'.join(COLUMNS) + '\n')
+        rc, left = dec.run3() if dec.version == 3 else dec.run2()
+    except BadInput as e:
+        out.flush()
+        sys.stderr.write('docdecode: %s\n' % e)
+        return 2
+    if rc == 3:
+        out.flush()
+        sys.stderr.write('docdecode: the log ends inside a record (%d bytes)\n' % left)
+    return rc
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
