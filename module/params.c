@@ -50,7 +50,7 @@ MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, 
 module_param_named(nontcp, magnet_cfg.nontcp, uint, 0444);
 MODULE_PARM_DESC(nontcp, "1 = IP and device events for non-TCP packets too (default: 0)");
 module_param_string(compat, magnet_cfg.compat_str, sizeof(magnet_cfg.compat_str), 0444);
-MODULE_PARM_DESC(compat, "Semantics of omode=0 and 1: magnet, or ttprobe (v0.1.2's field 7 and 11, 96-byte binary records, buffer emptied at open) (default: ttprobe for the ttprobe build, else magnet)");
+MODULE_PARM_DESC(compat, "Semantics of omode=0 and 1: magnet, or ttprobe (v0.1.2's field 7 and 11, 96-byte binary records; in every omode, buffer emptied at open) (default: ttprobe for the ttprobe build, else magnet)");
 module_param_named(maxactive, magnet_cfg.maxactive, uint, 0444);
 MODULE_PARM_DESC(maxactive, "events=app: tcp_sendmsg/tcp_recvmsg calls in flight at once that can be recorded, blocked receivers included; more are counted as probe misses, 1..16384 (default: 512)");
 module_param_string(procname, magnet_cfg.procname, sizeof(magnet_cfg.procname), 0444);
