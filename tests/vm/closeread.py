@@ -7,13 +7,14 @@ then reads SIZE bytes at a time until TOTAL bytes came, then 1 byte at a
 time until what it read ends in the middle of an event record, and
 closes. The rest of that record is then still staged in the kernel's
 buffer (a read that finds the buffer empty takes at least one whole
-record from the rings into it). One byte more is not enough: when it is the last of the
-staged records, nothing is left staged (a flake seen once in CI, text
-mode, 0 closed unread). Writes what it read to OUT and prints
-the number of whole event records in it, by MODE: v2 (256-byte records),
-v3 (version 3 records, their headers' lengths) or text (lines after the
-header line). The records after the last whole one were taken from the
-rings and not read: the statistics must count them as `discarded closed`.
+record from the rings into it). One byte more is not enough: when it is
+the last of the staged records, nothing is left staged (a flake seen
+once in CI, text mode, 0 closed unread). Writes what it read to OUT and
+prints the number of whole event records in it, by MODE: v2 (256-byte
+records), v3 (version 3 records, their headers' lengths) or text (lines
+after the header line). The records after the last whole one were taken
+from the rings and not read: the statistics must count them as
+`discarded closed`.
 """
 import os
 import sys
