@@ -5,8 +5,11 @@
 #   make deps            install build and test dependencies (Debian 12),
 #                        and the 5.10 and 7.2 kernels (scripts/extra-kernels.sh)
 #   make deps-all        also the 6.1 PREEMPT_RT kernel
-#   make check           unit tests, VM tests on the oldest and the newest
-#                        kernel line, packaging tests
+#   make check           lint of the test scripts, unit tests, VM tests on
+#                        the oldest and the newest kernel line, packaging
+#                        tests
+#   make lint            the lint alone (tests/lint/run.sh: shellcheck and
+#                        shpatterns.py, patterns that make a check unfailable)
 #   make check-all       the same with the VM tests on all five lines
 #   make check-fresh     make deps + make demo in a new minimal Debian 12 root
 #   make check-stress    the stress suites in VMs (tests/vm/guest.sh stress_*),
@@ -63,6 +66,9 @@ deps-all: deps
 
 unit:
 	$(MAKE) -C tests/unit check
+
+lint:
+	tests/lint/run.sh
 
 vm: userspace
 	tests/vm/run.sh
@@ -202,5 +208,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit vm check check-all check-fresh check-stress check-debug demo bench bench-profile bench-insn fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug demo bench bench-profile bench-insn fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist
