@@ -17,6 +17,8 @@
 #      from a clone works: `dkms install . -k <release>`, then
 #      `dkms install magnet/<version> -k` for the other kernel lines; dkms
 #      remove leaves nothing.
+# MAGNET_PKG_STEPS="install_destdir dist_manual_build" runs only the steps
+# whose functions it names (the last word of each `step` line below).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -41,15 +43,27 @@ trap cleanup EXIT
 # step NAME CMD...: one test; a failed one's last lines are printed again
 # at the end, so the tail of a CI log names what failed and why
 step() {
-	local name=$1 log=$tmp/step.log
+	local name=$1 log=$tmp/step.log rc
 	shift
+	# MAGNET_PKG_STEPS: only the steps whose functions it names
+	if [ -n "${MAGNET_PKG_STEPS:-}" ]; then
+		case " $MAGNET_PKG_STEPS " in
+		*" $1 "*) ;;
+		*) echo "--- pkg: $name: not picked (MAGNET_PKG_STEPS)"; return ;;
+		esac
+	fi
 	echo "--- pkg: $name"
-	if (set -e; "$@") 2>&1 | tee "$log"; [ "${PIPESTATUS[0]}" = 0 ]; then
+	# set -e in the subshell stops the step at its first failing command;
+	# the pipeline must not stand in an if's condition, where bash ignores
+	# set -e, in the subshell too (then only a step's last command counted)
+	(set -e; "$@") 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1))
 		echo "--- pkg: $name: ok"
 	else
 		fail=$((fail + 1))
-		echo "--- pkg: $name: FAILED"
+		echo "--- pkg: $name: FAILED (status $rc)"
 		{
 			echo "pkg: FAILED: $name; its last lines:"
 			tail -n 25 "$log" | sed 's/^/  | /'
