@@ -31,7 +31,8 @@ bench_boot() {
 		tail -n 20 "$out/console.log" >&2
 		return 1
 	fi
-	if grep -E 'BUG:|WARNING:|Oops|RCU stall|soft lockup' "$out/dmesg.txt"; then
+	. "$top"/scripts/kernel-bad.sh
+	if grep -E "$KERNEL_BAD" "$out/dmesg.txt"; then
 		echo "$name: kernel warnings in the guest" >&2
 		return 1
 	fi

@@ -151,3 +151,8 @@ cat "$report"
 # the chart: Debian's python3, which has python3-matplotlib (make deps)
 /usr/bin/python3 "$top"/bench/chart.py "$report" "${report%.md}.png"
 echo "bench: report in $report, chart in ${report%.md}.png"
+# a reader that did not end after finish is a failure, after the report
+if [ -e "$out/hung.txt" ]; then
+	echo "bench: FAILED: a reader did not end after finish ($out/hung.txt)" >&2
+	exit 1
+fi

@@ -65,8 +65,13 @@ def sender(v):
 
 def cmd_main(d, rate, delay, limit, length):
     s = load(d)
-    if not s["runs"]:
-        fail("no runs")
+    # every run the spec asks for, analysed (a dropped run is a failure)
+    with open(os.path.join(d, "spec.json")) as f:
+        spec = json.load(f)
+    want = len(spec["variants"]) * spec["repetitions"]
+    if len(s["runs"]) != want:
+        fail("%d runs in summary.json, the spec asks for %d" % (
+            len(s["runs"]), want))
     for run in s["runs"]:
         name = "%s #%d" % (run["variant"], run["repetition"])
         if run["verdict"] != "confirmed":

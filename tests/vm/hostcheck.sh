@@ -51,6 +51,13 @@ host_exp_run() {
 	$CHK lost "$1/explost"
 }
 
+# case_exp_strict: report --strict exits 1 unless every verdict is
+# confirmed; then checkexp.py's checks of the run against iperf3 and the path
+host_exp_strict() {
+	$EXP report --strict "$1/expstrict"
+	$CHK main "$1/expstrict" 20 20 100 131072
+}
+
 # case_exp_ssh: the run over SSH, analysed here; every host's files
 host_exp_ssh() {
 	$EXP report "$1/expssh"
