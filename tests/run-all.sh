@@ -1,5 +1,7 @@
 #!/bin/bash
-# Everything `make check` runs: the userspace build, the unit tests, a short
+# Everything `make check` runs: the static check of the shell scripts for
+# patterns that make a check unfailable (tests/lint/run.sh), the userspace
+# build, the unit tests, a short
 # fuzz run of the command parsers, the VM tests on the oldest and the newest
 # kernel line (scripts/kernels.sh --ends: 5.10 and 7.2, every case on the
 # first, the kernel-dependent ones on the other; MAGNET_CHECK_ALL=1,
@@ -16,6 +18,7 @@ fail=0
 failed=()
 logs=$top/build/check
 mkdir -p "$logs"
+rm -f "$logs"/*.log
 
 step() {
 	local name=$1 log rc
@@ -37,6 +40,7 @@ step() {
 # builds on every core (the unit tests' sanitizer builds took half their
 # step's minutes one at a time)
 jobs=-j$(nproc)
+step "lint (test scripts)" tests/lint/run.sh
 step "userspace build" make -s "$jobs" userspace
 step "unit tests" make -s "$jobs" -C tests/unit check
 step "fuzz (20 s per target)" make -s "$jobs" -C tests/fuzz run
@@ -46,9 +50,18 @@ else
 	step "VM tests" tests/vm/run.sh
 fi
 step "packaging tests" tests/pkg/run.sh
+# a case that cannot run says SKIP (tests/vm/guest.sh's skip), never PASS:
+# each one is listed here and counted apart in the summary
+skips=$(grep -h -E '^ *(\[guest\] )?SKIP ' "$logs"/*.log 2>/dev/null | sed 's/^ *//')
+nskip=0
+[ -n "$skips" ] && nskip=$(echo "$skips" | wc -l)
 for name in "${failed[@]}"; do
 	echo "=== recap: $name FAILED; its last lines (all in $logs/${name%% *}.log):"
 	tail -n 25 "$logs/${name%% *}.log"
 done
-echo "check: $pass passed, $fail failed${failed:+ (${failed[*]})}"
+if [ "$nskip" != 0 ]; then
+	echo "=== skipped (cannot run on this machine):"
+	echo "$skips" | sed 's/^/  /'
+fi
+echo "check: $pass passed, $fail failed${failed:+ (${failed[*]})}, $nskip cases skipped"
 [ "$fail" = 0 ]

@@ -28,10 +28,15 @@ web10g output, run inside the test guests.
         them just before it sent that byte (file INFO): the rate part, the
         MSS, min RTT, bytes acked and received, BBR's state (empty for a
         congestion control without one)
-  checkctl.py stats STATS BIN          the statistics add up: written + lost =
-        hits per CPU and in total, and the total written equals the events
-        read from the binary stream BIN (LOST and RESET markers excluded)
+  checkctl.py stats STATS BIN          per CPU, the events of the binary
+        stream BIN are the statistics' written, and its LOST records'
+        counts their lost
+  checkctl.py cids W10G N [least|distinct|sequential]  web10g connection
+        ids: in order, never 0, never two flows for one id; at least N, or
+        exactly N with one per flow, or exactly N for flows that reuse a
+        four-tuple one connection after another (cmd_cids)
 """
+import collections
 import ipaddress
 import json
 import re
@@ -44,6 +49,7 @@ from checklog import iperf_flow, text_rows, ttprobe_addr  # noqa: E402
 from magnetlog import COUNT, Bad, v3_headers  # noqa: E402
 
 OUT_EVENTS = {"tcp_out", "app_send", "ip_out", "dev_out"}
+ALL_EVENTS = OUT_EVENTS | {"tcp_in", "app_recv", "ip_in", "dev_in"}
 MARKERS = {"lost", "reset"}
 
 
@@ -119,6 +125,25 @@ def cmd_term(path, key, value, flows):
         if fl not in seen:
             fail("%s=%s: flow %s missing (seen: %s)" % (key, value, fl, sorted(seen)))
     none_seen(gone, seen, "%s=%s: " % (key, value))
+    if key in ("dir", "events"):
+        # the traffic drives every layer both ways (magnet loaded with
+        # events=all): each event the term admits must be there, or a
+        # filter that dropped one layer or one direction would pass
+        admit = {e for e in ALL_EVENTS if term_ok({"event": e}, key, value)}
+        missing = admit - {r["event"] for r in rows}
+        if missing:
+            fail("%s=%s: no %s line (the term admits %s)" % (
+                key, value, ", ".join(sorted(missing)),
+                ", ".join(sorted(admit))))
+    if key in ("comm", "pid"):
+        # every other line passes these terms: the application's own
+        # calls, both ways, must be there, or a filter that dropped every
+        # application event would pass
+        kinds = {r["event"] for r in rows
+                 if r["event"].startswith("app_") and r[key] == value}
+        if kinds != {"app_send", "app_recv"}:
+            fail("%s=%s: application events of it: %s, want app_send and "
+                 "app_recv" % (key, value, sorted(kinds) or "none"))
     print("term ok: %s=%s, %d lines, %d flows" % (key, value, len(rows), len(seen)))
 
 
@@ -371,29 +396,45 @@ def cmd_tcpinfo(text, info_path, port):
 
 
 def cmd_stats(stats, binpath):
+    """The statistics against the stream, per CPU: the event records of
+    each CPU in the stream are its `written`, and its LOST records' counts
+    its `lost` (the stream and the counters are kept apart in the module:
+    records in the rings, losses in each ring's counters, reported in the
+    stream by the LOST records). The module prints written as hits - lost
+    and the totals as sums of its CPU lines, so checking those sums again
+    here would prove nothing."""
     tot = None
-    per = []
+    per = {}
     for line in open(stats):
         f = line.rstrip("\n").split("\t")
         if f[0].isdigit() and len(f) == 7:
-            per.append([int(x) for x in f[1:6]])
+            per[int(f[0])] = [int(x) for x in f[1:6]]
         elif f[0] == "total":
             tot = [int(x) for x in f[1:7]]
     if tot is None or not per:
         fail("no counters in %s" % stats)
-    for p in per:
-        hits, written, lost = p[0], p[1], p[2]
-        if written + lost != hits:
-            fail("cpu line: written %d + lost %d != hits %d" % (written, lost, hits))
-    for i in range(5):
-        if sum(p[i] for p in per) != tot[i]:
-            fail("total column %d is not the sum of the CPUs" % i)
-    events = sum(1 for _, ev, _, _, _ in stream_records(binpath)
-                 if ev not in (9, 10))
-    if events != tot[1]:
-        fail("stream has %d events, statistics say %d written" % (events, tot[1]))
-    print("stats ok: hits %d = written %d + lost %d; filtered %d; %d events read"
-          % (tot[0], tot[1], tot[2], tot[3], events))
+    events = collections.Counter()
+    lost = collections.Counter()
+    for _, ev, cpu, _, req in stream_records(binpath):
+        if ev == 9:
+            lost[cpu] += req
+        elif ev != 10:
+            events[cpu] += 1
+    for cpu in sorted(set(per) | set(events) | set(lost)):
+        if cpu not in per:
+            fail("the stream has records of cpu %d, the statistics no line"
+                 % cpu)
+        hits, written, nlost = per[cpu][0], per[cpu][1], per[cpu][2]
+        if events[cpu] != written or lost[cpu] != nlost:
+            fail("cpu %d: the stream has %d events and LOST records of %d, "
+                 "the statistics say %d written, %d lost (%d hits)"
+                 % (cpu, events[cpu], lost[cpu], written, nlost, hits))
+    if sum(events.values()) == 0:
+        fail("the stream has no events")
+    print("stats ok: per CPU, the stream's events and LOST counts are the "
+          "statistics' written and lost: %s; filtered %d"
+          % (", ".join("cpu %d %d+%d" % (c, events[c], lost[c])
+                       for c in sorted(per)), tot[3]))
 
 
 # a version 2 record's event, cpu, ret and req (magnet_record at 16, 18,
@@ -499,30 +540,53 @@ def cmd_accounting(stats, binpath):
     print("accounting ok")
 
 
-def cmd_cids(w10g, least):
+def cmd_cids(w10g, want, mode="least"):
     """web10g connection ids: none is 0, each new one the next number (ids
-    are given in order of appearance, only to connections with a line), one
-    per flow, and at least LEAST of them"""
+    are given in order of appearance, only to connections with a line), a
+    CID never names two flows, and, by MODE:
+      least       at least WANT of them;
+      distinct    exactly WANT, one per flow (every socket open at once,
+                  each end of each connection a four-tuple of its own: a
+                  flow given a second id means the table lost its entry);
+      sequential  exactly WANT; the connections of a flow (one four-tuple
+                  used again, one connection after another) each have
+                  their own id, and an id once followed by a newer one of
+                  its flow never comes back"""
     top, flow_of, nrows = 0, {}, 0
+    cids_of = collections.defaultdict(list)
     for n, r in enumerate(web10g_iter(w10g), 2):
         nrows += 1
         cid = int(r["CID"])
+        fl = w_flow(r)
         if cid == 0:
             fail("line %d: CID 0 after %d connections" % (n, top))
         if cid > top:
             if cid != top + 1:
                 fail("line %d: CID %d after %d" % (n, cid, top))
             top = cid
-            flow_of[cid] = w_flow(r)
+            flow_of[cid] = fl
+            if mode == "distinct" and cids_of[fl]:
+                fail("line %d: flow %s has CID %d, and had %s" % (
+                    n, fl, cid, cids_of[fl]))
+            cids_of[fl].append(cid)
         elif cid not in flow_of:
             fail("line %d: CID %d, new, after %d" % (n, cid, top))
-        elif flow_of[cid] != w_flow(r):
-            fail("line %d: CID %d is %s, was %s" % (n, cid, w_flow(r), flow_of[cid]))
-    print("cids: %d connection ids (up to %d) in %d lines"
-          % (len(flow_of), top, nrows))
-    if len(flow_of) < int(least):
-        fail("%d connection ids, want at least %s" % (len(flow_of), least))
-    print("cids ok")
+        elif flow_of[cid] != fl:
+            fail("line %d: CID %d is %s, was %s" % (n, cid, fl, flow_of[cid]))
+        elif mode == "sequential" and cids_of[fl][-1] != cid:
+            fail("line %d: CID %d of %s again after its CID %d" % (
+                n, cid, fl, cids_of[fl][-1]))
+    print("cids: %d connection ids (up to %d) of %d flows in %d lines"
+          % (len(flow_of), top, len(cids_of), nrows))
+    if mode == "least":
+        if len(flow_of) < int(want):
+            fail("%d connection ids, want at least %s" % (len(flow_of), want))
+    elif mode in ("distinct", "sequential"):
+        if len(flow_of) != int(want):
+            fail("%d connection ids, want %s" % (len(flow_of), want))
+    else:
+        fail("cids: unknown mode " + mode)
+    print("cids ok (%s)" % mode)
 
 
 def cmd_misses(stats, binpath, least):

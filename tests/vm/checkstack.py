@@ -222,13 +222,30 @@ def cmd_stack(path, json_path, pid, wsize):
     # every TCP-out segment goes through IP-out and device-out, in order
     ip = match_chain(by["tcp_out"], by["ip_out"], "tcp_out->ip_out")
     dev = match_chain([p for _, p in ip], by["dev_out"], "ip_out->dev_out")
-    for (t, i), (_, d) in zip(ip, dev):
+    # each ip_out's own dev_out (match_chain orders its pairs by the first
+    # event's time, which for ip_out need not be tcp_out's order)
+    dev_of = {id(i): d for i, d in dev}
+    for t, i in ip:
+        d = dev_of[id(i)]
         if not t["ts"] <= i["ts"] <= d["ts"]:
-            fail("out path timestamps out of order")
+            fail("out path timestamps out of order at seq %d-%d: tcp_out %d, "
+                 "ip_out %d, dev_out %d" % (t["seq"], t["end_seq"], t["ts"],
+                                            i["ts"], d["ts"]))
         if i["sock"] != t["sock"]:
             fail("ip_out socket id differs from tcp_out's")
-    print("out path ok: %d tcp_out segments each with ip_out and dev_out, same seq range"
-          % len(ip))
+    # and the other way: every ip_out and dev_out that carries data is one
+    # tcp_out's (one skb through the three probes); only a segment with no
+    # data (a reset the stack sends without the socket) may have no tcp_out
+    for label, got, recs in (("ip_out", {id(i) for _, i in ip}, by["ip_out"]),
+                             ("dev_out", {id(d) for d in dev_of.values()},
+                              by["dev_out"])):
+        extra = [r for r in recs if id(r) not in got and r["end_seq"] != r["seq"]]
+        if extra:
+            fail("%d %s records with data and no tcp_out, the first seq %d-%d "
+                 "at %d" % (len(extra), label, extra[0]["seq"],
+                            extra[0]["end_seq"], extra[0]["ts"]))
+    print("out path ok: %d tcp_out segments each with ip_out and dev_out, same seq range;"
+          " no ip_out or dev_out with data besides them" % len(ip))
 
     # every TCP-in segment came through device-in and IP-in
     ipin = match_chain(by["tcp_in"], by["ip_in"], "tcp_in<-ip_in", after=False)
@@ -293,6 +310,12 @@ def cmd_lost(path, dmesg):
     total_lost = sum(v[2] for v in stats.values())
     if total_lost == 0:
         fail("nothing was lost: the test needs a stalled reader and a small bufsize")
+    # the kernel log names only CPUs with hits: a CPU with records in the
+    # stream and no line there is a failure, not a CPU left unchecked
+    for cpu in sorted(set(events) | set(lost)):
+        if cpu not in stats and (events[cpu] or lost[cpu]):
+            fail("cpu %d: %d events + %d lost in the stream, no statistics "
+                 "line in the kernel log" % (cpu, events[cpu], lost[cpu]))
     for cpu, (hits, written, l) in sorted(stats.items()):
         if events[cpu] + lost[cpu] != hits:
             fail("cpu %d: %d events + %d lost in the stream, %d hits counted"

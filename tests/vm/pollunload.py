@@ -31,9 +31,12 @@ def main(proc):
         got.append(p.poll())
     t = threading.Thread(target=wait, daemon=True)
     t.start()
-    # the thread is in poll() well before the caller's rmmod (or it saw the
-    # file ready, which the check below tells)
+    # the thread is in poll() well before the caller's rmmod; one whose
+    # poll() returned already (the file ready at once) would make the
+    # unload's wake-up untested: that fails here
     time.sleep(0.5)
+    if not t.is_alive():
+        sys.exit("pollunload: poll() returned before the unload: %r" % got)
     sys.stdout.write("waiting\n")
     sys.stdout.flush()
     for line in sys.stdin:

@@ -13,8 +13,9 @@ count of FLOW records at the start of an open passes through 909.
 
 Connections on 127.0.0.1:PORT stay open (a socket freed and allocated again
 at the same address would keep its flow id); after each, one open reads
-all the stream holds. Fails unless an open began
-with 909 FLOW records, and prints the last counts it saw.
+all the stream holds, which must be whole records to its end. Fails
+unless an open began with 909 FLOW records and a record after them, and
+prints the last counts it saw.
 """
 import errno
 import os
@@ -27,7 +28,8 @@ FLOW = 11
 
 
 def flows_at_open(proc):
-    """the FLOW records at the start of a new open's stream"""
+    """the FLOW records at the start of a new open's stream, the records
+    after them, and whether the stream is whole records to its end"""
     fd = os.open(proc, os.O_RDONLY | os.O_NONBLOCK)
     try:
         head = os.read(fd, 256)         # SYSINFO
@@ -51,19 +53,23 @@ def flows_at_open(proc):
     # the FLOW records the reader writes at the open all carry the open's
     # time; the rings' own (a new socket's) come after them, stamped
     # before it
-    n = off = 0
+    n = after = off = 0
     ts0 = None
+    leading = True
     while off + 16 <= len(data):
         ts, event = struct.unpack_from("<Q", data, off)[0], data[off + 12]
         length = struct.unpack_from("<H", data, off + 14)[0]
         if length < 16 or off + length > len(data):
             break
-        if event != FLOW or (ts0 is not None and ts != ts0):
-            break
-        ts0 = ts
-        n += 1
+        if leading and (event != FLOW or (ts0 is not None and ts != ts0)):
+            leading = False
+        if leading:
+            ts0 = ts
+            n += 1
+        else:
+            after += 1
         off += length
-    return n
+    return n, after, off == len(data)
 
 
 def main():
@@ -81,9 +87,16 @@ def main():
         c.sendall(b"x")
         s.recv(1)
         keep += [c, s]
-        n = flows_at_open(proc)
+        n, after, whole = flows_at_open(proc)
         seen.append(n)
+        if not whole:
+            sys.exit("resyncroom: an open with %d FLOW records first: the "
+                     "stream is not whole records to its end" % n)
         if n == 909:
+            # the record after them is the one that once overflowed
+            if after == 0:
+                sys.exit("resyncroom: the open with 909 FLOW records has no "
+                         "record after them")
             break
     print("resyncroom: %d connections, FLOW records at the opens: %s"
           % (len(keep) // 2, " ".join(map(str, seen[-12:]))))
