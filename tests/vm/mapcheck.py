@@ -282,7 +282,23 @@ def cmd_unload(path):
     wait_until(lambda: not os.path.exists("/sys/module/magnet"),
                "the module was not unloaded")
     data = ctypes.string_at(addr, size)
-    print("read all %d bytes of the map after the unload, %d not zero"
+    # the pages are the map's still, not freed memory read by chance: the
+    # same bytes after the kernel has had to hand out 256 MiB of pages
+    # (a map without its own page references would show other data, or
+    # zeros, once they are reused)
+    if data.count(0) == len(data):
+        fail("the map reads as zeros after the unload")
+    churn = anon(256 << 20)
+    ctypes.memset(churn, 0x5a, 256 << 20)
+    libc.munmap(churn, 256 << 20)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+    again = ctypes.string_at(addr, size)
+    if again != data:
+        fail("the map changed after the unload: %d of %d bytes differ"
+             % (sum(1 for a, b in zip(data, again) if a != b), size))
+    print("read all %d bytes of the map after the unload, %d not zero, the "
+          "same after 256 MiB of other pages were handed out"
           % (len(data), len(data) - data.count(0)))
     libc.munmap(addr, size)
     os.close(fd)
