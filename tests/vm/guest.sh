@@ -1009,7 +1009,7 @@ read_whole() {
 	teacup_stop
 	cat /proc/net/magnet_stats > "$L/$name-stats.txt"
 	rmmod magnet
-	$CTL stats "$L/$name-stats.txt" "$L/$name.bin"
+	$CTL accounting "$L/$name-stats.txt" "$L/$name.bin"
 	$TTPB2ASCII "$L/$name.bin" > "$L/$name.txt" 2> "$L/$name.err"
 	[ ! -s "$L/$name.err" ]
 	$CHECK flow "$L/$name.txt" "$L/$name.json" --role sender --bytes
@@ -1018,7 +1018,7 @@ read_whole() {
 # magnet-record: a format=3 stream taken from the mapped rings is the
 # stream read() gives. Rings of 16 records that fill before it starts, so
 # the writers' own LOST records pass through the map too: every event is
-# in the log or counted lost, exactly (checkctl stats). Then rings that
+# in the log or counted lost, exactly (checkctl accounting). Then rings that
 # hold the transfer: every byte iperf3 sent is in the log; a reset while
 # records are held; an unload while the tool waits; the same events as
 # cat's from a second module on the same traffic; the interface's
@@ -1039,7 +1039,7 @@ case_record() {
 	dmesg > "$L/rec-small.dmesg"
 	cat "$L/rec-small.err"
 	grep -q 'mapped rings' "$L/rec-small.err"
-	$CTL stats "$L/rec-small-stats.txt" "$L/rec-small.bin"
+	$CTL accounting "$L/rec-small-stats.txt" "$L/rec-small.bin"
 	$STACK lost "$L/rec-small.bin" "$L/rec-small.dmesg"
 	$TTPB2ASCII -f magnet "$L/rec-small.bin" > "$L/rec-small.txt"
 	[ "$(grep -c $'\tlost\t' "$L/rec-small.txt")" -gt 0 ]
@@ -1906,7 +1906,7 @@ case_stats() {
 	cat "$L/stats.txt"
 	grep -q '^reader	closed' "$L/stats.txt"
 	grep -qE '^probe	TCP transmit	ftrace	__tcp_transmit_skb' "$L/stats.txt"
-	$CTL stats "$L/stats.txt" "$L/stats.bin"
+	$CTL accounting "$L/stats.txt" "$L/stats.bin"
 }
 
 # binary reads of any size: whole records go straight from the rings to
@@ -2417,8 +2417,7 @@ dmesg > "$OUT/dmesg.txt"
 # the logs go out for the host's checks (run.sh); the result names the
 # checks the cases asked for, so that logs that did not arrive fail them
 # rather than skip them
-logs_copied=1
-cp -r "$L" "$OUT/logs" || { log "copying $L to $OUT/logs failed"; logs_copied=0; }
+cp -r "$L" "$OUT/logs" || log "copying $L to $OUT/logs failed"
 {
 	echo "kernel $(uname -r)"
 	echo "cpus $(nproc --all)"
@@ -2426,7 +2425,6 @@ cp -r "$L" "$OUT/logs" || { log "copying $L to $OUT/logs failed"; logs_copied=0;
 	[ -n "$failed_names" ] && echo "failed:$failed_names"
 	[ -n "$skipped_names" ] && echo "skipped:$skipped_names"
 	[ -s "$L/host-checks" ] && echo "host-checks: $(echo $(cat "$L/host-checks"))"
-	[ $logs_copied = 1 ] || echo "logs not copied"
 	[ $kml_ok = 1 ] && echo "kmemleak scanned"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	echo MAGNET-VM-DONE

@@ -24,7 +24,7 @@ import socket
 import struct
 import sys
 
-FLOW = 11
+from magnetlog import FLOW_EV, Bad, v3_headers
 
 
 def flows_at_open(proc):
@@ -53,23 +53,14 @@ def flows_at_open(proc):
     # the FLOW records the reader writes at the open all carry the open's
     # time; the rings' own (a new socket's) come after them, stamped
     # before it
-    n = after = off = 0
-    ts0 = None
-    leading = True
-    while off + 16 <= len(data):
-        ts, event = struct.unpack_from("<Q", data, off)[0], data[off + 12]
-        length = struct.unpack_from("<H", data, off + 14)[0]
-        if length < 16 or off + length > len(data):
-            break
-        if leading and (event != FLOW or (ts0 is not None and ts != ts0)):
-            leading = False
-        if leading:
-            ts0 = ts
-            n += 1
-        else:
-            after += 1
-        off += length
-    return n, after, off == len(data)
+    try:
+        heads, end = v3_headers(data)
+    except Bad as e:
+        sys.exit("resyncroom: %s" % e)
+    n = 0                               # heads: (off, ts, cpu, flow, event, ...)
+    while n < len(heads) and heads[n][4] == FLOW_EV and heads[n][1] == heads[0][1]:
+        n += 1
+    return n, len(heads) - n, end == len(data)
 
 
 def main():

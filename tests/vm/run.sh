@@ -51,7 +51,6 @@ qemu_opts=()
 [ -n "${MAGNET_VM_QEMU_OPTS:-}" ] && qemu_opts=(--qemu-opts="$MAGNET_VM_QEMU_OPTS")
 [ "${MAGNET_VM_KVM:-0}" = 1 ] && kvm=
 . "$top"/scripts/kernel-bad.sh
-BAD=$KERNEL_BAD
 
 if [ -z "$kvers" ]; then
 	echo "vm: no kernel with headers and /boot/vmlinuz found (run make deps)" >&2
@@ -245,9 +244,9 @@ for b in $boots; do
 		ok=0
 		total_fail=$((total_fail + 1))
 	fi
-	if grep -E "$BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' | grep -v 'guest.sh'; then
+	if grep -E "$KERNEL_BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' | grep -v 'guest.sh'; then
 		echo "vm: $b: the kernel log shows a warning or error (above)"
-		grep -E "$BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' |
+		grep -E "$KERNEL_BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' |
 			grep -v 'guest.sh' | head -n 5 | sed "s/^/  $b kernel log| /" >> "$recap"
 		ok=0
 		total_fail=$((total_fail + 1))
