@@ -35,6 +35,7 @@
 
 #include "format.h"
 #include "v3.h"
+#include "cid.h"
 #include "pcapw.h"
 
 #ifndef MAGNET_VERSION
@@ -440,81 +441,17 @@ static void swap_record(struct magnet_record *r)
 }
 
 /*
- * web10g connection ids: 1, 2, ... per connection in order of first
- * appearance, as the kernel numbers them (magnet_flow_key: a sock_id seen
- * with a new flow is a new connection: the socket connected again, or, in
- * logs of modules before 2026-11-26, whose sock_id hashed the socket's
- * address, a new socket in reused memory). An open-addressing
- * hash table, grown by doubling; one entry per socket, so memory grows with
- * the sockets in the log, not its length.
+ * web10g connection ids (cid.h, the module's own numbering), in a table
+ * made at the first web10g line and limited only by memory
  */
-struct cid_entry {
-	__u64 sock_id;
-	__u32 cid;		/* 0: a free slot */
-	__u32 flow;
-};
+static struct magnet_cids cids;
 
-static struct cid_entry *cid_table;
-static size_t cid_cap, cid_used, cid_count;
-
-static size_t cid_hash(__u64 id, size_t cap)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id & (cap - 1);
-}
-
-static int cid_grow(void)
-{
-	size_t cap = cid_cap ? cid_cap * 2 : 256, i;
-	struct cid_entry *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return 0;
-	for (i = 0; i < cid_cap; i++) {
-		size_t j;
-
-		if (!cid_table[i].cid)
-			continue;
-		for (j = cid_hash(cid_table[i].sock_id, cap); t[j].cid;
-		     j = (j + 1) & (cap - 1))
-			;
-		t[j] = cid_table[i];
-	}
-	free(cid_table);
-	cid_table = t;
-	cid_cap = cap;
-	return 1;
-}
-
-/* the connection id of @r's connection, a new one at its first appearance;
- * 0 if out of memory or ids
- */
+/* the connection id of @r's connection; 0 if out of memory or ids */
 static __u32 cid_of(const struct magnet_record *r)
 {
-	__u32 flow = magnet_flow_key(r);
-	struct cid_entry *e;
-	size_t j;
-
-	if ((cid_used + 1) * 2 > cid_cap && !cid_grow())
+	if (!cids.t && magnet_cids_init(&cids, 8, 40))
 		return 0;
-	for (j = cid_hash(r->sock_id, cid_cap); cid_table[j].cid;
-	     j = (j + 1) & (cid_cap - 1))
-		if (cid_table[j].sock_id == r->sock_id)
-			break;
-	e = &cid_table[j];
-	if (e->cid && e->flow == flow)
-		return e->cid;
-	/* a new socket, or a socket's new connection */
-	if (cid_count >= 0xffffffffU)
-		return 0;
-	if (!e->cid)
-		cid_used++;
-	e->sock_id = r->sock_id;
-	e->flow = flow;
-	e->cid = (__u32)++cid_count;
-	return e->cid;
+	return magnet_cid_of(&cids, r->sock_id, magnet_flow_key(r));
 }
 
 /*
@@ -1010,8 +947,7 @@ int main(int argc, char **argv)
 	in_map_len = in_map_pos = in_map_done = 0;
 	oused = 0;
 	write_failed = 0;
-	cid_table = NULL;
-	cid_cap = cid_used = cid_count = 0;
+	memset(&cids, 0, sizeof(cids));
 	memset(&pcap_w, 0, sizeof(pcap_w));
 	pcap_layers = 0;
 	pcap_dirs = 0;
@@ -1173,7 +1109,7 @@ int main(int argc, char **argv)
 	setvbuf(out, NULL, _IONBF, 0);
 
 	ret = decode_mapped(gz, fmt, infmt, compat);
-	free(cid_table);
+	magnet_cids_free(&cids);
 	pcapw_free(&pcap_w);
 	/* after an early error, still write out what was decoded before it */
 	if (!finish_output())
