@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filter in force, changed at run time by `filter ...` and `filter
- * clear` (procfs-commands.md).
+ * The commands written to /proc/net/<procname> (procfs-commands.md,
+ * "Commands"): flush, finish, reset and the filter in force, changed at
+ * run time by `filter ...` and `filter clear`.
  *
  * The effective filter is the load-time parameters (port, full, direction,
  * fwmark, events) overridden, term by term, by the last `filter` command;
@@ -14,8 +15,11 @@
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
 #include <linux/mutex.h>
+#include <linux/uaccess.h>
 #include "magnet.h"
 #include "filter.h"
+#include "cmd.h"
+#include "ring.h"
 
 struct magnet_active_filter __rcu *magnet_active;
 static DEFINE_MUTEX(magnet_filter_mutex);
@@ -102,6 +106,66 @@ void magnet_filter_describe(char *buf, size_t size)
 	else if (size)
 		buf[0] = '\0';
 	rcu_read_unlock();
+}
+
+/*
+ * A command, one per write(): -EINVAL with the reason in the kernel log
+ * for one that is refused, and recording goes on.
+ */
+ssize_t magnet_control_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char buf[MAGNET_CMD_MAX_LEN];
+	char desc[MAGNET_FILTER_TEXT_MAX];
+	struct magnet_filter filt;
+	enum magnet_filter_op fop;
+	struct magnet_cmd cmd;
+	const char *err;
+	size_t shown;
+	int ret;
+
+	if (count > MAGNET_CMD_MAX_LEN) {
+		pr_warn_ratelimited("rejected command: longer than %d bytes\n",
+				    MAGNET_CMD_MAX_LEN);
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	shown = count;
+	while (shown && (buf[shown - 1] == '\n' || buf[shown - 1] == '\r'))
+		shown--;
+	if (magnet_cmd_parse(buf, count, &cmd, &err))
+		goto reject;
+
+	switch (cmd.op) {
+	case MAGNET_CMD_FLUSH:
+		break;
+	case MAGNET_CMD_FINISH:
+		magnet_reader_finish();
+		magnet_rings_log("finish", magnet_probes_nmissed());
+		break;
+	case MAGNET_CMD_RESET:
+		magnet_stream_reset();
+		break;
+	case MAGNET_CMD_FILTER:
+		if (magnet_filter_parse(buf, count, &fop, &filt, &err))
+			goto reject;
+		ret = magnet_filter_set(fop == MAGNET_FILTER_CLEAR ? NULL : &filt);
+		if (ret) {
+			pr_warn_ratelimited("rejected command \"%*pE\": cannot apply it (%d); the filter is unchanged\n",
+					    (int)shown, buf, ret);
+			return -EINVAL;
+		}
+		magnet_filter_describe(desc, sizeof(desc));
+		pr_info("filter in force: %s\n", desc);
+		break;
+	}
+	magnet_wake_reader();
+	return count;
+reject:
+	pr_warn_ratelimited("rejected command \"%*pE\": %s\n", (int)shown, buf,
+			    err);
+	return -EINVAL;
 }
 
 int magnet_control_init(void)

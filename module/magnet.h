@@ -87,12 +87,21 @@ int magnet_stats_init(void);
 void magnet_stats_exit(void);
 bool magnet_reader_is_open(void);
 
-/* proc.c */
+/* control.c: the commands */
+struct file;
+ssize_t magnet_control_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos);
+
+/* reader.c: /proc/net/<procname> */
 int magnet_waitq_init(void);
 void magnet_waitq_exit(void);
 int magnet_proc_init(void);
 void magnet_proc_exit(void);
 void magnet_wake_reader(void);
+void magnet_reader_finish(void);
+
+/* stream.c: what the reader's stream holds back or discards */
+void magnet_stream_reset(void);
 void magnet_discard_counts(unsigned long *at_open, unsigned long *by_reset,
 			   unsigned long *at_close);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation and teardown of the per-CPU rings (ring.h). A leaf: it knows
- * the slot's size and the LOST record, and nothing of the probes or the
- * reader, which it wakes through the callback given at init.
+ * The per-CPU rings (ring.h): allocation, teardown, the map, and the
+ * consumer's side (passes over the rings, held records, pending losses,
+ * discards). A leaf: it knows the slot's size and the LOST record, and
+ * nothing of the probes or the reader, which it wakes through the callback
+ * given at init.
  */
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
@@ -11,6 +13,8 @@
 #include <linux/kprobes.h>
 #include <linux/timekeeping.h>
 #include <linux/string.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
 #include "ring.h"
 #include "v3.h"
 
@@ -159,4 +163,186 @@ void magnet_rings_log(const char *when, unsigned long probe_misses)
 			pr_info("%s: cpu %d: %lu hits, %lu written, %lu lost\n",
 				when, cpu, h, h - l, l);
 	}
+}
+
+/* ------------------------------------------------------- the consumer */
+
+/* the pass whose records are held (magnet_ring_iter_hold), or NULL */
+static struct magnet_ring_iter *magnet_ring_holder;
+
+int magnet_ring_iter_init(struct magnet_ring_iter *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->pos = kcalloc(nr_cpu_ids, sizeof(*it->pos), GFP_KERNEL);
+	it->end = kcalloc(nr_cpu_ids, sizeof(*it->end), GFP_KERNEL);
+	it->aux = kcalloc(nr_cpu_ids, sizeof(*it->aux), GFP_KERNEL);
+	it->active = kcalloc(nr_cpu_ids, sizeof(*it->active), GFP_KERNEL);
+	if (!it->pos || !it->end || !it->aux || !it->active) {
+		magnet_ring_iter_free(it);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void magnet_ring_iter_free(struct magnet_ring_iter *it)
+{
+	kfree(it->pos);
+	kfree(it->end);
+	kfree(it->aux);
+	kfree(it->active);
+	memset(it, 0, sizeof(*it));
+}
+
+/*
+ * Only the CPUs with records to read take part in the merge, so a record
+ * costs the consumer the same on a machine with hundreds of possible CPUs.
+ */
+void magnet_ring_iter_begin(struct magnet_ring_iter *it,
+			    const unsigned long *limit)
+{
+	int cpu;
+
+	it->nactive = 0;
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		unsigned long end = smp_load_acquire(&r->head);
+
+		if (limit && (long)(end - limit[cpu]) > 0)
+			end = limit[cpu];
+		it->pos[cpu] = r->tail;
+		it->aux[cpu] = 0;
+		it->end[cpu] = end;
+		if ((long)(end - r->tail) > 0)
+			it->active[it->nactive++] = cpu;
+	}
+}
+
+/* The records taken are the writers' again. */
+void magnet_ring_iter_release(struct magnet_ring_iter *it)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+		if (it->aux[cpu])
+			WRITE_ONCE(r->aux_taken, r->aux_taken + it->aux[cpu]);
+		it->aux[cpu] = 0;
+		smp_store_release(&r->tail, it->pos[cpu]);
+	}
+	if (it->held) {
+		WRITE_ONCE(it->held, false);
+		magnet_ring_holder = NULL;
+	}
+}
+
+void magnet_ring_iter_hold(struct magnet_ring_iter *it)
+{
+	WRITE_ONCE(it->held, true);
+	magnet_ring_holder = it;
+}
+
+/* without the consumer's lock: a hint for poll() and wait_event() */
+bool magnet_ring_iter_waiting(const struct magnet_ring_iter *it)
+{
+	int cpu;
+
+	if (!READ_ONCE(it->held))
+		return !magnet_rings_empty();
+	for_each_possible_cpu(cpu)
+		if (smp_load_acquire(&per_cpu_ptr(magnet_rings, cpu)->head) !=
+		    READ_ONCE(it->pos[cpu]))
+			return true;
+	return false;
+}
+
+u64 magnet_ring_iter_offset(const struct magnet_ring_iter *it, int cpu)
+{
+	struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+	return (u64)cpu * magnet_ring_bytes +
+	       (u64)(it->pos[cpu] & r->mask) * MAGNET_SLOT_SIZE;
+}
+
+void magnet_rings_heads(unsigned long *heads)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		heads[cpu] = smp_load_acquire(&per_cpu_ptr(magnet_rings, cpu)->head);
+}
+
+bool magnet_ring_has_pending(int cpu)
+{
+	struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+	return !magnet_ring_count(r) && magnet_ring_pending(r);
+}
+
+bool magnet_ring_take_pending(int cpu, unsigned long *lost,
+			      unsigned long *missed)
+{
+	struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+	*lost = atomic_long_xchg(&r->lost_pending, 0);
+	*missed = atomic_long_xchg(&r->missed_pending, 0);
+	return *lost | *missed;
+}
+
+void magnet_rings_drop_pending(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		atomic_long_xchg(&per_cpu_ptr(magnet_rings, cpu)->lost_pending, 0);
+		atomic_long_xchg(&per_cpu_ptr(magnet_rings, cpu)->missed_pending, 0);
+	}
+}
+
+/*
+ * Process context, under the consumer's lock (a mutex: this may sleep).
+ * Rings of bufsize=1048576 hold 2^20 records per CPU: the walk offers to
+ * reschedule every MAGNET_DISCARD_STEP records, so that a reset of full
+ * rings on a non-preemptible kernel is neither a soft lockup nor an RCU
+ * stall (tests/vm: case_reset_full).
+ */
+#define MAGNET_DISCARD_STEP 1024
+unsigned long magnet_rings_discard(bool (*aux)(const union magnet_slot *))
+{
+	struct magnet_ring_iter *h = magnet_ring_holder;
+	unsigned long n = 0, step = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+		unsigned long head = smp_load_acquire(&r->head);
+		unsigned long i;
+
+		/* records a TAKE holds are the consumer's already: the discard
+		 * starts after them, and they leave when it releases them */
+		for (i = h ? h->pos[cpu] : r->tail; i != head; i++) {
+			const union magnet_slot *rec = magnet_ring_slot(r, i);
+			const struct magnet_v3_count *c = (void *)(&rec->hdr + 1);
+
+			if (++step % MAGNET_DISCARD_STEP == 0)
+				cond_resched();
+			if (!aux(rec)) {
+				n++;
+				continue;
+			}
+			if (h)
+				h->aux[cpu]++;
+			else
+				r->aux_taken++;
+			if (rec->hdr.event == MAGNET_EV_LOST) {
+				atomic_long_add(c->req, &r->lost_pending);
+				atomic_long_add(c->ret, &r->missed_pending);
+			}
+		}
+		if (h)
+			h->pos[cpu] = head;
+		else
+			smp_store_release(&r->tail, head);
+	}
+	return n;
 }

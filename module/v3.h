@@ -90,7 +90,7 @@ unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 /*
  * The reader's side: the flows of each CPU, allocated as CPUs appear
  * (64 KiB each), so its memory is bounded by the CPUs, not the log. The
- * module keeps one too (proc.c): the flows the records taken from the
+ * module keeps one too (stream.c): the flows the records taken from the
  * rings so far define, with every CPU's table allocated at load.
  */
 struct magnet_v3_dec {
