@@ -416,39 +416,6 @@ static __always_inline void magnet_fill_tcp(struct magnet_v3_tcp *t,
 	t->bytes_retrans = READ_ONCE(tp->bytes_retrans);
 }
 
-void magnet_fill_cc_info(struct magnet_v3_rate *x, struct sock *sk,
-			 const struct tcp_congestion_ops *ca);
-
-/*
- * The rate part (record.h, RF_RATE) after the TCP part, read as
- * magnet_fill_tcp() reads. @ca: the socket's congestion control as the
- * caller read it, asked for its get_info() state only when @locked (a TCP
- * event; at an app return the socket is not, and a congestion control
- * reads several of its fields to compute what it reports).
- */
-static __always_inline void magnet_fill_rate(struct magnet_v3_rate *x,
-					     struct sock *sk,
-					     const struct tcp_congestion_ops *ca,
-					     bool locked)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-	unsigned long rate = READ_ONCE(sk->sk_pacing_rate);
-
-	x->pacing_rate = rate != ~0UL ? rate : ~0ULL;
-	x->delivered = READ_ONCE(tp->delivered);
-	x->delivered_ce = READ_ONCE(tp->delivered_ce);
-	x->lost_out = READ_ONCE(tp->lost_out);
-	x->sacked_out = READ_ONCE(tp->sacked_out);
-	x->rate_delivered = READ_ONCE(tp->rate_delivered);
-	x->rate_interval_us = READ_ONCE(tp->rate_interval_us);
-	x->app_limited = tp->rate_app_limited;	/* a bit field */
-	x->cc_attr = 0;
-	x->reserved = 0;
-	memset(x->cc_info, 0, sizeof(x->cc_info));
-	if (locked && ca && ca->get_info)
-		magnet_fill_cc_info(x, sk, ca);
-}
-
 /* ------------------------------------------------------------ rec_tcp.c */
 
 /* what an application call's kretprobe instance keeps from entry to return */

@@ -3,7 +3,7 @@
  * The TCP and application events: a segment at TCP transmit and receive,
  * and a tcp_sendmsg()/tcp_recvmsg() call at its return. Both carry the TCP
  * snapshot (rec.c) and, last, where the output shows it (magnet_cfg.rate),
- * the rate part (magnet_fill_rate in rec.h):
+ * the rate part (magnet_fill_rate below):
  * pacing and delivery rates, delivered and CE-marked packets, lost and
  * SACKed segments out, and what the congestion control's get_info()
  * answers (magnet_fill_cc_info below, asked at TCP events only, where the
@@ -44,8 +44,9 @@ NOKPROBE_SYMBOL(magnet_count_out);
  * with a get_info() (BBR, Vegas, DCTCP, Illinois) pays for it. The socket
  * is locked, and @ca cannot go away in a handler (magnet_rec_begin_sock()).
  */
-void notrace magnet_fill_cc_info(struct magnet_v3_rate *x, struct sock *sk,
-				 const struct tcp_congestion_ops *ca)
+static noinline void notrace
+magnet_fill_cc_info(struct magnet_v3_rate *x, struct sock *sk,
+		    const struct tcp_congestion_ops *ca)
 {
 	union tcp_cc_info info;
 	int attr = 0;
@@ -59,6 +60,36 @@ void notrace magnet_fill_cc_info(struct magnet_v3_rate *x, struct sock *sk,
 	}
 }
 NOKPROBE_SYMBOL(magnet_fill_cc_info);
+
+/*
+ * The rate part (record.h, RF_RATE) after the TCP part, read as
+ * magnet_fill_tcp() reads. @ca: the socket's congestion control as the
+ * caller read it, asked for its get_info() state only when @locked (a TCP
+ * event; at an app return the socket is not, and a congestion control
+ * reads several of its fields to compute what it reports).
+ */
+static __always_inline void magnet_fill_rate(struct magnet_v3_rate *x,
+					     struct sock *sk,
+					     const struct tcp_congestion_ops *ca,
+					     bool locked)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	unsigned long rate = READ_ONCE(sk->sk_pacing_rate);
+
+	x->pacing_rate = rate != ~0UL ? rate : ~0ULL;
+	x->delivered = READ_ONCE(tp->delivered);
+	x->delivered_ce = READ_ONCE(tp->delivered_ce);
+	x->lost_out = READ_ONCE(tp->lost_out);
+	x->sacked_out = READ_ONCE(tp->sacked_out);
+	x->rate_delivered = READ_ONCE(tp->rate_delivered);
+	x->rate_interval_us = READ_ONCE(tp->rate_interval_us);
+	x->app_limited = tp->rate_app_limited;	/* a bit field */
+	x->cc_attr = 0;
+	x->reserved = 0;
+	memset(x->cc_info, 0, sizeof(x->cc_info));
+	if (locked && ca && ca->get_info)
+		magnet_fill_cc_info(x, sk, ca);
+}
 
 /*
  * magnet_record_tcp()'s record, once the filters kept it; @rate: a
