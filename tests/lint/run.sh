@@ -141,7 +141,7 @@ shellcheck_runs() {
 # lint FILE...: print the findings of shellcheck and shpatterns.py on the
 # files and add their count to $findings
 lint() {
-	local codes rc
+	local codes rc n
 	codes=$(IFS=,; echo "${sc_codes[*]}")
 	if ! command -v shellcheck > /dev/null; then
 		echo "tests/lint/run.sh:1: lint-error: shellcheck is not installed (Debian's shellcheck package; scripts/deps.sh installs it)"
@@ -154,11 +154,14 @@ lint() {
 	python3 "$here/shpatterns.py" --shellcheck "$tmp/sc" --codes "$codes" "$@" > "$tmp/found" 2>&1
 	rc=$?
 	cat "$tmp/found"
-	if [ "$rc" -gt 1 ]; then
+	n=$(grep -cE '^[^ :]+:[0-9]+: [A-Za-z0-9-]+: ' "$tmp/found")
+	# 1 is "findings", but a Python traceback exits 1 too: 1 with none
+	# printed is a crash, where nothing was checked
+	if [ "$rc" -gt 1 ] || { [ "$rc" = 1 ] && [ "$n" = 0 ]; }; then
 		echo "tests/lint/shpatterns.py:1: lint-error: shpatterns.py exited with status $rc"
 		findings=$((findings + 1))
 	fi
-	findings=$((findings + $(grep -cE '^[^ :]+:[0-9]+: [A-Za-z0-9-]+: ' "$tmp/found")))
+	findings=$((findings + n))
 }
 
 # the self-test: its mismatches count as findings
