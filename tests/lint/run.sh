@@ -89,7 +89,8 @@ sc_codes=(
 # SC2069 (2>&1 before >file: where output goes, not a status), SC2312
 # (every status masked in a command's arguments: about 300 reports on this
 # tree, nearly all on purpose), SC2317 (unreachable code: it also reports
-# functions called by name through a variable, as guest.sh's cases are).
+# functions called by name through a variable, as tests/vm/guest.sh calls
+# its cases).
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/magnet-lint.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -97,8 +98,8 @@ findings=0
 
 # Usage: shellcheck_runs FILE...: shellcheck's json1 reports on the files
 # into $tmp/sc/, the files spread over one run per core, biggest first, each to
-# the least loaded run (tests/vm/guest.sh alone takes half the time). Every
-# check runs; shpatterns.py keeps sc_codes and shellcheck's parse errors.
+# the least loaded run. Every check runs; shpatterns.py keeps sc_codes
+# and shellcheck's parse errors.
 # Returns non-zero if shellcheck failed.
 shellcheck_runs() {
 	local n g best size f rc=0 pids=()
