@@ -12,7 +12,7 @@
 #                        shpatterns.py, patterns that make a check unfailable)
 #   make check-all       the same with the VM tests on all five lines
 #   make check-fresh     make deps + make demo in a new minimal Debian 12 root
-#   make check-stress    the stress suites in VMs (tests/vm/guest.sh stress_*),
+#   make check-stress    the stress suites in VMs (tests/vm/cases/92-stress.sh),
 #                        results in docs/reliability.md
 #   make demo            a short capture in a throwaway VM, with a summary
 #   make install         module to /lib/modules/KVER/updates, tools to PREFIX
@@ -91,19 +91,24 @@ demo:
 RELIABILITY = scripts/reliability.sh -o docs/reliability.md build/stress \
 	build/stress-hotplug build/debug build/debug-stress build/debug-stress-hotplug
 
-# stress_runs DIR VARS: STRESS_CASES on 2 vCPUs into build/DIR, then CPU
-# hotplug on 4 vCPUs into build/DIR-hotplug, each in a boot of its own;
-# code is patched under traffic, so single-threaded TCG (guest.sh). Sets
-# rc=1 if either fails; $$t is the VM timeout.
+# stress_runs DIR VARS: STRESS_CASES on 2 vCPUs into build/DIR, then
+# STRESS_CASES_4CPUS (CPU hotplug) on 4 vCPUs into build/DIR-hotplug, each
+# in a boot of its own; code is patched under traffic, so single-threaded
+# TCG (tests/vm/cases/92-stress.sh). Sets rc=1 if either fails; $$t is the
+# VM timeout.
 stress_runs = \
+	$(if $(STRESS_CASES),,$(error no stress cases: tests/vm/suite.sh stress)) \
+	$(if $(STRESS_CASES_4CPUS),,$(error no stress cases: tests/vm/suite.sh stress-4cpus)) \
 	$(2) MAGNET_VM_OUT=$(CURDIR)/build/$(1) MAGNET_TEST_CASES="$(STRESS_CASES)" \
 		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
 		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1; \
-	$(2) MAGNET_VM_OUT=$(CURDIR)/build/$(1)-hotplug MAGNET_TEST_CASES=stress_hotplug \
+	$(2) MAGNET_VM_OUT=$(CURDIR)/build/$(1)-hotplug MAGNET_TEST_CASES="$(STRESS_CASES_4CPUS)" \
 		MAGNET_VM_CPUS=4 MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
 		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1
 
-STRESS_CASES ?= stress_load_unload stress_reader_faults stress_churn
+# the cases tagged "# suite: stress" and "# suite: stress-4cpus"
+STRESS_CASES ?= $(shell tests/vm/suite.sh stress)
+STRESS_CASES_4CPUS ?= $(shell tests/vm/suite.sh stress-4cpus)
 check-stress: userspace
 	t=$${MAGNET_VM_TIMEOUT:-3600}; rc=0; \
 	$(call stress_runs,stress,); \

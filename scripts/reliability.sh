@@ -1,7 +1,7 @@
 #!/bin/bash
 # usage: scripts/reliability.sh -o FILE STRESS_DIR...
 # docs/reliability.md (FILE) from what the suites wrote: each kernel's
-# STRESS_DIR/<kver>/reliability.txt (tests/vm/guest.sh, stress_* cases) and
+# STRESS_DIR/<kver>/reliability.txt (tests/vm/cases/92-stress.sh) and
 # its result, for every STRESS_DIR (one per boot: make check-stress boots
 # the hotplug suite apart), and the last `make fuzz` run
 # (build/fuzz-results). A kernel with no result in any STRESS_DIR, and the
@@ -63,9 +63,9 @@ runs() {
 cat <<'HEAD'
 # Reliability
 
-Written by the suites themselves: `make check-stress` (the stress cases of
-`tests/vm/guest.sh`, booted with `-accel tcg,thread=single`; see there
-why) and `make check-debug` (the VM suite and the stress cases on a debug
+Written by the suites themselves: `make check-stress` (the stress cases,
+`tests/vm/cases/92-stress.sh`, booted with `-accel tcg,thread=single`; see
+there why) and `make check-debug` (the VM suite and the stress cases on a debug
 kernel) regenerate this file from the last run of each case and suite on
 each kernel, each run with its date; the fuzzing numbers come from the
 last `make fuzz`. Any kernel warning, `BUG:`, UBSAN report, Oops, lockup

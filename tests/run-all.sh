@@ -50,7 +50,7 @@ else
 	step "VM tests" tests/vm/run.sh
 fi
 step "packaging tests" tests/pkg/run.sh
-# a case that cannot run says SKIP (tests/vm/guest.sh's skip), never PASS:
+# a case that cannot run says SKIP (tests/vm/lib.sh's skip), never PASS:
 # each one is listed here and counted apart in the summary
 skips=$(grep -h -E '^ *(\[guest\] )?SKIP ' "$logs"/*.log 2>/dev/null | sed 's/^ *//')
 nskip=0

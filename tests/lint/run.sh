@@ -89,7 +89,8 @@ sc_codes=(
 # SC2069 (2>&1 before >file: where output goes, not a status), SC2312
 # (every status masked in a command's arguments: about 300 reports on this
 # tree, nearly all on purpose), SC2317 (unreachable code: it also reports
-# functions called by name through a variable, as guest.sh's cases are).
+# functions called by name through a variable, as tests/vm/guest.sh calls
+# its cases).
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/magnet-lint.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -97,8 +98,8 @@ findings=0
 
 # Usage: shellcheck_runs FILE...: shellcheck's json1 reports on the files
 # into $tmp/sc/, the files spread over one run per core, biggest first, each to
-# the least loaded run (tests/vm/guest.sh alone takes half the time). Every
-# check runs; shpatterns.py keeps sc_codes and shellcheck's parse errors.
+# the least loaded run. Every check runs; shpatterns.py keeps sc_codes
+# and shellcheck's parse errors.
 # Returns non-zero if shellcheck failed.
 shellcheck_runs() {
 	local n g best size f rc=0 pids=()
@@ -141,7 +142,7 @@ shellcheck_runs() {
 # lint FILE...: print the findings of shellcheck and shpatterns.py on the
 # files and add their count to $findings
 lint() {
-	local codes rc
+	local codes rc n
 	codes=$(IFS=,; echo "${sc_codes[*]}")
 	if ! command -v shellcheck > /dev/null; then
 		echo "tests/lint/run.sh:1: lint-error: shellcheck is not installed (Debian's shellcheck package; scripts/deps.sh installs it)"
@@ -154,11 +155,14 @@ lint() {
 	python3 "$here/shpatterns.py" --shellcheck "$tmp/sc" --codes "$codes" "$@" > "$tmp/found" 2>&1
 	rc=$?
 	cat "$tmp/found"
-	if [ "$rc" -gt 1 ]; then
+	n=$(grep -cE '^[^ :]+:[0-9]+: [A-Za-z0-9-]+: ' "$tmp/found")
+	# 1 is "findings", but a Python traceback exits 1 too: 1 with none
+	# printed is a crash, where nothing was checked
+	if [ "$rc" -gt 1 ] || { [ "$rc" = 1 ] && [ "$n" = 0 ]; }; then
 		echo "tests/lint/shpatterns.py:1: lint-error: shpatterns.py exited with status $rc"
 		findings=$((findings + 1))
 	fi
-	findings=$((findings + $(grep -cE '^[^ :]+:[0-9]+: [A-Za-z0-9-]+: ' "$tmp/found")))
+	findings=$((findings + n))
 }
 
 # the self-test: its mismatches count as findings

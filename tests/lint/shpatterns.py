@@ -37,7 +37,8 @@ mid-and-chain
     In code that relies on set -e, an `A && B` list whose last command is a
     test ([ ], [[ ]], (( )), test, grep -q, cmp, diff, kill -0, a checker
     command, a one-statement predicate function of the file or of a file
-    it sources, or any `!` pipeline), in statement position: not in a condition, not followed
+    it sources or is sourced with, or any `!` pipeline), in statement
+    position: not in a condition, not followed
     by ||, not run in the background, and not the last command of a
     function body, subshell or file (directly or through an if / case /
     { } that is). Only the last command's failure stops the script: when
@@ -52,8 +53,13 @@ mid-and-chain
     "Relies on set -e": a file with `set -e` at its top level (from there
     on); a subshell that sets it; every function of a file that contains
     `set -e` anywhere or is sourced (`. file`, `source file`) by such a
-    file among the files linted (guest.sh runs its case functions under
-    `(set -eE; ...)`, tests/pkg/run.sh its steps under `(set -e; ...)`).
+    file among the files linted (tests/pkg/run.sh runs its steps under
+    `(set -e; ...)`; tests/vm/guest.sh its cases under `(set -eE; ...)`,
+    from lib.sh and cases/*.sh, which it sources by a path, `. "$HERE/
+    lib.sh"`, and in a loop, `for f in "$HERE"/cases/*.sh; do . "$f";
+    done`: a path is taken from the sourcing file's directory, see
+    source_paths). A file and the files it sources by a path share their
+    functions: each one's calls are resolved in all of them.
     Command substitutions are skipped (set -e is off inside them).
 
 true-on-verdict
@@ -84,6 +90,7 @@ function that only gathers output, is not reported.
 """
 
 import bisect
+import glob
 import json
 import os
 import re
@@ -160,7 +167,8 @@ class Node:
     simple: words, assigns (the NAME=value words before the command)
     subshell, group: body; coproc: body (a command)
     if: clauses [(condition seq, body seq)], els (seq or None)
-    loop: kw ('while'/'until'), cond, body; for: words, body
+    loop: kw ('while'/'until'), cond, body; for: var (None in a
+        (( )) loop), words, body
     case: word, arms (a seq each); func: name, body (a command)
     arith: text ((( ))); cond: words ([[ ]])
     redir: op, target (a Word)
@@ -628,11 +636,14 @@ class Parser:
         self.i += len(kw)
         self.skip_blanks()
         words = []
+        var = None
         if self.at("(("):
             self.balanced("(", ")")
         else:
-            if self.word() is None:
+            w = self.word()
+            if w is None:
                 self.error("expected a name after '%s'" % kw)
+            var = w.text()
             self.linebreak()
             if self.keyword() == "in":
                 self.i += 2
@@ -650,7 +661,7 @@ class Parser:
         self.expect_kw("do")
         body = self.parse_list({"done"})
         self.expect_kw("done")
-        return Node("for", line, words=words, body=body)
+        return Node("for", line, var=var, words=words, body=body)
 
     def parse_case(self):
         line = self.line()
@@ -914,6 +925,7 @@ class FileInfo:
         self.sete_anywhere = False
         self.inherit_errexit = False
         self.sources = set()            # basenames of the files it sources
+        self.source_words = []          # the words naming them (source_paths)
         for n in walk_nodes(tree):
             if n.kind == "func":
                 self.funcs[n.name] = n
@@ -926,6 +938,7 @@ class FileInfo:
                     self.inherit_errexit = True
                 if name in (".", "source") and len(n.words) > 1:
                     self.sources.add(os.path.basename(n.words[1].text()))
+                    self.source_words.append(n.words[1].raw)
                 assigns = list(n.assigns)
                 if name in ("local", "declare", "typeset", "export", "readonly"):
                     assigns += n.words[1:]
@@ -933,6 +946,13 @@ class FileInfo:
                     m = ASSIGN_RE.match(w.raw)
                     if m and CHECKER_RE.search(w.raw[m.end():]):
                         self.checker_vars.add(re.match(r"\w+", w.raw).group())
+            elif n.kind == "for" and n.var:
+                # for f in DIR/*.sh; do . "$f"; done: the files the loop names
+                ref = {"$" + n.var, "${%s}" % n.var}
+                if any(c.kind == "simple" and cmd_name(c) in (".", "source")
+                       and len(c.words) > 1 and c.words[1].raw.strip('"') in ref
+                       for c in walk_nodes(n.body)):
+                    self.source_words += [w.raw for w in n.words]
         self.imported = {}             # function name -> FileInfo of a sourced file
         self.predicates = set()
         self._find_predicates()
@@ -1300,6 +1320,24 @@ def shebang_sete(src):
     return bool(re.match(r"#!\S*(bash|sh)\s+-\w*e", first))
 
 
+def source_paths(path, words):
+    """The files the words (sourced by path: `. WORD`, or the list of a
+    for loop whose variable is sourced) name, as real paths: quotes
+    removed, a leading $VAR/ taken as path's own directory (HERE=$(dirname
+    "$0") and the like), a name without one relative to it, globs
+    expanded. Words that name no file this way name none."""
+    here = os.path.dirname(os.path.abspath(path))
+    out = []
+    for raw in words:
+        w = raw.replace('"', "").replace("'", "")
+        w = re.sub(r"^\$(\{\w+\}|\w+)/", "", w) if w.startswith("$") else w
+        if "$" in w or "`" in w:
+            continue
+        for f in sorted(glob.glob(os.path.join(here, w))):
+            out.append(os.path.realpath(f))
+    return out
+
+
 def lint(paths, shellcheck_json=None):
     """Findings for paths: a list of (path, line, pattern, text)."""
     out = []
@@ -1332,9 +1370,28 @@ def lint(paths, shellcheck_json=None):
             if other is not None and other is not info:
                 for name in other.funcs:
                     info.imported.setdefault(name, other)
+    # and files sourced by a path that names them (tests/vm/guest.sh's
+    # lib.sh and cases/*.sh): the file and those it sources by path are
+    # one set of functions, each file's calls resolved in all of them
+    by_real = {os.path.realpath(p): info for p, info in infos.items()}
+    sete_paths = set()
+    for path, info in infos.items():
+        group = [info]
+        for f in source_paths(path, info.source_words):
+            other = by_real.get(f)
+            if other is not None and other not in group:
+                group.append(other)
+                if info.sete_anywhere:
+                    sete_paths.add(other.path)
+        for member in group:
+            for other in group:
+                if other is not member:
+                    for name in other.funcs:
+                        member.imported.setdefault(name, other)
     checkers = {}
     for path, info in infos.items():
-        under = info.sete_anywhere or os.path.basename(path) in sourced_sete
+        under = info.sete_anywhere or os.path.basename(path) in sourced_sete \
+            or path in sete_paths
         ck = Checker(info, set(info.funcs) if under else set())
         ck.seq(info.tree, Ctx(sete=shebang_sete(srcs[path])), tail=True)
         checkers[path] = ck

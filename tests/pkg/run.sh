@@ -5,7 +5,8 @@
 #      line; dkms status shows magnet installed for each.
 #   2. For each kernel, `make install-ttprobe-compat`, then a VM boot of the
 #      newest (make check-all: of each; the
-#      guest sees this machine's /lib/modules) running case_dkms_modprobe
+#      guest sees this machine's /lib/modules) running the VM cases tagged
+#      "# suite: pkg" (tests/vm/cases/91-pkg.sh): case_dkms_modprobe
 #      (TEACUP lifecycle through `modprobe magnet`) and case_ttprobe_compat
 #      (the same through `modprobe ttprobe` and /proc/net/ttprobe).
 #   3. dkms remove and the compat uninstall leave no magnet files behind.
@@ -97,7 +98,7 @@ dkms_install_all() {
 }
 
 vm_installed() {
-	local k boot
+	local k boot cases
 	for k in $kvers; do
 		make -s install-ttprobe-compat KVER="$k"
 	done
@@ -109,7 +110,9 @@ vm_installed() {
 	# traffic runs, which under multi-threaded TCG can trap in the
 	# emulator ("Oops: int3", tests/vm/run.sh); 6.12 has also died so at
 	# boot with no module loaded
-	MAGNET_TEST_CASES="case_dkms_modprobe case_ttprobe_compat" \
+	cases=$(tests/vm/suite.sh pkg)
+	[ -n "$cases" ]
+	MAGNET_TEST_CASES=$(echo $cases) \
 		MAGNET_VM_BUILD=0 MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
 		MAGNET_VM_OUT="$top/build/vm-pkg" tests/vm/run.sh $boot
 }

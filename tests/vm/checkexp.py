@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Check a `magnet-exp run` directory (case_exp_run in guest.sh).
+"""Check a `magnet-exp run` directory (case_exp_run,
+tests/vm/cases/90-exp.sh).
 
 usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py return-loss DIR

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Check `ttpb2ascii -f pcapng -d out` of a capture against the capture's
-own records, with tshark (case_pcapng in guest.sh).
+own records, with tshark (case_pcapng, tests/vm/cases/40-packets.sh).
 
 usage: checkpcap.py clean|lossy LOG.txt FILE.pcapng
 

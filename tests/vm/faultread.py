@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A reader of magnet's binary stream whose buffers fault, for the reader
-fault suite (tests/vm/guest.sh, stress_reader_faults).
+fault suite (stress_reader_faults, tests/vm/cases/92-stress.sh).
 
   faultread.py OUT GO
 

@@ -3,7 +3,10 @@
 # Build magnet for each kernel (default: the oldest and the newest line
 # this machine has that make check tests, scripts/kernels.sh --ends, 5.10
 # and 7.2; make check-all names all of them), boot that kernel under QEMU
-# with virtme-ng, run tests/vm/guest.sh in it and check the result. A
+# with virtme-ng, run tests/vm/guest.sh in it and check the result
+# (guest.sh is the driver; the helpers are in tests/vm/lib.sh, the cases
+# in tests/vm/cases/*.sh, and the "# suite: TAG" line above a case says
+# which suites run it: tests/vm/suite.sh lists them). A
 # kernel fails if any case failed, the guest did not finish (timeout
 # MAGNET_VM_TIMEOUT, default 2400 s, 3000 s for a PREEMPT_RT kernel; on a
 # two-core host every case took 700 to 1100 s on 5.10, 850 to 1350 s on
@@ -15,8 +18,12 @@
 # Logs go to build/vm/<kver>/ and build/vm/<kver>/single/ (MAGNET_VM_OUT
 # overrides build/vm).
 # MAGNET_TEST_CASES picks the guest's cases (default: the suite of
-# make check); MAGNET_VM_QEMU_OPTS adds QEMU options (make check-stress:
-# -accel tcg,thread=single, see the stress cases in guest.sh);
+# make check). MAGNET_LIST_CASES=1 builds and boots nothing: it prints
+# the cases each boot would run, in order (guest.sh prints them: alone,
+# `MAGNET_LIST_CASES=1 bash tests/vm/guest.sh` gives the first kernel's
+# and with MAGNET_ALL_CASES=0 the other kernels'). MAGNET_VM_QEMU_OPTS
+# adds QEMU options (make check-stress: -accel tcg,thread=single, see
+# tests/vm/cases/92-stress.sh);
 # MAGNET_VM_CPUS the guest's vCPUs (default 2; stress_hotplug takes 4);
 # MAGNET_VM_APPEND adds kernel boot options.
 # A boot that dies or hangs before guest.sh's first line (the emulator,
@@ -51,6 +58,7 @@ qemu_opts=()
 [ -n "${MAGNET_VM_QEMU_OPTS:-}" ] && qemu_opts=(--qemu-opts="$MAGNET_VM_QEMU_OPTS")
 [ "${MAGNET_VM_KVM:-0}" = 1 ] && kvm=
 . "$top"/scripts/kernel-bad.sh
+guest_sh='guest\.sh|/tests/lib\.sh|/tests/cases/'
 
 if [ -z "$kvers" ]; then
 	echo "vm: no kernel with headers and /boot/vmlinuz found (run make deps)" >&2
@@ -80,19 +88,21 @@ case_tail() {
 # no module loaded too (../shared/reference/vm-testing.md); on 7.2 the
 # unload under traffic hit it at __release_sock. The guest keeps its two
 # CPUs, so the race between unload and handlers on the other CPU is still
-# there.
-SINGLE_CASES=case_rmmod_under_traffic
+# there. The cases of that boot are those tagged "# suite: single".
+SINGLE_CASES=$("$top"/tests/vm/suite.sh single) || exit 1
+SINGLE_CASES=$(echo $SINGLE_CASES)
 boots=
 unbuilt=
 for k in $kvers; do
 	boots="$boots $k"
 	[ -z "${MAGNET_TEST_CASES:-}" ] && [ -z "${MAGNET_VM_QEMU_OPTS:-}" ] &&
-		boots="$boots $k/single"
+		[ -n "$SINGLE_CASES" ] && boots="$boots $k/single"
 done
 
 # The default suite runs every module case on the first kernel, and on
-# the others the cases whose outcome depends on the kernel (guest.sh,
-# kernel_cases): the rest test logic no kernel touches. One magnet-exp
+# the others the cases whose outcome depends on the kernel (tagged
+# "# suite: every-kernel", guest.sh says which): the rest test logic no
+# kernel touches. One magnet-exp
 # case, case_exp_strict (a run whose verdict must be confirmed, checked
 # with report --strict on the host), is in the default suite, on the
 # first kernel; the others test the tool further, on the first kernel, in
@@ -115,6 +125,12 @@ for b in $boots; do
 		cases=$SINGLE_CASES
 		opts=(--qemu-opts="-accel tcg,thread=single")
 	fi
+	if [ "${MAGNET_LIST_CASES:-0}" = 1 ]; then
+		echo "vm: $b would run:"
+		MAGNET_LIST_CASES=1 MAGNET_TEST_CASES=$cases MAGNET_ALL_CASES=$all \
+			MAGNET_EXP_CASES=$exp bash "$top/tests/vm/guest.sh" | sed 's/^/  /'
+		continue
+	fi
 	out=${MAGNET_VM_OUT:-$top/build/vm}/$b
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -134,7 +150,8 @@ for b in $boots; do
 		continue
 	fi
 	case $unbuilt in *" $k "*) continue ;; esac
-	# the guest runs a snapshot, so editing tests/vm/ mid-run cannot derail it
+	# the guest runs a snapshot (guest.sh, lib.sh, cases/ and the
+	# checkers), so editing tests/vm/ mid-run cannot derail it
 	cp -r "$top/tests/vm" "$out/tests"
 	cp "$top/scripts/netpair.sh" "$out/tests/"
 	# a 32-bit program for the compat ioctl (case_record); freestanding,
@@ -244,15 +261,18 @@ for b in $boots; do
 		ok=0
 		total_fail=$((total_fail + 1))
 	fi
-	if grep -E "$KERNEL_BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' | grep -v 'guest.sh'; then
+	# (not the guest's lines, nor bash's about its scripts: guest.sh,
+	# lib.sh, cases/*.sh)
+	if grep -E "$KERNEL_BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' | grep -vE "$guest_sh"; then
 		echo "vm: $b: the kernel log shows a warning or error (above)"
 		grep -E "$KERNEL_BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' |
-			grep -v 'guest.sh' | head -n 5 | sed "s/^/  $b kernel log| /" >> "$recap"
+			grep -vE "$guest_sh" | head -n 5 | sed "s/^/  $b kernel log| /" >> "$recap"
 		ok=0
 		total_fail=$((total_fail + 1))
 	fi
 	[ $ok = 1 ] && echo "vm: $b: OK" || echo "vm: $b: FAILED (logs in $out)"
 done
+[ "${MAGNET_LIST_CASES:-0}" = 1 ] && exit 0
 if [ -s "$recap" ]; then
 	echo "vm: what failed (the last lines of each failed case):"
 	cat "$recap"

@@ -2,9 +2,9 @@
 # usage: sshtestbed.sh up DIR | down DIR
 #
 # A testbed of three "hosts" reached over SSH, for magnet-exp's [testbed]
-# (case_exp_ssh in guest.sh): each an sshd of its own (its own host key,
-# config, pid file, port; UsePAM no, root by key only), the controller in
-# the root namespace.
+# (case_exp_ssh in tests/vm/cases/90-exp.sh): each an sshd of its own
+# (its own host key, config, pid file, port; UsePAM no, root by key only),
+# the controller in the root namespace.
 #
 #   sender   snd: sshd in the root namespace, 127.0.0.1:2201. magnet's
 #            /proc/net/magnet exists in the initial network namespace

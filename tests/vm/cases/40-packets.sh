@@ -1,0 +1,108 @@
+#!/bin/bash -e
+# VM cases: the text mode (omode=3), the IP and device events of non-TCP
+# packets, frames a veth never makes, the pcapng export.
+#
+# Sourced by tests/vm/guest.sh, after lib.sh, never run by itself (the
+# -e above: its cases run under set -e, which tells shellcheck); a case's
+# "# suite:" line: tests/vm/suite.sh.
+
+# omode=3: a header naming 56 columns, every event type, 56 fields per line
+case_text_mode() {
+	insmod "$KO" events=all omode=3 port=5201
+	start_reader "$L/text.log"
+	xfer mg-srv mg-cli fd00:200::2 5201 "$L/text.json" -n 1M
+	teacup_stop
+	rmmod magnet
+	$CHECK text "$L/text.log"
+}
+
+# IP and device events of non-TCP packets only with nontcp=1
+# suite: every-kernel
+case_nontcp() {
+	insmod "$KO" events=ip,dev omode=3
+	start_reader "$L/nontcp0.log"
+	ip netns exec mg-cli ping -c 3 -i 0.2 10.200.1.2 > /dev/null
+	xfer mg-srv mg-cli 10.200.1.2 5201 "$L/nontcp0.json" -n 1M
+	teacup_stop
+	rmmod magnet
+	insmod "$KO" events=ip,dev omode=3 nontcp=1
+	start_reader "$L/nontcp1.log"
+	ip netns exec mg-cli ping -c 3 -i 0.2 10.200.1.2 > /dev/null
+	teacup_stop
+	rmmod magnet
+	$CHECK protos "$L/nontcp0.log" 6
+	# ICMP from ping; IPv6 neighbour discovery (58) may show up too
+	$CHECK protos "$L/nontcp1.log" 1 includes
+}
+
+# Frames a veth never makes, sent from a packet socket in the server's
+# namespace to the client's end (tests/vm/rawframes.py): a padded IPv4 ACK
+# must keep the IP header's length (finding 5), an IPv6 segment behind a
+# destination-options header must be parsed (finding 6), and a packet
+# whose extension header runs past its end is counted as unparsed, once
+# at each probe that sees it (the sender's device, where the packet socket
+# hands it to __dev_queue_xmit, the receiver's device and its IP layer),
+# never as filtered. Nothing is filtered at all: the IP and device layers
+# only, every direction, every port, and non-TCP packets recorded
+# (nontcp=1; the other traffic of the guest, the resets and the ICMPv6
+# parameter problem that answer the frames, would else be filtered), so
+# the filtered counter stays 0 whatever else the guest sends.
+# suite: every-kernel
+case_pkt_headers() {
+	local mac u0 u1 f0 f1 outs
+	mac=$(ip netns exec mg-cli cat /sys/class/net/mgc/address)
+	insmod "$KO" events=ip,dev omode=3 nontcp=1
+	start_reader "$L/pkt.log"
+	u0=$(awk '$1 == "unparsed" { print $2 }' /proc/net/magnet_stats)
+	f0=$(awk '$1 == "total" { print $5 }' /proc/net/magnet_stats)
+	ip netns exec mg-srv $PY "$HERE/rawframes.py" send mgs "$mac"
+	sleep 0.5
+	u1=$(awk '$1 == "unparsed" { print $2 }' /proc/net/magnet_stats)
+	f1=$(awk '$1 == "total" { print $5 }' /proc/net/magnet_stats)
+	teacup_stop
+	rmmod magnet
+	# the two good frames leaving the sender's device (lport 5301, to 40123)
+	outs=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["event"] == "dev_out" && $c["lport"] == 5301 && $c["rport"] == 40123' \
+		"$L/pkt.log" | wc -l)
+	log "unparsed $u0 -> $u1, filtered $f0 -> $f1, $outs good frames at the sender's device"
+	[ -n "$u0" ]
+	[ "$outs" = 2 ]
+	[ "$((u1 - u0))" = 3 ]
+	[ "$f0" = 0 ]
+	[ "$f1" = 0 ]
+	$PY "$HERE/rawframes.py" check "$L/pkt.log"
+}
+
+# -f pcapng of a capture, checked with tshark on the host (checkpcap.py
+# from hostcheck.sh, after the guest, on the copy of $L): a clean
+# IPv6 transfer, then IPv4 through netem loss on the sender's veth. With
+# gso_max_segs 1, TCP sends one MSS per skb, so a dev_out record is one
+# wire packet and total_retrans counts the packets tshark sees resent
+# (software GSO would otherwise hand the qdisc 64 KB packets).
+# suite: every-kernel
+case_pcapng() {
+	local mode addr
+	: > "$L/pcap-net"
+	ip -n mg-cli link set mgc gso_max_segs 1
+	ip -n mg-srv link set mgs gso_max_segs 1
+	for mode in clean lossy; do
+		addr=fd00:200::2
+		if [ $mode = lossy ]; then
+			addr=10.200.1.2
+			ip netns exec mg-cli tc qdisc add dev mgc root netem loss 3%
+		fi
+		insmod "$KO" events=all omode=1 port=5201
+		start_reader "$L/pcap-$mode.bin"
+		xfer mg-srv mg-cli $addr 5201 "$L/pcap-$mode.json" -n 1M
+		teacup_stop
+		rmmod magnet
+		ip netns exec mg-cli tc qdisc del dev mgc root 2> /dev/null || true
+		$TTPB2ASCII -f magnet -o "$L/pcap-$mode.txt" "$L/pcap-$mode.bin"
+		$TTPB2ASCII -f pcapng -d out -o "$L/pcap-$mode.pcapng" \
+			"$L/pcap-$mode.bin"
+	done
+	# tshark reads the two files on the host (hostcheck.sh pcapng): a
+	# minute under emulation, a second there
+	echo pcapng >> "$L/host-checks"
+}

@@ -1,0 +1,279 @@
+#!/bin/bash -e
+# VM cases: magnet-exp (python/magnet_exp): experiments run in the guest,
+# analysed and checked on the host (tests/vm/hostcheck.sh).
+#
+# Sourced by tests/vm/guest.sh, after lib.sh, never run by itself (the
+# -e above: its cases run under set -e, which tells shellcheck); a case's
+# "# suite:" line: tests/vm/suite.sh.
+
+# magnet-exp run (python/magnet_exp): cubic and reno through a 20 Mbit/s,
+# 20 ms bottleneck on a router namespace, twice each; checkexp.py checks
+# the verdicts, throughput against iperf3, cwnd against the path, the
+# figures and the modulation table. Then loss on the return path only
+# (reported) and on the forward path only (not reported as return-path),
+# and bufsize=16 with a stalled reader (inaccurate, naming the losses).
+EXP="/usr/bin/python3 $MAGNET_TOP/userspace/magnet-exp"
+exp_spec() {
+	cat > "$L/$1.toml" <<-EOF
+	test_id = "$1"
+	variants = [$2]
+	repetitions = $3
+	[path]
+	rate = "20mbit"
+	delay = "20ms"
+	limit = 100
+	loss = "$4"
+	return_loss = "$5"
+	[traffic]
+	size = "$6"
+	length = "128K"
+	[magnet]
+	params = "events=all omode=1 bufsize=${7:-65536}"
+	reader = "${8:-live}"
+	text_logs = [${9:-}]
+	EOF
+}
+
+# The guest only runs the experiments (magnet-exp run --no-analyse: about
+# 20 s a run under emulation); their analysis (minutes under emulation,
+# seconds natively) and checkexp.py's checks run on the host after the
+# guest ends (run.sh: tests/vm/hostcheck.sh exp_run, on the copy of $L).
+# The case checks here what only the guest can: every run left its log,
+# and magnet is unloaded.
+exp_capture() {
+	local name=$1 n
+	rm -rf "$L/$name"
+	$EXP run --no-analyse --module "$KO" -o "$L/$name" "$L/$name.toml"
+	n=$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' \
+		"$L/$name/runs.json")
+	[ "$n" = "$2" ] || { log "$name: $n runs in runs.json, want $2"; return 1; }
+	[ ! -e /sys/module/magnet ] || { log "$name: magnet still loaded"; return 1; }
+	[ "$(ls "$L/$name"/*_magnet.bin.gz | wc -l)" = "$2" ]
+}
+
+# make check's magnet-exp case (the others run in make check-all or with
+# MAGNET_VM_EXP=1): one cubic run through a 20 Mbit/s, 20 ms bottleneck
+# with no loss, whose verdict must be confirmed: the host runs
+# `magnet-exp report --strict` on it (exit 1 for any other verdict) and
+# checkexp.py's main checks (throughput against iperf3's, cwnd against the
+# path, the CSV's rate part, the modulation table, the figures)
+case_exp_strict() {
+	exp_spec expstrict '"cubic"' 1 0% 0% 2M
+	exp_capture expstrict 1
+	echo exp_strict >> "$L/host-checks"
+}
+
+# suite: exp
+case_exp_run() {
+	exp_spec exp '"cubic", "reno"' 2 0% 0% 4M
+	exp_capture exp 4
+	exp_spec expret '"cubic"' 1 0% 5% 1M
+	exp_capture expret 1
+	# and TEACUP's text logs beside the binary one
+	exp_spec expfwd '"cubic"' 1 5% 0% 1M 65536 live '"ttprobe", "web10g"'
+	exp_capture expfwd 1
+	# bufsize=16 and a reader that starts after the traffic
+	exp_spec explost '"reno"' 1 0% 0% 1M 16 after
+	exp_capture explost 1
+	echo exp_run >> "$L/host-checks"
+}
+
+# [[flows]] (magnet-exp run): two iperf3 flows 1 s apart (1 MB and 512 KB,
+# 64 KB writes) and a command flow (300,000 bytes through socat, counted
+# by its server's wc -c) at 0.5 s, through a 20 Mbit/s, 10 ms bottleneck;
+# the guest captures, the host checks (hostcheck.sh exp_flows: each flow
+# in the log with iperf3's bytes or the server's count, and its start).
+# Then a command that exits 3: the run fails naming the flow, the command
+# and its status, magnet unloaded.
+CMDFLOW='command = "head -c NBYTES /dev/zero | socat -u - TCP:{addr}:{port}"
+server = "socat -u TCP-LISTEN:{port},reuseaddr - | wc -c"'
+# suite: exp
+case_exp_flows() {
+	local rc
+	cat > "$L/expflows.toml" <<-EOF
+	test_id = "expflows"
+	variants = ["cubic"]
+	[path]
+	rate = "20mbit"
+	delay = "10ms"
+	[magnet]
+	params = "events=all omode=1 bufsize=65536"
+	[[flows]]
+	name = "a"
+	size = "1M"
+	length = "64K"
+	[[flows]]
+	name = "b"
+	start = 1
+	size = "512K"
+	length = "64K"
+	[[flows]]
+	name = "cmd"
+	start = 0.5
+	${CMDFLOW/NBYTES/300000}
+	EOF
+	exp_capture expflows 1
+	cat > "$L/expbad.toml" <<-EOF
+	test_id = "expbad"
+	variants = ["cubic"]
+	[[flows]]
+	name = "bad"
+	command = "echo no way >&2; exit 3"
+	EOF
+	rc=0
+	$EXP run --no-analyse --module "$KO" -o "$L/expbad" "$L/expbad.toml" 2> "$L/expbad.err" || rc=$?
+	cat "$L/expbad.err"
+	[ $rc = 2 ] || { log "a failing command: exit $rc, want 2"; return 1; }
+	grep -q "^magnet-exp: flow bad: command 'echo no way >&2; exit 3' exited with status 3: no way$" "$L/expbad.err"
+	[ ! -e /sys/module/magnet ] || { log "expbad: magnet still loaded"; return 1; }
+	echo exp_flows >> "$L/host-checks"
+}
+
+# [path] relays = 2 (magnet-exp run): the data crosses three TCP stacks
+# (the sender's, two socat relays'), an iperf3 flow (1 MB, 64 KB writes)
+# and a command flow (500,000 bytes); the host checks the per-stack table
+# (hostcheck.sh exp_relays).
+# suite: exp
+case_exp_relays() {
+	cat > "$L/exprelays.toml" <<-EOF
+	test_id = "exprelays"
+	variants = ["cubic"]
+	[path]
+	rate = "20mbit"
+	delay = "10ms"
+	relays = 2
+	[magnet]
+	params = "events=all omode=1 bufsize=65536"
+	[[flows]]
+	name = "bulk"
+	size = "1M"
+	length = "64K"
+	[[flows]]
+	name = "cmd"
+	${CMDFLOW/NBYTES/500000}
+	EOF
+	exp_capture exprelays 1
+	echo exp_relays >> "$L/host-checks"
+}
+
+# magnet-exp run over SSH ([testbed], python/magnet_exp/remote.py): three
+# sshds as the hosts (tests/vm/sshtestbed.sh: the sender in the root
+# namespace, where /proc/net/magnet is, the router and the receiver in
+# namespaces of their own), cubic and reno once each, 4 MB through the
+# router's 20 Mbit/s, 20 ms netem, set over SSH. The guest checks magnet
+# unloaded, no temporaries left on the hosts, the router's qdisc and the
+# receiver's sysctl restored; then a run whose iperf3 client fails after
+# magnet was loaded: exit 2 naming the host and the command, magnet
+# unloaded, no iperf3 server left. On the host (hostcheck.sh exp_ssh):
+# magnet-exp report, checkexp.py main (verdicts, throughput against
+# iperf3, ...) and ssh (every host's files, named by it).
+# ssh_spec NAME ADDRESS [VARIANTS TRAFFIC]: a [testbed] spec against
+# sshtestbed.sh's sshds; TRAFFIC replaces [traffic] ([[flows]] tables)
+ssh_spec() {
+	local keys="identity = \"$L/sshtb/id\"
+known_hosts = \"$L/sshtb/known_hosts\""
+	local variants=${3:-'"cubic", "reno"'} traffic=${4:-'[traffic]
+size = "4M"
+length = "128K"'}
+	cat > "$L/$1.toml" <<-EOF
+	test_id = "$1"
+	variants = [$variants]
+	[path]
+	rate = "20mbit"
+	delay = "20ms"
+	limit = 100
+	$traffic
+	[magnet]
+	params = "events=all omode=1"
+	[testbed.sender]
+	$keys
+	ssh = "root@127.0.0.1:2201"
+	name = "snd"
+	module = "$KO"
+	[testbed.receiver]
+	$keys
+	ssh = "root@10.79.2.2"
+	name = "rcv"
+	address = "$2"
+	record = false
+	[testbed.router]
+	$keys
+	ssh = "root@10.79.3.2:2203"
+	name = "rtr"
+	forward_dev = "rtr1"
+	return_dev = "rtr0"
+	EOF
+}
+
+ssh_left() {
+	[ ! -e /sys/module/magnet ] || { log "$1: magnet still loaded"; return 1; }
+	# the hosts share this /tmp
+	! ls -d /tmp/magnet-exp.* 2> /dev/null || { log "$1: remote temporaries left"; return 1; }
+	! ip netns exec mx-srtr tc qdisc show dev rtr1 | grep -q netem ||
+		{ log "$1: the router's netem is still there"; return 1; }
+	[ "$(ip netns exec mx-srcv sysctl -n net.ipv4.tcp_no_metrics_save)" = 0 ] ||
+		{ log "$1: the receiver's tcp_no_metrics_save not restored"; return 1; }
+	[ -z "$(ip netns exec mx-srcv ss -Htln '( sport = :5201 or sport = :5202 )')" ] ||
+		{ log "$1: a server still listening on the receiver"; return 1; }
+	[ "$(sysctl -n net.ipv4.tcp_congestion_control)" = "$SSH_CC" ] ||
+		{ log "$1: the sender's default congestion control not restored"; return 1; }
+}
+
+# suite: exp
+case_exp_ssh() {
+	local rc
+	trap '$HERE/sshtestbed.sh down "$L/sshtb"' EXIT
+	SSH_CC=$(sysctl -n net.ipv4.tcp_congestion_control)
+	$HERE/sshtestbed.sh up "$L/sshtb"
+	ip netns exec mx-srcv sysctl -q -w net.ipv4.tcp_no_metrics_save=0
+	ssh_spec expssh 10.78.2.2
+	rm -rf "$L/expssh"
+	# (the trace: every remote command and how long it took)
+	MAGNET_EXP_TRACE=$L/expssh.trace $EXP run --no-analyse -o "$L/expssh" "$L/expssh.toml"
+	ssh_left expssh
+	ls -l "$L/expssh"
+	# the receiver's address is the sender's own, where nothing listens:
+	# iperf3 -c fails with magnet loaded on the sender
+	ssh_spec expsshfail 10.78.1.1
+	rc=0
+	MAGNET_EXP_TRACE=$L/expsshfail.trace $EXP run --no-analyse -o "$L/expsshfail" \
+		"$L/expsshfail.toml" 2> "$L/expsshfail.err" || rc=$?
+	cat "$L/expsshfail.err"
+	[ $rc = 2 ] || { log "a failed iperf3 -c: exit $rc, want 2"; return 1; }
+	grep -q '^magnet-exp: sender snd (root@127.0.0.1:2201): iperf3 -c 10.78.1.1 .*Connection refused' "$L/expsshfail.err"
+	# magnet was loaded before the failure, and unloaded after it
+	grep -q '^[0-9.]* [0-9.]* snd 0: insmod ' "$L/expsshfail.trace"
+	grep -q '^[0-9.]* [0-9.]* snd 0: rmmod magnet$' "$L/expsshfail.trace"
+	ssh_left expsshfail
+	# [[flows]] over SSH: an iperf3 flow at 0 s and a command flow at
+	# 0.5 s, reno (each run sets the sender's default congestion control
+	# for the commands, and puts it back); the host checks each flow
+	ssh_spec expsshflows 10.78.2.2 '"reno"' '[[flows]]
+name = "a"
+size = "1M"
+length = "64K"
+[[flows]]
+name = "cmd"
+start = 0.5
+'"${CMDFLOW/NBYTES/300000}"
+	rm -rf "$L/expsshflows"
+	MAGNET_EXP_TRACE=$L/expsshflows.trace $EXP run --no-analyse -o "$L/expsshflows" "$L/expsshflows.toml"
+	ssh_left expsshflows
+	ls -l "$L/expsshflows"
+	# a command flow failing on the sender, its server waiting on the
+	# receiver: the run fails naming the host, the flow and the command,
+	# the server stopped, magnet unloaded
+	ssh_spec expsshbad 10.78.2.2 '"reno"' '[[flows]]
+name = "bad"
+command = "echo no way >&2; exit 3"
+server = "socat -u TCP-LISTEN:{port},reuseaddr - | wc -c"'
+	rc=0
+	MAGNET_EXP_TRACE=$L/expsshbad.trace $EXP run --no-analyse -o "$L/expsshbad" \
+		"$L/expsshbad.toml" 2> "$L/expsshbad.err" || rc=$?
+	cat "$L/expsshbad.err"
+	[ $rc = 2 ] || { log "a failing command over SSH: exit $rc, want 2"; return 1; }
+	grep -q "^magnet-exp: sender snd (root@127.0.0.1:2201): flow bad: command 'echo no way >&2; exit 3' exited with status 3: no way$" "$L/expsshbad.err"
+	grep -q '^[0-9.]* [0-9.]* snd 0: rmmod magnet$' "$L/expsshbad.trace"
+	ssh_left expsshbad
+	echo exp_ssh >> "$L/host-checks"
+}

@@ -1,0 +1,48 @@
+#!/bin/bash
+# usage: tests/vm/suite.sh TAG...
+# The VM suite's cases with one of these tags, one a line, in the order of
+# tests/vm/cases/*.sh. A case is a function defined there whose name
+# starts a line with case_ or stress_; its tag is the word of the
+# "# suite: TAG" line right above its definition, "-" if there is none:
+#   -             make check's suite, on the first kernel (tests/vm/guest.sh)
+#   every-kernel  make check's suite, on every kernel: cases whose outcome
+#                 depends on the kernel (guest.sh says which)
+#   exp           magnet-exp's further cases, with MAGNET_EXP_CASES=1
+#                 (tests/vm/run.sh: make check-all, MAGNET_VM_EXP=1)
+#   single        a boot of their own with single-threaded TCG (run.sh)
+#   pkg           the installed modules' (tests/pkg/run.sh)
+#   stress        make check-stress, 2 vCPUs (the Makefile's STRESS_CASES)
+#   stress-4cpus  make check-stress, a boot with 4 vCPUs
+# An unknown tag, a "# suite:" line that is not right above a case, or a
+# case defined twice is an error (exit 1, nothing printed), so no case
+# drops out of every suite unseen.
+set -u
+export LC_ALL=C
+cases=$(cd "$(dirname "$0")" && pwd)/cases
+awk -v want=" $* " '
+function err(msg) { print "tests/vm/suite.sh: " msg > "/dev/stderr"; bad = 1 }
+BEGIN {
+	n = split("- every-kernel exp single pkg stress stress-4cpus", t)
+	for (i = 1; i <= n; i++) known[t[i]] = 1
+	n = split(want, t)
+	for (i = 1; i <= n; i++) if (!(t[i] in known)) err("no tag " t[i])
+}
+FNR == 1 { tag = "" }
+/^(case|stress)_[a-z0-9_]+ *\(\)/ {
+	name = $0
+	sub(/ *\(.*/, "", name)
+	if (seen[name]++) err(FILENAME ":" FNR ": " name " defined twice")
+	if (index(want, " " (tag == "" ? "-" : tag) " ")) out = out name "\n"
+	tag = ""
+	next
+}
+tag != "" { err(FILENAME ":" FNR - 1 ": not right above a case: # suite: " tag) }
+{ tag = "" }
+/^# suite:/ {
+	tag = $3
+	if (NF != 3 || !(tag in known)) err(FILENAME ":" FNR ": no such tag: " $0)
+}
+END {
+	if (bad) exit 1
+	printf "%s", out
+}' "$cases"/*.sh
