@@ -734,9 +734,9 @@ out:
 
 /*
  * web10g (omode=2): the columns of web10g-logger 2.0.9, the 122 RFC 4898
- * variables in web10g userland's order (compat-formats.md section 4). The
- * list gives both the header and the variable numbers; docs/web10g.md has
- * the mapping, column by column.
+ * variables in web10g userland's order (docs/compat-formats.md, section 4,
+ * "web10g-logger lines"). The list gives both the header and the variable
+ * numbers; docs/web10g.md has the mapping, column by column.
  */
 #define MAGNET_WEB10G_VARS(X)						\
 	X(SegsOut) X(DataSegsOut) X(DataOctetsOut) X(HCDataOctetsOut)	\

@@ -29,11 +29,12 @@ struct magnet_v3_slot;	/* v3.h */
 
 /*
  * Format one record as a ttprobe ASCII line (17 comma-separated fields and a
- * newline), see compat-formats.md section 1. @counter is field 7, the line
- * number of the output; @realtime_offset_ns converts the record's monotonic
- * timestamp to CLOCK_REALTIME. @buf must hold MAGNET_TTPROBE_LINE_MAX bytes.
- * Returns the line length without the NUL, or 0 if the record is not a
- * TCP-layer event (no ttprobe line exists for it).
+ * newline), see docs/compat-formats.md, section 1, "ttprobe ASCII lines".
+ * @counter is field 7, the line number of the output; @realtime_offset_ns
+ * converts the record's monotonic timestamp to CLOCK_REALTIME. @buf must
+ * hold MAGNET_TTPROBE_LINE_MAX bytes. Returns the line length without the
+ * NUL, or 0 if the record is not a TCP-layer event (no ttprobe line exists
+ * for it).
  */
 int magnet_format_ttprobe(char *buf, const struct magnet_record *r,
 			  __u64 counter, __s64 realtime_offset_ns);
@@ -215,10 +216,10 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);
 
 /*
- * web10g-logger lines (omode=2), see compat-formats.md section 4 and
- * docs/web10g.md: the header names the 128 comma-separated columns
- * (Timestamp, CID, the four address and port columns, then the 122
- * RFC 4898 variables of web10g userland 2.0.9). A record line gives the
+ * web10g-logger lines (omode=2), see docs/compat-formats.md, section 4
+ * ("web10g-logger lines"), and docs/web10g.md: the header names the 128
+ * comma-separated columns (Timestamp, CID, the four address and port
+ * columns, then the 122 RFC 4898 variables of web10g userland 2.0.9). A record line gives the
  * wall-clock time (sec.usec), @cid, the addresses and ports, and each
  * variable in RFC 4898 units; a variable the record cannot supply is empty.
  * The caller assigns @cid, a small number per connection: 1, 2, ... in order

@@ -227,11 +227,12 @@ struct magnet_sysinfo {
 
 /*
  * ttprobe v0.1.2's binary record, `struct tcp_log` as its x86-64 build
- * wrote it (compat-formats.md section 2): what the ttprobe-compatible
- * stream (compat=ttprobe, omode=1) is made of, with no header, and what
- * `ttpb2ascii -f legacy` writes and `-i legacy` reads. Addresses as on the
- * wire (IPv4 in the first 4 bytes, then zeros; IPv6 as 8 network-order
- * u16), ports in network order, every other field in host order.
+ * wrote it (docs/compat-formats.md, section 2, "ttprobe's 96-byte binary
+ * record"): what the ttprobe-compatible stream (compat=ttprobe, omode=1) is
+ * made of, with no header, and what `ttpb2ascii -f legacy` writes and
+ * `-i legacy` reads. Addresses as on the wire (IPv4 in the first 4 bytes,
+ * then zeros; IPv6 as 8 network-order u16), ports in network order, every
+ * other field in host order.
  */
 struct magnet_legacy_record {
 	__s64 tv_sec;			/*  0: wall clock, seconds */

@@ -589,6 +589,112 @@ for f in native.bin swapped.bin.gz native-v3.bin native-v3s.bin pcap.bin \
 	check "docdecode.py $f: the magnet text byte for byte" \
 		cmp -s "$tmp/doc.out" "$tmp/out"
 done
+# the corner cases docs/binary-format.md states a rule for, each a log
+# NAME-EXIT.bin: ttpb2ascii exits EXIT as the document says, and
+# docdecode.py prints the same text with the same exit code. The rate
+# columns need RF_TCP; a LOST record's ret prints unsigned, an app event's
+# signed; a family other than 4 prints as IPv6; "Reading a stream" decides
+# cut (3) or invalid (2) in its order, with a version 3 length of 32 to
+# 256, a multiple of 8; tcp_hlen 1 to 19 is no options, above 60 invalid;
+# RF_TCP with RF_HDR is invalid in version 2 (a LOST record too), a
+# version 3 FLOW, LOST or RESET record's flags are not checked, a FLOW
+# id is 1 to 1024; a flag naming a field its version 3 layout lacks shows
+# 0; gzip members in a row, bytes after the last ignored; ttprobe's
+# records are a usage error (1) in this host's byte order, bad magic (2)
+# in the other
+mkdir "$tmp/corner"
+/usr/bin/python3 - "$tmp/corner" <<'PY'
+import gzip, struct, sys
+d = sys.argv[1]
+def si(v=3, e="<"):
+    b = bytearray(256)
+    struct.pack_into(e + "IHHHHIqQ", b, 0, 0x01234567, v, 256 if v == 2 else 0,
+                     256, 2, 0, 1700000000 * 10**9, 5)
+    return bytes(b)
+def v2(ev=1, fl=0x23, fam=4, ret=0, req=0):
+    b = bytearray(256)
+    struct.pack_into("<QQHHBBBBHHI", b, 0, 10, 0xABCDEF0123, ev, 1, fam, 1, 0,
+                     fl, 80, 443, 100)
+    b[32:36], b[48:52] = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
+    struct.pack_into("<qQ", b, 80, ret, req)
+    return bytes(b)
+def hdr(ev, fl, ln, flow=1, e="<"):
+    return struct.pack(e + "QHHBBH", 20, 1, flow, ev, fl, ln)
+def flow(fid=1, fam=4, fl=0, e="<"):
+    return (hdr(11, fl, 72, fid, e) +
+            struct.pack(e + "QHHB", 0xABC, 80, 443, fam) +
+            b"cubic".ljust(11, b"\0") + bytes([10, 0, 0, 1] + [0] * 12) +
+            bytes([10, 0, 0, 2] + [0] * 12))
+def count(ev=9, ret=-5, fl=0, fid=0):
+    return hdr(ev, fl, 32, fid) + struct.pack("<Qq", 7, ret)
+def tcp(ev=1, fl=0x23, rate=False, fid=1, e="<"):
+    b = bytearray(144 if ev <= 2 else 184)
+    struct.pack_into(e + "IIII", b, 0, 100, 0, 5, 105)
+    struct.pack_into(e + "I", b, 24, 1448)
+    if ev > 2:
+        struct.pack_into(e + "IIQq", b, 144, 42, 0, 10, -11)
+        b[168:171] = b"cat"
+    if rate:
+        r = bytearray(56)
+        struct.pack_into(e + "QIIIIII", r, 0, 1000, 1, 2, 3, 4, 5, 10)
+        r[33] = 16
+        struct.pack_into(e + "5I", r, 36, 1, 2, 3, 4, 5)
+        b += r
+    return hdr(ev, fl, 16 + len(b), fid, e) + bytes(b)
+def pkt(th=20, fl=0x6e, ln=None):
+    b = bytearray(40)
+    struct.pack_into("<IIIIII", b, 0, 60, 0, 1, 2, 3, 4)
+    b[37] = th
+    b += bytes((max(th - 20, 0) + 7) // 8 * 8)
+    return hdr(7, fl, ln or 16 + len(b)) + bytes(b)
+def legacy(e):
+    b = bytearray(96)
+    struct.pack_into(e + "qq", b, 0, 1700000000, 5)
+    b[89], b[90] = ord("o"), 2
+    return bytes(b) * 2
+logs = {
+    "rate-without-tcp-0": si() + flow() + tcp(fl=0xa2, rate=True),
+    "rate-with-tcp-0": si() + flow() + tcp(fl=0xa3, rate=True),
+    "lost-ret-v3-0": si() + count(ret=-5),
+    "lost-ret-v2-0": si(2) + v2(ev=9, fl=0, ret=-5, req=7),
+    "app-ret-0": si() + flow() + tcp(ev=3, fl=0x33),
+    "family5-v3-0": si() + flow(fam=5) + tcp(),
+    "family0-v2-0": si(2) + v2(fam=0),
+    "len24-cut-2": si() + hdr(1, 0x23, 24) + bytes(4),
+    "len264-cut-2": si() + hdr(1, 0x23, 264) + bytes(4),
+    "len200-tcp-cut-3": si() + flow() + hdr(1, 0x23, 200) + bytes(4),
+    "event99-cut-3": si() + hdr(99, 0, 200) + bytes(4),
+    "header15-cut-3": si() + flow() + hdr(1, 0x23, 160)[:15],
+    "tcp-hlen10-0": si() + flow() + pkt(th=10),
+    "tcp-hlen61-2": si() + flow() + pkt(th=61, ln=104),
+    "v2-tcp-hdr-2": si(2) + v2(fl=0x61),
+    "v2-lost-tcp-hdr-2": si(2) + v2(ev=9, fl=0x41),
+    "v2-flag80-0": si(2) + v2(fl=0xa3),
+    "flow-flags-0": si() + flow(fl=0xff) + tcp(),
+    "lost-flags-flow-0": si() + count(fl=0xff, fid=77),
+    "flow-id0-2": si() + flow(fid=0) + tcp(fid=0),
+    "flow-id1025-2": si() + flow(fid=1025) + tcp(fid=1025),
+    "tcp-app-dev-ip-0": si() + flow() + tcp(fl=0x3f),
+    "pkt-app-0": si() + flow() + pkt(fl=0x7e),
+    "swapped-0": si(e=">") + flow(e=">") + tcp(e=">"),
+    "gzip-members-0": gzip.compress(si() + flow()) + gzip.compress(tcp()),
+    "gzip-trailing-0": gzip.compress(si() + flow() + tcp()) + b"trailing",
+    "ttprobe-here-1": legacy("="),
+    "ttprobe-other-order-2": legacy(">" if sys.byteorder == "little" else "<"),
+}
+for name, b in logs.items():
+    open("%s/%s.bin" % (d, name), "wb").write(b)
+PY
+for f in "$tmp"/corner/*.bin; do
+	c=$(basename "$f" .bin)
+	run -f magnet "$f"
+	check "corner $c: ttpb2ascii exits ${c##*-} (got $rc)" [ "$rc" = "${c##*-}" ]
+	/usr/bin/python3 ./docdecode.py "$f" >"$tmp/doc.out" 2>"$tmp/doc.err"
+	drc=$?
+	check "docdecode.py corner $c: exit $rc as ttpb2ascii's (got $drc)" [ "$drc" = "$rc" ]
+	check "docdecode.py corner $c: the magnet text byte for byte" \
+		cmp -s "$tmp/doc.out" "$tmp/out"
+done
 
 # ---- magnet-exp analyse (python/magnet_exp) ----
 echo "== magnet-exp analyse"
@@ -653,6 +759,23 @@ check "fuzz: no sanitizer report" [ "$san" = 0 ]
 check "fuzz: every failure explained on stderr" [ "$bad_err" = 0 ]
 check "fuzz: the mutations reach both success and rejection" \
 	[ "${seen[0]:-0}" -gt 0 -a "${seen[2]:-0}" -gt 0 ]
+# docdecode.py on the mutated logs that are not gzip (what comes out of a
+# damaged gzip stream before the error is the decompressor's): the same
+# magnet text and exit code as ttpb2ascii -f magnet
+n=0 ndiff=0
+for f in "$tmp"/mut/*.bin "$tmp"/mutp/*.bin "$tmp"/mutv3/*.bin; do
+	run -f magnet "$f"
+	/usr/bin/python3 ./docdecode.py "$f" >"$tmp/doc.out" 2>"$tmp/doc.err"
+	drc=$?
+	n=$((n + 1))
+	if [ "$drc" != "$rc" ] || ! cmp -s "$tmp/doc.out" "$tmp/out"; then
+		ndiff=$((ndiff + 1))
+		echo "  docdecode.py $f: exit $drc, ttpb2ascii -f magnet $rc"
+	fi
+done
+echo "  docdecode.py: $n mutated logs, $ndiff differ"
+check "docdecode.py: $n mutated logs, every one as ttpb2ascii -f magnet" \
+	[ "$n" -gt 0 -a "$ndiff" = 0 ]
 
 echo "unit: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """A second decoder of magnet's binary stream (versions 2 and 3, either
-byte order, gzip or not), written from docs/binary-format.md alone by
-someone who read none of the module's or ttpb2ascii's code. It prints the
-magnet text (`ttpb2ascii -f magnet`); check.sh compares the two byte for
-byte on the fixtures, so the doc stays complete enough to write a decoder
-from, and the two decoders agree.
+byte order, gzip or not), written from docs/binary-format.md alone: every
+rule it applies is stated there, none is taken from the module's or
+ttpb2ascii's code. It prints the magnet text (`ttpb2ascii -f magnet`);
+check.sh compares the two byte for byte, and their exit codes, on the
+fixtures and on crafted corner cases, so the doc stays complete enough to
+write a decoder from, and the two decoders agree.
 
-    docdecode.py FILE    exit 0; 2 bad input; 3 the log ends inside a record
+    docdecode.py FILE    exit 0; 1 ttprobe's 96-byte records (no magnet
+                         text of them); 2 bad input; 3 the log ends inside
+                         a record
+
+Each rule it follows is the document's; the comments name the section
+("Reading a stream" has the checks and their order).
 """
-import sys, struct
+import sys, struct, zlib
 
 MAGIC = 0x01234567
 MAGIC_SW = 0x67452301
@@ -44,6 +50,10 @@ class BadInput(Exception):
     pass
 
 
+class Legacy(Exception):
+    """ttprobe's 96-byte records: no magnet text of them (exit 1)."""
+
+
 def clean(b):
     """At most the field's size, up to the first NUL; 0x21..0x7e as they
     are, a space as '_', any other byte as '?'."""
@@ -62,12 +72,37 @@ def clean(b):
 
 
 def fmt_addr(family, a):
+    """"The magnet text": dotted decimal when family is 4, otherwise (6 or
+    any other value) eight groups of 4 upper-case hex digits, never
+    shortened."""
     if family == 4:
         return '.'.join(str(x) for x in a[:4])
-    if family == 6:
-        # eight groups of 4 upper-case hex digits, never shortened
-        return ':'.join('%02X%02X' % (a[i], a[i + 1]) for i in range(0, 16, 2))
-    return ''
+    return ':'.join('%02X%02X' % (a[i], a[i + 1]) for i in range(0, 16, 2))
+
+
+def legacy_valid(d):
+    """"The legacy record": what a ttprobe record satisfies, read in this
+    host's byte order ("Reading a stream", "The input")."""
+    tv_sec, tv_usec = struct.unpack_from('=qq', d, 0)
+    return (d[90] in (2, 10) and d[89] in (ord('o'), ord('i')) and
+            0 <= tv_usec <= 999999 and 0 <= tv_sec <= 9999999999)
+
+
+def gunzip(data):
+    """"Reading a stream", "The input": gzip members one after another;
+    bytes after a member that do not start another are ignored; a damaged
+    or unfinished member is bad input."""
+    out = []
+    while data[:2] == b'\x1f\x8b':
+        z = zlib.decompressobj(wbits=31)
+        try:
+            out.append(z.decompress(data))
+        except zlib.error as e:
+            raise BadInput('corrupt gzip stream: %s' % e)
+        if not z.eof:
+            raise BadInput('truncated gzip stream')
+        data = z.unused_data
+    return b''.join(out)
 
 
 class Decoder:
@@ -77,30 +112,34 @@ class Decoder:
         self.flows = {}
 
     def header(self):
+        """"Reading a stream", "The input" and "The header", in order."""
         d = self.d
-        if len(d) < 16:
-            raise BadInput('shorter than the header')
-        m = struct.unpack_from('<I', d, 0)[0]
+        m = struct.unpack_from('=I', d, 0)[0] if len(d) >= 4 else None
+        if m not in (MAGIC, MAGIC_SW) and len(d) >= 96 and legacy_valid(d):
+            raise Legacy()
+        if len(d) < 4:
+            raise BadInput('empty, or fewer than 4 bytes')
+        # "Byte order": the writer's, told by magic as read here
         if m == MAGIC:
-            self.e = '<'
+            self.e = '='
         elif m == MAGIC_SW:
-            self.e = '>'
+            self.e = '>' if sys.byteorder == 'little' else '<'
         else:
             raise BadInput('bad magic')
         e = self.e
+        if len(d) >= 6:
+            self.version = struct.unpack_from(e + 'H', d, 4)[0]
+            if self.version not in (2, 3):
+                raise BadInput('unsupported version %d' % self.version)
+        if len(d) < 256:
+            raise BadInput('shorter than the header')
         (self.magic, self.version, self.record_size, self.sysinfo_size,
          self.ncpus, _r0, self.rt_off, self.start_ns) = \
             struct.unpack_from(e + 'IHHHHIqQ', d, 0)
-        if self.version not in (2, 3):
-            raise BadInput('unsupported version %d' % self.version)
+        if self.record_size != (256 if self.version == 2 else 0):
+            raise BadInput('bad record_size')
         if self.sysinfo_size != 256:
             raise BadInput('bad sysinfo_size')
-        if self.version == 2 and self.record_size != 256:
-            raise BadInput('bad record_size')
-        if self.version == 3 and self.record_size != 0:
-            raise BadInput('bad record_size')
-        if len(d) < self.sysinfo_size:
-            raise BadInput('shorter than the header')
 
     def u(self, fmt, off):
         return struct.unpack_from(self.e + fmt, self.d, off)
@@ -124,10 +163,13 @@ class Decoder:
              'event': EV_NAMES.get(ev, str(ev))}
         if ev in (9, 10):
             r['lost'] = f['req']
+            # "The magnet text": a lost line's probe misses, when not 0,
+            # unsigned 64-bit; a reset line never shows its ret
             if ev == 9 and f.get('ret'):
-                r['ret'] = f['ret']
+                r['ret'] = f['ret'] & 0xffffffffffffffff
             return r
         if fl & RF_SOCK:
+            # "The magnet text": 16 lowercase hex digits, zero-padded
             r['sock'] = '%016x' % f['sock_id']
             r['state'] = f['state']
         r['family'] = f['family']
@@ -156,7 +198,8 @@ class Decoder:
         if fl & RF_IP:
             for k in ('ip_id', 'ip_tos', 'ip_ttl', 'ip_proto'):
                 r[k] = f[k]
-        if 'rate' in f:
+        # "The magnet text": the rate columns need a rate part and RF_TCP
+        if 'rate' in f and fl & RF_TCP:
             q = f['rate']
             r['pacing_rate'] = q['pacing_rate']
             if q['rate_delivered'] == 0 or q['rate_interval_us'] == 0:
@@ -178,6 +221,8 @@ class Decoder:
 
     # ---- version 3 ----
     def run3(self):
+        """"Reading a stream", "A version 3 record", steps 1 to 3; rec3()
+        has step 4."""
         d = self.d
         off = self.sysinfo_size
         idx = 0
@@ -186,7 +231,7 @@ class Decoder:
             if n - off < 16:
                 return 3, n - off
             ts, cpu, flow, ev, fl, ln = self.u('QHHBBH', off)
-            if ln < 16 or ln % 8:
+            if ln < 32 or ln > 256 or ln % 8:
                 raise BadInput('bad len %d at record %d offset %d' % (ln, idx, off))
             if n - off < ln:
                 return 3, n - off
@@ -198,9 +243,13 @@ class Decoder:
     def rec3(self, off, idx, ts, cpu, flow, ev, fl, ln):
         def bad(why):
             raise BadInput('%s: record %d offset %d' % (why, idx, off))
+        # the flags of FLOW, LOST and RESET records, and the flow of LOST
+        # and RESET, are not checked ("Reading a stream")
         if ev == EV_FLOW:
             if ln != 72:
                 bad('bad FLOW len')
+            if not 1 <= flow <= 1024:
+                bad('FLOW record for flow id %d' % flow)
             sock_id, lport, rport, family = self.u('QHHB', off + 16)
             self.flows[(cpu, flow)] = dict(
                 sock_id=sock_id, lport=lport, rport=rport, family=family,
@@ -221,21 +270,36 @@ class Decoder:
             return
         if ev < 1 or ev > 10:
             bad('unknown event %d' % ev)
-        fi = self.flows.get((cpu, flow))
-        if fi is None:
-            bad('no FLOW for cpu %d flow %d' % (cpu, flow))
-        f = dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
-                 family=fi['family'], lport=fi['lport'], rport=fi['rport'],
-                 laddr=fi['laddr'], raddr=fi['raddr'],
-                 sock_id=fi['sock_id'] if fl & RF_SOCK else 0,
-                 ca_name=fi['ca_name'] if fl & RF_TCP else b'')
         if ev in (1, 2, 3, 4):
             if fl & RF_HDR:
                 bad('RF_HDR on TCP/app event')
             base = 160 if ev <= 2 else 200
             want = base + (56 if fl & RF_RATE else 0)
-            if ln != want:
-                bad('bad len')
+        else:
+            if fl & (RF_TCP | RF_RATE):
+                bad('RF_TCP/RF_RATE on packet event')
+            th = self.d[off + 53] if ln >= 56 else 0
+            if th > 60:
+                bad('tcp_hlen %d' % th)
+            # "Version 3", packet part: options only when tcp_hlen is
+            # 21 to 60; none when 0 to 20
+            nopt = th - 20 if th > 20 else 0
+            want = 56 + (nopt + 7) // 8 * 8
+        if ln != want:
+            bad('bad len %d want %d' % (ln, want))
+        fi = self.flows.get((cpu, flow))
+        if fi is None:
+            bad('no FLOW for cpu %d flow %d' % (cpu, flow))
+        # "Version 3": a field the flags name that the layout does not
+        # carry is 0
+        f = dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
+                 family=fi['family'], lport=fi['lport'], rport=fi['rport'],
+                 laddr=fi['laddr'], raddr=fi['raddr'],
+                 sock_id=fi['sock_id'] if fl & RF_SOCK else 0,
+                 ca_name=fi['ca_name'] if fl & RF_TCP else b'',
+                 pid=0, req=0, ret=0, comm=b'', ifindex=0, ip_id=0,
+                 ip_tos=0, ip_ttl=0, ip_proto=0)
+        if ev in (1, 2, 3, 4):
             o = off + 16
             (f['len'], f['mark'], f['seq'], f['end_seq'], f['state'],
              f['ca_state'], f['wscale'], f['opts'], f['advmss'], _r) = \
@@ -259,18 +323,12 @@ class Decoder:
                                  rate_interval_us=ri, app_limited=al,
                                  cc_attr=ca, cc_info=ci)
         else:
-            if fl & (RF_TCP | RF_RATE):
-                bad('RF_TCP/RF_RATE on packet event')
             o = off + 16
             (f['len'], f['mark'], f['seq'], f['end_seq'], f['ifindex'],
              f['tcp_ack'], f['ip_id'], f['tcp_win'], f['ip_hlen'],
              f['ip_frag'], f['state'], f['ip_tos'], f['ip_ttl'],
              f['ip_proto'], f['tcp_flags'], f['tcp_hlen']) = \
                 self.u('IIIIIIHHHHBBBBBB', o)
-            nopt = max(f['tcp_hlen'] - 20, 0) if f['tcp_hlen'] else 0
-            want = 56 + (nopt + 7) // 8 * 8
-            if ln != want:
-                bad('bad len %d want %d' % (ln, want))
         self.emit(self.row(f))
 
     # ---- version 2 ----
@@ -291,11 +349,12 @@ class Decoder:
             (f['seq'], f['end_seq'], f['mark'], f['pid'], f['ret'],
              f['req']) = self.u('IIIIqQ', off + 64)
             f['comm'] = d[off + 96:off + 112]
+            # "Reading a stream", "A version 2 record"
             fl = f['flags']
-            if fl & RF_TCP and fl & RF_HDR:
-                raise BadInput('RF_TCP and RF_HDR: record %d offset %d' % (idx, off))
             if not 1 <= f['event'] <= 10:
                 raise BadInput('unknown event: record %d offset %d' % (idx, off))
+            if fl & RF_TCP and fl & RF_HDR:
+                raise BadInput('RF_TCP and RF_HDR: record %d offset %d' % (idx, off))
             f.update(zip(TCP_U32, self.u('15I', off + 112)))
             f['ifindex'], f['ip_id'], f['ip_tos'], f['ip_ttl'] = \
                 self.u('IHBB', off + 172)
@@ -318,15 +377,15 @@ def main(argv):
         return 1
     with open(argv[1], 'rb') as fh:
         data = fh.read()
-    if data[:2] == b'\x1f\x8b':
-        import gzip
-        data = gzip.decompress(data)
     out = sys.stdout
-    dec = Decoder(data, out)
     try:
+        dec = Decoder(gunzip(data) if data[:2] == b'\x1f\x8b' else data, out)
         dec.header()
         out.write('\t'.join(COLUMNS) + '\n')
         rc, left = dec.run3() if dec.version == 3 else dec.run2()
+    except Legacy:
+        sys.stderr.write('docdecode: ttprobe\'s 96-byte records: no magnet text\n')
+        return 1
     except BadInput as e:
         out.flush()
         sys.stderr.write('docdecode: %s\n' % e)

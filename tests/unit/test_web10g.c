@@ -3,9 +3,9 @@
  * Unit tests of the web10g formatter (module/format.c, omode=2 and
  * `ttpb2ascii -f web10g`) and of the column counts of the magnet text
  * format. The expected column names are written out here from
- * compat-formats.md section 4, independently of format.c's table; the
- * expected values follow docs/web10g.md. Prints "test_web10g: N passed,
- * N failed" and exits non-zero on failure.
+ * docs/compat-formats.md, section 4 ("web10g-logger lines"), independently
+ * of format.c's table; the expected values follow docs/web10g.md. Prints
+ * "test_web10g: N passed, N failed" and exits non-zero on failure.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 #include "check.h"
 
-/* web10g userland 2.0.9's columns, compat-formats.md section 4 */
+/* web10g userland 2.0.9's columns, docs/compat-formats.md section 4 */
 static const char *const names[] = {
 	"Timestamp", "CID", "LocalAddress", "LocalPort", "RemAddress",
 	"RemPort",

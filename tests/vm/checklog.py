@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Assertions on a ttprobe-format log written by magnet (compat-formats.md s.1).
+"""Assertions on a ttprobe-format log written by magnet (docs/compat-formats.md,
+section 1, "ttprobe ASCII lines").
 
 Used inside the test guests. Each subcommand exits non-zero with a reason on
 the first failed assertion and prints a one-line summary when it passes.
