@@ -777,5 +777,10 @@ echo "  docdecode.py: $n mutated logs, $ndiff differ"
 check "docdecode.py: $n mutated logs, every one as ttpb2ascii -f magnet" \
 	[ "$n" -gt 0 -a "$ndiff" = 0 ]
 
+# the documents cite only files and functions the repository has
+# (doccites.py: every backquoted path exists, every function named after
+# a source file is in it)
+check "docs cite only what the repository has" /usr/bin/python3 ./doccites.py ../..
+
 echo "unit: $pass passed, $fail failed"
 [ "$fail" = 0 ]
