@@ -107,7 +107,7 @@ ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
 			mutex_unlock(&magnet_consume_mutex);
 			break;
 		}
-		magnet_ring_iter_begin(&rd->it, NULL);
+		magnet_ring_iter_begin(&rd->it, rd->draining ? rd->limit : NULL);
 		pagefault_disable();
 		while ((rec = magnet_ring_iter_next(&rd->it, &cpu))) {
 			unsigned int len = rec->hdr.len;
@@ -194,7 +194,7 @@ long magnet_fill_map(struct magnet_reader *rd, struct magnet_take __user *ut,
 	mutex_lock(&magnet_consume_mutex);
 	if (magnet_reset_pending)
 		goto out;
-	magnet_ring_iter_begin(&rd->it, NULL);
+	magnet_ring_iter_begin(&rd->it, rd->draining ? rd->limit : NULL);
 	pagefault_disable();
 	while (n < max && (rec = magnet_ring_iter_next(&rd->it, &cpu))) {
 		struct magnet_seg seg = {

@@ -29,7 +29,7 @@ struct magnet_reader;
 
 /*
  * An output mode: how an open's stream begins and how a ring's record
- * becomes its bytes (procfs-commands.md, "Output modes").
+ * becomes its bytes (procfs-commands.md, "Reading").
  */
 struct magnet_output {
 	/* as the kernel log names the mode, e.g. "omode=2" */

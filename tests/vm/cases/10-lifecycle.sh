@@ -158,3 +158,49 @@ case_bad_commands() {
 	rmmod magnet
 	$CHECK flow "$L/cmd.log" "$L/cmd.json" --role sender --bytes
 }
+
+# finish under traffic: the stream ends with what the rings held when the
+# command ran, in each binary read path: staged (format 2), records copied
+# straight from the rings (format 3) and the mapped reader (magnet-record).
+# No event in the log is stamped a second or more after the command
+# returned (the drain's end is the rings' heads when the reader sees the
+# command, a few ms later; a read that went on taking new records would
+# end only with the traffic, 25 s later), and the reader exits while the
+# traffic still runs.
+case_finish_under_traffic() {
+	local how t late pid
+	for how in 2 3 map; do
+		insmod "$KO" events=all omode=1 format=${how/map/3} port=5201
+		nsexec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-fut-$how.log"
+		wait_listen mg-srv 5201
+		nsexec mg-cli timeout 120 iperf3 -c 10.200.1.2 -p 5201 -t 30 \
+			> "$L/fut-$how.txt" 2>&1 &
+		pid=$!
+		sleep 2
+		if [ "$how" = map ]; then
+			$RECORD -o "$L/fut-$how.bin" &
+			READER=$!
+		else
+			start_reader "$L/fut-$how.bin"
+		fi
+		sleep 3
+		echo finish > "$PROC"
+		t=$($PY -c 'import time; print(time.time_ns())')
+		wait_exit "$READER" 15
+		READER=
+		# the traffic outlived the reader
+		kill -0 "$pid"
+		pkill -x iperf3
+		wait "$pid" 2>/dev/null || :
+		rmmod magnet
+		$TTPB2ASCII -f magnet "$L/fut-$how.bin" > "$L/fut-$how.log"
+		[ "$(grep -c $'\ttcp_out\t' "$L/fut-$how.log")" -gt 0 ]
+		# events (not the LOST marks a drain ends with) stamped 1 s or
+		# more after the finish; the text's time is s.ns of the wall clock
+		late=$(awk -F'\t' -v t="$((t + 1000000000))" 'NR > 1 && $3 != "lost" {
+			split($1, p, "."); ns = p[1] * 1000000000 + p[2]
+			if (ns > t) n++ } END { print n + 0 }' "$L/fut-$how.log")
+		log "finish under traffic ($how): $late events stamped after it"
+		[ "$late" = 0 ]
+	done
+}
