@@ -92,7 +92,8 @@ RELIABILITY = scripts/reliability.sh -o docs/reliability.md build/stress \
 	build/stress-hotplug build/debug build/debug-stress build/debug-stress-hotplug
 
 # stress_runs DIR VARS: STRESS_CASES on 2 vCPUs into build/DIR, then
-# STRESS_CASES_4CPUS (CPU hotplug) on 4 vCPUs into build/DIR-hotplug, each
+# STRESS_CASES_4CPUS (CPU hotplug, reset of full rings) on 4 vCPUs and 2 GiB
+# into build/DIR-hotplug, each
 # in a boot of its own; code is patched under traffic, so single-threaded
 # TCG (tests/vm/cases/92-stress.sh). Sets rc=1 if either fails; $$t is the
 # VM timeout.
@@ -103,7 +104,7 @@ stress_runs = \
 		MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
 		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1; \
 	$(2) MAGNET_VM_OUT=$(CURDIR)/build/$(1)-hotplug MAGNET_TEST_CASES="$(STRESS_CASES_4CPUS)" \
-		MAGNET_VM_CPUS=4 MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+		MAGNET_VM_CPUS=4 MAGNET_VM_MEM=2G MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
 		MAGNET_VM_TIMEOUT=$$t tests/vm/run.sh || rc=1
 
 # the cases tagged "# suite: stress" and "# suite: stress-4cpus"

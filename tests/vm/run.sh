@@ -25,6 +25,7 @@
 # adds QEMU options (make check-stress: -accel tcg,thread=single, see
 # tests/vm/cases/92-stress.sh);
 # MAGNET_VM_CPUS the guest's vCPUs (default 2; stress_hotplug takes 4);
+# MAGNET_VM_MEM its memory (default 1G; stress_reset_full's rings take 1 GiB);
 # MAGNET_VM_APPEND adds kernel boot options.
 # A boot that dies or hangs before guest.sh's first line (the emulator,
 # not magnet: nothing of it has run) is booted once more after
@@ -188,7 +189,7 @@ for b in $boots; do
 	# (default 600) and booted once more; a second one fails the kernel
 	vm_boot "vm: $b" "$out/console.log" '^\[guest\]' "${MAGNET_VM_BOOT_LIMIT:-600}" \
 			timeout --kill-after=30 "$t" \
-			vng --verbose --run "$kimg" $kvm --cpus "${MAGNET_VM_CPUS:-2}" --memory 1G \
+			vng --verbose --run "$kimg" $kvm --cpus "${MAGNET_VM_CPUS:-2}" --memory "${MAGNET_VM_MEM:-1G}" \
 			"${opts[@]}" "${append[@]}" \
 			--rwdir "$out" \
 			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_XTRACE='${MAGNET_XTRACE:-}' MAGNET_TEST_CASES='$cases' MAGNET_ALL_CASES=$all MAGNET_EXP_CASES=$exp STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' MAGNET_CASE_TIMEOUT='${MAGNET_CASE_TIMEOUT:-$((t * 3 / 8))}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" || :

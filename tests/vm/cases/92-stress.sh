@@ -361,3 +361,53 @@ stress_hotplug() {
 	rmmod magnet
 	result "CPU hotplug: 4 vCPUs, $offs times a CPU of 1-3 taken offline and back ($rounds rounds, every fifth all three at once) under 2+2 iperf3 streams (IPv4, IPv6), every layer on; the last with $fill3 records on its ring left offline to the end; $(head -n 1 "$L/hp-acct.txt"), exact per CPU, records from all 4 CPUs"
 }
+
+# `reset` of full rings of bufsize=1048576 (2^20 records, 256 MiB a CPU)
+# on 4 vCPUs: the discard walks every record under the reader's mutex
+# (4 x 2^20), and must neither hold the CPU (soft lockup, RCU stall: the
+# kernel log is checked by run.sh) nor lose count: the `reset` discard
+# count must equal the events the rings held (the statistics' fill, which
+# cannot change while every ring is full and no reader is open).
+# suite: stress-4cpus
+stress_reset_full() {
+	local c pids= t0 ms held disc
+	if [ "$(nproc --all)" -lt 4 ]; then
+		skip "needs 4 CPUs (MAGNET_VM_CPUS=4), this guest has $(nproc --all)"
+	fi
+	insmod "$KO" bufsize=1048576 events=all full=1
+	for c in 0 1 2 3; do
+		nsexec mg-srv iperf3 -s -p $((5301 + c)) -D --logfile "$L/iperf3-rf$c.log"
+	done
+	for c in 0 1 2 3; do
+		wait_listen mg-srv $((5301 + c))
+	done
+	# one transfer pinned to each CPU: its segments' events at every
+	# layer, both ends (veth delivers on the sending CPU), fill that ring
+	for c in 0 1 2 3; do
+		taskset -c $c ip netns exec mg-cli iperf3 -c 10.200.1.2 \
+			-p $((5301 + c)) -t 900 > "$L/rf$c.txt" 2>&1 &
+		pids="$pids $!"
+	done
+	for ((t0 = 0; t0 < 900; t0++)); do
+		# every CPU's ring full: each has lost events
+		[ "$(awk '$1 ~ /^[0-3]$/ && $4 > 0' /proc/net/magnet_stats | wc -l)" = 4 ] && break
+		sleep 1
+	done
+	pkill -x iperf3
+	# $pids are the subshells running `ip netns exec`
+	wait $pids 2>/dev/null || :
+	cat /proc/net/magnet_stats > "$L/rf-before.txt"
+	[ "$(awk '$1 ~ /^[0-3]$/ && $4 > 0' "$L/rf-before.txt" | wc -l)" = 4 ]
+	held=$(awk '$1 == "total" { print $7 }' "$L/rf-before.txt")
+	log "rings full after $t0 s: $held events held"
+	[ "$held" -gt $((4 * 1048576 - 65536)) ]
+	t0=$(date +%s%N)
+	echo reset > "$PROC"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	cat /proc/net/magnet_stats > "$L/rf-after.txt"
+	disc=$(sed -n 's/^discarded\topen [0-9]*\treset \([0-9]*\).*/\1/p' "$L/rf-after.txt")
+	log "reset of $disc records took $ms ms"
+	result "reset of full rings (4 x 2^20 slots): $disc records discarded in $ms ms"
+	[ "$disc" = "$held" ]
+	rmmod magnet
+}
