@@ -516,12 +516,17 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
 	return MAGNET_LEGACY_RECORD_SIZE;
 }
 
+/* the TCP snapshot's columns: its fields (schema.h), each a u32 */
+#define MAGNET_TEXT_SNAP_NAME(type, name, dims, kind) "\t" #name
+#define MAGNET_TEXT_SNAP_COL(type, name, dims, kind) MAGNET_COL_U32(p, r->name);
+#define MAGNET_TEXT_SNAP_ONE(type, name, dims, kind) + 1
+#define MAGNET_TEXT_SNAP_N (0 MAGNET_V2_SNAP(MAGNET_TEXT_SNAP_ONE))
+
 static const char magnet_text_columns[] =
 	"time\tcpu\tevent\tsock\tfamily\tladdr\tlport\traddr\trport\tstate"
 	"\tlen\tseq\tend_seq\tmark\tpid\tcomm\treq\tret"
-	"\tmss\tsrtt_us\trttvar_us\trto_us\tcwnd\tssthresh\tsnd_wnd\trcv_wnd"
-	"\tsnd_una\tsnd_nxt\twrite_seq\tcopied_seq\tpackets_out\tretrans_out"
-	"\ttotal_retrans\tca_state\tca_name\tifindex\tip_id\tip_tos\tip_ttl"
+	MAGNET_V2_SNAP(MAGNET_TEXT_SNAP_NAME)
+	"\tca_state\tca_name\tifindex\tip_id\tip_tos\tip_ttl"
 	"\tip_proto"
 	"\tsegs_out\tdata_segs_out\tsegs_in\tdata_segs_in\tbytes_sent"
 	"\tbytes_received\tbytes_acked\tbytes_retrans\trcv_nxt\tmin_rtt_us"
@@ -652,26 +657,12 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		p = magnet_put_tabs(p, 4);
 	}
 	if (r->flags & MAGNET_RF_TCP) {
-		MAGNET_COL_U32(p, r->mss);
-		MAGNET_COL_U32(p, r->srtt_us);
-		MAGNET_COL_U32(p, r->rttvar_us);
-		MAGNET_COL_U32(p, r->rto_us);
-		MAGNET_COL_U32(p, r->cwnd);
-		MAGNET_COL_U32(p, r->ssthresh);
-		MAGNET_COL_U32(p, r->snd_wnd);
-		MAGNET_COL_U32(p, r->rcv_wnd);
-		MAGNET_COL_U32(p, r->snd_una);
-		MAGNET_COL_U32(p, r->snd_nxt);
-		MAGNET_COL_U32(p, r->write_seq);
-		MAGNET_COL_U32(p, r->copied_seq);
-		MAGNET_COL_U32(p, r->packets_out);
-		MAGNET_COL_U32(p, r->retrans_out);
-		MAGNET_COL_U32(p, r->total_retrans);
+		MAGNET_V2_SNAP(MAGNET_TEXT_SNAP_COL)
 		MAGNET_COL_U32(p, r->ca_state);
 		*p++ = '\t';
 		p = magnet_put_clean(p, r->ca_name, MAGNET_CA_NAME_LEN);
 	} else {
-		p = magnet_put_tabs(p, 17);
+		p = magnet_put_tabs(p, MAGNET_TEXT_SNAP_N + 2);
 	}
 	if (r->flags & MAGNET_RF_DEV)
 		MAGNET_COL_U32(p, r->ifindex);

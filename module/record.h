@@ -24,6 +24,7 @@
 #include <stddef.h>
 #define MAGNET_STATIC_ASSERT(c, m) _Static_assert(c, m)
 #endif
+#include "schema.h"
 
 #define MAGNET_MAGIC 0x01234567U
 #define MAGNET_MAGIC_SWAPPED 0x67452301U
@@ -71,124 +72,20 @@ enum magnet_event {
 #define MAGNET_CA_NAME_LEN 11
 
 /*
- * One event. Unless a flag says otherwise, a field that does not apply is 0.
- *   ts_ns       CLOCK_MONOTONIC ns; + sysinfo.realtime_offset_ns = wall time.
- *   sock_id     the socket's cookie (`ss -e`'s sk:, SO_COOKIE): never
- *               the same for two sockets while the kernel runs, never a
- *               kernel address.
- *   family      MAGNET_FAMILY_*; a v4-mapped IPv6 socket is recorded as
- *               INET with its IPv4 addresses.
- *   state       sk_state (1 ESTABLISHED ... 10 LISTEN).
- *   lport/rport local/remote port, host order (the socket's own ends, also
- *               for received packets).
- *   len         bytes at this layer: skb->len (TCP out: payload; TCP in:
- *               header + payload; IP and device: the packet).
- *   laddr/raddr IPv4 in the first 4 bytes (network order), else IPv6.
- *   seq/end_seq TCP sequence range: of the segment (TCP, IP, device), of
- *               the data written (APP_SEND: write_seq before/after) or
- *               read (APP_RECV: copied_seq before/after).
- *   mark        sk_mark when sent, skb->mark when received.
- *   pid/comm    process (tgid) and command (APP events).
- *   req/ret     APP: size asked for, and the return value (bytes, or a
- *               negative errno). LOST: req = number of records lost.
- *   TCP state   mss_cache, srtt and rttvar (us), rto (us), snd_cwnd and
- *               snd_ssthresh (packets), windows and sequence variables,
- *               packets_out, retrans_out, total_retrans, ca_state, and the
- *               congestion control's name (NUL-padded, may fill all 11).
- *   ifindex     device events: the interface index.
- *   segs_out .. opts (version 2): the connection's counters (RFC 4898
- *               web10g variables): segments and data segments out/in,
- *               bytes sent (incl. retransmissions), received (in order),
- *               acked, retransmitted, rcv_nxt, the windowed minimum RTT
- *               and the RTT of the latest acked data (us), the advertised
- *               MSS, window scales, and the MAGNET_OPT_* options. A tcp_out
- *               record's counters include the segment being sent (its
- *               entry point runs before TCP counts it).
- *   ip_*        IP and device events: id (IPv4), tos (traffic class for
- *               IPv6), ttl (hop limit for IPv6), and the protocol (6 TCP,
- *               17 UDP, ...; IPv6: the first next-header).
- *   header      (RF_HDR, IP and device events, in the bytes the TCP
- *               snapshot uses on TCP events) what rebuilding the packet's
- *               headers needs: ip_hlen, the network header's length
- *               (IPv4 with options, IPv6 with extension headers);
- *               ip_frag, IPv4's flags and fragment offset (IPv6: 0); and
- *               for TCP, when the whole TCP header is in the packet
- *               (tcp_hlen != 0): the ack number, the window as sent, the
- *               flags, the header length and its options (tcp_hlen - 20
- *               bytes; the rest 0).
+ * One event (format version 2; version 3 decodes to it). The fields and
+ * what they mean: schema.h, MAGNET_V2_* (and the version 3 parts).
  */
 struct magnet_record {
-	__u64 ts_ns;			/*   0 */
-	__u64 sock_id;			/*   8 */
-	__u16 event;			/*  16 */
-	__u16 cpu;			/*  18 */
-	__u8 family;			/*  20 */
-	__u8 state;			/*  21 */
-	__u8 ca_state;			/*  22 */
-	__u8 flags;			/*  23 */
-	__u16 lport;			/*  24 */
-	__u16 rport;			/*  26 */
-	__u32 len;			/*  28 */
-	__u8 laddr[16];			/*  32 */
-	__u8 raddr[16];			/*  48 */
-	__u32 seq;			/*  64 */
-	__u32 end_seq;			/*  68 */
-	__u32 mark;			/*  72 */
-	__u32 pid;			/*  76 */
-	__s64 ret;			/*  80 */
-	__u64 req;			/*  88 */
-	char comm[MAGNET_COMM_LEN];	/*  96 */
+	MAGNET_V2_HEAD(MAGNET_SCHEMA_MEMBER)
 	union {
 		struct {	/* MAGNET_RF_TCP: TCP and app events */
-			__u32 mss;		/* 112 */
-			__u32 srtt_us;		/* 116 */
-			__u32 rttvar_us;	/* 120 */
-			__u32 rto_us;		/* 124 */
-			__u32 cwnd;		/* 128 */
-			__u32 ssthresh;		/* 132 */
-			__u32 snd_wnd;		/* 136 */
-			__u32 rcv_wnd;		/* 140 */
-			__u32 snd_una;		/* 144 */
-			__u32 snd_nxt;		/* 148 */
-			__u32 write_seq;	/* 152 */
-			__u32 copied_seq;	/* 156 */
-			__u32 packets_out;	/* 160 */
-			__u32 retrans_out;	/* 164 */
-			__u32 total_retrans;	/* 168 */
+			MAGNET_V2_SNAP(MAGNET_SCHEMA_MEMBER)
 		};
 		struct {	/* MAGNET_RF_HDR: IP and device events */
-			__u32 tcp_ack;		/* 112: acknowledgment number */
-			__u16 tcp_win;		/* 116: window, as sent (unscaled) */
-			__u8 tcp_flags;		/* 118: FIN 0x01 .. CWR 0x80 */
-			__u8 tcp_hlen;		/* 119: TCP header bytes, 0 = none */
-			__u16 ip_hlen;		/* 120: network header bytes */
-			__u16 ip_frag;		/* 122: IPv4 flags + fragment offset */
-			__u8 tcp_opts[MAGNET_TCP_OPTS_LEN];	/* 124 */
-			__u32 hdr_reserved[2];	/* 164: 0 */
+			MAGNET_V2_HDR(MAGNET_SCHEMA_MEMBER)
 		};
 	};
-	__u32 ifindex;			/* 172 */
-	__u16 ip_id;			/* 176 */
-	__u8 ip_tos;			/* 178 */
-	__u8 ip_ttl;			/* 179 */
-	char ca_name[MAGNET_CA_NAME_LEN];	/* 180 */
-	__u8 ip_proto;			/* 191 */
-	/* version 2: the per-connection counters web10g needs (RF_TCP) */
-	__u32 segs_out;			/* 192: tp->segs_out */
-	__u32 data_segs_out;		/* 196 */
-	__u32 segs_in;			/* 200 */
-	__u32 data_segs_in;		/* 204 */
-	__u64 bytes_sent;		/* 208: incl. retransmissions */
-	__u64 bytes_received;		/* 216: in-order data received */
-	__u64 bytes_acked;		/* 224 */
-	__u64 bytes_retrans;		/* 232 */
-	__u32 rcv_nxt;			/* 240 */
-	__u32 min_rtt_us;		/* 244: windowed min RTT, ~0U = none */
-	__u32 rtt_us;			/* 248: RTT of the latest acked data
-					 * (rack.rtt_us), 0 = none yet */
-	__u16 advmss;			/* 252: MSS we advertised */
-	__u8 wscale;			/* 254: snd_wscale << 4 | rcv_wscale */
-	__u8 opts;			/* 255: MAGNET_OPT_* */
+	MAGNET_V2_TAIL(MAGNET_SCHEMA_MEMBER)
 };
 
 #define MAGNET_RECORD_SIZE 256
@@ -201,26 +98,7 @@ struct magnet_record {
 
 /* The header of every stream (the first bytes of every open in omode=1). */
 struct magnet_sysinfo {
-	__u32 magic;			/*   0: MAGNET_MAGIC */
-	__u16 version;			/*   4: MAGNET_FORMAT_VERSION */
-	__u16 record_size;		/*   6: sizeof(struct magnet_record) */
-	__u16 sysinfo_size;		/*   8: sizeof(struct magnet_sysinfo) */
-	__u16 ncpus;			/*  10: nr_cpu_ids */
-	__u32 reserved0;		/*  12 */
-	__s64 realtime_offset_ns;	/*  16: CLOCK_REALTIME - ts clock */
-	__u64 start_ns;			/*  24: ts clock when the stream began */
-	char release[72];		/*  32: uname -r, NUL-terminated */
-	__u32 port;			/* 104: the parameters in force */
-	__u32 full;			/* 108 */
-	__u32 bufsize;			/* 112 */
-	__u32 omode;			/* 116 */
-	__u32 direction;		/* 120 */
-	__u32 fwmark;			/* 124 */
-	__u32 events;			/* 128: MAGNET_LAYER_* mask */
-	__u32 reserved1;		/* 132 */
-	char procname[32];		/* 136 */
-	char version_string[24];	/* 168: module version */
-	__u8 reserved2[64];		/* 192 */
+	MAGNET_SYSINFO_FIELDS(MAGNET_SCHEMA_MEMBER)
 };
 
 #define MAGNET_SYSINFO_SIZE 256
@@ -355,158 +233,82 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 #define MAGNET_V3_FLOW 11	/* the record type of a FLOW record */
 #define MAGNET_V3_FLOW_IDS 1024	/* flow ids are 1 .. MAGNET_V3_FLOW_IDS */
 
+/* the parts of a record, each from its table in schema.h */
 struct magnet_v3_hdr {
-	__u64 ts_ns;			/*  0 */
-	__u16 cpu;			/*  8 */
-	__u16 flow;			/* 10: 0 = none (LOST, RESET, FLOW) */
-	__u8 event;			/* 12: MAGNET_EV_* or MAGNET_V3_FLOW */
-	__u8 flags;			/* 13: MAGNET_RF_* */
-	__u16 len;			/* 14: of the record, header included */
+	MAGNET_V3_HDR_FIELDS(MAGNET_SCHEMA_MEMBER)
 };
 
 /* LOST and RESET: the counts of version 2's req and ret */
 struct magnet_v3_count {
-	__u64 req;			/* 16 */
-	__s64 ret;			/* 24 */
+	MAGNET_V3_COUNT_PART(MAGNET_SCHEMA_MEMBER)
 };
 
 /* FLOW: the flow id is the header's flow; its cpu, the scope */
 struct magnet_v3_flow {
-	__u64 sock_id;			/* 16: 0 = not tied to a socket */
-	__u16 lport;			/* 24 */
-	__u16 rport;			/* 26 */
-	__u8 family;			/* 28: MAGNET_FAMILY_* */
-	char ca_name[MAGNET_CA_NAME_LEN];	/* 29 */
-	__u8 laddr[16];			/* 40: IPv4 in the first 4 bytes */
-	__u8 raddr[16];			/* 56 */
+	MAGNET_V3_FLOW_PART(MAGNET_SCHEMA_MEMBER)
 };
 
 /* RF_TCP (TCP and app events): the event and the TCP snapshot */
 struct magnet_v3_tcp {
-	__u32 len;			/* 16 */
-	__u32 mark;			/* 20 */
-	__u32 seq;			/* 24 */
-	__u32 end_seq;			/* 28 */
-	__u8 state;			/* 32 */
-	__u8 ca_state;			/* 33 */
-	__u8 wscale;			/* 34 */
-	__u8 opts;			/* 35 */
-	__u16 advmss;			/* 36 */
-	__u16 reserved;			/* 38: 0 */
-	__u32 mss;			/* 40 */
-	__u32 srtt_us;			/* 44 */
-	__u32 rttvar_us;		/* 48 */
-	__u32 rto_us;			/* 52 */
-	__u32 cwnd;			/* 56 */
-	__u32 ssthresh;			/* 60 */
-	__u32 snd_wnd;			/* 64 */
-	__u32 rcv_wnd;			/* 68 */
-	__u32 snd_una;			/* 72 */
-	__u32 snd_nxt;			/* 76 */
-	__u32 write_seq;		/* 80 */
-	__u32 copied_seq;		/* 84 */
-	__u32 packets_out;		/* 88 */
-	__u32 retrans_out;		/* 92 */
-	__u32 total_retrans;		/* 96 */
-	__u32 segs_out;			/* 100 */
-	__u32 data_segs_out;		/* 104 */
-	__u32 segs_in;			/* 108 */
-	__u32 data_segs_in;		/* 112 */
-	__u32 rcv_nxt;			/* 116 */
-	__u32 min_rtt_us;		/* 120 */
-	__u32 rtt_us;			/* 124 */
-	__u64 bytes_sent;		/* 128 */
-	__u64 bytes_received;		/* 136 */
-	__u64 bytes_acked;		/* 144 */
-	__u64 bytes_retrans;		/* 152 */
+	MAGNET_V3_TCP_PART(MAGNET_SCHEMA_MEMBER)
 };
 
 /* RF_APP, after the TCP part: the call */
 struct magnet_v3_app {
-	__u32 pid;			/* 160 */
-	__u32 reserved;			/* 164: 0 */
-	__u64 req;			/* 168 */
-	__s64 ret;			/* 176 */
-	char comm[MAGNET_COMM_LEN];	/* 184 */
+	MAGNET_V3_APP_PART(MAGNET_SCHEMA_MEMBER)
 };
 
-/* RF_HDR (IP and device events): the packet's headers */
+/* RF_HDR (IP and device events): the packet's headers, then options */
 struct magnet_v3_pkt {
-	__u32 len;			/* 16 */
-	__u32 mark;			/* 20 */
-	__u32 seq;			/* 24: 0 without RF_SEQ */
-	__u32 end_seq;			/* 28 */
-	__u32 ifindex;			/* 32: 0 without RF_DEV */
-	__u32 tcp_ack;			/* 36 */
-	__u16 ip_id;			/* 40 */
-	__u16 tcp_win;			/* 42 */
-	__u16 ip_hlen;			/* 44 */
-	__u16 ip_frag;			/* 46 */
-	__u8 state;			/* 48: 0 without RF_SOCK */
-	__u8 ip_tos;			/* 49 */
-	__u8 ip_ttl;			/* 50 */
-	__u8 ip_proto;			/* 51 */
-	__u8 tcp_flags;			/* 52 */
-	__u8 tcp_hlen;			/* 53 */
-	__u8 reserved[2];		/* 54: 0 */
-	/* 56: tcp_hlen - 20 bytes of TCP options, zero-padded to 8 */
+	MAGNET_V3_PKT_PART(MAGNET_SCHEMA_MEMBER)
 };
 
-/*
- * RF_RATE (TCP and app events), after the TCP part and, in an app record,
- * the call: what tcp_info gives congestion-control research beyond the TCP
- * part, read where the TCP part is. delivery rate = rate_delivered * mss *
- * 1000000 / rate_interval_us bytes/s (0 if either is 0), as tcp_info's
- * tcpi_delivery_rate. cc_info: what the congestion control's get_info()
- * reports (INET_DIAG attribute cc_attr: 16 = tcp_bbr_info, 3 =
- * tcpvegas_info, 9 = tcp_dctcp_info, as 32-bit words; the rest 0), at TCP
- * events only, where the socket is locked (0 = none).
- */
+/* RF_RATE (TCP and app events), last: rates and the congestion control */
 struct magnet_v3_rate {
-	__u64 pacing_rate;		/*  0: bytes/s, ~0 = unlimited */
-	__u32 delivered;		/*  8: packets delivered (acked) */
-	__u32 delivered_ce;		/* 12: of them, ECN CE-marked */
-	__u32 lost_out;			/* 16: packets presumed lost */
-	__u32 sacked_out;		/* 20: packets SACKed */
-	__u32 rate_delivered;		/* 24: of the last rate sample */
-	__u32 rate_interval_us;		/* 28: its interval */
-	__u8 app_limited;		/* 32: that sample was app-limited */
-	__u8 cc_attr;			/* 33: INET_DIAG_*INFO, 0 = none */
-	__u16 reserved;			/* 34: 0 */
-	__u32 cc_info[5];		/* 36 */
+	MAGNET_V3_RATE_PART(MAGNET_SCHEMA_MEMBER)
 };
+
+/* a table's bytes (an int, as the sizes always were) */
+#define MAGNET_SCHEMA_BYTES(table) ((int)(0 table(MAGNET_SCHEMA_SIZE)))
 
 #define MAGNET_V3_HDR_SIZE 16
-#define MAGNET_V3_RATE_SIZE 56		/* the part alone: no header */
-#define MAGNET_V3_COUNT_SIZE (MAGNET_V3_HDR_SIZE + 16)
-#define MAGNET_V3_FLOW_SIZE (MAGNET_V3_HDR_SIZE + 56)
-#define MAGNET_V3_TCP_SIZE (MAGNET_V3_HDR_SIZE + 144)
-#define MAGNET_V3_APP_SIZE (MAGNET_V3_TCP_SIZE + 40)
-#define MAGNET_V3_PKT_SIZE (MAGNET_V3_HDR_SIZE + 40)	/* + options */
+#define MAGNET_V3_RATE_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_RATE_PART)	/* the part alone: no header */
+#define MAGNET_V3_COUNT_SIZE (MAGNET_V3_HDR_SIZE + \
+			      MAGNET_SCHEMA_BYTES(MAGNET_V3_COUNT_PART))
+#define MAGNET_V3_FLOW_SIZE (MAGNET_V3_HDR_SIZE + \
+			     MAGNET_SCHEMA_BYTES(MAGNET_V3_FLOW_PART))
+#define MAGNET_V3_TCP_SIZE (MAGNET_V3_HDR_SIZE + \
+			    MAGNET_SCHEMA_BYTES(MAGNET_V3_TCP_PART))
+#define MAGNET_V3_APP_SIZE (MAGNET_V3_TCP_SIZE + \
+			    MAGNET_SCHEMA_BYTES(MAGNET_V3_APP_PART))
+#define MAGNET_V3_PKT_SIZE (MAGNET_V3_HDR_SIZE + \
+			    MAGNET_SCHEMA_BYTES(MAGNET_V3_PKT_PART))	/* + options */
 #define MAGNET_V3_MAX_SIZE (MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE)
 
-MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_hdr) == MAGNET_V3_HDR_SIZE,
-		     "v3 header");
+/* no hidden padding: every byte of a part is a field of its table */
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_hdr) == MAGNET_V3_HDR_SIZE &&
+		     MAGNET_SCHEMA_BYTES(MAGNET_V3_HDR_FIELDS) ==
+		     MAGNET_V3_HDR_SIZE, "v3 header");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_count) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_COUNT_SIZE, "v3 LOST/RESET");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_flow) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_FLOW_SIZE, "v3 FLOW");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_v3_flow, laddr) == 24,
-		     "v3 FLOW laddr");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_tcp) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_TCP_SIZE, "v3 TCP");
-MAGNET_STATIC_ASSERT(offsetof(struct magnet_v3_tcp, bytes_sent) == 112,
-		     "v3 TCP bytes_sent");
-MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_app) == 40, "v3 app");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_app) + MAGNET_V3_TCP_SIZE ==
+		     MAGNET_V3_APP_SIZE, "v3 app");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_pkt) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_PKT_SIZE, "v3 packet");
-MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rate) == MAGNET_V3_RATE_SIZE &&
-		     offsetof(struct magnet_v3_rate, cc_info) == 36,
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rate) == MAGNET_V3_RATE_SIZE,
 		     "v3 rate part");
 MAGNET_STATIC_ASSERT(MAGNET_V3_PKT_SIZE + MAGNET_TCP_OPTS_LEN <=
 		     MAGNET_V3_MAX_SIZE, "v3 largest record");
-MAGNET_STATIC_ASSERT(MAGNET_V3_FLOW_SIZE % 8 == 0 && MAGNET_V3_TCP_SIZE % 8 == 0 &&
-		     MAGNET_V3_APP_SIZE % 8 == 0 && MAGNET_V3_PKT_SIZE % 8 == 0,
+/* and the writers' 8-byte alignment holds (the rate part comes after the
+ * TCP part or the call) */
+MAGNET_STATIC_ASSERT(MAGNET_V3_COUNT_SIZE % 8 == 0 &&
+		     MAGNET_V3_FLOW_SIZE % 8 == 0 && MAGNET_V3_TCP_SIZE % 8 == 0 &&
+		     MAGNET_V3_APP_SIZE % 8 == 0 && MAGNET_V3_PKT_SIZE % 8 == 0 &&
+		     MAGNET_V3_RATE_SIZE % 8 == 0,
 		     "v3 records are multiples of 8 bytes");
 
 #endif /* MAGNET_RECORD_H */

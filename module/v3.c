@@ -49,17 +49,25 @@ static int v3_layout(unsigned int event, unsigned int flags)
 	return V3_NONE;
 }
 
+/*
+ * One entry of a part (schema.h) from @from to @to, both structs with a
+ * field of its name, of one size (the names @to and @from must be in
+ * scope): a field copied, a reserved one 0, one only version 3 has 0 (a
+ * version 2 record has none to give).
+ */
+#define V3_SAME_SIZE(a, b) ((void)sizeof(char[sizeof(a) == sizeof(b) ? 1 : -1]))
+#define V3_COPY(type, name, dims, kind) V3_COPY_##kind(name)
+#define V3_COPY_F(name)							\
+	V3_SAME_SIZE(to->name, from->name);				\
+	memcpy(&to->name, &from->name, sizeof(to->name));
+#define V3_COPY_V(name) memset(&to->name, 0, sizeof(to->name));
+#define V3_COPY_R(name) V3_COPY_V(name)
+
 /* a FLOW record's part from what both ends know of the flow */
-static void v3_flow_part(struct magnet_v3_flow *f,
-			 const struct magnet_v3_slot *s)
+static void v3_flow_part(struct magnet_v3_flow *to,
+			 const struct magnet_v3_slot *from)
 {
-	f->sock_id = s->sock_id;
-	f->lport = s->lport;
-	f->rport = s->rport;
-	f->family = s->family;
-	memcpy(f->ca_name, s->ca_name, MAGNET_CA_NAME_LEN);
-	memcpy(f->laddr, s->laddr, 16);
-	memcpy(f->raddr, s->raddr, 16);
+	MAGNET_V3_FLOW_PART(V3_COPY)
 }
 
 /* ---------------------------------------------------------- the writer */
@@ -155,44 +163,22 @@ static void v3_forget(struct magnet_v3_enc *e, int all, __u16 cpu)
 			e->slot[i].used = 0;
 }
 
-static void v3_put_tcp(struct magnet_v3_tcp *t, const struct magnet_record *r)
+static void v3_put_tcp(struct magnet_v3_tcp *to,
+		       const struct magnet_record *from)
 {
-	t->len = r->len;
-	t->mark = r->mark;
-	t->seq = r->seq;
-	t->end_seq = r->end_seq;
-	t->state = r->state;
-	t->ca_state = r->ca_state;
-	t->wscale = r->wscale;
-	t->opts = r->opts;
-	t->advmss = r->advmss;
-	t->reserved = 0;
-	t->mss = r->mss;
-	t->srtt_us = r->srtt_us;
-	t->rttvar_us = r->rttvar_us;
-	t->rto_us = r->rto_us;
-	t->cwnd = r->cwnd;
-	t->ssthresh = r->ssthresh;
-	t->snd_wnd = r->snd_wnd;
-	t->rcv_wnd = r->rcv_wnd;
-	t->snd_una = r->snd_una;
-	t->snd_nxt = r->snd_nxt;
-	t->write_seq = r->write_seq;
-	t->copied_seq = r->copied_seq;
-	t->packets_out = r->packets_out;
-	t->retrans_out = r->retrans_out;
-	t->total_retrans = r->total_retrans;
-	t->segs_out = r->segs_out;
-	t->data_segs_out = r->data_segs_out;
-	t->segs_in = r->segs_in;
-	t->data_segs_in = r->data_segs_in;
-	t->rcv_nxt = r->rcv_nxt;
-	t->min_rtt_us = r->min_rtt_us;
-	t->rtt_us = r->rtt_us;
-	t->bytes_sent = r->bytes_sent;
-	t->bytes_received = r->bytes_received;
-	t->bytes_acked = r->bytes_acked;
-	t->bytes_retrans = r->bytes_retrans;
+	MAGNET_V3_TCP_PART(V3_COPY)
+}
+
+static void v3_put_app(struct magnet_v3_app *to,
+		       const struct magnet_record *from)
+{
+	MAGNET_V3_APP_PART(V3_COPY)
+}
+
+static void v3_put_pkt(struct magnet_v3_pkt *to,
+		       const struct magnet_record *from)
+{
+	MAGNET_V3_PKT_PART(V3_COPY)
 }
 
 unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
@@ -245,16 +231,8 @@ unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 		v3_hdr(p, r, (__u16)(id + 1), (__u8)r->event, r->flags,
 		       (__u16)len);
 		v3_put_tcp((void *)(p + MAGNET_V3_HDR_SIZE), r);
-		if (app) {
-			struct magnet_v3_app *a =
-				(void *)(p + MAGNET_V3_TCP_SIZE);
-
-			a->pid = r->pid;
-			a->reserved = 0;
-			a->req = r->req;
-			a->ret = r->ret;
-			memcpy(a->comm, r->comm, MAGNET_COMM_LEN);
-		}
+		if (app)
+			v3_put_app((void *)(p + MAGNET_V3_TCP_SIZE), r);
 		return n + len;
 	} else {
 		struct magnet_v3_pkt *k3 = (void *)(p + MAGNET_V3_HDR_SIZE);
@@ -262,24 +240,7 @@ unsigned int magnet_v3_encode(struct magnet_v3_enc *e,
 
 		v3_hdr(p, r, (__u16)(id + 1), (__u8)r->event, r->flags,
 		       (__u16)len);
-		k3->len = r->len;
-		k3->mark = r->mark;
-		k3->seq = r->seq;
-		k3->end_seq = r->end_seq;
-		k3->ifindex = r->ifindex;
-		k3->tcp_ack = r->tcp_ack;
-		k3->ip_id = r->ip_id;
-		k3->tcp_win = r->tcp_win;
-		k3->ip_hlen = r->ip_hlen;
-		k3->ip_frag = r->ip_frag;
-		k3->state = r->state;
-		k3->ip_tos = r->ip_tos;
-		k3->ip_ttl = r->ip_ttl;
-		k3->ip_proto = r->ip_proto;
-		k3->tcp_flags = r->tcp_flags;
-		k3->tcp_hlen = r->tcp_hlen;
-		k3->reserved[0] = 0;
-		k3->reserved[1] = 0;
+		v3_put_pkt(k3, r);
 		/* the options, then zeros to the 8-byte boundary */
 		if (optlen) {
 			memset(p + len - 8, 0, 8);
@@ -412,6 +373,57 @@ static __always_inline __u64 g64(const unsigned char *b, unsigned int off,
 }
 
 /*
+ * @n bytes at @src into @dst, which are integers of @size bytes each (1: a
+ * byte array), swapped if @sw. Constants all but @src and @dst: a load (a
+ * bswap) and a store per integer.
+ */
+static __always_inline void v3_get(void *dst, const unsigned char *src,
+				   unsigned int size, unsigned int n, int sw)
+{
+	unsigned char *d = dst;
+	unsigned int i;
+
+	if (size == 1 || !sw) {
+		memcpy(d, src, n);
+		return;
+	}
+	for (i = 0; i < n; i += size) {
+		if (size == 2) {
+			__u16 v = g16(src, i, 1);
+
+			memcpy(d + i, &v, 2);
+		} else if (size == 4) {
+			__u32 v = g32(src, i, 1);
+
+			memcpy(d + i, &v, 4);
+		} else {
+			__u64 v = g64(src, i, 1);
+
+			memcpy(d + i, &v, 8);
+		}
+	}
+}
+
+/*
+ * One entry of the part V3_PART (a struct) at @b + @at into @to, a struct
+ * with a field of its name and size, in @sw's byte order (the names must
+ * be in scope): a field read, a reserved one left (V3_GET), or 0
+ * (V3_GET_ALL, into the part's own struct, which has every entry, version
+ * 3's only too)
+ */
+#define V3_GET(type, name, dims, kind) V3_GET_##kind(type, name)
+#define V3_GET_F(type, name)						\
+	V3_SAME_SIZE(to->name, ((V3_PART *)0)->name);			\
+	v3_get(&to->name, b + at + offsetof(V3_PART, name), sizeof(type),	\
+	       sizeof(to->name), sw);
+#define V3_GET_V(type, name)
+#define V3_GET_R(type, name)
+#define V3_GET_ALL(type, name, dims, kind) V3_GET_ALL_##kind(type, name)
+#define V3_GET_ALL_F(type, name) V3_GET_F(type, name)
+#define V3_GET_ALL_V(type, name) V3_GET_F(type, name)
+#define V3_GET_ALL_R(type, name) memset(&to->name, 0, sizeof(to->name));
+
+/*
  * Zero the fields of @r from @first to @last, both included (through a
  * pointer into the record, not a field's: the write spans fields)
  */
@@ -447,6 +459,71 @@ static int v3_bad_len(struct magnet_v3_dec *d, unsigned int len,
 }
 
 /*
+ * A part's entries from the record @b into @to (the names V3_GET uses),
+ * each inlined in v3_decode() for its byte order
+ */
+#define V3_PART struct magnet_v3_count
+static __always_inline void v3_get_count(struct magnet_record *to,
+					 const unsigned char *b, int sw)
+{
+	const unsigned int at = MAGNET_V3_HDR_SIZE;
+
+	MAGNET_V3_COUNT_PART(V3_GET)
+}
+#undef V3_PART
+
+#define V3_PART struct magnet_v3_flow
+static __always_inline void v3_get_flow(struct magnet_v3_slot *to,
+					const unsigned char *b, int sw)
+{
+	const unsigned int at = MAGNET_V3_HDR_SIZE;
+
+	MAGNET_V3_FLOW_PART(V3_GET)
+}
+#undef V3_PART
+
+#define V3_PART struct magnet_v3_tcp
+static __always_inline void v3_get_tcp(struct magnet_record *to,
+				       const unsigned char *b, int sw)
+{
+	const unsigned int at = MAGNET_V3_HDR_SIZE;
+
+	MAGNET_V3_TCP_PART(V3_GET)
+}
+#undef V3_PART
+
+#define V3_PART struct magnet_v3_app
+static __always_inline void v3_get_app(struct magnet_record *to,
+				       const unsigned char *b, int sw)
+{
+	const unsigned int at = MAGNET_V3_TCP_SIZE;
+
+	MAGNET_V3_APP_PART(V3_GET)
+}
+#undef V3_PART
+
+#define V3_PART struct magnet_v3_pkt
+static __always_inline void v3_get_pkt(struct magnet_record *to,
+				       const unsigned char *b, int sw)
+{
+	const unsigned int at = MAGNET_V3_HDR_SIZE;
+
+	MAGNET_V3_PKT_PART(V3_GET)
+}
+#undef V3_PART
+
+/* the rate part, at @b, into its own struct */
+#define V3_PART struct magnet_v3_rate
+static __always_inline void v3_get_rate(struct magnet_v3_rate *to,
+					const unsigned char *b, int sw)
+{
+	const unsigned int at = 0;
+
+	MAGNET_V3_RATE_PART(V3_GET_ALL)
+}
+#undef V3_PART
+
+/*
  * Inlined twice, for each byte order, so that a record in the reader's own
  * order is read with plain loads and no test per field (the module decodes
  * every record it hands to an output other than version 3).
@@ -478,8 +555,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		r->ts_ns = g64(b, 0, sw);
 		r->cpu = (__u16)cpu;
 		r->event = (__u16)event;
-		r->req = g64(b, V3_OFF(struct magnet_v3_count, req), sw);
-		r->ret = (__s64)g64(b, V3_OFF(struct magnet_v3_count, ret), sw);
+		v3_get_count(r, b, sw);
 		/* the ids this record ends the scope of */
 		d->gen++;
 		if (event == MAGNET_EV_LOST)
@@ -505,14 +581,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 			return -1;
 		s = &tab[flow - 1];
 		d->gen++;
-		s->sock_id = g64(b, V3_OFF(struct magnet_v3_flow, sock_id), sw);
-		s->lport = g16(b, V3_OFF(struct magnet_v3_flow, lport), sw);
-		s->rport = g16(b, V3_OFF(struct magnet_v3_flow, rport), sw);
-		s->family = b[V3_OFF(struct magnet_v3_flow, family)];
-		memcpy(s->ca_name, b + V3_OFF(struct magnet_v3_flow, ca_name),
-		       MAGNET_CA_NAME_LEN);
-		memcpy(s->laddr, b + V3_OFF(struct magnet_v3_flow, laddr), 16);
-		memcpy(s->raddr, b + V3_OFF(struct magnet_v3_flow, raddr), 16);
+		v3_get_flow(s, b, sw);
 		s->cpu = (__u16)cpu;
 		s->used = 1;
 		return 0;
@@ -590,52 +659,9 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		V3_ZERO(r, pid, comm);
 
 	if (layout == V3_TCP) {
-#define T(f) V3_OFF(struct magnet_v3_tcp, f)
-		r->len = g32(b, T(len), sw);
-		r->mark = g32(b, T(mark), sw);
-		r->seq = g32(b, T(seq), sw);
-		r->end_seq = g32(b, T(end_seq), sw);
-		r->state = b[T(state)];
-		r->ca_state = b[T(ca_state)];
-		r->wscale = b[T(wscale)];
-		r->opts = b[T(opts)];
-		r->advmss = g16(b, T(advmss), sw);
-		r->mss = g32(b, T(mss), sw);
-		r->srtt_us = g32(b, T(srtt_us), sw);
-		r->rttvar_us = g32(b, T(rttvar_us), sw);
-		r->rto_us = g32(b, T(rto_us), sw);
-		r->cwnd = g32(b, T(cwnd), sw);
-		r->ssthresh = g32(b, T(ssthresh), sw);
-		r->snd_wnd = g32(b, T(snd_wnd), sw);
-		r->rcv_wnd = g32(b, T(rcv_wnd), sw);
-		r->snd_una = g32(b, T(snd_una), sw);
-		r->snd_nxt = g32(b, T(snd_nxt), sw);
-		r->write_seq = g32(b, T(write_seq), sw);
-		r->copied_seq = g32(b, T(copied_seq), sw);
-		r->packets_out = g32(b, T(packets_out), sw);
-		r->retrans_out = g32(b, T(retrans_out), sw);
-		r->total_retrans = g32(b, T(total_retrans), sw);
-		r->segs_out = g32(b, T(segs_out), sw);
-		r->data_segs_out = g32(b, T(data_segs_out), sw);
-		r->segs_in = g32(b, T(segs_in), sw);
-		r->data_segs_in = g32(b, T(data_segs_in), sw);
-		r->rcv_nxt = g32(b, T(rcv_nxt), sw);
-		r->min_rtt_us = g32(b, T(min_rtt_us), sw);
-		r->rtt_us = g32(b, T(rtt_us), sw);
-		r->bytes_sent = g64(b, T(bytes_sent), sw);
-		r->bytes_received = g64(b, T(bytes_received), sw);
-		r->bytes_acked = g64(b, T(bytes_acked), sw);
-		r->bytes_retrans = g64(b, T(bytes_retrans), sw);
-#undef T
-		if (v3_is_app(event)) {
-#define A(f) ((unsigned int)offsetof(struct magnet_v3_app, f) + \
-	      MAGNET_V3_TCP_SIZE)
-			r->pid = g32(b, A(pid), sw);
-			r->req = g64(b, A(req), sw);
-			r->ret = (__s64)g64(b, A(ret), sw);
-			memcpy(r->comm, b + A(comm), MAGNET_COMM_LEN);
-#undef A
-		}
+		v3_get_tcp(r, b, sw);
+		if (v3_is_app(event))
+			v3_get_app(r, b, sw);
 		if (flags & MAGNET_RF_RATE) {
 			d->rate = b + len - MAGNET_V3_RATE_SIZE;
 			d->rate_swapped = sw;
@@ -646,24 +672,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	} else {
 		unsigned int th;
 
-#define P(f) V3_OFF(struct magnet_v3_pkt, f)
-		r->len = g32(b, P(len), sw);
-		r->mark = g32(b, P(mark), sw);
-		r->seq = g32(b, P(seq), sw);
-		r->end_seq = g32(b, P(end_seq), sw);
-		r->ifindex = g32(b, P(ifindex), sw);
-		r->tcp_ack = g32(b, P(tcp_ack), sw);
-		r->ip_id = g16(b, P(ip_id), sw);
-		r->tcp_win = g16(b, P(tcp_win), sw);
-		r->ip_hlen = g16(b, P(ip_hlen), sw);
-		r->ip_frag = g16(b, P(ip_frag), sw);
-		r->state = b[P(state)];
-		r->ip_tos = b[P(ip_tos)];
-		r->ip_ttl = b[P(ip_ttl)];
-		r->ip_proto = b[P(ip_proto)];
-		r->tcp_flags = b[P(tcp_flags)];
-		r->tcp_hlen = b[P(tcp_hlen)];
-#undef P
+		v3_get_pkt(r, b, sw);
 		th = r->tcp_hlen;
 		V3_ZERO(r, tcp_opts, hdr_reserved);
 		if (th > 20)
@@ -679,24 +688,10 @@ int magnet_v3_rate(const struct magnet_v3_dec *d, struct magnet_v3_rate *x)
 {
 	const unsigned char *b = d->rate;
 	int sw = d->rate_swapped;
-	unsigned int i;
 
 	if (!b)
 		return 0;
-#define X(f) ((unsigned int)offsetof(struct magnet_v3_rate, f))
-	x->pacing_rate = g64(b, X(pacing_rate), sw);
-	x->delivered = g32(b, X(delivered), sw);
-	x->delivered_ce = g32(b, X(delivered_ce), sw);
-	x->lost_out = g32(b, X(lost_out), sw);
-	x->sacked_out = g32(b, X(sacked_out), sw);
-	x->rate_delivered = g32(b, X(rate_delivered), sw);
-	x->rate_interval_us = g32(b, X(rate_interval_us), sw);
-	x->app_limited = b[X(app_limited)];
-	x->cc_attr = b[X(cc_attr)];
-	x->reserved = 0;
-	for (i = 0; i < 5; i++)
-		x->cc_info[i] = g32(b, X(cc_info) + 4 * i, sw);
-#undef X
+	v3_get_rate(x, b, sw);
 	return 1;
 }
 

@@ -36,6 +36,7 @@
 #include "format.h"
 #include "v3.h"
 #include "cid.h"
+#include "swap.h"
 #include "pcapw.h"
 
 #ifndef MAGNET_VERSION
@@ -348,98 +349,6 @@ static long read_full(gzFile gz, void *buf, size_t n)
 	return -1;
 }
 
-static __u16 sw16(__u16 v)
-{
-	return __builtin_bswap16(v);
-}
-
-static __u32 sw32(__u32 v)
-{
-	return __builtin_bswap32(v);
-}
-
-static __u64 sw64(__u64 v)
-{
-	return __builtin_bswap64(v);
-}
-
-/* byte-swap every multi-byte field; byte and char arrays stay */
-static void swap_sysinfo(struct magnet_sysinfo *s)
-{
-	s->magic = sw32(s->magic);
-	s->version = sw16(s->version);
-	s->record_size = sw16(s->record_size);
-	s->sysinfo_size = sw16(s->sysinfo_size);
-	s->ncpus = sw16(s->ncpus);
-	s->reserved0 = sw32(s->reserved0);
-	s->realtime_offset_ns = (__s64)sw64((__u64)s->realtime_offset_ns);
-	s->start_ns = sw64(s->start_ns);
-	s->port = sw32(s->port);
-	s->full = sw32(s->full);
-	s->bufsize = sw32(s->bufsize);
-	s->omode = sw32(s->omode);
-	s->direction = sw32(s->direction);
-	s->fwmark = sw32(s->fwmark);
-	s->events = sw32(s->events);
-	s->reserved1 = sw32(s->reserved1);
-}
-
-static void swap_record(struct magnet_record *r)
-{
-	r->ts_ns = sw64(r->ts_ns);
-	r->sock_id = sw64(r->sock_id);
-	r->event = sw16(r->event);
-	r->cpu = sw16(r->cpu);
-	r->lport = sw16(r->lport);
-	r->rport = sw16(r->rport);
-	r->len = sw32(r->len);
-	r->seq = sw32(r->seq);
-	r->end_seq = sw32(r->end_seq);
-	r->mark = sw32(r->mark);
-	r->pid = sw32(r->pid);
-	r->ret = (__s64)sw64((__u64)r->ret);
-	r->req = sw64(r->req);
-	if (r->flags & MAGNET_RF_HDR) {
-		/* the packet header shares the TCP snapshot's bytes */
-		r->tcp_ack = sw32(r->tcp_ack);
-		r->tcp_win = sw16(r->tcp_win);
-		r->ip_hlen = sw16(r->ip_hlen);
-		r->ip_frag = sw16(r->ip_frag);
-		r->hdr_reserved[0] = sw32(r->hdr_reserved[0]);
-		r->hdr_reserved[1] = sw32(r->hdr_reserved[1]);
-	} else {
-		r->mss = sw32(r->mss);
-		r->srtt_us = sw32(r->srtt_us);
-		r->rttvar_us = sw32(r->rttvar_us);
-		r->rto_us = sw32(r->rto_us);
-		r->cwnd = sw32(r->cwnd);
-		r->ssthresh = sw32(r->ssthresh);
-		r->snd_wnd = sw32(r->snd_wnd);
-		r->rcv_wnd = sw32(r->rcv_wnd);
-		r->snd_una = sw32(r->snd_una);
-		r->snd_nxt = sw32(r->snd_nxt);
-		r->write_seq = sw32(r->write_seq);
-		r->copied_seq = sw32(r->copied_seq);
-		r->packets_out = sw32(r->packets_out);
-		r->retrans_out = sw32(r->retrans_out);
-		r->total_retrans = sw32(r->total_retrans);
-	}
-	r->ifindex = sw32(r->ifindex);
-	r->ip_id = sw16(r->ip_id);
-	r->segs_out = sw32(r->segs_out);
-	r->data_segs_out = sw32(r->data_segs_out);
-	r->segs_in = sw32(r->segs_in);
-	r->data_segs_in = sw32(r->data_segs_in);
-	r->bytes_sent = sw64(r->bytes_sent);
-	r->bytes_received = sw64(r->bytes_received);
-	r->bytes_acked = sw64(r->bytes_acked);
-	r->bytes_retrans = sw64(r->bytes_retrans);
-	r->rcv_nxt = sw32(r->rcv_nxt);
-	r->min_rtt_us = sw32(r->min_rtt_us);
-	r->rtt_us = sw32(r->rtt_us);
-	r->advmss = sw16(r->advmss);
-}
-
 /*
  * web10g connection ids (cid.h, the module's own numbering), in a table
  * made at the first web10g line and limited only by memory
@@ -721,7 +630,7 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 	}
 	if (si.magic == MAGNET_MAGIC_SWAPPED) {
 		swapped = 1;
-		swap_sysinfo(&si);
+		magnet_swap_sysinfo(&si);
 	} else if (si.magic != MAGNET_MAGIC) {
 		msg("%s: bad magic 0x%08x (want 0x%08x), not a magnet log (nor ttprobe's 96-byte records)",
 		    in_name, si.magic, MAGNET_MAGIC);
@@ -807,7 +716,7 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 			return EXIT_TRUNCATED;
 		}
 		if (swapped)
-			swap_record(&rec);
+			magnet_swap_record(&rec);
 		if (!magnet_event_name(rec.event)) {
 			if (!finish_output())
 				return EXIT_BADINPUT;

@@ -116,6 +116,20 @@ echo "== test_backlog"
 st=$?
 fold "$tmp/test_backlog.log" test_backlog "$st"
 
+# ---- the record schema (module/schema.h), as its readers have it ----
+# schema_dump prints its tables as the compiler lays them out; the Python
+# checks' reading of them (tests/vm/schema.py) and docs/binary-format.md's
+# field tables must be the same, offset, type and name
+echo "== schema"
+./schema_dump >"$tmp/schema.txt"
+st=$?
+check "schema_dump: exit 0" [ "$st" = 0 ]
+/usr/bin/python3 ./schemacheck.py "$tmp/schema.txt" ../../docs/binary-format.md \
+	>"$tmp/schemacheck.log" 2>&1
+st=$?
+sed 's/^/  /' "$tmp/schemacheck.log"
+check "schema.h, schema.py and docs/binary-format.md agree" [ "$st" = 0 ]
+
 # ---- ttpb2ascii: command line ----
 echo "== ttpb2ascii: command line"
 run --help

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "swap.h"
 #include "check.h"
 
 #define CHECK_EQ_U(what, got, want) \
@@ -245,43 +246,6 @@ static struct magnet_record fixture(int i)
 	return r;
 }
 
-/* ---- byte swapping: the record's integers, by the flags ---- */
-
-static void sw(void *p, size_t n)
-{
-	unsigned char *b = p, c;
-	size_t i;
-
-	for (i = 0; i < n / 2; i++) {
-		c = b[i];
-		b[i] = b[n - 1 - i];
-		b[n - 1 - i] = c;
-	}
-}
-
-#define SW(f) sw(&(f), sizeof(f))
-
-static void swap_record(struct magnet_record *r)
-{
-	SW(r->ts_ns); SW(r->sock_id); SW(r->event); SW(r->cpu);
-	SW(r->lport); SW(r->rport); SW(r->len); SW(r->seq); SW(r->end_seq);
-	SW(r->mark); SW(r->pid); SW(r->ret); SW(r->req); SW(r->ifindex);
-	SW(r->ip_id);
-	if (r->flags & MAGNET_RF_HDR) {
-		SW(r->tcp_ack); SW(r->tcp_win); SW(r->ip_hlen); SW(r->ip_frag);
-	} else {
-		SW(r->mss); SW(r->srtt_us); SW(r->rttvar_us); SW(r->rto_us);
-		SW(r->cwnd); SW(r->ssthresh); SW(r->snd_wnd); SW(r->rcv_wnd);
-		SW(r->snd_una); SW(r->snd_nxt); SW(r->write_seq);
-		SW(r->copied_seq); SW(r->packets_out); SW(r->retrans_out);
-		SW(r->total_retrans);
-	}
-	SW(r->segs_out); SW(r->data_segs_out); SW(r->segs_in);
-	SW(r->data_segs_in); SW(r->bytes_sent); SW(r->bytes_received);
-	SW(r->bytes_acked); SW(r->bytes_retrans); SW(r->rcv_nxt);
-	SW(r->min_rtt_us); SW(r->rtt_us); SW(r->advmss);
-}
-
 static struct magnet_sysinfo sysinfo(void)
 {
 	struct magnet_sysinfo s;
@@ -313,11 +277,8 @@ static void write_log(const char *dir, const char *name, int swapped,
 	f = fopen(path, "wb");
 	if (!f)
 		die(path);
-	if (swapped) {
-		SW(s.magic); SW(s.version); SW(s.record_size);
-		SW(s.sysinfo_size); SW(s.ncpus); SW(s.realtime_offset_ns);
-		SW(s.omode); SW(s.events);
-	}
+	if (swapped)
+		magnet_swap_sysinfo(&s);
 	if (fwrite(&s, sizeof(s), 1, f) != 1)
 		die(path);
 	for (i = 0; i < NREC; i++) {
@@ -328,7 +289,7 @@ static void write_log(const char *dir, const char *name, int swapped,
 			memset((char *)&r + 112, 0, 60);
 		}
 		if (swapped)
-			swap_record(&r);
+			magnet_swap_record(&r);
 		if (fwrite(&r, sizeof(r), 1, f) != 1)
 			die(path);
 	}

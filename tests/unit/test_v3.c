@@ -644,7 +644,8 @@ static void test_refuse(void)
 	r.tcp_hlen = 20;
 	r.ip_proto = 6;
 	m = magnet_v3_encode(&e, &r, c);
-	c[m - MAGNET_V3_PKT_SIZE + V3O(struct magnet_v3_pkt, tcp_hlen)] = 64;
+	c[m - MAGNET_V3_PKT_SIZE + MAGNET_V3_HDR_SIZE +
+	  offsetof(struct magnet_v3_pkt, tcp_hlen)] = 64;
 	refuse("tcp_hlen", c, m, "tcp_hlen 64");
 	/* what version 3 has no layout for is not encoded */
 	r = make(MAGNET_EV_TCP_OUT, 1, &f, 9);

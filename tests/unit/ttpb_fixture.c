@@ -301,36 +301,21 @@ struct field {
 	int swap;		/* a multi-byte integer */
 };
 
-#define RF(f, s) { offsetof(struct magnet_record, f), \
-		   sizeof(((struct magnet_record *)0)->f), s }
-#define SF(f, s) { offsetof(struct magnet_sysinfo, f), \
-		   sizeof(((struct magnet_sysinfo *)0)->f), s }
+/* every field of schema.h's tables: the snapshot's, not the packet
+ * header's, in the union (every byte once) */
+#define RF(type, name, dims, kind)					\
+	{ offsetof(struct magnet_record, name),				\
+	  sizeof(((struct magnet_record *)0)->name), sizeof(type) > 1 },
+#define SF(type, name, dims, kind)					\
+	{ offsetof(struct magnet_sysinfo, name),			\
+	  sizeof(((struct magnet_sysinfo *)0)->name), sizeof(type) > 1 },
 
 static const struct field record_fields[] = {
-	RF(ts_ns, 1), RF(sock_id, 1), RF(event, 1), RF(cpu, 1),
-	RF(family, 0), RF(state, 0), RF(ca_state, 0), RF(flags, 0),
-	RF(lport, 1), RF(rport, 1), RF(len, 1), RF(laddr, 0), RF(raddr, 0),
-	RF(seq, 1), RF(end_seq, 1), RF(mark, 1), RF(pid, 1), RF(ret, 1),
-	RF(req, 1), RF(comm, 0), RF(mss, 1), RF(srtt_us, 1),
-	RF(rttvar_us, 1), RF(rto_us, 1), RF(cwnd, 1), RF(ssthresh, 1),
-	RF(snd_wnd, 1), RF(rcv_wnd, 1), RF(snd_una, 1), RF(snd_nxt, 1),
-	RF(write_seq, 1), RF(copied_seq, 1), RF(packets_out, 1),
-	RF(retrans_out, 1), RF(total_retrans, 1), RF(ifindex, 1),
-	RF(ip_id, 1), RF(ip_tos, 0), RF(ip_ttl, 0), RF(ca_name, 0),
-	RF(ip_proto, 0), RF(segs_out, 1), RF(data_segs_out, 1),
-	RF(segs_in, 1), RF(data_segs_in, 1), RF(bytes_sent, 1),
-	RF(bytes_received, 1), RF(bytes_acked, 1), RF(bytes_retrans, 1),
-	RF(rcv_nxt, 1), RF(min_rtt_us, 1), RF(rtt_us, 1), RF(advmss, 1),
-	RF(wscale, 0), RF(opts, 0),
+	MAGNET_V2_HEAD(RF) MAGNET_V2_SNAP(RF) MAGNET_V2_TAIL(RF)
 };
 
 static const struct field sysinfo_fields[] = {
-	SF(magic, 1), SF(version, 1), SF(record_size, 1), SF(sysinfo_size, 1),
-	SF(ncpus, 1), SF(reserved0, 1), SF(realtime_offset_ns, 1),
-	SF(start_ns, 1), SF(release, 0), SF(port, 1), SF(full, 1),
-	SF(bufsize, 1), SF(omode, 1), SF(direction, 1), SF(fwmark, 1),
-	SF(events, 1), SF(reserved1, 1), SF(procname, 0),
-	SF(version_string, 0), SF(reserved2, 0),
+	MAGNET_SYSINFO_FIELDS(SF)
 };
 
 #define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))

@@ -43,6 +43,7 @@ import sys
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from checklog import iperf_flow, text_rows, ttprobe_addr  # noqa: E402
+import schema  # noqa: E402
 from magnetlog import COUNT, Bad, v3_headers  # noqa: E402
 
 OUT_EVENTS = {"tcp_out", "app_send", "ip_out", "dev_out"}
@@ -392,10 +393,10 @@ def cmd_tcpinfo(text, info_path, port):
         " and TCP_CC_INFO" if info["cc"] == "bbr" else ""))
 
 
-# a version 2 record's event, cpu, ret and req (magnet_record at 16, 18,
-# 80 and 88); a version 3 record's header (ts cpu flow event flags len) and
-# a LOST or RESET record's req and ret after it
-REC_FIELDS = struct.Struct("<16xHH60xqQ160x")
+# a version 2 record's event, cpu, ret and req (schema.py); a version 3
+# record's header (ts cpu flow event flags len) and a LOST or RESET
+# record's req and ret after it
+REC_FIELDS = schema.V2.picker(["event", "cpu", "ret", "req"])
 CHUNK = 256 * 4096
 
 

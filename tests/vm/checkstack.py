@@ -2,7 +2,7 @@
 """Assertions on magnet's binary stream (omode=1), run inside the test guests.
 
 The stream is parsed here with Python's struct module, independently of
-ttpb2ascii, following module/record.h.
+ttpb2ascii, with the layout of module/schema.h (schema.py).
 
   checkstack.py stack BIN JSON PID WSIZE    full-stack consistency of the
         iperf3 data flow in JSON, whose client (pid PID) wrote WSIZE-byte
@@ -28,17 +28,15 @@ import re
 import struct
 import sys
 
+import schema
 from magnetlog import Bad, v2_records
 
-SYSINFO = struct.Struct("<IHHHHIqQ72sIIIIIIII32s24s64s")
-RECORD = struct.Struct("<QQHHBBBBHHI16s16sIIIIqQ16s16IHBB11sB4IQQQQIIIHBB")
+SYSINFO = schema.PARTS["sysinfo"]
+RECORD = schema.V2
 assert SYSINFO.size == 256 and RECORD.size == 256
 
 EV = {1: "tcp_out", 2: "tcp_in", 3: "app_send", 4: "app_recv", 5: "ip_out",
       6: "ip_in", 7: "dev_out", 8: "dev_in", 9: "lost", 10: "reset"}
-TCPF = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd snd_una "
-        "snd_nxt write_seq copied_seq packets_out retrans_out total_retrans "
-        "ifindex").split()
 
 
 def fail(msg):
@@ -57,12 +55,17 @@ def parse(path):
         data = f.read()
     if len(data) < SYSINFO.size:
         fail("%s: %d bytes, shorter than SYSINFO" % (path, len(data)))
-    s = SYSINFO.unpack_from(data, 0)
-    si = dict(magic=s[0], version=s[1], record_size=s[2], sysinfo_size=s[3],
-              ncpus=s[4], offset=s[6], start=s[7],
-              release=s[8].split(b"\0")[0].decode(), port=s[9], full=s[10],
-              bufsize=s[11], omode=s[12], direction=s[13], fwmark=s[14],
-              events=s[15], procname=s[17].split(b"\0")[0].decode())
+    s = SYSINFO.unpack(data, 0)
+
+    def text(b):
+        return b.split(b"\0")[0].decode()
+    si = dict(magic=s["magic"], version=s["version"],
+              record_size=s["record_size"], sysinfo_size=s["sysinfo_size"],
+              ncpus=s["ncpus"], offset=s["realtime_offset_ns"],
+              start=s["start_ns"], release=text(s["release"]),
+              port=s["port"], full=s["full"], bufsize=s["bufsize"],
+              omode=s["omode"], direction=s["direction"], fwmark=s["fwmark"],
+              events=s["events"], procname=text(s["procname"]))
     if si["magic"] != 0x01234567:
         fail("bad magic %#x" % si["magic"])
     if (si["version"], si["record_size"], si["sysinfo_size"]) not in \
@@ -77,23 +80,18 @@ def parse(path):
     recs = []
     for i, raw in enumerate(body):
         off = i * RECORD.size
-        v = RECORD.unpack(raw)
-        r = dict(ts=v[0], sock=v[1], event=EV.get(v[2]), cpu=v[3],
-                 family=v[4], state=v[5], ca_state=v[6], flags=v[7],
-                 lport=v[8], rport=v[9], len=v[10],
-                 laddr=addr(v[4], v[11]) if v[4] in (4, 6) else None,
-                 raddr=addr(v[4], v[12]) if v[4] in (4, 6) else None,
-                 seq=v[13], end_seq=v[14], mark=v[15], pid=v[16], ret=v[17],
-                 req=v[18], comm=v[19].split(b"\0")[0].decode(errors="replace"))
-        r.update(zip(TCPF, v[20:36]))
-        r.update(ip_id=v[36], ip_tos=v[37], ip_ttl=v[38],
-                 ca_name=v[39].split(b"\0")[0].decode(), ip_proto=v[40])
-        r.update(zip(("segs_out", "data_segs_out", "segs_in", "data_segs_in",
-                      "bytes_sent", "bytes_received", "bytes_acked",
-                      "bytes_retrans", "rcv_nxt", "min_rtt_us", "rtt_us",
-                      "advmss", "wscale", "opts"), v[41:55]))
+        # every field by its name, the snapshot's (not the packet
+        # header's) in the union
+        r = RECORD.unpack(raw)
+        fam = r["family"]
+        r.update(ts=r.pop("ts_ns"), sock=r.pop("sock_id"),
+                 event=EV.get(r["event"]), raw_event=r["event"],
+                 laddr=addr(fam, r["laddr"]) if fam in (4, 6) else None,
+                 raddr=addr(fam, r["raddr"]) if fam in (4, 6) else None,
+                 comm=r["comm"].split(b"\0")[0].decode(errors="replace"),
+                 ca_name=r["ca_name"].split(b"\0")[0].decode())
         if r["event"] is None:
-            fail("record %d: unknown event %d" % (off // RECORD.size, v[2]))
+            fail("record %d: unknown event %d" % (off // RECORD.size, r["raw_event"]))
         recs.append(r)
     return si, recs
 

@@ -1,9 +1,11 @@
 """magnet's binary stream (omode=1), version 2 or 3, as version 2 records.
 
-An independent reading of docs/binary-format.md's "Version 3" (not of
-module/v3.c): each version 3 record is rebuilt as the 256-byte version 2
-record it stands for, so the checks that read version 2 (checkstack.py)
-read both. Native byte order (the guests are little-endian) only.
+Each version 3 record is rebuilt as the 256-byte version 2 record it
+stands for, field by field by name, with the layout of module/schema.h
+(schema.py), not module/v3.c's decoder; so the checks that read version 2
+(checkstack.py) read both. (tests/unit/docdecode.py is the reader written
+from the documentation alone.) Native byte order (the guests are
+little-endian) only.
 
     from magnetlog import v2_records
     header, records = v2_records(data)   # header: 256 bytes, version as read
@@ -13,19 +15,25 @@ read both. Native byte order (the guests are little-endian) only.
 """
 import struct
 
-HDR = struct.Struct("<QHHBBH")           # ts_ns cpu flow event flags len
-FLOW = struct.Struct("<QHHB11s16s16s")   # sock_id lport rport family ca laddr raddr
-COUNT = struct.Struct("<Qq")             # req ret
-TCP = struct.Struct("<IIIIBBBBHH15I7I4Q")
-APP = struct.Struct("<IIQq16s")
-PKT = struct.Struct("<IIIIIIHHHHBBBBBB2x")
-REC = struct.Struct("<QQHHBBBBHHI16s16sIIIIqQ16s")   # offsets 0-111
-assert (HDR.size, FLOW.size, TCP.size, APP.size, PKT.size, REC.size) == \
-    (16, 56, 144, 40, 40, 112)
+import schema
+
+P = schema.PARTS
+HDR = P["v3_hdr"].struct                 # ts_ns cpu flow event flags len
+FLOW = P["v3_flow"].struct
+COUNT = P["v3_count"].struct             # req ret
+TCP = P["v3_tcp"].struct
+APP = P["v3_app"].struct
+PKT = P["v3_pkt"].struct
+V2 = schema.V2
 
 RF_SOCK, RF_TCP, RF_HDR, RF_RATE = 0x20, 0x01, 0x40, 0x80
-RATE_SIZE = 56          # the rate part, after the TCP part (and the call)
 LOST, RESET, FLOW_EV = 9, 10, 11
+HDR_SIZE = schema.HDR_SIZE
+RATE_SIZE = P["v3_rate"].size           # the rate part, after the TCP part (and the call)
+TCP_SIZE = HDR_SIZE + P["v3_tcp"].size
+APP_SIZE = TCP_SIZE + P["v3_app"].size
+PKT_SIZE = HDR_SIZE + P["v3_pkt"].size
+COUNT_SIZE = HDR_SIZE + P["v3_count"].size
 
 
 class Bad(Exception):
@@ -43,7 +51,7 @@ def v3_headers(buf, base=0):
     while off + 16 <= len(buf):
         h = HDR.unpack_from(buf, off)
         n = h[5]
-        if n < 32 or n % 8:
+        if n < COUNT_SIZE or n % 8:
             raise Bad("record at %d: length %d" % (base + off, n))
         if off + n > len(buf):
             break
@@ -52,14 +60,28 @@ def v3_headers(buf, base=0):
     return heads, off
 
 
+def _put(r, part, vals):
+    """The fields of @part (its values @vals) that version 2 has, into
+    the version 2 record @r, by name."""
+    for f in part.fields:
+        if f.kind == "F":
+            V2.put(r, 0, f.name, vals[f.name])
+
+
 def _v2(ts, cpu, event, flags, f):
-    """The first 112 bytes of a version 2 record, and a 144-byte tail
-    (offsets 112-255) of zeros, as a bytearray."""
-    sock = f["sock"] if flags & RF_SOCK else 0
-    head = REC.pack(ts, sock, event, cpu, f["family"], 0, 0, flags,
-                    f["lport"], f["rport"], 0, f["laddr"], f["raddr"],
-                    0, 0, 0, 0, 0, 0, b"")
-    return bytearray(head) + bytearray(144)
+    """A version 2 record of zeros, as a bytearray, with the header's and
+    the flow's fields."""
+    r = bytearray(V2.size)
+    for name, v in (("ts_ns", ts), ("cpu", cpu), ("event", event),
+                    ("flags", flags), ("family", f["family"]),
+                    ("lport", f["lport"]), ("rport", f["rport"]),
+                    ("laddr", f["laddr"]), ("raddr", f["raddr"])):
+        V2.put(r, 0, name, v)
+    if flags & RF_SOCK:
+        V2.put(r, 0, "sock_id", f["sock_id"])
+    if flags & RF_TCP:
+        V2.put(r, 0, "ca_name", f["ca_name"])
+    return r
 
 
 def v2_records(data):
@@ -84,16 +106,14 @@ def v2_records(data):
     if end != len(body):
         raise Bad("a record cut at %d (%d bytes left)" % (end, len(body) - end))
     for off, ts, cpu, fid, event, flags, n in heads:
-        p = off + 16
+        p = off + HDR_SIZE
         if event == FLOW_EV:
-            sock, lport, rport, family, ca, la, ra = FLOW.unpack_from(body, p)
-            flows[(cpu, fid)] = dict(sock=sock, lport=lport, rport=rport,
-                                     family=family, ca=ca, laddr=la, raddr=ra)
+            flows[(cpu, fid)] = P["v3_flow"].unpack(body, p)
         elif event in (LOST, RESET):
-            req, ret = COUNT.unpack_from(body, p)
-            r = bytearray(256)
-            struct.pack_into("<QQHH", r, 0, ts, 0, event, cpu)
-            struct.pack_into("<qQ", r, 80, ret, req)
+            r = bytearray(V2.size)
+            for name, v in (("ts_ns", ts), ("event", event), ("cpu", cpu)):
+                V2.put(r, 0, name, v)
+            _put(r, P["v3_count"], P["v3_count"].unpack(body, p))
             recs.append(bytes(r))
             for k in [k for k in flows if event == RESET or k[0] == cpu]:
                 del flows[k]
@@ -106,39 +126,21 @@ def v2_records(data):
             flags &= ~RF_RATE
             r = _v2(ts, cpu, event, flags, f)
             if event <= 4:       # TCP and app events: the TCP part
-                if n != (200 if event >= 3 else 160) + (RATE_SIZE if rate else 0):
+                if n != (APP_SIZE if event >= 3 else TCP_SIZE) + (RATE_SIZE if rate else 0):
                     raise Bad("record at %d: event %d length %d" % (off, event, n))
-                t = TCP.unpack_from(body, p)
-                length, mark, seq, end_seq, state, ca_state, wscale, opts, advmss = t[:9]
-                struct.pack_into("<BB", r, 21, state, ca_state)
-                struct.pack_into("<I", r, 28, length)
-                struct.pack_into("<III", r, 64, seq, end_seq, mark)
-                struct.pack_into("<15I", r, 112, *t[10:25])
-                segs_out, dsegs_out, segs_in, dsegs_in, rcv_nxt, min_rtt, rtt = t[25:32]
-                struct.pack_into("<4I4Q3IHBB", r, 192, segs_out, dsegs_out,
-                                 segs_in, dsegs_in, *t[32:36], rcv_nxt,
-                                 min_rtt, rtt, advmss, wscale, opts)
-                if flags & RF_TCP:
-                    r[180:191] = f["ca"]
+                _put(r, P["v3_tcp"], P["v3_tcp"].unpack(body, p))
                 if event >= 3:
-                    pid, _, req, ret, comm = APP.unpack_from(body, p + TCP.size)
-                    struct.pack_into("<IqQ16s", r, 76, pid, ret, req, comm)
+                    _put(r, P["v3_app"], P["v3_app"].unpack(body, off + TCP_SIZE))
             else:                # IP and device events: the packet part
                 if rate:
                     raise Bad("record at %d: a packet record with a rate part" % off)
-                k = PKT.unpack_from(body, p)
-                (length, mark, seq, end_seq, ifindex, ack, ip_id, win, ip_hlen,
-                 ip_frag, state, tos, ttl, proto, tflags, thlen) = k
-                opt = max(thlen - 20, 0)
-                if n != 56 + (opt + 7) // 8 * 8:
-                    raise Bad("record at %d: packet length %d, tcp_hlen %d" % (off, n, thlen))
-                r[21] = state
-                struct.pack_into("<I", r, 28, length)
-                struct.pack_into("<III", r, 64, seq, end_seq, mark)
-                struct.pack_into("<IHBB", r, 112, ack, win, tflags, thlen)
-                struct.pack_into("<HH", r, 120, ip_hlen, ip_frag)
-                r[124:124 + opt] = body[p + 40:p + 40 + opt]
-                struct.pack_into("<IHBB", r, 172, ifindex, ip_id, tos, ttl)
-                r[191] = proto
+                k = P["v3_pkt"].unpack(body, p)
+                opt = max(k["tcp_hlen"] - 20, 0)
+                if n != PKT_SIZE + (opt + 7) // 8 * 8:
+                    raise Bad("record at %d: packet length %d, tcp_hlen %d"
+                              % (off, n, k["tcp_hlen"]))
+                _put(r, P["v3_pkt"], k)
+                at = V2.offset("tcp_opts")
+                r[at:at + opt] = body[off + PKT_SIZE:off + PKT_SIZE + opt]
             recs.append(bytes(r))
     return header, recs
