@@ -44,6 +44,8 @@ MODDIR = $(DESTDIR)/lib/modules/$(KVER)
 DKMS_SRC = /usr/src/magnet-$(VERSION)
 TOOLS = magnet-record magnet-summary ttpb2ascii
 MODULE_SRC = module/Kbuild $(wildcard module/*.c module/*.h)
+MODULE_UAPI = $(wildcard module/uapi/*.h)
+MODULE_SHARED = $(wildcard module/shared/*.c module/shared/*.h)
 
 all: module userspace
 
@@ -182,9 +184,11 @@ uninstall:
 
 dkms-install:
 	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)/module
+	install -d $(DKMS_SRC)/module/uapi $(DKMS_SRC)/module/shared
 	install -m 0644 dkms.conf $(DKMS_SRC)/
 	install -m 0644 $(MODULE_SRC) $(DKMS_SRC)/module/
+	install -m 0644 $(MODULE_UAPI) $(DKMS_SRC)/module/uapi/
+	install -m 0644 $(MODULE_SHARED) $(DKMS_SRC)/module/shared/
 	dkms add -m magnet -v $(VERSION)
 	dkms build -m magnet -v $(VERSION) -k $(KVER)
 	dkms install -m magnet -v $(VERSION) -k $(KVER)

@@ -22,7 +22,15 @@ if [ -z "$root" ] && [ ! -d "$kdir" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-cp "$top"/module/Kbuild "$top"/module/*.c "$top"/module/*.h "$out"/
+# the sources: module/, its uapi/ and shared/ (not the objects an
+# in-tree build leaves there)
+copy_src() {
+	mkdir -p "$1/uapi" "$1/shared"
+	cp "$top"/module/Kbuild "$top"/module/*.c "$top"/module/*.h "$1"/
+	cp "$top"/module/uapi/*.h "$1/uapi/"
+	cp "$top"/module/shared/*.c "$top"/module/shared/*.h "$1/shared/"
+}
+copy_src "$out"
 if [ -n "$root" ]; then
 	# copy in, build with the root's compiler, copy the result out
 	# a directory of its own: two builds for one kernel at once (two
@@ -31,7 +39,7 @@ if [ -n "$root" ]; then
 	rel=$(mktemp -d -p "$root/var/tmp" "magnet-build-$name-$kver.XXXXXX")
 	rel=${rel#"$root"/}
 	trap 'rm -rf "${root:?}/${rel:?}"' EXIT
-	cp "$top"/module/Kbuild "$top"/module/*.c "$top"/module/*.h "$root/$rel/"
+	copy_src "$root/$rel"
 	# objtool reads /proc: a private mount namespace gets its own, gone
 	# with it
 	unshare --mount --propagation private sh -c '

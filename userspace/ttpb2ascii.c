@@ -6,9 +6,9 @@
  * (ttprobe's own logs, or the ttprobe build's omode=1) into ttprobe ASCII.
  *
  * The stream is one struct magnet_sysinfo followed by struct magnet_record
- * entries (module/record.h, docs/binary-format.md), in the writer's byte
+ * entries (module/uapi/record.h, docs/binary-format.md), in the writer's byte
  * order. Input may be gzip-compressed. The text is produced by
- * module/format.c, the same code the kernel module prints with, so both
+ * module/shared/format.c, the same code the kernel module prints with, so both
  * give byte-identical lines.
  *
  * It streams: one record at a time through a fixed buffer, so memory stays

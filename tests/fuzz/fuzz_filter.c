@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer target for the command parsers shared with the kernel module:
- * magnet_filter_parse() (module/filter.c), magnet_cmd_parse() and
- * magnet_parse_events() (module/cmd.c). Built with ASan and UBSan by
+ * magnet_filter_parse() (module/shared/filter.c), magnet_cmd_parse() and
+ * magnet_parse_events() (module/shared/cmd.c). Built with ASan and UBSan by
  * `make -C tests/fuzz run`.
  *
  * Beyond "no crash", it checks properties and traps on a violation:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer target for the packet-header parser of the IP and device
- * probes (module/pktparse.h), with AddressSanitizer and UBSan.
+ * probes (module/shared/pktparse.h), with AddressSanitizer and UBSan.
  *
  * Input: one byte of flags (bit 0: nontcp), one byte giving the linear
  * part (the rest is "paged", read through the copy path, as

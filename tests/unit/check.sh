@@ -104,7 +104,7 @@ echo "== test_pkt"
 st=$?
 fold "$tmp/test_pkt.log" test_pkt "$st"
 
-# ---- test_v3: format version 3's encoder and decoder (module/v3.c) ----
+# ---- test_v3: format version 3's encoder and decoder (module/shared/v3.c) ----
 echo "== test_v3"
 ./test_v3 >"$tmp/test_v3.log" 2>&1
 st=$?
@@ -116,7 +116,7 @@ echo "== test_backlog"
 st=$?
 fold "$tmp/test_backlog.log" test_backlog "$st"
 
-# ---- the record schema (module/schema.h), as its readers have it ----
+# ---- the record schema (module/uapi/schema.h), as its readers have it ----
 # schema_dump prints its tables as the compiler lays them out; the Python
 # checks' reading of them (tests/vm/schema.py) and docs/binary-format.md's
 # field tables must be the same, offset, type and name
@@ -513,7 +513,7 @@ run -f pcapng -L tcp "$tmp/pcap.bin"
 check "-L tcp: exit 1 (got $rc)" [ "$rc" = 1 ]
 
 # ---- format version 3 ----
-# The fixtures as version 3, through module/v3.c's encoder (the one the
+# The fixtures as version 3, through module/shared/v3.c's encoder (the one the
 # module uses), in both byte orders: every output format byte-identical
 # to the version 2 log's.
 echo "== ttpb2ascii: format version 3"

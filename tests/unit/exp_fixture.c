@@ -26,7 +26,7 @@
  *                 sent again after the fifth, and the fifth is sent again
  *                 though it had arrived (a spurious retransmission)
  *
- * Each is a complete magnet binary log (module/record.h); the analysis
+ * Each is a complete magnet binary log (module/uapi/record.h); the analysis
  * reads them through ttpb2ascii, as it reads any log.
  */
 #include <stdio.h>

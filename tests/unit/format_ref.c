@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The reference: module/format.c's printf formatters as they stood at
+ * The reference: module/shared/format.c's printf formatters as they stood at
  * a7a0cd0, before emit.h replaced printf there, renamed ref_*. Frozen on
  * purpose: test_format.c holds today's formatters to these bytes. Do not
  * "fix" this file; a change of output is a change of format.

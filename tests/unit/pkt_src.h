@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * module/pktparse.h for the unit tests and the fuzzer: a byte source that
+ * module/shared/pktparse.h for the unit tests and the fuzzer: a byte source that
  * models an skb (the first `linear` bytes in place, the rest copied, as
  * skb_header_pointer() does) and a comparison of two parses.
  */

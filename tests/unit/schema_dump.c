@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Prints every table of module/schema.h as the C compiler lays it out, for
+ * Prints every table of module/uapi/schema.h as the C compiler lays it out, for
  * check.sh's comparison with tests/vm/schema.py and
  * docs/binary-format.md (tests/unit/schemacheck.py):
  *   part NAME SIZE

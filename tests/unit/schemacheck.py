@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """schemacheck.py DUMP DOC: the record layout as the C compiler makes it of
-module/schema.h's tables (DUMP, tests/unit/schema_dump's output) must be
+module/uapi/schema.h's tables (DUMP, tests/unit/schema_dump's output) must be
 what tests/vm/schema.py reads of the same file, and what DOC
 (docs/binary-format.md) draws in its field tables: every offset, type and
 name, part by part. Prints each difference; exits 1 if any.

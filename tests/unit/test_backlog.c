@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the backlog table's arithmetic (module/blcount.h): a model
+ * Unit tests of the backlog table's arithmetic (module/shared/blcount.h): a model
  * of one socket whose segments wait in its backlog while a task owns it,
  * against what a record would report from the slot and Linux's counters.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for the `filter` command (module/filter.c): every term's
+ * Unit tests for the `filter` command (module/shared/filter.c): every term's
  * accepted forms and values, every kind of error (with the output left
  * untouched), address matching, formatting and the format -> parse round
  * trip, and a differential test of the address parser against inet_pton().

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Unit tests of the packet-header parser the IP and device probes run
- * (module/pktparse.h), on packets built here byte by byte.
+ * (module/shared/pktparse.h), on packets built here byte by byte.
  *
  * The byte source models an skb: the first `linear` bytes are in place and
  * the rest must be copied (skb_header_pointer), and the buffer is allocated

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Format version 3 (module/v3.c): every record the module writes, encoded
+ * Format version 3 (module/shared/v3.c): every record the module writes, encoded
  * and decoded back, equals itself byte for byte; in both byte orders; over
  * long streams with many flows on several CPUs, LOST and RESET records and
  * congestion control changes; and every malformed record is refused with

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the web10g formatter (module/format.c, omode=2 and
+ * Unit tests of the web10g formatter (module/shared/format.c, omode=2 and
  * `ttpb2ascii -f web10g`) and of the column counts of the magnet text
  * format. The expected column names are written out here from
  * docs/compat-formats.md, section 4 ("web10g-logger lines"), independently

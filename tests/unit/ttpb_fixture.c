@@ -14,7 +14,7 @@
  *                                   written lazily (the memory test)
  *   ttpb_fixture mutate IN DIR N SEED   N random mutations of IN
  *   ttpb_fixture to-v3 IN OUT [swap]  the version 2 log IN as version 3,
- *                                   through module/v3.c's encoder
+ *                                   through module/shared/v3.c's encoder
  *
  * The check commands print a FAIL line per mismatch and close with
  * "ttpb_fixture: N passed, N failed"; the driver adds those up.
@@ -1134,7 +1134,7 @@ static int cmd_mutate(const char *in, const char *dir, int count, __u64 seed)
 
 /*
  * to-v3 IN OUT [swap]: the version 2 log IN (native byte order) as
- * version 3, through module/v3.c's encoder, the one the module uses;
+ * version 3, through module/shared/v3.c's encoder, the one the module uses;
  * "swap": written in the other byte order. Prints the record counts.
  */
 static int cmd_to_v3(const char *in, const char *out, int swap)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The tests' writer of the other byte order for format version 3: swaps
- * every multi-byte integer of a record, from the tables of module/schema.h
- * (module/swap.h), not from module/v3.c, whose decoder it tests.
+ * every multi-byte integer of a record, from the tables of module/uapi/schema.h
+ * (module/shared/swap.h), not from module/shared/v3.c, whose decoder it tests.
  */
 #ifndef MAGNET_TEST_V3SWAP_H
 #define MAGNET_TEST_V3SWAP_H

@@ -2,7 +2,7 @@
 """Assertions on magnet's binary stream (omode=1), run inside the test guests.
 
 The stream is parsed here with Python's struct module, independently of
-ttpb2ascii, with the layout of module/schema.h (schema.py).
+ttpb2ascii, with the layout of module/uapi/schema.h (schema.py).
 
   checkstack.py stack BIN JSON PID WSIZE    full-stack consistency of the
         iperf3 data flow in JSON, whose client (pid PID) wrote WSIZE-byte

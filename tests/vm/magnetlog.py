@@ -1,8 +1,8 @@
 """magnet's binary stream (omode=1), version 2 or 3, as version 2 records.
 
 Each version 3 record is rebuilt as the 256-byte version 2 record it
-stands for, field by field by name, with the layout of module/schema.h
-(schema.py), not module/v3.c's decoder; so the checks that read version 2
+stands for, field by field by name, with the layout of module/uapi/schema.h
+(schema.py), not module/shared/v3.c's decoder; so the checks that read version 2
 (checkstack.py) read both. (tests/unit/docdecode.py is the reader written
 from the documentation alone.) Native byte order (the guests are
 little-endian) only.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The mapped reading interface's edges (module/mapio.h, procfs-commands.md
+"""The mapped reading interface's edges (module/uapi/mapio.h, procfs-commands.md
 "Mapped reading"), from a program other than magnet-record.
 
   mapcheck.py refused     the module is loaded in a mode with no mapping

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Frames a NIC delivers but a veth never makes, for the IP and device
-probes' header parser (module/pktparse.h), sent from a packet socket.
+probes' header parser (module/shared/pktparse.h), sent from a packet socket.
 
   rawframes.py send IFACE DSTMAC   send the frames below out of IFACE
   rawframes.py check LOG           check magnet's text log of them

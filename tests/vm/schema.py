@@ -1,4 +1,4 @@
-"""The record layout, read from module/schema.h's tables, for the Python
+"""The record layout, read from module/uapi/schema.h's tables, for the Python
 checks (magnetlog.py, checkstack.py, checkctl.py).
 
     import schema
@@ -18,7 +18,7 @@ import re
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODULE = os.path.join(HERE, "..", "..", "module")
+MODULE = os.path.join(HERE, "..", "..", "module", "uapi")
 
 # schema.h's table macros, by the names used here
 TABLES = {

@@ -9,7 +9,7 @@
  * Built by tests/vm/run.sh with gcc -m32 -ffreestanding -nostdlib, so it
  * needs no 32-bit C library: its system calls are int $0x80 ones.
  */
-#include "../../module/mapio.h"
+#include "../../module/uapi/mapio.h"
 
 #define NR_EXIT 1
 #define NR_WRITE 4
