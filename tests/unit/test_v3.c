@@ -673,6 +673,7 @@ static void test_rate(void)
 	struct magnet_v3_rate x, y;
 	struct flow f;
 	__u16 len;
+	char why[80];
 	int sw;
 
 	for (ev = MAGNET_EV_TCP_OUT; ev <= MAGNET_EV_APP_RECV; ev++)
@@ -751,15 +752,21 @@ static void test_rate(void)
 	r = make(MAGNET_EV_TCP_OUT, 1, &f, 5);
 	n = magnet_v3_encode(&e, &r, b);
 	b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_RATE;
-	refuse("rate flag, no rate part", b, n, "a TCP+rate record of 160 bytes");
+	/* the sizes from the layout's constants, so that a field added to a
+	 * part (module/uapi/schema.h) changes nothing here */
+	snprintf(why, sizeof(why), "a TCP+rate record of %d bytes",
+		 MAGNET_V3_TCP_SIZE);
+	refuse("rate flag, no rate part", b, n, why);
 	r = make(MAGNET_EV_APP_SEND, 1, &f, 6);
 	n = magnet_v3_encode(&e, &r, b);
 	b[n - MAGNET_V3_APP_SIZE + 13] |= MAGNET_RF_RATE;
 	memset(b + n, 0, MAGNET_V3_RATE_SIZE);
-	len = 240;
+	/* a record 16 bytes short of an app event's with its rate part */
+	len = MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE - 16;
 	memcpy(b + n - MAGNET_V3_APP_SIZE + 14, &len, 2);
-	refuse("app, a short rate part", b, n + 40,
-	       "app+rate record of 240 bytes (version 3 has 256)");
+	snprintf(why, sizeof(why), "app+rate record of %u bytes (version 3 has %d)",
+		 len, MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE);
+	refuse("app, a short rate part", b, n - MAGNET_V3_APP_SIZE + len, why);
 	magnet_v3_enc_init(&e);
 	r = make(MAGNET_EV_DEV_IN, 1, &f, 7);
 	n = magnet_v3_encode(&e, &r, b);
