@@ -155,6 +155,8 @@ for b in $boots; do
 	# checkers), so editing tests/vm/ mid-run cannot derail it
 	cp -r "$top/tests/vm" "$out/tests"
 	cp "$top/scripts/netpair.sh" "$out/tests/"
+	# the record layout the Python checks read (tests/vm/schema.py)
+	cp -r "$top/module/uapi" "$out/tests/uapi"
 	# a 32-bit program for the compat ioctl (case_record); freestanding,
 	# so no 32-bit C library is needed. Not built: that check fails
 	gcc -m32 -march=i686 -ffreestanding -fno-pic -fno-stack-protector \

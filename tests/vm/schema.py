@@ -18,7 +18,12 @@ import re
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODULE = os.path.join(HERE, "..", "..", "module", "uapi")
+# the repository's module/uapi, or, in a VM test's guest, the copy of it
+# tests/vm/run.sh puts beside the snapshot of tests/vm (as uapi/), so the
+# guest reads the layout of the tree its module was built from
+MODULE = os.path.join(HERE, "uapi")
+if not os.path.isdir(MODULE):
+    MODULE = os.path.join(HERE, "..", "..", "module", "uapi")
 
 # schema.h's table macros, by the names used here
 TABLES = {
