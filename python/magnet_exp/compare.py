@@ -20,7 +20,12 @@ def _iperf3_window(res, rcv, ib):
     """iperf3's receiver counts the bytes its application read from the
     test's start (as it sends TEST_START and TEST_RUNNING, 1 byte each on
     the control connection) to its read of the sender's TEST_END (1 byte);
-    the data connection's first 37 bytes, its cookie, do not count. The
+    the data connection's first 37 bytes, its cookie, do not count. Its
+    clock starts right after the TEST_START write (iperf3 3.12,
+    iperf_server_api.c: iperf_set_send_state(TEST_START), then
+    iperf_init_test sets start_time; TEST_RUNNING is written after the
+    timers are made, which under emulation can be 10 ms later) and stops
+    at its read of TEST_END (the stats callback right after it). The
     same window from the log's application records, (start, end) in ns, if
     the log has them and the application read exactly the bytes iperf3
     counted; else None."""
@@ -31,9 +36,11 @@ def _iperf3_window(res, rcv, ib):
         if f is rcv or f.key[:3] != (fam, la, lp) or not f.app_one_read:
             continue
         end = f.app_one_read[0]
+        # the server's last two 1-byte writes before TEST_END's read:
+        # TEST_START and TEST_RUNNING
         start = [t for t in f.app_one_sent if t < end]
-        if start:
-            return start[-1], end
+        if len(start) >= 2:
+            return start[-2], end
     return None
 
 

@@ -732,7 +732,9 @@ class Compare(unittest.TestCase):
 
     def test_run_metrics_iperf3_window(self):
         # with the application's records, iperf3's own window: from the
-        # server's last 1-byte state message (TEST_RUNNING) to its read of
+        # server's 1-byte TEST_START (the last but one 1-byte state
+        # message, TEST_RUNNING the last: iperf3's clock starts between
+        # them, right after TEST_START's write) to its read of
         # the 1-byte TEST_END on the control connection (the flow with the
         # receiver's address and port), over the bytes iperf3 counted,
         # which its application read with the 37-byte cookie
@@ -758,7 +760,13 @@ class Compare(unittest.TestCase):
         m = compare.run_metrics(res, iperf)
         self.assertEqual(m["window"], "iperf3")
         self.assertAlmostEqual(m["throughput_mbps"],
-                               4963 * 8 / 60e-6 / 1e6)
+                               4963 * 8 / 60.5e-6 / 1e6)
+        # a single 1-byte message before TEST_END: not iperf3's server
+        ctl.app_one_sent = [t + 5500]
+        m = compare.run_metrics(res, iperf)
+        self.assertEqual(m["window"], "receiver")
+        ctl.app_one_sent = [t + 1000, t + 2000, t + 5000, t + 5500,
+                            t + 90000]
         # the application read other bytes than iperf3 counted: not
         # iperf3's window
         r.app_read = 4963
