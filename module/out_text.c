@@ -22,6 +22,7 @@ const struct magnet_output magnet_out_text = {
 	.name = "omode=3",
 	.line_max = MAGNET_TEXT_LINE_MAX,
 	.marks = true,
+	.rate = true,
 	.header = magnet_text_header,
 	.take = magnet_take_decoded,
 	.emit = magnet_text_emit,

@@ -17,15 +17,9 @@ static int magnet_ttprobe_emit(struct magnet_reader *rd, char *dst,
 	return magnet_ttstream_format(&rd->tt, dst, rec, rd->rt_offset_ns);
 }
 
+/* compat=ttprobe or not: rd->tt follows the compat in force at open */
 const struct magnet_output magnet_out_ttprobe = {
 	.name = "omode=0",
-	.line_max = MAGNET_TEXT_LINE_MAX,
-	.take = magnet_take_ttprobe,
-	.emit = magnet_ttprobe_emit,
-};
-
-const struct magnet_output magnet_out_ttprobe_compat = {
-	.name = "omode=0 compat=ttprobe",
 	.line_max = MAGNET_TEXT_LINE_MAX,
 	.take = magnet_take_ttprobe,
 	.emit = magnet_ttprobe_emit,
@@ -44,7 +38,7 @@ static int magnet_legacy_emit(struct magnet_reader *rd, char *dst,
 }
 
 const struct magnet_output magnet_out_legacy = {
-	.name = "omode=1 compat=ttprobe",
+	.name = "omode=1",
 	.line_max = MAGNET_TEXT_LINE_MAX,
 	.take = magnet_take_decoded,
 	.emit = magnet_legacy_emit,

@@ -350,7 +350,7 @@ static const struct magnet_output *magnet_output_of(const struct magnet_config *
 
 	switch (c->omode) {
 	case MAGNET_OMODE_TTPROBE:
-		return compat ? &magnet_out_ttprobe_compat : &magnet_out_ttprobe;
+		return &magnet_out_ttprobe;
 	case MAGNET_OMODE_BINARY:
 		if (compat)
 			return &magnet_out_legacy;

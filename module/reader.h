@@ -32,7 +32,8 @@ struct magnet_reader;
  * becomes its bytes (procfs-commands.md, "Reading").
  */
 struct magnet_output {
-	/* as the kernel log names the mode, e.g. "omode=2" */
+	/* as the kernel log names the mode, e.g. "omode=2" (with
+	 * " compat=ttprobe" after it when that is in force) */
 	const char *name;
 	/* the longest output of one record */
 	size_t line_max;
@@ -44,6 +45,8 @@ struct magnet_output {
 	bool v3;
 	/* web10g's connection ids */
 	bool cids;
+	/* emit is given the rate part of a TCP record that has one */
+	bool rate;
 	/* the stream's first bytes, into @buf (MAGNET_KBUF_SIZE); NULL: none */
 	size_t (*header)(struct magnet_reader *rd, char *buf);
 	/*
@@ -59,8 +62,7 @@ struct magnet_output {
 		    const struct magnet_v3_rate *rate);
 };
 
-extern const struct magnet_output magnet_out_ttprobe, magnet_out_ttprobe_compat,
-	magnet_out_legacy, magnet_out_binary, magnet_out_v3, magnet_out_text,
+extern const struct magnet_output magnet_out_ttprobe, magnet_out_legacy, magnet_out_binary, magnet_out_v3, magnet_out_text,
 	magnet_out_web10g;
 
 struct magnet_reader {

@@ -69,8 +69,10 @@ static void magnet_stream_emit(struct magnet_reader *rd,
 	 * format; where the stream cannot say so, the log says it here too.
 	 */
 	if (unlikely(rec->event == MAGNET_EV_LOST) && !rd->out->marks)
-		pr_warn_ratelimited("cpu %u: %llu records lost (ring full), %lld probe misses before this point; %s has no LOST record (see /proc/net/%s_stats)\n",
+		pr_warn_ratelimited("cpu %u: %llu records lost (ring full), %lld probe misses before this point; %s%s has no LOST record (see /proc/net/%s_stats)\n",
 				    rec->cpu, rec->req, rec->ret, rd->out->name,
+				    magnet_cfg.compat == MAGNET_COMPAT_TTPROBE ?
+				    " compat=ttprobe" : "",
 				    magnet_cfg.procname);
 	n = rd->out->emit(rd, rd->buf + rd->len, rec, rate);
 	if (n > 0) {
@@ -94,9 +96,8 @@ bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 	/* every record the module writes decodes */
 	switch (magnet_v3_decode(&magnet_flows_seen, s, s->hdr.len, 0, &rd->rec)) {
 	case 1:
-		/* the rate part only for the text that shows it */
-		rate = rd->out == &magnet_out_text &&
-		       magnet_v3_rate(&magnet_flows_seen, &x);
+		/* the rate part only for an output that shows it */
+		rate = rd->out->rate && magnet_v3_rate(&magnet_flows_seen, &x);
 		magnet_stream_emit(rd, &rd->rec, rate ? &x : NULL);
 		return rd->rec.event == MAGNET_EV_LOST;
 	case 0:		/* a FLOW record */
