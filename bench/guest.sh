@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs inside the benchmark guest (see bench/run.sh).
-# usage: guest.sh MAGNET_KO OUTDIR BYTES REPS
+# usage: guest.sh MAGNET_KO OUTDIR BYTES REPS [BASE_KO]
 #
 #   netns bc (iperf3 client) --veth mgc/mgs, TSO/GSO/GRO off, gso_max_segs 1--> netns bs (iperf3 -s)
 #   (scripts/netpair.sh, copied next to this script)
@@ -16,6 +16,9 @@ ko=$1
 out=$2
 bytes=$3
 reps=$4
+# bench/run.sh's BENCH_BASE: another build of magnet, run as CONFIG@base
+# right before each magnet configuration
+baseko=${5:-}
 . "$(dirname "$0")/netpair.sh"
 . "$(dirname "$0")/guest-common.sh"
 netpair_setup bc bs nooffload
@@ -64,12 +67,12 @@ wait_reader() {
 # magnet NAME ROUND MODE [udp] -- PARAMS: MODE live (cat reads during the
 # transfer), record (magnet-record does) or deferred (cat starts after it:
 # what the traffic pays for the handlers alone; the ring must hold every
-# record)
-magnet() {
-	local name=$1 round=$2 mode=$3 kind= reader st
-	shift 3
+# record). With a base module, the same first with it, as NAME@base.
+magnet_one() {	# magnet_one KO NAME ROUND MODE ...
+	local mod=$1 name=$2 round=$3 mode=$4 kind= reader st
+	shift 4
 	[ "$1" = udp ] && { kind=udp; shift; }
-	insmod "$ko" "$@"
+	insmod "$mod" "$@"
 	[ "$mode" = deferred ] || start_reader "$mode"
 	transfer "$name" "$round" $kind
 	[ "$mode" = deferred ] && start_reader cat
@@ -81,6 +84,13 @@ magnet() {
 	[[ $st =~ ([0-9]+)\ records\ written,\ ([0-9]+)\ lost ]]
 	stats "$out/$name.$round.stats" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
 	rmmod magnet
+}
+
+magnet() {
+	if [ -n "$baseko" ]; then
+		magnet_one "$baseko" "$1@base" "${@:2}"
+	fi
+	magnet_one "$ko" "$@"
 }
 
 # tcpdump NAME ROUND SNAPLEN [udp]: on the sender's veth, to tmpfs

@@ -35,6 +35,15 @@
 # to <date>-<kernel>.png (bench/chart.py).
 # KVER defaults to the 6.1 line. One vCPU: QEMU's icount mode hangs
 # bringing up a second one, so every reader shares the CPU with the traffic.
+#
+# BENCH_BASE=REV (a commit): the module of REV too, built from its own tree
+# (git archive) with its own scripts/build-module.sh, run in the same boot
+# right before each magnet configuration as CONFIG@base. A change's cost is
+# then measured against what it changes under the same boot's conditions:
+# across boots the same handlers' ratio spreads several percent (the
+# transfer's ACK pattern, so its events per byte, differs from boot to
+# boot). The report adds a table: per magnet configuration, the mean ratio
+# of REV's module and of this tree's, and how far apart.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top"/bench/common.sh
@@ -48,16 +57,29 @@ for t in tcpdump bpftrace iperf3; do
 	command -v $t > /dev/null || { echo "bench: $t is missing; run make deps" >&2; exit 1; }
 done
 echo "bench: $kver, iperf3 -n $bytes over veth, TSO/GSO/GRO off, gso_max_segs 1, -icount shift=0,sleep=off, $reps rounds"
-bench_boot bench "$kver" "$out" 5400 guest.sh "$bytes" "$reps"
+base=${BENCH_BASE:-}
+baseko=
+if [ -n "$base" ]; then
+	baserev=$(git -C "$top" rev-parse --short "$base^{commit}") ||
+		{ echo "bench: BENCH_BASE=$base is not a commit" >&2; exit 1; }
+	echo "bench: with the module of $baserev in the same boot (CONFIG@base)"
+	mkdir -p "$out/base-src"
+	git -C "$top" archive "$baserev" | tar -x -C "$out/base-src"
+	"$out"/base-src/scripts/build-module.sh "$kver" "$out/base-build" > /dev/null
+	cp "$out/base-build/magnet.ko" "$out/base.ko"
+	baseko=$out/base.ko
+	base=$baserev
+fi
+bench_boot bench "$kver" "$out" 5400 guest.sh "$bytes" "$reps" $baseko
 if [ -e "$out/hung.txt" ]; then
 	echo "bench: a reader did not end after finish:" >&2
 	cat "$out/hung.txt" >&2
 fi
 mkdir -p "$top/bench/results"
 report=$top/bench/results/$(date +%Y-%m-%d)-$kver.md
-python3 - "$out" "$reps" "$kver" "$bytes" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)" > "$report" <<'PY'
+python3 - "$out" "$reps" "$kver" "$bytes" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)" "$base" > "$report" <<'PY'
 import json, sys
-out, reps, kver, nbytes, rev = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+out, reps, kver, nbytes, rev, baserev = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 rounds = [str(r) for r in range(1, reps + 1)]
 
 def iperf(name, r):
@@ -98,11 +120,17 @@ handler_of = {"tcp-ascii": "tcp-handlers", "tcp-binary": "tcp-handlers",
               "all-binary-v3": "handlers", "tcp-record": "tcp-handlers",
               "all-record": "handlers", "tcp-handlers": "tcp-handlers",
               "handlers": "handlers"}
+if baserev:
+    # each magnet configuration, REV's module first (guest.sh)
+    tcp = [m for n in tcp for m in ([n + "@base", n] if n in handler_of else [n])]
+    udp = [m for n in udp for m in ([n + "@base", n] if n.startswith("udp-") and
+                                    n not in ("udp-baseline", "udp-tcpdump-96") else [n])]
+    handler_of.update({k + "@base": v + "@base" for k, v in list(handler_of.items())})
 bases = [iperf("baseline", r)["rate"] for r in rounds + ["last"]]
 base = sum(bases) / len(bases)
 ubase = sum(iperf("udp-baseline", r)["rate"] for r in rounds) / reps
 
-print("# make bench: %s, %s\n" % (kver, rev))
+print("# make bench: %s, %s%s\n" % (kver, rev, ", against %s in the same boot" % baserev if baserev else ""))
 print("iperf3 -n %s over veth (TSO/GSO/GRO off, gso_max_segs 1), one vCPU, QEMU -icount shift=0,sleep=off: "
       "1 guest ns = 1 instruction. %d rounds in one boot, interleaved. Ratio: to the mean "
       "of the %d baseline runs (%.1f Mbit/s; they range %.3f..%.3f of it). instr/ev: above "
@@ -146,6 +174,22 @@ for name in udp:
         print("| %s | %s | %.1f | %.3f | %s | %s | %s | %s |" % (
             name, r, i["rate"], i["rate"] / ubase, fmt(ev), fmt(c.get("lost") if c else None),
             fmt(bpe, "%.0f"), fmt(per, "%.0f")))
+if baserev:
+    print("\nThe same boot, %s's module (CONFIG@base, run right before each) against this "
+          "tree's (%s): mean ratio over the rounds, and this tree's against %s's (negative: "
+          "lower throughput, packets per second for UDP); instr/ev the same way.\n" % (baserev, rev, baserev))
+    print("| config | ratio %s | ratio %s | apart | instr/ev %s | instr/ev %s |" % (baserev, rev, baserev, rev))
+    print("|---|---|---|---|---|---|")
+    for name in [n for n in tcp + udp if n + "@base" in tcp + udp]:
+        b0 = "udp-baseline" if name.startswith("udp") else "baseline"
+        mean = ubase if name.startswith("udp") else base
+        rb = sum(iperf(name + "@base", r)["rate"] for r in rounds) / reps / mean
+        rn = sum(iperf(name, r)["rate"] for r in rounds) / reps / mean
+        pb = [extra_per_event(name + "@base", r, b0) for r in rounds]
+        pn = [extra_per_event(name, r, b0) for r in rounds]
+        avg = lambda v: None if None in v else sum(v) / len(v)
+        print("| %s | %.3f | %.3f | %+.1f%% | %s | %s |" % (
+            name, rb, rn, (rn / rb - 1) * 100, fmt(avg(pb), "%.0f"), fmt(avg(pn), "%.0f")))
 PY
 cat "$report"
 # the chart: Debian's python3, which has python3-matplotlib (make deps)
