@@ -251,10 +251,17 @@ def _key(r):
     return (r["family"], r["laddr"], r["lport"], r["raddr"], r["rport"])
 
 
+class NotALog(ValueError):
+    """the file gave not one record: not a log, or one whose beginning is
+    unreadable (magnet-exp exits 2 and writes no report for it)"""
+
+
 def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
     """Analyse the log at @path, writing the flows' CSVs into @outdir.
     @devices: if given, the ifindexes (strings) whose device records
-    count; the others (a router's, in an emulated path) are left out."""
+    count; the others (a router's, in an emulated path) are left out.
+    Raises NotALog when ttpb2ascii finds no record in it."""
+    made = not os.path.isdir(outdir)
     os.makedirs(outdir, exist_ok=True)
     res = LogAnalysis(path)
     end = textlog.LogEnd()
@@ -325,6 +332,18 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
                 _pkt(f, r, t, ev, layer)
     finally:
         csvs.close()
+    if (end.corrupt or end.truncated) and not res.records:
+        # nothing was written into @outdir: no flow, no CSV
+        if made:
+            os.rmdir(outdir)
+        why = end.message.replace("ttpb2ascii: ", "").replace(
+            "warning: ", "")
+        if why.startswith(path + ": "):
+            why = why[len(path) + 2:]
+        raise NotALog("%s: %s, no report: %s" % (
+            path, "not a log magnet-exp reads" if end.corrupt else
+            "not one complete record", why or
+            "ttpb2ascii exited %s" % end.code))
     if res.t0 is None:
         res.t0 = res.t_end = 0
     if end.truncated:

@@ -244,6 +244,38 @@ class Analyse(unittest.TestCase):
         self.assertEqual((p.returncode, p.stderr.strip()),
                          (2, "magnet-exp: %s/nosuch.bin: no such file" % FIX))
 
+    def test_cli_not_a_log(self):
+        # a file that is not a log, an empty one, and a log whose first
+        # record is cut: exit 2 with ttpb2ascii's reason, and no report
+        # (nor the directory it would be in)
+        env = dict(os.environ, MAGNET_TTPB2ASCII=TTPB)
+        exe = os.path.join(HERE, "..", "..", "userspace", "magnet-exp")
+        d = tempfile.mkdtemp(dir=FIX)
+        with open(os.path.join(FIX, "clean.bin"), "rb") as f:
+            clean = f.read()
+        bad = "not a log magnet-exp reads, no report: "
+        cases = {"text.bin": (b"this is not a log\n" * 40,
+                              bad + "bad magic 0x73696874"),
+                 "empty.bin": (b"", bad + "empty input, not a magnet log"),
+                 "short.bin": (clean[:200], bad + "only 200 bytes, shorter "
+                               "than the 256-byte header"),
+                 # the 256-byte header and 8 bytes of the first record
+                 "cut.bin": (clean[:264], "not one complete record, no "
+                             "report: last record truncated: 8 of 256 bytes "
+                             "at byte offset 256")}
+        for name, (data, why) in cases.items():
+            path = os.path.join(d, name)
+            with open(path, "wb") as f:
+                f.write(data)
+            out = os.path.join(d, name + ".analysis")
+            p = subprocess.run([exe, "analyse", "-o", out, path],
+                               capture_output=True, text=True, env=env)
+            self.assertEqual(p.returncode, 2, (name, p.stdout, p.stderr))
+            self.assertTrue(p.stderr.startswith(
+                "magnet-exp: %s: %s" % (path, why)), p.stderr)
+            self.assertEqual(p.stdout, "")
+            self.assertFalse(os.path.exists(out), name)
+
 
 class Spec(unittest.TestCase):
     def spec(self, **kw):
