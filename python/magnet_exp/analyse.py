@@ -33,7 +33,7 @@ _STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV", 4: "FIN_WAIT1",
 _ENDED = {4, 5, 6, 7, 8, 9, 11}
 _CA_STATES = {0: "Open", 1: "Disorder", 2: "CWR", 3: "Recovery", 4: "Loss"}
 
-CSV_COLUMNS = ["time", "event", "state", "ca_state", "cwnd", "ssthresh",
+CSV_COLUMNS = ["time", "epoch", "event", "state", "ca_state", "cwnd", "ssthresh",
                "srtt_us", "rttvar_us", "rto_us", "mss", "packets_out",
                "retrans_out", "total_retrans", "bytes_sent", "bytes_retrans",
                "bytes_acked", "bytes_received", "snd_una", "snd_nxt",
@@ -48,12 +48,28 @@ _TCP_INTS = ["cwnd", "ssthresh", "srtt_us", "rttvar_us", "rto_us", "mss",
              "bytes_retrans", "bytes_acked", "bytes_received", "snd_una",
              "snd_nxt", "rcv_nxt", "min_rtt_us", "rtt_us"]
 
+# values the kernel keeps for "none yet", written empty in the CSVs:
+# ssthresh before the first loss (TCP_INFINITE_SSTHRESH), min_rtt_us
+# before the first RTT sample (the minmax filter's ~0U), pacing_rate
+# before TCP computed one (sk_pacing_rate's ~0UL: unlimited)
+_SENTINELS = {"ssthresh": 0x7fffffff, "min_rtt_us": 0xffffffff,
+              "pacing_rate": 0xffffffffffffffff}
+
 _MAX_OPEN_CSV = 64
 _MAX_ONE = 32           # 1-byte application writes and reads kept per flow
 
 
 def _rel(ns, t0):
     return "%.6f" % ((ns - t0) / 1e9)
+
+
+def _epoch(ns):
+    """wall-clock time, s since the epoch to the ns (as the text has it)"""
+    return "%d.%09d" % divmod(ns, 1000000000)
+
+
+def _csv_val(name, v):
+    return "" if str(v) == str(_SENTINELS.get(name)) else v
 
 
 class Reason:
@@ -66,6 +82,7 @@ class Reason:
         d = {"verdict": self.verdict, "reason": self.what}
         if self.t_ns is not None:
             d["time"] = round((self.t_ns - t0) / 1e9, 6)
+            d["epoch"] = _epoch(self.t_ns)
         return d
 
 
@@ -212,6 +229,9 @@ class LogAnalysis:
         t0 = self.t0 or 0
         return {
             "log": self.path,
+            # the log's first record, wall clock: every "time", "start"
+            # and "end" here is in s after it
+            "epoch": _epoch(t0),
             "verdict": self.verdict(),
             "records": self.records,
             "lost": self.lost, "probe_misses": self.misses,
@@ -223,6 +243,8 @@ class LogAnalysis:
                 "tcp_records": f.tcp_records,
                 "start": round((f.first_ns - t0) / 1e9, 6),
                 "end": round((f.last_ns - t0) / 1e9, 6),
+                "start_epoch": _epoch(f.first_ns),
+                "end_epoch": _epoch(f.last_ns),
                 "verdict": self.flow_verdict(f),
                 "reasons": [r.as_dict(t0) for r in f.reasons],
             } for f in self.tcp_flows()],
@@ -387,11 +409,14 @@ def _tcp(f, r, t, t0, csvs):
         if f.data_in_first is None:
             f.data_in_first = t
         f.data_in_last = t
+    if f.key[4] == "0":
+        return      # a listening socket: no peer, no CSV
     w = csvs.writer(f)
-    w.writerow([_rel(t, t0), r["event"], _STATES.get(f.state, f.state),
+    w.writerow([_rel(t, t0), _epoch(t), r["event"],
+                _STATES.get(f.state, f.state),
                 _CA_STATES.get(r.int_("ca_state"), r["ca_state"])] +
-               [vals[n] for n in _TCP_INTS] + [r["ca_name"]] +
-               [r.get(n) for n in _RATE_COLS])
+               [_csv_val(n, vals[n]) for n in _TCP_INTS] + [r["ca_name"]] +
+               [_csv_val(n, r.get(n)) for n in _RATE_COLS])
 
 
 def _in_take(f, seq, end):

@@ -20,17 +20,21 @@ examples:
 
 For each log it writes, into ./<log name>.analysis/ (with -o OUT and one
 log file: into OUT; with -o OUT and more logs: OUT/<log name>.analysis/):
-  <family>_<laddr>_<lport>_<raddr>_<rport>.csv  per TCP connection end: one
-      row per TCP-layer record (time in s from the log's first record,
+  <family>_<laddr>_<lport>_<raddr>_<rport>.csv  per TCP connection end
+      (not a listening socket): one row per TCP-layer record (time in s
+      from the log's first record, epoch: the wall clock in s to the ns,
       event, state, ca_state, cwnd, ssthresh, srtt_us, rttvar_us, rto_us,
       mss, packets_out, retrans_out, total_retrans, bytes_sent,
       bytes_retrans, bytes_acked, bytes_received, snd_una, snd_nxt,
       rcv_nxt, min_rtt_us, rtt_us, ca_name, and the rate part's pacing_rate,
       delivery_rate, delivered, delivered_ce, lost_out, sacked_out,
       app_limited, bbr_bw, bbr_min_rtt, bbr_pacing_gain, bbr_cwnd_gain,
-      empty in a log without one)
+      empty in a log without one); the kernel's "none yet" values are
+      written empty: ssthresh 2147483647, min_rtt_us 4294967295,
+      pacing_rate 18446744073709551615
   verdict.json   the verdicts and their reasons, per log and per connection,
-                 and the two tables below
+                 and the two tables below; times in s from the log's first
+                 record, whose wall clock is "epoch" (and each time's)
   modulation.csv how the stack shaped the traffic (MAGNeT's Table II): per
                  connection end, direction and layer (app, tcp, ip, dev),
                  the events carrying data, their size (bytes: mean,

@@ -25,6 +25,10 @@
  *                 sender's device (the receiver sees nothing of it) and is
  *                 sent again after the fifth, and the fifth is sent again
  *                 though it had arrived (a spurious retransmission)
+ *     listen.bin  clean.bin after a record of the receiver's listening
+ *                 socket (LISTEN, no peer), and with each end's TCP
+ *                 records up to the first ACK without an RTT sample
+ *                 (min_rtt_us ~0U, pacing_rate not set: ~0UL)
  *
  * Each is a complete magnet binary log (module/uapi/record.h); the analysis
  * reads them through ttpb2ascii, as it reads any log.
@@ -44,7 +48,10 @@ static const __u8 a_addr[4] = { 10, 0, 0, 1 };	/* the sender */
 static const __u8 b_addr[4] = { 10, 0, 0, 2 };	/* the receiver */
 
 enum variant { CLEAN, LOST, TRUNC, IDGAP, FWDGAP, NODEV, OPEN, RETX,
-	       REORDER };
+	       REORDER, LISTEN };
+
+/* listen.bin: TCP records without an RTT sample yet; a listener's */
+static int no_rtt, listener;
 
 static FILE *out;
 static __u64 now;
@@ -104,8 +111,13 @@ static void tcp(struct end *e, __u16 ev, __u32 seq, __u32 len)
 	r.bytes_sent = e->sent;
 	r.bytes_received = e->received;
 	r.bytes_acked = e->acked;
-	r.min_rtt_us = 4000;
+	r.min_rtt_us = no_rtt ? 0xffffffff : 4000;
 	strcpy(r.ca_name, "cubic");
+	if (listener) {		/* no peer */
+		memset(r.raddr, 0, sizeof(r.raddr));
+		r.rport = 0;
+		r.sock_id = 0xc;
+	}
 	emit(&r);
 }
 
@@ -189,6 +201,15 @@ static void write_log(const char *dir, const char *name, enum variant v)
 	if (fwrite(&si, sizeof(si), 1, out) != 1)
 		exit(99);
 
+	if (v == LISTEN) {
+		struct end l = b;
+
+		l.state = 10;	/* LISTEN */
+		listener = 1;
+		tcp(&l, MAGNET_EV_TCP_IN, 999, 0);
+		listener = 0;
+		no_rtt = 1;
+	}
 	app(&a, MAGNET_EV_APP_SEND, 1000, NSEG * SEG);
 	for (i = 0; i < NSEG; i++) {
 		__u32 seq = 1000 + (__u32)i * SEG;
@@ -210,6 +231,7 @@ static void write_log(const char *dir, const char *name, enum variant v)
 		}
 		/* the receiver's ACK */
 		segment(&b, &a, 5000, 0, 1);
+		no_rtt = 0;
 		a.acked += SEG;
 		if (v == REORDER && i == 2)
 			a.ip_id += 1;
@@ -264,5 +286,6 @@ int main(int argc, char **argv)
 	write_log(argv[1], "open.bin", OPEN);
 	write_log(argv[1], "retx.bin", RETX);
 	write_log(argv[1], "reorder.bin", REORDER);
+	write_log(argv[1], "listen.bin", LISTEN);
 	return 0;
 }

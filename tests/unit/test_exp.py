@@ -51,8 +51,8 @@ class Analyse(unittest.TestCase):
         with open(os.path.join(out, flow(d, SENDER)["csv"])) as fh:
             rows = list(csv.reader(fh))
         self.assertEqual(rows[0], an.CSV_COLUMNS)
-        self.assertEqual(rows[0][:6], ["time", "event", "state", "ca_state",
-                                       "cwnd", "ssthresh"])
+        self.assertEqual(rows[0][:7], ["time", "epoch", "event", "state",
+                                       "ca_state", "cwnd", "ssthresh"])
         self.assertEqual(len(rows) - 1, 12)
         self.assertEqual(flow(d, SENDER)["tcp_records"], 12)
         first = dict(zip(rows[0], rows[1]))
@@ -63,6 +63,43 @@ class Analyse(unittest.TestCase):
         last = dict(zip(rows[0], rows[-1]))
         self.assertEqual((last["bytes_sent"], last["bytes_acked"]),
                          ("5000", "5000"))
+
+    def test_csv_time_sentinels_listener(self):
+        # listen.bin: the receiver's listening socket has a record (no
+        # peer): no CSV for it, and it is no connection; each end's rows
+        # up to its first ACK have no RTT sample (min_rtt_us ~0U), every
+        # row ssthresh 0x7fffffff: written empty, other values as they are
+        res, d, out = run("listen.bin")
+        self.assertEqual(sorted(f["flow"] for f in d["flows"]),
+                         sorted([SENDER, RECEIVER]))
+        self.assertEqual(sorted(n for n in os.listdir(out)
+                                if n.endswith(".csv")),
+                         ["4_10.0.0.1_40000_10.0.0.2_5201.csv",
+                          "4_10.0.0.2_5201_10.0.0.1_40000.csv"])
+        # the fixture's clock: record i (from 1) at realtime_offset_ns
+        # 1.7e18 + 1e9 + i us; the listener's is the first
+        self.assertEqual(d["epoch"], "1700000001.000001000")
+        with open(os.path.join(out, flow(d, SENDER)["csv"])) as fh:
+            rows = list(csv.DictReader(fh))
+        self.assertEqual(flow(d, SENDER)["start_epoch"],
+                         "1700000001.000002000")
+        for row in rows:
+            self.assertEqual(row["ssthresh"], "")
+            e, t = row["epoch"].split("."), row["time"]
+            # epoch - the log's first record = time, to the us
+            us = (int(e[0]) - 1700000001) * 1000000 + int(e[1]) // 1000 - 1
+            self.assertEqual("%.6f" % (us / 1e6), t, row)
+        # the sender's data segment before the receiver's first ACK, then
+        # the ACK: a sample
+        self.assertEqual([r["min_rtt_us"] for r in rows[:3]],
+                         ["", "", "4000"])
+        self.assertEqual((rows[0]["event"], rows[1]["event"],
+                          rows[2]["event"]),
+                         ("tcp_out", "tcp_in", "tcp_out"))
+        self.assertEqual(an._csv_val("pacing_rate", "18446744073709551615"),
+                         "")
+        self.assertEqual(an._csv_val("pacing_rate", "4294967295"),
+                         "4294967295")
 
     def test_modulation(self):
         # clean.bin, by hand: the sender writes 5000 bytes at once; TCP, IP
