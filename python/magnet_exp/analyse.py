@@ -17,7 +17,7 @@ import csv
 import os
 from collections import Counter, OrderedDict
 
-from magnet_exp import textlog
+from magnet_exp import delivery, textlog
 from magnet_exp.modulation import Latency, Modulation
 from magnet_exp.plots import Series
 
@@ -125,9 +125,15 @@ class Flow:
         self.peer_id = {}           # layer -> the next ID expected
         self.id_holes = {}          # layer -> {missing ID: time}
         self.advmss = 0
-        # (time s, cwnd, srtt_us, bytes_acked, bytes_received) for the
-        # figures and the comparison
+        # (time s, cwnd, srtt_us, bytes_acked, bytes_received, arrived,
+        # delivered) for the figures and the comparison: arrived, the
+        # payload bytes of every data segment at this end's TCP (out of
+        # order and repeated ones too: what the path delivered to it);
+        # delivered, the rate part's packets delivered to the peer (SACKed
+        # ones too) times the MSS, None without a rate part
         self.series = Series()
+        self.arrived = 0
+        self.min_rtt_us = None      # the smallest RTT sample seen
         # for the comparison of runs
         self.srtt_sum = 0
         self.srtt_n = 0
@@ -225,8 +231,15 @@ class LogAnalysis:
             v = _worst(f.reasons, v)
         return v
 
+    def throughputs(self):
+        """{flow: delivery.throughput()} of the ends that sent data"""
+        return {f: tp for f in self.tcp_flows() if f.series.pts and
+                f.series.pts[-1][3] > 0
+                for tp in [delivery.throughput(self, f)] if tp}
+
     def as_dict(self):
         t0 = self.t0 or 0
+        tps = self.throughputs()
         return {
             "log": self.path,
             # the log's first record, wall clock: every "time", "start"
@@ -247,6 +260,10 @@ class LogAnalysis:
                 "end_epoch": _epoch(f.last_ns),
                 "verdict": self.flow_verdict(f),
                 "reasons": [r.as_dict(t0) for r in f.reasons],
+                # its data's throughput over time (delivery.py): how, the
+                # window, the largest and the mean window, the granularity
+                "throughput": {k: v for k, v in tps[f].items()
+                               if k != "windows"} if f in tps else None,
             } for f in self.tcp_flows()],
             "modulation": self.modulation.rows(
                 lambda k: self.flows[k].label()),
@@ -398,8 +415,16 @@ def _tcp(f, r, t, t0, csvs):
             del f.out_ranges[(seq, end)]
     else:
         _tcp_in_range(f, seq, end)
+    if r["event"] == "tcp_in" and end != seq:
+        f.arrived += (end - seq) & 0xffffffff
+    dl = r.get("delivered")
     f.series.add((t - t0) / 1e9, vals["cwnd"], vals["srtt_us"],
-                 vals["bytes_acked"], vals["bytes_received"])
+                 vals["bytes_acked"], vals["bytes_received"], f.arrived,
+                 int(dl) * vals["mss"] if dl else None)
+    m = vals["min_rtt_us"]
+    if m and m != _SENTINELS["min_rtt_us"] and (
+            f.min_rtt_us is None or m < f.min_rtt_us):
+        f.min_rtt_us = m
     if vals["srtt_us"]:
         f.srtt_sum += vals["srtt_us"]
         f.srtt_n += 1

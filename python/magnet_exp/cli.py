@@ -45,8 +45,14 @@ log file: into OUT; with -o OUT and more logs: OUT/<log name>.analysis/):
                  and percentiles (us)
   cwnd_srtt.png/.svg   cwnd and srtt over time, a series per connection
                  end (at most 4000 points each, evenly thinned)
-  throughput.png/.svg  throughput over time of each sending connection end
-                 (its bytes acked, in 100 intervals)
+  throughput.csv, throughput.png/.svg  each sending connection end's
+                 throughput over time: the data arriving at the receiver's
+                 TCP when the log has it (else the packets the sender
+                 learnt were delivered, else its bytes acked, said so), in
+                 whole windows of the longest of the path's RTT, a 100th of
+                 the transfer and 100 ms; verdict.json says per connection
+                 how, the window, the largest and mean window and the
+                 granularity (the largest step of the count, over a window)
   modulation_cdf.png/.svg  modulation.csv as CDFs (MAGNeT's Figure 8): for
                  the connection ends sending data (at most 4), a series per
                  layer of the events' sizes and of the time between them
@@ -247,7 +253,7 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
     d = res.as_dict()
-    d["figures"] = _figures(plots.log_figures, res.tcp_flows(), outdir,
+    d["figures"] = _figures(plots.log_figures, res, outdir,
                             _base(path)) + \
         _figures(plots.cdf_figures, res, outdir, _base(path)) \
         if figures else []
@@ -260,6 +266,12 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
         f.write(rpt.report_html(d, outdir))
     _write_csv(os.path.join(outdir, "modulation.csv"), d["modulation"])
     _write_csv(os.path.join(outdir, "latency.csv"), d["latency"])
+    # every window of each sender's throughput (delivery.py)
+    _write_csv(os.path.join(outdir, "throughput.csv"), [
+        {"flow": f.label(), "start": "%.6f" % t,
+         "epoch": an._epoch(res.t0 + round(t * 1e9)),
+         "window_s": tp["window_s"], "mbit_s": round(v, 6)}
+        for f, tp in res.throughputs().items() for t, v in tp["windows"]])
     print("%s: %s (%d connections, %d records) -> %s" % (
         path, d["verdict"], len(d["flows"]), d["records"], outdir))
     for r in d["reasons"]:

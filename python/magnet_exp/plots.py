@@ -11,6 +11,8 @@ values.
 """
 import os
 
+from magnet_exp import delivery
+
 MAX_POINTS = 4000
 # connection ends with fewer TCP records are left out of the figures
 MIN_RECORDS = 4
@@ -52,36 +54,18 @@ def _save(fig, outdir, name):
     return files
 
 
-def throughput(points, bins=100):
-    """Mbit/s over time from (t, bytes_acked) points: the bytes acked in
-    each of @bins equal intervals of the series' duration"""
-    if len(points) < 2:
-        return [], []
-    t0, t1 = points[0][0], points[-1][0]
-    if t1 <= t0:
-        return [], []
-    width = (t1 - t0) / bins
-    xs, ys = [], []
-    j = 0
-    prev = points[0][1]
-    for i in range(1, bins + 1):
-        edge = t0 + i * width
-        last = prev
-        while j < len(points) and points[j][0] <= edge:
-            last = points[j][1]
-            j += 1
-        xs.append(t0 + (i - 0.5) * width)
-        ys.append((last - prev) * 8 / width / 1e6)
-        prev = last
-    return xs, ys
+def _senders(res):
+    """the connection ends that had data acknowledged"""
+    return [f for f in res.tcp_flows() if f.series.pts and
+            f.series.pts[-1][3] > 0]
 
 
-def log_figures(flows, outdir, title):
+def log_figures(res, outdir, title):
     """cwnd_srtt and throughput figures of one log; returns
     [{"file", "series"}] per file written"""
     plt = _plt()
     out = []
-    shown = [f for f in flows if f.tcp_records >= MIN_RECORDS and
+    shown = [f for f in res.tcp_flows() if f.tcp_records >= MIN_RECORDS and
              f.series.pts]
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(10, 7))
     for f in shown:
@@ -101,17 +85,26 @@ def log_figures(flows, outdir, title):
         out.append({"file": name, "series": 2 * len(shown)})
     plt.close(fig)
 
-    senders = [f for f in shown if f.series.pts[-1][3] > 0]
     fig, ax = plt.subplots(figsize=(10, 4))
     n = 0
-    for f in senders:
-        xs, ys = throughput([(p[0], p[3]) for p in f.series.pts])
-        if xs:
-            ax.plot(xs, ys, label=f.label(), linewidth=1)
+    hows = []
+    for f in _senders(res):
+        tp = delivery.throughput(res, f)
+        if tp:
+            # a step per window, over the whole window
+            ax.plot([t for t, _ in tp["windows"]] +
+                    [tp["windows"][-1][0] + tp["window_s"]],
+                    [v for _, v in tp["windows"]] + [tp["windows"][-1][1]],
+                    drawstyle="steps-post", linewidth=1,
+                    label="%s (%.0f ms windows)" % (f.label(),
+                                                    tp["window_s"] * 1e3))
+            hows.append(tp["how"].split(" (")[0])
             n += 1
-    ax.set_ylabel("throughput (Mbit/s, bytes acked)")
+    ax.set_ylabel("throughput (Mbit/s)")
     ax.set_xlabel("time (s)")
-    ax.set_title("%s: throughput per sending connection end" % title)
+    ax.set_title("%s: throughput per sending connection end, from %s" % (
+        title, "; ".join(sorted(set(hows))) or "its data delivered"),
+        fontsize="small")
     if n:
         ax.legend(fontsize="small")
     fig.tight_layout()
@@ -217,20 +210,19 @@ def compare_figure(runs, outdir):
     fig, ax = plt.subplots(figsize=(10, 4))
     n = 0
     for name, res in runs:
-        best = None
-        for f in res.tcp_flows():
-            if f.series.pts and f.series.pts[-1][3] > 0 and (
-                    best is None or
-                    f.series.pts[-1][3] > best.series.pts[-1][3]):
-                best = f
-        if best is None:
-            continue
-        xs, ys = throughput([(p[0], p[3]) for p in best.series.pts])
-        if xs:
+        best = max(_senders(res), key=lambda f: f.series.pts[-1][3],
+                   default=None)
+        tp = best and delivery.throughput(res, best)
+        if tp:
             t0 = best.series.pts[0][0]
-            ax.plot([x - t0 for x in xs], ys, label=name, linewidth=1)
+            ax.plot([t - t0 for t, _ in tp["windows"]] +
+                    [tp["windows"][-1][0] + tp["window_s"] - t0],
+                    [v for _, v in tp["windows"]] + [tp["windows"][-1][1]],
+                    drawstyle="steps-post", linewidth=1,
+                    label="%s (%.0f ms windows)" % (name,
+                                                    tp["window_s"] * 1e3))
             n += 1
-    ax.set_ylabel("throughput (Mbit/s)")
+    ax.set_ylabel("throughput (Mbit/s, data delivered, windows >= RTT)")
     ax.set_xlabel("time from the connection's first record (s)")
     ax.set_title("the logs compared: each one's busiest sender")
     if n:

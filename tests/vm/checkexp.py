@@ -17,7 +17,9 @@ packets; slow start overshoots by the growth of the round trips in which
 the first loss is noticed, measured up to 2.1 times with reno); the figures
 valid PNGs with a cwnd and an srtt series per connection end shown; the
 sender's CSV: the rate part on every row, delivered never going back,
-and at least the bytes acked over the MSS delivered; the
+and at least the bytes acked over the MSS delivered; the sender's
+throughput series counted at the receiver's TCP, no window above RATE by
+more than its granularity; the
 modulation table: the sender's application writes asking for and moving
 at most LENGTH bytes, and no device-layer segment larger
 than the MSS; the comparison table with a row
@@ -114,6 +116,20 @@ def cmd_main(d, rate, delay, limit, length):
         if (delivered - 1) * mss < acked - 1:
             fail("%s: %d packets delivered, %d bytes acked, MSS %d"
                  % (name, delivered, acked, mss))
+        # the throughput series: counted where the receiver's TCP got the
+        # data (both ends are in the log), and no window above the
+        # bottleneck's rate (netem's, which counts whole frames: the
+        # payload alone is less) by more than the granularity the
+        # analysis reports
+        tp = [f for f in v["flows"] if f["flow"] == flow][0]["throughput"]
+        if not tp or not tp["how"].startswith("data arriving at the "
+                                              "receiver's TCP"):
+            fail("%s: the sender's throughput series: %s" % (name, tp))
+        if tp["max_mbps"] > rate + tp["granularity_mbps"]:
+            fail("%s: a %.0f ms window of %.2f Mbit/s, above the path's %g "
+                 "(granularity %.2f)" % (name, tp["window_s"] * 1e3,
+                                         tp["max_mbps"], rate,
+                                         tp["granularity_mbps"]))
         bdp = rate * 1e6 / 8 * (delay / 1e3) / mss
         # slow start grows cwnd by one per segment acked; the first drop
         # (the queue full) is known a round trip later, a round trip as
@@ -145,6 +161,9 @@ def cmd_main(d, rate, delay, limit, length):
         with open(os.path.join(a, "cwnd_srtt.png"), "rb") as f:
             if f.read(8) != b"\x89PNG\r\n\x1a\n":
                 fail("%s: cwnd_srtt.png is not a PNG" % name)
+        print("checkexp: %s: windows of %.0f ms up to %.2f Mbit/s (+- "
+              "%.2f), path %g" % (name, tp["window_s"] * 1e3, tp["max_mbps"],
+                                  tp["granularity_mbps"], rate))
         print("checkexp: %s: confirmed, %.2f Mbit/s (%s window; iperf3 "
               "%.2f, %.2f%% apart), cwnd max %d (path %.0f), writes %d, "
               "segments <= %d, delivered %d"
