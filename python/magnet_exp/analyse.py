@@ -133,6 +133,9 @@ class Flow:
         # ones too) times the MSS, None without a rate part
         self.series = Series()
         self.arrived = 0
+        # the bytes this end's application wrote that the peer's never
+        # read (both ends' application records in the log), else None
+        self.undelivered = None
         self.min_rtt_us = None      # the smallest RTT sample seen
         # for the comparison of runs
         self.srtt_sum = 0
@@ -262,6 +265,7 @@ class LogAnalysis:
                 "reasons": [r.as_dict(t0) for r in f.reasons],
                 # its data's throughput over time (delivery.py): how, the
                 # window, the largest and the mean window, the granularity
+                "undelivered": f.undelivered,
                 "throughput": {k: v for k, v in tps[f].items()
                                if k != "windows"} if f in tps else None,
             } for f in self.tcp_flows()],
@@ -614,6 +618,24 @@ def reconcile_stats(res, text):
     return written
 
 
+def _cut_short(res, f):
+    """a transfer cut short: the peer's application read less than this
+    end's wrote (iperf3's server closes its data connection when the
+    client says it is done writing, with data still in flight: resets)"""
+    fam, la, lp, ra, rp = f.key
+    peer = res.flows.get((fam, ra, rp, la, lp))
+    if not (f.app_written and peer and peer.app_events):
+        return
+    f.undelivered = f.app_written - peer.app_read
+    if f.undelivered > 0:
+        f.reasons.append(Reason(NOTE, (
+            "the transfer was cut short: the peer's application read %d of "
+            "the %d bytes this end's application wrote, %d never delivered"
+            "%s" % (peer.app_read, f.app_written, f.undelivered,
+                    " (the peer closed, in state CLOSE: a reset)"
+                    if peer.state == 7 else "")), peer.last_ns))
+
+
 def _finish(res, gaps, end):
     for f in res.flows.values():
         f.reasons = []
@@ -656,6 +678,7 @@ def _finish(res, gaps, end):
                     "the application read %d bytes, TCP received %d: TCP "
                     "records are missing" % (f.app_read,
                                              f.last_tcp["bytes_received"]))))
+        _cut_short(res, f)
         _loss_places(res, f)
         layer = "dev" if "dev" in f.peer_id else "ip"
         holes = f.id_holes.get(layer)

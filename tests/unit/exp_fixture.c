@@ -25,6 +25,10 @@
  *                 sender's device (the receiver sees nothing of it) and is
  *                 sent again after the fifth, and the fifth is sent again
  *                 though it had arrived (a spurious retransmission)
+ *     cut.bin     clean.bin, but the receiver's application reads 3000
+ *                 of the 5000 bytes and its host answers the sender's FIN
+ *                 with a reset (as iperf3's server closing with data
+ *                 unread): 2000 bytes never delivered
  *     listen.bin  clean.bin after a record of the receiver's listening
  *                 socket (LISTEN, no peer), and with each end's TCP
  *                 records up to the first ACK without an RTT sample
@@ -48,10 +52,12 @@ static const __u8 a_addr[4] = { 10, 0, 0, 1 };	/* the sender */
 static const __u8 b_addr[4] = { 10, 0, 0, 2 };	/* the receiver */
 
 enum variant { CLEAN, LOST, TRUNC, IDGAP, FWDGAP, NODEV, OPEN, RETX,
-	       REORDER, LISTEN };
+	       REORDER, LISTEN, CUT };
 
 /* listen.bin: TCP records without an RTT sample yet; a listener's */
 static int no_rtt, listener;
+/* cut.bin: the packets out carry RST */
+static int rst;
 
 static FILE *out;
 static __u64 now;
@@ -135,7 +141,7 @@ static void pkt(struct end *e, __u16 ev, __u32 seq, __u32 len, __u16 id)
 	r.ip_proto = 6;
 	r.ip_hlen = 20;
 	r.tcp_hlen = 32;
-	r.tcp_flags = 0x10;
+	r.tcp_flags = rst ? 0x14 : 0x10;	/* RST|ACK or ACK */
 	r.ifindex = 2;
 	emit(&r);
 }
@@ -256,8 +262,15 @@ static void write_log(const char *dir, const char *name, enum variant v)
 		segment(&a, &b, 1000 + 2 * SEG, SEG, 1);
 		segment(&a, &b, 1000 + 4 * SEG, SEG, 1);
 	}
-	app(&b, MAGNET_EV_APP_RECV, 1000, NSEG * SEG);
-	if (v != OPEN) {
+	app(&b, MAGNET_EV_APP_RECV, 1000, v == CUT ? 3000 : NSEG * SEG);
+	if (v == CUT) {
+		a.state = 4;	/* FIN_WAIT1 */
+		segment(&a, &b, 1000 + NSEG * SEG, 0, 1);
+		b.state = 7;	/* CLOSE: a reset */
+		rst = 1;
+		segment(&b, &a, 5000, 0, 1);
+		rst = 0;
+	} else if (v != OPEN) {
 		a.state = 4;	/* FIN_WAIT1 */
 		segment(&a, &b, 1000 + NSEG * SEG, 0, 1);
 		b.state = 9;	/* LAST_ACK */
@@ -287,5 +300,6 @@ int main(int argc, char **argv)
 	write_log(argv[1], "retx.bin", RETX);
 	write_log(argv[1], "reorder.bin", REORDER);
 	write_log(argv[1], "listen.bin", LISTEN);
+	write_log(argv[1], "cut.bin", CUT);
 	return 0;
 }

@@ -842,6 +842,29 @@ class Compare(unittest.TestCase):
         self.assertAlmostEqual(m["t50_s"], 36e-6, delta=1e-9)
         self.assertAlmostEqual(m["t90_s"], 61e-6, delta=1e-9)
 
+    def test_cut_short(self):
+        # cut.bin: the receiver's application read 3000 of the 5000 bytes
+        # and its socket ended in CLOSE (it sent a reset)
+        from magnet_exp import compare
+        res, d, _ = run("cut.bin")
+        snd = flow(d, SENDER)
+        self.assertEqual(snd["undelivered"], 2000)
+        self.assertIn({"verdict": "note", "reason": (
+            "the transfer was cut short: the peer's application read 3000 "
+            "of the 5000 bytes this end's application wrote, 2000 never "
+            "delivered (the peer closed, in state CLOSE: a reset)")},
+            [{k: r[k] for k in ("verdict", "reason")}
+             for r in snd["reasons"]])
+        self.assertIsNone(flow(d, RECEIVER)["undelivered"])
+        m = compare.run_metrics(res)
+        self.assertEqual(m["undelivered"], 2000)
+        # clean.bin: everything written was read
+        res, d, _ = run("clean.bin")
+        self.assertEqual(flow(d, SENDER)["undelivered"], 0)
+        self.assertEqual(compare.run_metrics(res)["undelivered"], 0)
+        self.assertFalse([r for r in flow(d, SENDER)["reasons"]
+                          if "cut short" in r["reason"]])
+
     def test_run_metrics_iperf3_window(self):
         # with the application's records, iperf3's own window: from the
         # server's 1-byte TEST_START (the last but one 1-byte state
