@@ -417,11 +417,13 @@ def main(argv=None):
         "analyse", aliases=["analyze"],
         help="per-connection CSVs and a verdict for each log",
         description="Per-connection CSVs and a trace verdict for each "
-        "magnet binary log.", epilog=EPILOG,
+        "magnet log: binary (omode=1), or its magnet text (omode=3, or "
+        "ttpb2ascii -f magnet's), gzip or not.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("logs", nargs="+", metavar="LOG|DIR",
-                   help="magnet binary logs (omode=1), gzip or not, or "
-                   "directories of them")
+                   help="magnet logs, binary (omode=1) or the magnet "
+                   "text (omode=3), gzip or not, or directories of binary "
+                   "ones (*.bin, *.bin.gz)")
     a.add_argument("-o", "--output", metavar="OUT",
                    help="the directory for the results (default: "
                    "./LOG-name.analysis; with several logs, "

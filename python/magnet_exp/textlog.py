@@ -2,10 +2,18 @@
 
 One record at a time, as a Row whose fields are named by the text format's
 header line; nothing is kept, so memory stays flat in the log's size.
+A log that already is the magnet text (omode=3, `cat /proc/net/magnet`,
+gzip or not) is read as it is, with the checks ttpb2ascii makes of a
+binary log: a header, every line as many fields as it has, the last line
+complete.
 """
+import gzip
 import os
 import shutil
 import subprocess
+
+# the magnet text's first columns (module/shared/format.c's header)
+TEXT_HEADER = "time\tcpu\tevent\t"
 
 # where ttpb2ascii is: beside this package in the source tree
 # (python/ -> userspace/), installed beside magnet-exp, or on PATH
@@ -71,9 +79,62 @@ class LogEnd:
         return self.code not in (0, 3)
 
 
+def _open(path):
+    """@path as bytes, gunzipped if it is gzip"""
+    f = open(path, "rb")
+    if f.peek(2)[:2] == b"\x1f\x8b":
+        f.close()
+        return gzip.open(path, "rb")
+    return f
+
+
+def is_text(path):
+    """whether the log at @path is the magnet text (else leave it to
+    ttpb2ascii, which says what it is not)"""
+    try:
+        with _open(path) as f:
+            return f.read(len(TEXT_HEADER)) == TEXT_HEADER.encode()
+    except (OSError, EOFError):
+        return False
+
+
+def _text_rows(path, end):
+    """the Rows of a magnet text log, with ttpb2ascii's exit codes: 3 if
+    its last line is cut, 2 at a line that is not a record (and none
+    after it)"""
+    end.code = 0
+    with _open(path) as raw:
+        try:
+            header = raw.readline().decode().rstrip("\n")
+            names = header.split("\t")
+            index = {name: i for i, name in enumerate(names)}
+            n = 1
+            for line in raw:
+                n += 1
+                if not line.endswith(b"\n"):
+                    end.code = 3
+                    end.message = ("%s: last line cut short (%d bytes, line "
+                                   "%d): ignored" % (path, len(line), n))
+                    return
+                v = line.decode().rstrip("\n").split("\t")
+                if len(v) != len(names):
+                    end.code = 2
+                    end.message = ("%s: line %d has %d fields, the header "
+                                   "%d: not a record" % (path, n, len(v),
+                                                         len(names)))
+                    return
+                yield Row(v, index)
+        except (OSError, EOFError, UnicodeDecodeError) as e:
+            end.code = 2
+            end.message = "%s: %s" % (path, e)
+
+
 def rows(path, end, ttpb2ascii=None):
     """Yield the Rows of the log at @path; @end (a LogEnd) gets the exit
     status once they are all read."""
+    if is_text(path):
+        yield from _text_rows(path, end)
+        return
     prog = find_ttpb2ascii(ttpb2ascii)
     p = subprocess.Popen([prog, "-f", "magnet", path], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, bufsize=1 << 20)

@@ -64,6 +64,60 @@ class Analyse(unittest.TestCase):
         self.assertEqual((last["bytes_sent"], last["bytes_acked"]),
                          ("5000", "5000"))
 
+    def test_text_logs(self):
+        # the magnet text of a log (ttpb2ascii's, as omode=3 writes it),
+        # gzip or not, is analysed as the log itself: the same verdict and
+        # the same CSVs; its last line cut: the log cut short; a line with
+        # other fields than the header: unreadable from there on
+        import gzip
+        res, d, out = run("clean.bin")
+        text = subprocess.run([TTPB, "-f", "magnet",
+                               os.path.join(FIX, "clean.bin")],
+                              capture_output=True, check=True).stdout
+        dd = tempfile.mkdtemp(dir=FIX)
+
+        def csvs(o):
+            got = {}
+            for n in sorted(os.listdir(o)):
+                with open(os.path.join(o, n)) as fh:
+                    got[n] = fh.read()
+            return got
+        lines = text.split(b"\n")
+        for name, data in (("t.txt", text),
+                           ("t.txt.gz", gzip.compress(text))):
+            path = os.path.join(dd, name)
+            with open(path, "wb") as fh:
+                fh.write(data)
+            o = tempfile.mkdtemp(dir=FIX)
+            r2 = an.analyse(path, o, TTPB)
+            d2 = r2.as_dict()
+            d2["log"] = d["log"]
+            self.assertEqual(d2, d)
+            self.assertEqual(csvs(o), csvs(out))
+        cut = os.path.join(dd, "cut.txt")
+        with open(cut, "wb") as fh:
+            fh.write(text[:-10])
+        d3 = an.analyse(cut, tempfile.mkdtemp(dir=FIX), TTPB).as_dict()
+        self.assertEqual(d3["records"], len(lines) - 3)
+        self.assertIn("the log is cut short (%s: last line cut short" % cut,
+                      d3["reasons"][0]["reason"])
+        bad = os.path.join(dd, "bad.txt")
+        with open(bad, "wb") as fh:
+            fh.write(b"\n".join(lines[:5] + [b"1.5\t0\ttcp_out"] +
+                                lines[5:]))
+        d4 = an.analyse(bad, tempfile.mkdtemp(dir=FIX), TTPB).as_dict()
+        self.assertEqual(d4["records"], 4)
+        self.assertEqual(d4["reasons"][0]["reason"],
+                         "the log cannot be read to its end (%s: line 6 has "
+                         "3 fields, the header %d: not a record)" % (
+                             bad, len(lines[0].split(b"\t"))))
+        # the header and part of the first line: not one complete record
+        one = os.path.join(dd, "one.txt")
+        with open(one, "wb") as fh:
+            fh.write(lines[0] + b"\n" + lines[1][:20])
+        with self.assertRaisesRegex(an.NotALog, "not one complete record"):
+            an.analyse(one, tempfile.mkdtemp(dir=FIX), TTPB)
+
     def test_csv_time_sentinels_listener(self):
         # listen.bin: the receiver's listening socket has a record (no
         # peer): no CSV for it, and it is no connection; each end's rows
