@@ -7,7 +7,7 @@ import os
 import sys
 
 from magnet_exp import analyse as an
-from magnet_exp import compare, plots, stacks
+from magnet_exp import clocks, compare, plots, stacks
 from magnet_exp import report as rpt
 from magnet_exp import run as runner
 from magnet_exp import spec as specmod
@@ -408,6 +408,38 @@ def report(s, outdir, runs, ns):
     return 1 if ns.strict and worst != an.CONFIRMED else 0
 
 
+CLOCKS_EPILOG = """\
+examples:
+  magnet-exp clocks run_magnet.bin.gz           # the hosts of one log
+  magnet-exp clocks snd.bin.gz rcv.bin.gz       # two machines' logs
+  magnet-exp clocks --json clocks.json a.txt b.txt
+
+From packets both hosts recorded (IPv4: addresses, ports and IP ID; the
+sender's device going out, the receiver's coming in), per pair of hosts
+(addresses): the receiver's clock less the sender's, theta = (min delay
+A->B - min delay B->A) / 2, within +- (min A->B + min B->A) / 2, and the
+one-way delays each way after it (python/magnet_exp/clocks.py). Exit
+status: 0; 1 if no pair of hosts has packets matched both ways; 2 on a
+usage or I/O error, or a log that cannot be read.
+"""
+
+
+def cmd_clocks(ns):
+    m = clocks.Matches()
+    for path in ns.logs:
+        if not os.path.exists(path):
+            raise FileNotFoundError("%s: no such file" % path)
+        m.read(path, ns.ttpb2ascii)
+    est = clocks.estimate(m)
+    for line in clocks.report(est):
+        print(line)
+    if ns.json:
+        with open(ns.json, "w") as f:
+            json.dump(est, f, indent=1)
+            f.write("\n")
+    return 0 if est["pairs"] else 1
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="magnet-exp",
@@ -474,8 +506,23 @@ def main(argv=None):
                    help="write no PNG and SVG figures")
     e.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
+    c = sub.add_parser(
+        "clocks", help="the offset between hosts' clocks, one-way delays",
+        description="The offset between the clocks of the hosts whose "
+        "packets the logs recorded both going out and coming in, and the "
+        "one-way delay each way.", epilog=CLOCKS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("logs", nargs="+", metavar="LOG",
+                   help="magnet logs (binary or text, gzip or not): one "
+                   "with several hosts' records, or one per host")
+    c.add_argument("--json", metavar="FILE",
+                   help="also write the estimate as JSON into FILE")
+    c.add_argument("--ttpb2ascii", metavar="PATH",
+                   help="the ttpb2ascii to read the logs with")
     ns = p.parse_args(argv)
     try:
+        if ns.cmd == "clocks":
+            return cmd_clocks(ns)
         if ns.cmd == "run":
             return cmd_run(ns)
         if ns.cmd == "report":

@@ -871,6 +871,106 @@ class TextLogs(unittest.TestCase):
             runner.text_logs(s, bad)
 
 
+class Clocks(unittest.TestCase):
+    def test_clocks(self):
+        # clean.bin, one kernel: every packet at the receiver's device 1 us
+        # after the sender's, each way: offset 0 within 1 us, one-way
+        # delays 1 us. Split by host into two text logs, the receiver's
+        # clock put 5 ms ahead: the offset found, 5 ms within 1 us, the
+        # one-way delays the same
+        env = dict(os.environ, MAGNET_TTPB2ASCII=TTPB)
+        exe = os.path.join(HERE, "..", "..", "userspace", "magnet-exp")
+        d = tempfile.mkdtemp(dir=FIX)
+        clean = os.path.join(FIX, "clean.bin")
+        p = subprocess.run([exe, "clocks", "--json", os.path.join(d, "c.json"),
+                            clean], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines()[0],
+                         "10.0.0.2's clock - 10.0.0.1's: +0.000000 s +- "
+                         "0.000001 s (dev layer, 6 and 6 packets matched)")
+        with open(os.path.join(d, "c.json")) as f:
+            est = json.load(f)
+        pr = est["pairs"][0]
+        self.assertEqual((pr["a"], pr["b"], est["forwarders"]),
+                         ("10.0.0.1", "10.0.0.2", []))
+        self.assertAlmostEqual(pr["theta_s"], 0, delta=1e-12)
+        self.assertAlmostEqual(pr["bound_s"], 1e-6, delta=1e-12)
+        for way in ("a_to_b", "b_to_a"):
+            self.assertAlmostEqual(pr[way]["min_s"], 1e-6, delta=1e-12)
+            self.assertAlmostEqual(pr[way]["p90_s"], 1e-6, delta=1e-12)
+        text = subprocess.run([TTPB, "-f", "magnet", clean],
+                              capture_output=True, check=True,
+                              text=True).stdout.splitlines()
+        head = text[0].split("\t")
+        la = head.index("laddr")
+        logs = []
+        for host, shift in (("10.0.0.1", 0), ("10.0.0.2", 5000000)):
+            path = os.path.join(d, host + ".txt")
+            with open(path, "w") as f:
+                f.write(text[0] + "\n")
+                for line in text[1:]:
+                    v = line.split("\t")
+                    if v[la] != host:
+                        continue
+                    sec, ns = v[0].split(".")
+                    t = int(sec) * 10 ** 9 + int(ns) + shift
+                    v[0] = "%d.%09d" % divmod(t, 10 ** 9)
+                    f.write("\t".join(v) + "\n")
+            logs.append(path)
+        p = subprocess.run([exe, "clocks", "--json", os.path.join(d, "s.json")]
+                           + logs, capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("10.0.0.2's clock - 10.0.0.1's: +0.005000 s +- "
+                      "0.000001 s", p.stdout)
+        with open(os.path.join(d, "s.json")) as f:
+            pr = json.load(f)["pairs"][0]
+        self.assertAlmostEqual(pr["theta_s"], 0.005, delta=1e-12)
+        self.assertAlmostEqual(pr["a_to_b"]["median_s"], 1e-6, delta=1e-12)
+        # one host only: nothing to match (exit 1); not a log: exit 2
+        p = subprocess.run([exe, "clocks", logs[0]], capture_output=True,
+                           text=True, env=env)
+        self.assertEqual(p.returncode, 1)
+        self.assertTrue(p.stdout.startswith("no packets recorded both"))
+        bad = os.path.join(d, "bad.bin")
+        with open(bad, "wb") as f:
+            f.write(b"x" * 300)
+        p = subprocess.run([exe, "clocks", bad], capture_output=True,
+                           text=True, env=env)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not a magnet log", p.stderr)
+
+    def test_forwarders(self):
+        # a router's records of the packets (in at one device, then out of
+        # another) are left out: a packet the router dropped is not taken
+        # for one the receiver got
+        from magnet_exp import clocks
+
+        class R(dict):
+            def time_ns(self):
+                return self["t"]
+        m = clocks.Matches()
+        rows = [("dev_out", "1", "A", "B", 0), ("dev_in", "2", "B", "A", 10),
+                ("dev_out", "3", "A", "B", 20), ("dev_in", "4", "B", "A", 1000),
+                # a packet the router dropped: at its ingress only
+                ("dev_out", "1", "A", "B", 2000),
+                ("dev_in", "2", "B", "A", 2010),
+                # the ACK back, with its own ID
+                ("dev_out", "4", "B", "A", 1100), ("dev_in", "3", "A", "B", 1110),
+                ("dev_out", "2", "B", "A", 1120), ("dev_in", "1", "A", "B", 1200)]
+        for i, (ev, ifx, la, ra, t) in enumerate(rows):
+            m.add(R(event=ev, family="4", ip_id=str(7 + (i >= 4) + (i >= 6)),
+                    laddr=la, lport="1" if la == "A" else "2", raddr=ra,
+                    rport="2" if la == "A" else "1", ifindex=ifx, t=t))
+        est = clocks.estimate(m)
+        self.assertEqual(est["forwarders"], ["2", "3"])
+        pr = est["pairs"][0]
+        self.assertEqual((pr["a_to_b"]["packets"], pr["b_to_a"]["packets"]),
+                         (1, 1))
+        # A -> B 1000 ns, B -> A 100 ns: theta 450 ns +- 550
+        self.assertAlmostEqual(pr["theta_s"], 450e-9, delta=1e-15)
+        self.assertAlmostEqual(pr["bound_s"], 550e-9, delta=1e-15)
+
+
 class Compare(unittest.TestCase):
     def test_run_metrics(self):
         # clean.bin: the receiver's 5000 bytes, from its first data
@@ -1220,7 +1320,7 @@ if __name__ == "__main__":
     FIX = sys.argv.pop(1)
     suite = unittest.TestSuite(
         unittest.defaultTestLoader.loadTestsFromTestCase(c)
-        for c in (Analyse, Spec, Stacks, IpIds, Stats, TextLogs, Compare,
+        for c in (Analyse, Spec, Stacks, IpIds, Stats, TextLogs, Clocks, Compare,
                   Report))
     r = unittest.TextTestRunner(verbosity=1).run(suite)
     bad = len(r.failures) + len(r.errors)
