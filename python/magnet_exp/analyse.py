@@ -132,6 +132,9 @@ class Flow:
         # delivered, the rate part's packets delivered to the peer (SACKed
         # ones too) times the MSS, None without a rate part
         self.series = Series()
+        # (time s, ssthresh or None, the ACK's RTT sample us or None,
+        # snd_nxt, snd_una): TEACUP's plots (plots.teacup_figures)
+        self.detail = Series()
         self.arrived = 0
         # the bytes this end's application wrote that the peer's never
         # read (both ends' application records in the log), else None
@@ -425,6 +428,11 @@ def _tcp(f, r, t, t0, csvs):
     f.series.add((t - t0) / 1e9, vals["cwnd"], vals["srtt_us"],
                  vals["bytes_acked"], vals["bytes_received"], f.arrived,
                  int(dl) * vals["mss"] if dl else None)
+    ss = vals["ssthresh"]
+    f.detail.add((t - t0) / 1e9,
+                 None if ss == _SENTINELS["ssthresh"] else ss,
+                 vals["rtt_us"] or None if r["event"] == "tcp_in" else None,
+                 vals["snd_nxt"], vals["snd_una"])
     m = vals["min_rtt_us"]
     if m and m != _SENTINELS["min_rtt_us"] and (
             f.min_rtt_us is None or m < f.min_rtt_us):

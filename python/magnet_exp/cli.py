@@ -45,6 +45,9 @@ log file: into OUT; with -o OUT and more logs: OUT/<log name>.analysis/):
                  and percentiles (us)
   cwnd_srtt.png/.svg   cwnd and srtt over time, a series per connection
                  end (at most 4000 points each, evenly thinned)
+  cwnd_ssthresh.png/.svg, rtt.png/.svg, seq.png/.svg  per sending
+                 connection end: cwnd and ssthresh (once set), smoothed
+                 and per-ACK RTT, snd_nxt and snd_una over time
   throughput.csv, throughput.png/.svg  each sending connection end's
                  throughput over time: the data arriving at the receiver's
                  TCP when the log has it (else the packets the sender
@@ -255,6 +258,7 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
     d = res.as_dict()
     d["figures"] = _figures(plots.log_figures, res, outdir,
                             _base(path)) + \
+        _figures(plots.teacup_figures, res, outdir, _base(path)) + \
         _figures(plots.cdf_figures, res, outdir, _base(path)) \
         if figures else []
     with open(os.path.join(outdir, "verdict.json"), "w") as f:

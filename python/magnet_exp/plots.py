@@ -1,6 +1,7 @@
 """Figures of a log (matplotlib, PNG and SVG): cwnd and srtt over time,
-throughput over time, the CDFs of the modulation and latency tables, and
-a comparison of several logs.
+throughput over time, TEACUP's cwnd and ssthresh, smoothed and per-ACK
+RTT and sequence numbers per sender, the CDFs of the modulation and
+latency tables, and a comparison of several logs.
 
 The analysis pass keeps, per connection end, at most MAX_POINTS points:
 when a series fills up, every other point is dropped and from then on
@@ -109,6 +110,96 @@ def log_figures(res, outdir, title):
         ax.legend(fontsize="small")
     fig.tight_layout()
     for name in _save(fig, outdir, "throughput"):
+        out.append({"file": name, "series": n})
+    plt.close(fig)
+    return out
+
+
+def _rel32(v, base):
+    """a sequence number as bytes after @base, across 2^32 wraps"""
+    return (v - base) % 2 ** 32
+
+
+def teacup_figures(res, outdir, title):
+    """the plots TEACUP users expect, per sending connection end: cwnd
+    and ssthresh (cwnd_ssthresh), smoothed and per-ACK RTT (rtt), and the
+    sequence numbers sent and acknowledged over time (seq); returns
+    [{"file", "series"}] per file written"""
+    plt = _plt()
+    out = []
+    senders = [f for f in _senders(res) if f.tcp_records >= MIN_RECORDS]
+
+    fig, ax = plt.subplots(figsize=(10, 4))
+    n = 0
+    for f in senders:
+        t = [p[0] for p in f.series.pts]
+        line, = ax.plot(t, [p[1] for p in f.series.pts], linewidth=1,
+                        drawstyle="steps-post", label="%s cwnd" % f.label())
+        n += 1
+        ss = [(p[0], p[1]) for p in f.detail.pts if p[1] is not None]
+        if ss:
+            ax.plot([x for x, _ in ss], [y for _, y in ss], linewidth=1,
+                    linestyle="--", drawstyle="steps-post",
+                    color=line.get_color(), label="%s ssthresh" % f.label())
+            n += 1
+    ax.set_ylabel("packets")
+    ax.set_xlabel("time (s)")
+    ax.set_title("%s: cwnd and ssthresh per sending connection end "
+                 "(ssthresh only once set: before the first loss it is "
+                 "'infinite')" % title, fontsize="small")
+    if n:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    for name in _save(fig, outdir, "cwnd_ssthresh"):
+        out.append({"file": name, "series": n})
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(10, 4))
+    n = 0
+    for f in senders:
+        # srtt 0: no sample yet, not a round trip of 0
+        sr = [(p[0], p[2]) for p in f.series.pts if p[2]]
+        line, = ax.plot([x for x, _ in sr], [y / 1000 for _, y in sr],
+                        linewidth=1, label="%s srtt" % f.label())
+        n += 1
+        acks = [(p[0], p[2]) for p in f.detail.pts if p[2] is not None]
+        if acks:
+            ax.plot([x for x, _ in acks], [y / 1000 for _, y in acks], ".",
+                    markersize=2, color=line.get_color(),
+                    label="%s per ACK" % f.label())
+            n += 1
+    ax.set_ylabel("RTT (ms)")
+    ax.set_xlabel("time (s)")
+    ax.set_title("%s: smoothed RTT, and each ACK's sample (the RTT of the "
+                 "data it acknowledged)" % title, fontsize="small")
+    if n:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    for name in _save(fig, outdir, "rtt"):
+        out.append({"file": name, "series": n})
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(10, 4))
+    n = 0
+    for f in senders:
+        pts = f.detail.pts
+        base = pts[0][4]
+        line, = ax.plot([p[0] for p in pts],
+                        [_rel32(p[3], base) / 1e6 for p in pts], linewidth=1,
+                        drawstyle="steps-post", label="%s snd_nxt" % f.label())
+        ax.plot([p[0] for p in pts], [_rel32(p[4], base) / 1e6 for p in pts],
+                linewidth=1, linestyle="--", drawstyle="steps-post",
+                color=line.get_color(), label="%s snd_una" % f.label())
+        n += 2
+    ax.set_ylabel("MB after the first snd_una")
+    ax.set_xlabel("time (s)")
+    ax.set_title("%s: sequence numbers sent (snd_nxt) and acknowledged "
+                 "(snd_una) per sending connection end" % title,
+                 fontsize="small")
+    if n:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    for name in _save(fig, outdir, "seq"):
         out.append({"file": name, "series": n})
     plt.close(fig)
     return out

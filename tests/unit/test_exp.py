@@ -358,12 +358,20 @@ class Analyse(unittest.TestCase):
         self.assertEqual(figs, {"cwnd_srtt.png": 4, "cwnd_srtt.svg": 4,
                                 # shorter than a window (delivery.py)
                                 "throughput.png": 0, "throughput.svg": 0,
+                                # the sender's: cwnd (ssthresh never set),
+                                # srtt (no per-ACK sample: rtt_us 0),
+                                # snd_nxt and snd_una
+                                "cwnd_ssthresh.png": 1,
+                                "cwnd_ssthresh.svg": 1,
+                                "rtt.png": 1, "rtt.svg": 1,
+                                "seq.png": 2, "seq.svg": 2,
                                 "modulation_cdf.png": 7,
                                 "modulation_cdf.svg": 7,
                                 "latency_cdf.png": 5, "latency_cdf.svg": 5})
         from PIL import Image
         for name in ("cwnd_srtt.png", "throughput.png", "modulation_cdf.png",
-                     "latency_cdf.png"):
+                     "latency_cdf.png", "cwnd_ssthresh.png", "rtt.png",
+                     "seq.png"):
             with Image.open(os.path.join(out, "clean.analysis", name)) as im:
                 im.verify()
                 self.assertEqual(im.format, "PNG")
@@ -1229,7 +1237,7 @@ class Report(unittest.TestCase):
             with open(os.path.join(d, "verdict.json")) as f:
                 figs = [x["file"] for x in json.load(f)["figures"]
                         if x["file"].endswith(".png")]
-            self.assertEqual(len(figs), 4)
+            self.assertEqual(len(figs), 7)
             with open(os.path.join(d, "report.html")) as f:
                 h = self.parse(f.read())
             text = "".join(h.text)
