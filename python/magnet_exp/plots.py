@@ -101,18 +101,26 @@ def log_figures(res, outdir, title):
                                                     tp["window_s"] * 1e3))
             hows.append(tp["how"].split(" (")[0])
             n += 1
-    ax.set_ylabel("throughput (Mbit/s)")
+    _close(fig, ax, outdir, "throughput", n, "throughput (Mbit/s)",
+           "%s: throughput per sending connection end, from %s" % (
+               title, "; ".join(sorted(set(hows))) or "its data delivered"),
+           out)
+    plt.close(fig)
+    return out
+
+
+def _close(fig, ax, outdir, name, n, ylabel, title, out):
+    """a one-panel figure's labels, legend (if it has @n series), files;
+    appends {"file", "series"} per file to @out"""
+    ax.set_ylabel(ylabel)
     ax.set_xlabel("time (s)")
-    ax.set_title("%s: throughput per sending connection end, from %s" % (
-        title, "; ".join(sorted(set(hows))) or "its data delivered"),
-        fontsize="small")
+    ax.set_title(title, fontsize="small")
     if n:
         ax.legend(fontsize="small")
     fig.tight_layout()
-    for name in _save(fig, outdir, "throughput"):
-        out.append({"file": name, "series": n})
-    plt.close(fig)
-    return out
+    for f in _save(fig, outdir, name):
+        out.append({"file": f, "series": n})
+    fig.clf()
 
 
 def _rel32(v, base):
@@ -142,16 +150,10 @@ def teacup_figures(res, outdir, title):
                     linestyle="--", drawstyle="steps-post",
                     color=line.get_color(), label="%s ssthresh" % f.label())
             n += 1
-    ax.set_ylabel("packets")
-    ax.set_xlabel("time (s)")
-    ax.set_title("%s: cwnd and ssthresh per sending connection end "
-                 "(ssthresh only once set: before the first loss it is "
-                 "'infinite')" % title, fontsize="small")
-    if n:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    for name in _save(fig, outdir, "cwnd_ssthresh"):
-        out.append({"file": name, "series": n})
+    _close(fig, ax, outdir, "cwnd_ssthresh", n, "packets",
+           "%s: cwnd and ssthresh per sending connection end (ssthresh "
+           "only once set: before the first loss it is 'infinite')" % title,
+           out)
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(10, 4))
@@ -168,15 +170,9 @@ def teacup_figures(res, outdir, title):
                     markersize=2, color=line.get_color(),
                     label="%s per ACK" % f.label())
             n += 1
-    ax.set_ylabel("RTT (ms)")
-    ax.set_xlabel("time (s)")
-    ax.set_title("%s: smoothed RTT, and each ACK's sample (the RTT of the "
-                 "data it acknowledged)" % title, fontsize="small")
-    if n:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    for name in _save(fig, outdir, "rtt"):
-        out.append({"file": name, "series": n})
+    _close(fig, ax, outdir, "rtt", n, "RTT (ms)",
+           "%s: smoothed RTT, and each ACK's sample (the RTT of the data it "
+           "acknowledged)" % title, out)
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(10, 4))
@@ -191,16 +187,9 @@ def teacup_figures(res, outdir, title):
                 linewidth=1, linestyle="--", drawstyle="steps-post",
                 color=line.get_color(), label="%s snd_una" % f.label())
         n += 2
-    ax.set_ylabel("MB after the first snd_una")
-    ax.set_xlabel("time (s)")
-    ax.set_title("%s: sequence numbers sent (snd_nxt) and acknowledged "
-                 "(snd_una) per sending connection end" % title,
-                 fontsize="small")
-    if n:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    for name in _save(fig, outdir, "seq"):
-        out.append({"file": name, "series": n})
+    _close(fig, ax, outdir, "seq", n, "MB after the first snd_una",
+           "%s: sequence numbers sent (snd_nxt) and acknowledged (snd_una) "
+           "per sending connection end" % title, out)
     plt.close(fig)
     return out
 
