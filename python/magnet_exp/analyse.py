@@ -221,6 +221,7 @@ class LogAnalysis:
         self.events = 0         # records of events (not LOST or RESET)
         self.t0 = None
         self.t_end = None
+        self.kind = "magnet"
         self.lost = 0
         self.misses = 0
         self.discarded = 0
@@ -248,6 +249,8 @@ class LogAnalysis:
         tps = self.throughputs()
         return {
             "log": self.path,
+            # what the log is: "magnet" (binary or text), or "ttprobe"
+            "format": self.kind,
             # the log's first record, wall clock: every "time", "start"
             # and "end" here is in s after it
             "epoch": _epoch(t0),
@@ -392,6 +395,16 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
             "ttpb2ascii exited %s" % end.code))
     if res.t0 is None:
         res.t0 = res.t_end = 0
+    res.kind = end.kind
+    if end.kind == "ttprobe":
+        res.log_reasons.append(Reason(
+            INDETERMINATE, "a ttprobe log (its ASCII lines): it does not "
+            "mark lines lost when ttprobe's buffer was full (its kernel log "
+            "does), so whether lines are missing cannot be known; it has "
+            "TCP's segments only (no application, IP or device layer, no "
+            "sequence ranges): no modulation, latency or loss location; its "
+            "bytes acknowledged and sent are snd_una's and snd_nxt's "
+            "progress from each connection's first line"))
     if end.truncated:
         res.log_reasons.append(Reason(
             INACCURATE, "the log is cut short (%s): the end of the capture "
@@ -449,10 +462,13 @@ def _tcp(f, r, t, t0, csvs):
     if f.key[4] == "0":
         return      # a listening socket: no peer, no CSV
     w = csvs.writer(f)
+    # a field the log does not have (a ttprobe log's) is written empty
     w.writerow([_rel(t, t0), _epoch(t), r["event"],
                 _STATES.get(f.state, f.state),
-                _CA_STATES.get(r.int_("ca_state"), r["ca_state"])] +
-               [_csv_val(n, vals[n]) for n in _TCP_INTS] + [r["ca_name"]] +
+                _CA_STATES.get(r.int_("ca_state"), r["ca_state"])
+                if r["ca_state"] else ""] +
+               [_csv_val(n, vals[n]) if r[n] != "" else ""
+                for n in _TCP_INTS] + [r["ca_name"]] +
                [_csv_val(n, r.get(n)) for n in _RATE_COLS])
 
 

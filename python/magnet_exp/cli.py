@@ -454,12 +454,14 @@ def main(argv=None):
         help="per-connection CSVs and a verdict for each log",
         description="Per-connection CSVs and a trace verdict for each "
         "magnet log: binary (omode=1), or its magnet text (omode=3, or "
-        "ttpb2ascii -f magnet's), gzip or not.", epilog=EPILOG,
+        "ttpb2ascii -f magnet's), gzip or not; or a ttprobe log (its "
+        "ASCII lines, TCP's columns only: docs/experiments.md).",
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("logs", nargs="+", metavar="LOG|DIR",
                    help="magnet logs, binary (omode=1) or the magnet "
-                   "text (omode=3), gzip or not, or directories of binary "
-                   "ones (*.bin, *.bin.gz)")
+                   "text (omode=3), or ttprobe's ASCII logs, gzip or not, "
+                   "or directories of binary ones (*.bin, *.bin.gz)")
     a.add_argument("-o", "--output", metavar="OUT",
                    help="the directory for the results (default: "
                    "./LOG-name.analysis; with several logs, "

@@ -9,11 +9,27 @@ complete.
 """
 import gzip
 import os
+import re
 import shutil
 import subprocess
 
 # the magnet text's first columns (module/shared/format.c's header)
 TEXT_HEADER = "time\tcpu\tevent\t"
+# all of them (test_exp checks them against ttpb2ascii's header)
+TEXT_COLUMNS = (
+    "time cpu event sock family laddr lport raddr rport state len seq "
+    "end_seq mark pid comm req ret mss srtt_us rttvar_us rto_us cwnd "
+    "ssthresh snd_wnd rcv_wnd snd_una snd_nxt write_seq copied_seq "
+    "packets_out retrans_out total_retrans ca_state ca_name ifindex ip_id "
+    "ip_tos ip_ttl ip_proto segs_out data_segs_out segs_in data_segs_in "
+    "bytes_sent bytes_received bytes_acked bytes_retrans rcv_nxt "
+    "min_rtt_us rtt_us advmss snd_wscale rcv_wscale opts pacing_rate "
+    "delivery_rate delivered delivered_ce lost_out sacked_out app_limited "
+    "bbr_bw bbr_min_rtt bbr_pacing_gain bbr_cwnd_gain lost").split()
+_INDEX = {n: i for i, n in enumerate(TEXT_COLUMNS)}
+# ttprobe's ASCII line (docs/compat-formats.md, section 1): 17 fields
+_TTPROBE = re.compile(rb"^[oi],[0-9]+\.[0-9]{6},[0-9A-Fa-f.:]+,[0-9]+,"
+                      rb"[0-9A-Fa-f.:]+,[0-9]+(,[0-9]+){11}\n?$")
 
 # where ttpb2ascii is: beside this package in the source tree
 # (python/ -> userspace/), installed beside magnet-exp, or on PATH
@@ -69,6 +85,7 @@ class LogEnd:
     def __init__(self):
         self.code = None
         self.message = ""
+        self.kind = "magnet"    # or "ttprobe": its ASCII lines
 
     @property
     def truncated(self):
@@ -96,6 +113,67 @@ def is_text(path):
             return f.read(len(TEXT_HEADER)) == TEXT_HEADER.encode()
     except (OSError, EOFError):
         return False
+
+
+def is_ttprobe(path):
+    """whether the log at @path is ttprobe's ASCII lines"""
+    try:
+        with _open(path) as f:
+            return bool(_TTPROBE.match(f.readline(512)))
+    except (OSError, EOFError):
+        return False
+
+
+def _ttprobe_rows(path, end):
+    """ttprobe's ASCII lines as Rows of the magnet text's columns: what a
+    line has (docs/compat-formats.md, section 1), cwnd and ssthresh from
+    bytes to packets (ttprobe's "infinite" ssthresh, 0x7fffffff packets,
+    wrapped in 32 bits or not, as it is), and bytes_acked and bytes_sent
+    as snd_una's and snd_nxt's progress from the connection's first line
+    (ttprobe has no byte counters); the rest empty. Exit codes as
+    ttpb2ascii's."""
+    end.code = 0
+    end.kind = "ttprobe"
+    first_una = {}
+    with _open(path) as raw:
+        for n, line in enumerate(raw, 1):
+            if not line.endswith(b"\n"):
+                end.code = 3
+                end.message = ("%s: last line cut short (%d bytes, line %d): "
+                               "ignored" % (path, len(line), n))
+                return
+            if not _TTPROBE.match(line):
+                end.code = 2
+                end.message = ("%s: line %d is not a ttprobe line (17 fields:"
+                               " docs/compat-formats.md)" % (path, n))
+                return
+            f = line.decode().rstrip("\n").split(",")
+            v = [""] * len(TEXT_COLUMNS)
+            sec, usec = f[1].split(".")
+            mss = int(f[7])
+
+            def pkts(b):
+                if mss and b in (0x7fffffff * mss,
+                                 (0x7fffffff * mss) & 0xffffffff):
+                    return "2147483647"
+                return str(b // mss) if mss else ""
+            conn = (f[2], f[3], f[4], f[5])
+            una, nxt = int(f[14]), int(f[15])
+            base = first_una.setdefault(conn, una)
+            for name, val in (
+                    ("time", "%s.%s000" % (sec, usec)),
+                    ("event", "tcp_out" if f[0] == "o" else "tcp_in"),
+                    ("family", "6" if ":" in f[2] else "4"),
+                    ("laddr", f[2]), ("lport", f[3]), ("raddr", f[4]),
+                    ("rport", f[5]), ("mss", f[7]), ("srtt_us", f[8]),
+                    ("cwnd", pkts(int(f[9]))),
+                    ("ssthresh", pkts(int(f[10]))), ("snd_wnd", f[11]),
+                    ("rcv_wnd", f[12]), ("state", f[13]),
+                    ("snd_una", f[14]), ("snd_nxt", f[15]), ("len", f[16]),
+                    ("bytes_acked", str((una - base) % 2 ** 32)),
+                    ("bytes_sent", str((nxt - base) % 2 ** 32))):
+                v[_INDEX[name]] = val
+            yield Row(v, _INDEX)
 
 
 def _text_rows(path, end):
@@ -134,6 +212,9 @@ def rows(path, end, ttpb2ascii=None):
     status once they are all read."""
     if is_text(path):
         yield from _text_rows(path, end)
+        return
+    if is_ttprobe(path):
+        yield from _ttprobe_rows(path, end)
         return
     prog = find_ttpb2ascii(ttpb2ascii)
     p = subprocess.Popen([prog, "-f", "magnet", path], stdout=subprocess.PIPE,

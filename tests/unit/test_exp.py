@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from magnet_exp import analyse as an  # noqa: E402
+from magnet_exp import textlog  # noqa: E402
 
 TTPB = os.path.join(HERE, "ttpb2ascii-asan")
 FIX = None
@@ -117,6 +118,70 @@ class Analyse(unittest.TestCase):
             fh.write(lines[0] + b"\n" + lines[1][:20])
         with self.assertRaisesRegex(an.NotALog, "not one complete record"):
             an.analyse(one, tempfile.mkdtemp(dir=FIX), TTPB)
+
+    def test_text_columns(self):
+        # the magnet text's columns textlog knows: ttpb2ascii's header
+        from magnet_exp import textlog
+        head = subprocess.run([TTPB, "-f", "magnet",
+                               os.path.join(FIX, "clean.bin")],
+                              capture_output=True, check=True,
+                              text=True).stdout.split("\n")[0]
+        self.assertEqual(textlog.TEXT_COLUMNS, head.split("\t"))
+
+    def test_ttprobe_log(self):
+        # ttprobe's ASCII lines (ttpb2ascii -f ttprobe of clean.bin, and
+        # two lines as ttprobe v0.1.2 writes them: ssthresh "infinite"
+        # wrapped in 32 bits, snd_una and snd_nxt moving across 2^32):
+        # TCP's columns from them,
+        # cwnd and ssthresh in packets, the "infinite" ssthresh empty,
+        # bytes acked and sent from snd_una and snd_nxt; the log
+        # indeterminate, saying why
+        text = subprocess.run([TTPB, "-f", "ttprobe",
+                               os.path.join(FIX, "clean.bin")],
+                              capture_output=True, check=True).stdout
+        d = tempfile.mkdtemp(dir=FIX)
+        path = os.path.join(d, "tt.log")
+        with open(path, "wb") as fh:
+            fh.write(text)
+            fh.write(b"o,1700000002.000001,10.0.0.1,40001,10.0.0.2,5201,0,"
+                     b"1448,20000,14480,4294965848,65535,65535,1,4294967000,"
+                     b"0,1448\n"
+                     b"i,1700000002.000101,10.0.0.1,40001,10.0.0.2,5201,1,"
+                     b"1448,21000,28960,28960,65535,65535,1,1000,3000,32\n")
+        o = tempfile.mkdtemp(dir=FIX)
+        res = an.analyse(path, o, TTPB)
+        dd = res.as_dict()
+        self.assertEqual((dd["format"], dd["verdict"], dd["records"]),
+                         ("ttprobe", "indeterminate", 26))
+        self.assertTrue(dd["reasons"][0]["reason"].startswith(
+            "a ttprobe log (its ASCII lines): it does not mark lines lost"))
+        f2 = [f for f in dd["flows"]
+              if f["flow"] == "10.0.0.1:40001 -> 10.0.0.2:5201"][0]
+        with open(os.path.join(o, f2["csv"])) as fh:
+            rows = list(csv.DictReader(fh))
+        self.assertEqual([(r["event"], r["cwnd"], r["ssthresh"], r["srtt_us"],
+                           r["bytes_acked"], r["bytes_sent"], r["rttvar_us"],
+                           r["ca_state"]) for r in rows],
+                         [("tcp_out", "10", "", "20000", "0", "296", "", ""),
+                          ("tcp_in", "20", "20", "21000", "1296", "3296", "",
+                           "")])
+        with open(os.path.join(o, flow(dd, SENDER)["csv"])) as fh:
+            rows = list(csv.DictReader(fh))
+        self.assertEqual(len(rows), 12)
+        self.assertEqual((rows[0]["cwnd"], rows[0]["ssthresh"],
+                          rows[0]["mss"], rows[0]["time"]),
+                         ("11", "", "1000", "0.000000"))
+        # a line that is not ttprobe's: unreadable from there; the last
+        # line cut: cut short
+        for data, code, what in (
+                (text + b"o,1,2\n" + text, 2, "line 25 is not a ttprobe "
+                 "line"), (text[:-5], 3, "last line cut short")):
+            with open(path, "wb") as fh:
+                fh.write(data)
+            end = textlog.LogEnd()
+            n = sum(1 for _ in textlog.rows(path, end, TTPB))
+            self.assertEqual((n, end.code), (24 if code == 2 else 23, code))
+            self.assertIn(what, end.message)
 
     def test_csv_time_sentinels_listener(self):
         # listen.bin: the receiver's listening socket has a record (no
