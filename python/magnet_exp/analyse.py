@@ -249,7 +249,8 @@ class LogAnalysis:
         tps = self.throughputs()
         return {
             "log": self.path,
-            # what the log is: "magnet" (binary or text), or "ttprobe"
+            # what the log is: "magnet" (binary or text), "ttprobe" or
+            # "web10g"
             "format": self.kind,
             # the log's first record, wall clock: every "time", "start"
             # and "end" here is in s after it
@@ -405,6 +406,15 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
             "sequence ranges): no modulation, latency or loss location; its "
             "bytes acknowledged and sent are snd_una's and snd_nxt's "
             "progress from each connection's first line"))
+    if end.kind == "web10g":
+        res.log_reasons.append(Reason(
+            INDETERMINATE, "a web10g log: it does not mark lines lost (a "
+            "polling logger misses what happens between its polls; magnet's "
+            "omode=2 says losses in its kernel log only), so whether lines "
+            "are missing cannot be known; it has TCP's state only (no "
+            "application, IP or device layer, no sequence ranges): no "
+            "modulation, latency or loss location; its RTTs are in whole "
+            "milliseconds, and a line's direction is guessed from SegsIn"))
     if end.truncated:
         res.log_reasons.append(Reason(
             INACCURATE, "the log is cut short (%s): the end of the capture "

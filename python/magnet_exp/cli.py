@@ -455,12 +455,14 @@ def main(argv=None):
         description="Per-connection CSVs and a trace verdict for each "
         "magnet log: binary (omode=1), or its magnet text (omode=3, or "
         "ttpb2ascii -f magnet's), gzip or not; or a ttprobe log (its "
-        "ASCII lines, TCP's columns only: docs/experiments.md).",
+        "ASCII lines) or a web10g log, with the TCP columns each has "
+        "(docs/experiments.md).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("logs", nargs="+", metavar="LOG|DIR",
                    help="magnet logs, binary (omode=1) or the magnet "
-                   "text (omode=3), or ttprobe's ASCII logs, gzip or not, "
+                   "text (omode=3), or ttprobe's or web10g logs, gzip or "
+                   "not, "
                    "or directories of binary ones (*.bin, *.bin.gz)")
     a.add_argument("-o", "--output", metavar="OUT",
                    help="the directory for the results (default: "

@@ -85,7 +85,8 @@ class LogEnd:
     def __init__(self):
         self.code = None
         self.message = ""
-        self.kind = "magnet"    # or "ttprobe": its ASCII lines
+        # or "ttprobe" (its ASCII lines) or "web10g" (web10g-logger's)
+        self.kind = "magnet"
 
     @property
     def truncated(self):
@@ -176,6 +177,101 @@ def _ttprobe_rows(path, end):
             yield Row(v, _INDEX)
 
 
+# web10g-logger's header (docs/compat-formats.md, section 4)
+WEB10G_HEADER = "Timestamp,CID,LocalAddress,LocalPort,RemAddress,RemPort,"
+# RFC 4898's State -> the kernel's sk_state
+_W10G_STATE = {1: 7, 2: 10, 3: 2, 4: 3, 5: 1, 6: 4, 7: 5, 8: 8, 9: 9,
+               10: 11, 11: 6}
+
+
+def is_web10g(path):
+    """whether the log at @path is web10g-logger's (with its header)"""
+    try:
+        with _open(path) as f:
+            return f.read(len(WEB10G_HEADER)) == WEB10G_HEADER.encode()
+    except (OSError, EOFError):
+        return False
+
+
+def _web10g_rows(path, end):
+    """web10g-logger's lines as Rows of the magnet text's columns
+    (docs/experiments.md says which): RFC 4898's units turned into the
+    text's (ms to us, bytes to packets for cwnd and ssthresh, the MIB's
+    State to sk_state); Gauge32's capped ssthresh (4294967295: Linux's
+    "infinite" before the first loss) as the kernel's 0x7fffffff; the
+    direction, which a line does not say, from the counters: tcp_in when
+    SegsIn grew since the connection's last line, else tcp_out. Exit codes
+    as ttpb2ascii's."""
+    end.code = 0
+    end.kind = "web10g"
+    last_in = {}
+    with _open(path) as raw:
+        names = raw.readline().decode(errors="replace").rstrip("\n") \
+            .split(",")
+        ix = {n: i for i, n in enumerate(names)}
+        for n, line in enumerate(raw, 2):
+            if not line.endswith(b"\n"):
+                end.code = 3
+                end.message = ("%s: last line cut short (%d bytes, line %d): "
+                               "ignored" % (path, len(line), n))
+                return
+            f = line.decode(errors="replace").rstrip("\n").split(",")
+            if len(f) != len(names) or "." not in f[0]:
+                end.code = 2
+                end.message = ("%s: line %d has %d fields, the header %d: "
+                               "not a web10g line" % (path, n, len(f),
+                                                      len(names)))
+                return
+
+            def g(name):
+                i = ix.get(name)
+                return f[i] if i is not None else ""
+
+            def ms(name):
+                v = g(name)
+                return str(int(v) * 1000) if v else ""
+            mss = int(g("CurMSS") or 0)
+
+            def pkts(name):
+                v = g(name)
+                if not v or not mss:
+                    return ""
+                return "2147483647" if int(v) == 0xffffffff else \
+                    str(int(v) // mss)
+            conn = (f[2], f[3], f[4], f[5])
+            segs_in = int(g("SegsIn") or 0)
+            way = "tcp_in" if segs_in > last_in.get(conn, 0) else "tcp_out"
+            last_in[conn] = segs_in
+            st = g("State")
+            sec, usec = f[0].split(".")
+            v = [""] * len(TEXT_COLUMNS)
+            for name, val in (
+                    ("time", "%s.%s000" % (sec, usec)), ("event", way),
+                    ("family", "6" if ":" in f[2] else "4"),
+                    ("laddr", f[2]), ("lport", f[3]), ("raddr", f[4]),
+                    ("rport", f[5]),
+                    ("state", str(_W10G_STATE.get(int(st), "")) if st
+                     else ""),
+                    ("mss", g("CurMSS")), ("srtt_us", ms("SmoothedRTT")),
+                    ("rttvar_us", ms("RTTVar")), ("rto_us", ms("CurRTO")),
+                    ("cwnd", pkts("CurCwnd")),
+                    ("ssthresh", pkts("CurSsthresh")),
+                    ("snd_una", g("SndUna")), ("snd_nxt", g("SndNxt")),
+                    ("rcv_nxt", g("RcvNxt")),
+                    ("total_retrans", g("SegsRetrans")),
+                    ("segs_out", g("SegsOut")),
+                    ("data_segs_out", g("DataSegsOut")),
+                    ("segs_in", g("SegsIn")),
+                    ("data_segs_in", g("DataSegsIn")),
+                    ("bytes_sent", g("HCDataOctetsOut")),
+                    ("bytes_received", g("HCThruOctetsReceived")),
+                    ("bytes_acked", g("HCThruOctetsAcked")),
+                    ("min_rtt_us", ms("MinRTT")),
+                    ("rtt_us", ms("SampleRTT"))):
+                v[_INDEX[name]] = val
+            yield Row(v, _INDEX)
+
+
 def _text_rows(path, end):
     """the Rows of a magnet text log, with ttpb2ascii's exit codes: 3 if
     its last line is cut, 2 at a line that is not a record (and none
@@ -215,6 +311,9 @@ def rows(path, end, ttpb2ascii=None):
         return
     if is_ttprobe(path):
         yield from _ttprobe_rows(path, end)
+        return
+    if is_web10g(path):
+        yield from _web10g_rows(path, end)
         return
     prog = find_ttpb2ascii(ttpb2ascii)
     p = subprocess.Popen([prog, "-f", "magnet", path], stdout=subprocess.PIPE,

@@ -183,6 +183,58 @@ class Analyse(unittest.TestCase):
             self.assertEqual((n, end.code), (24 if code == 2 else 23, code))
             self.assertIn(what, end.message)
 
+    def test_web10g_log(self):
+        # web10g lines (ttpb2ascii -f web10g of clean.bin): RFC 4898's
+        # units back in the text's (SmoothedRTT 5 ms -> 5000 us; RTTVar
+        # 2.5 ms truncated to 2 -> 2000; CurCwnd 11000 B / CurMSS 1000 ->
+        # 11 packets; CurSsthresh capped 4294967295 -> "infinite", empty);
+        # State 5 -> ESTABLISHED; the direction from SegsIn growing; the
+        # log indeterminate, saying why
+        text = subprocess.run([TTPB, "-f", "web10g",
+                               os.path.join(FIX, "clean.bin")],
+                              capture_output=True, check=True,
+                              text=True).stdout.splitlines()
+        head = text[0].split(",")
+        si = head.index("SegsIn")
+        lines = [text[0]]
+        for k, line in enumerate(text[1:]):
+            v = line.split(",")
+            v[si] = str(k)      # SegsIn grows on every line but the first
+            lines.append(",".join(v))
+        d = tempfile.mkdtemp(dir=FIX)
+        path = os.path.join(d, "w.log")
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+        o = tempfile.mkdtemp(dir=FIX)
+        dd = an.analyse(path, o, TTPB).as_dict()
+        self.assertEqual((dd["format"], dd["verdict"], dd["records"]),
+                         ("web10g", "indeterminate", len(lines) - 1))
+        self.assertTrue(dd["reasons"][0]["reason"].startswith(
+            "a web10g log: it does not mark lines lost"))
+        with open(os.path.join(o, flow(dd, SENDER)["csv"])) as fh:
+            rows = list(csv.DictReader(fh))
+        self.assertEqual(len(rows), 12)
+        self.assertEqual([(r["event"], r["state"], r["srtt_us"],
+                           r["rttvar_us"], r["cwnd"], r["ssthresh"],
+                           r["mss"], r["ca_state"]) for r in rows[:2]],
+                         [("tcp_out", "ESTABLISHED", "5000", "2000", "11", "",
+                           "1000", ""),
+                          ("tcp_in", "ESTABLISHED", "5000", "2000", "11", "",
+                           "1000", "")])
+        # a line with other fields than the header; the last line cut
+        for data, code, what in (
+                (lines[:4] + ["1.5,2,3"] + lines[4:], 2,
+                 "line 5 has 3 fields"),
+                (lines + ["1700000009.000001,7,10.0"], 3,
+                 "last line cut short")):
+            with open(path, "w") as fh:
+                fh.write("\n".join(data) + ("\n" if code == 2 else ""))
+            end = textlog.LogEnd()
+            n = sum(1 for _ in textlog.rows(path, end, TTPB))
+            self.assertEqual((n, end.code), (3 if code == 2 else
+                                             len(lines) - 1, code))
+            self.assertIn(what, end.message)
+
     def test_csv_time_sentinels_listener(self):
         # listen.bin: the receiver's listening socket has a record (no
         # peer): no CSV for it, and it is no connection; each end's rows
