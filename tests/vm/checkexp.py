@@ -9,6 +9,7 @@ usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py ssh DIR SENDER RECEIVER ROUTER IFINDEX,IFINDEX
        checkexp.py flows DIR NAME:START:BYTES[:LENGTH]...
        checkexp.py relays DIR RELAYS LENGTH COMMAND_BYTES
+       checkexp.py teacup TTPROBE_LOG WEB10G_LOG OUTDIR
 
 main: every verdict confirmed; per run, the throughput from the log within
 1% of iperf3's (3% for a log without the application's records); the largest cwnd at most three times what the path holds
@@ -29,11 +30,13 @@ receiver notes loss on the forward path. lost: every verdict inaccurate,
 naming the lost records. ssh: a run over SSH (magnet-exp's [testbed]):
 every file from the host that made it, with its name (cmd_ssh). flows:
 [[flows]] (cmd_flows). relays: [path] relays and the per-stack table
-(cmd_relays).
+(cmd_relays). teacup: TEACUP's ttprobe and web10g logs of the same
+segments, analysed (cmd_teacup).
 """
 import csv
 import json
 import os
+import subprocess
 import sys
 
 
@@ -457,6 +460,84 @@ def cmd_relays(d, relays, length, cmd_bytes):
             fail("comparison.md has no per-stack section")
 
 
+def _summary(tool, log):
+    """magnet-summary's rows: {(laddr, lport, raddr, rport): (o, i)}"""
+    out = subprocess.run([tool, log], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    rows = {}
+    for line in out[1:-1]:
+        f = line.split()
+        rows[tuple(f[0].split(","))] = (int(f[1]), int(f[2]))
+    return rows
+
+
+def _csv_rows(adir, fam, conn):
+    la, lp, ra, rp = conn
+    name = "%s_%s_%s_%s_%s.csv" % (fam, la.replace(":", "."), lp,
+                                   ra.replace(":", "."), rp)
+    with open(os.path.join(adir, name)) as f:
+        return list(csv.DictReader(f))
+
+
+def cmd_teacup(tt_log, w10g_log, out):
+    """TEACUP's logs of the same segments, the ttprobe build's ASCII
+    lines and magnet's web10g lines (case_web10g), analysed by magnet-exp:
+    per connection (not the listener's), the ttprobe log's rows out and in
+    as magnet-summary counts its lines (an independent reader); the web10g
+    log's rows the same segments, row by row the same direction, cwnd,
+    snd_una, snd_nxt, state and MSS, and its srtt the ttprobe line's in
+    whole ms; the last bytes_acked of both the same (web10g's is the
+    kernel's counter, the ttprobe log's snd_una's progress)"""
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "..")
+    exp = [sys.executable, os.path.join(top, "userspace", "magnet-exp")]
+    summ = _summary(os.path.join(top, "userspace", "magnet-summary"), tt_log)
+    a_tt, a_w = os.path.join(out, "tt.analysis"), os.path.join(
+        out, "w10g.analysis")
+    for log, a, fmt in ((tt_log, a_tt, "ttprobe"), (w10g_log, a_w, "web10g")):
+        subprocess.run(exp + ["analyse", "--no-figures", "-o", a, log],
+                       check=True, stdout=subprocess.DEVNULL)
+        with open(os.path.join(a, "verdict.json")) as f:
+            v = json.load(f)
+        if v["format"] != fmt or v["verdict"] != "indeterminate":
+            fail("%s: format %s, verdict %s" % (log, v["format"],
+                                                 v["verdict"]))
+    n = rows_n = 0
+    for conn, (o, i) in sorted(summ.items()):
+        if conn[3] == "0":
+            continue            # a listener: no connection
+        fam = "6" if ":" in conn[0] else "4"
+        tt = _csv_rows(a_tt, fam, conn)
+        got = (sum(r["event"] == "tcp_out" for r in tt),
+               sum(r["event"] == "tcp_in" for r in tt))
+        if got != (o, i):
+            fail("%s: the ttprobe log's analysis has %s rows out and in, "
+                 "magnet-summary %s lines" % (",".join(conn), got, (o, i)))
+        w = _csv_rows(a_w, fam, conn)
+        if len(w) != len(tt):
+            fail("%s: %d web10g rows, %d ttprobe rows" % (
+                ",".join(conn), len(w), len(tt)))
+        for k, (x, y) in enumerate(zip(tt, w)):
+            for c in ("event", "cwnd", "snd_una", "snd_nxt", "state", "mss"):
+                if x[c] != y[c]:
+                    fail("%s row %d: %s %s in the ttprobe log, %s in the "
+                         "web10g log" % (",".join(conn), k + 1, c, x[c],
+                                         y[c]))
+            if int(x["srtt_us"]) // 1000 * 1000 != int(y["srtt_us"] or 0):
+                fail("%s row %d: srtt_us %s and %s" % (
+                    ",".join(conn), k + 1, x["srtt_us"], y["srtt_us"]))
+        if tt[-1]["bytes_acked"] != w[-1]["bytes_acked"]:
+            fail("%s: bytes acked %s (ttprobe's snd_una), %s (web10g)" % (
+                ",".join(conn), tt[-1]["bytes_acked"], w[-1]["bytes_acked"]))
+        n += 1
+        rows_n += len(tt)
+    if n < 4:
+        fail("%d connections in %s" % (n, tt_log))
+    print("checkexp: teacup: %d connections, %d rows each way, as "
+          "magnet-summary counts, the same segments in both formats" % (
+              n, rows_n))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "main":
         cmd_main(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
@@ -470,6 +551,8 @@ if __name__ == "__main__":
     elif sys.argv[1] == "relays":
         cmd_relays(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
                    int(sys.argv[5]))
+    elif sys.argv[1] == "teacup":
+        cmd_teacup(*sys.argv[2:5])
     elif sys.argv[1] in ("return-loss", "forward-loss"):
         cmd_loss(sys.argv[2], sys.argv[1].split("-")[0])
     else:

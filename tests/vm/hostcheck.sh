@@ -96,6 +96,17 @@ host_pcapng() {
 	done
 }
 
+# case_web10g: its TEACUP logs of the same segments (the ttprobe build's
+# ASCII lines, magnet's web10g lines) analysed by magnet-exp, against
+# magnet-summary and against each other (checkexp.py teacup)
+host_teacup_logs() {
+	local d rc=0
+	d=$(mktemp -d)
+	$CHK teacup "$1/w10g-tt.log" "$1/w10g.log" "$d" || rc=$?
+	rm -rf "$d"
+	return $rc
+}
+
 [ $# = 2 ] || { echo "usage: $0 NAME LOGDIR" >&2; exit 2; }
 declare -F "host_$1" > /dev/null || { echo "hostcheck: no check '$1'" >&2; exit 2; }
 "host_$1" "$2"

@@ -31,6 +31,8 @@ case_web10g() {
 		"$L/w10g-tt-stats.txt"
 	$CTL octets "$L/w10g.log" "$L/w10g4.json"
 	$CTL octets "$L/w10g.log" "$L/w10g6.json"
+	# both logs analysed on the host (hostcheck.sh teacup_logs)
+	echo teacup_logs >> "$L/host-checks"
 }
 
 # more connections in one open than the web10g CID table's first 4096
