@@ -17,7 +17,8 @@ samples: shorter windows show the ACK clock's bursts as rates), a
 hundredth of the transfer, and 100 ms (shorter windows show when a
 host's softirqs and timers ran as rate: on an emulated host, whose vCPU
 stalls for milliseconds at a time, 20 ms windows of a 20 Mbit/s netem
-bottleneck gave up to 37 Mbit/s, 100 ms ones at most 19.4). Only whole
+bottleneck gave up to 37 Mbit/s, 100 ms ones at most 19.11: 165 full
+segments in 100 ms, the bottleneck's rate in payload). Only whole
 windows are counted.
 
 The figures' series are decimated (plots.Series), so a window's edges fall
