@@ -144,7 +144,9 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/__main__.py
 	./usr/local/lib/magnet/python/magnet_exp/analyse.py
 	./usr/local/lib/magnet/python/magnet_exp/cli.py
+	./usr/local/lib/magnet/python/magnet_exp/clocks.py
 	./usr/local/lib/magnet/python/magnet_exp/compare.py
+	./usr/local/lib/magnet/python/magnet_exp/delivery.py
 	./usr/local/lib/magnet/python/magnet_exp/modulation.py
 	./usr/local/lib/magnet/python/magnet_exp/plots.py
 	./usr/local/lib/magnet/python/magnet_exp/remote.py
