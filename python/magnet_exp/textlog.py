@@ -116,6 +116,19 @@ def is_text(path):
         return False
 
 
+def _lines(raw, path, end, first):
+    """(number, line) of @raw's complete lines, numbered from @first; a last
+    line without its newline is left out and sets @end to ttpb2ascii's
+    exit 3"""
+    for n, line in enumerate(raw, first):
+        if not line.endswith(b"\n"):
+            end.code = 3
+            end.message = ("%s: last line cut short (%d bytes, line %d): "
+                           "ignored" % (path, len(line), n))
+            return
+        yield n, line
+
+
 def is_ttprobe(path):
     """whether the log at @path is ttprobe's ASCII lines"""
     try:
@@ -137,12 +150,7 @@ def _ttprobe_rows(path, end):
     end.kind = "ttprobe"
     first_una = {}
     with _open(path) as raw:
-        for n, line in enumerate(raw, 1):
-            if not line.endswith(b"\n"):
-                end.code = 3
-                end.message = ("%s: last line cut short (%d bytes, line %d): "
-                               "ignored" % (path, len(line), n))
-                return
+        for n, line in _lines(raw, path, end, 1):
             if not _TTPROBE.match(line):
                 end.code = 2
                 end.message = ("%s: line %d is not a ttprobe line (17 fields:"
@@ -209,12 +217,7 @@ def _web10g_rows(path, end):
         names = raw.readline().decode(errors="replace").rstrip("\n") \
             .split(",")
         ix = {n: i for i, n in enumerate(names)}
-        for n, line in enumerate(raw, 2):
-            if not line.endswith(b"\n"):
-                end.code = 3
-                end.message = ("%s: last line cut short (%d bytes, line %d): "
-                               "ignored" % (path, len(line), n))
-                return
+        for n, line in _lines(raw, path, end, 2):
             f = line.decode(errors="replace").rstrip("\n").split(",")
             if len(f) != len(names) or "." not in f[0]:
                 end.code = 2
@@ -282,14 +285,7 @@ def _text_rows(path, end):
             header = raw.readline().decode().rstrip("\n")
             names = header.split("\t")
             index = {name: i for i, name in enumerate(names)}
-            n = 1
-            for line in raw:
-                n += 1
-                if not line.endswith(b"\n"):
-                    end.code = 3
-                    end.message = ("%s: last line cut short (%d bytes, line "
-                                   "%d): ignored" % (path, len(line), n))
-                    return
+            for n, line in _lines(raw, path, end, 2):
                 v = line.decode().rstrip("\n").split("\t")
                 if len(v) != len(names):
                     end.code = 2
