@@ -222,6 +222,7 @@ class LogAnalysis:
         self.t0 = None
         self.t_end = None
         self.kind = "magnet"
+        self._tps = None        # throughputs(), once the pass is over
         self.lost = 0
         self.misses = 0
         self.discarded = 0
@@ -239,10 +240,13 @@ class LogAnalysis:
         return v
 
     def throughputs(self):
-        """{flow: delivery.throughput()} of the ends that sent data"""
-        return {f: tp for f in self.tcp_flows() if f.series.pts and
-                f.series.pts[-1][3] > 0
-                for tp in [delivery.throughput(self, f)] if tp}
+        """{flow: delivery.throughput()} of the ends that sent data,
+        computed once (verdict.json, throughput.csv and the figures)"""
+        if self._tps is None:
+            self._tps = {f: tp for f in self.tcp_flows() if f.series.pts and
+                         f.series.pts[-1][3] > 0
+                         for tp in [delivery.throughput(self, f)] if tp}
+        return self._tps
 
     def as_dict(self):
         t0 = self.t0 or 0

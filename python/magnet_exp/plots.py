@@ -12,8 +12,6 @@ values.
 """
 import os
 
-from magnet_exp import delivery
-
 MAX_POINTS = 4000
 # connection ends with fewer TCP records are left out of the figures
 MIN_RECORDS = 4
@@ -89,8 +87,7 @@ def log_figures(res, outdir, title):
     fig, ax = plt.subplots(figsize=(10, 4))
     n = 0
     hows = []
-    for f in _senders(res):
-        tp = delivery.throughput(res, f)
+    for f, tp in res.throughputs().items():
         if tp:
             # a step per window, over the whole window
             ax.plot([t for t, _ in tp["windows"]] +
@@ -292,7 +289,7 @@ def compare_figure(runs, outdir):
     for name, res in runs:
         best = max(_senders(res), key=lambda f: f.series.pts[-1][3],
                    default=None)
-        tp = best and delivery.throughput(res, best)
+        tp = best and res.throughputs().get(best)
         if tp:
             t0 = best.series.pts[0][0]
             ax.plot([t - t0 for t, _ in tp["windows"]] +
