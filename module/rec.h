@@ -35,11 +35,6 @@ static __always_inline const struct magnet_filter *magnet_filter(void)
 	return &rcu_dereference_sched(magnet_active)->f;
 }
 
-static __always_inline void magnet_filtered(void)
-{
-	this_cpu_inc(magnet_rings->filtered);
-}
-
 bool magnet_cwnd_changed(u64 sid, u32 cwnd_bytes);
 u8 magnet_sock_addrs(const struct sock *sk, u8 *laddr, u8 *raddr);
 bool magnet_sock_addr_ok(const struct magnet_filter *f, const struct sock *sk);

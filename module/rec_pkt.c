@@ -25,11 +25,6 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
 
 #include "pktparse.h"
 
-static __always_inline void magnet_unparsed(void)
-{
-	this_cpu_inc(magnet_rings->unparsed);
-}
-
 /*
  * One IP or device event for @skb whose network header is at @nh. @out:
  * a packet this host sends (source = local end). The socket (sock_id,
@@ -58,7 +53,7 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	src.skb = skb;
 	src.nhoff = nh - skb->data;
 	if (unlikely(src.nhoff < 0 || src.nhoff > (int)skb->len)) {
-		magnet_unparsed();
+		magnet_ring_unparsed();
 		return;
 	}
 	switch (magnet_pkt_parse(&src, skb->len - src.nhoff,
@@ -68,7 +63,7 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	case MAGNET_PKT_SKIP:
 		goto filtered;
 	default:
-		magnet_unparsed();
+		magnet_ring_unparsed();
 		return;
 	}
 	lport = out ? p.sport : p.dport;
@@ -140,6 +135,6 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	magnet_rec_end(&c);
 	return;
 filtered:
-	magnet_filtered();
+	magnet_ring_filtered();
 }
 NOKPROBE_SYMBOL(magnet_record_pkt);

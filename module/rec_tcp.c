@@ -169,7 +169,7 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 		magnet_write_tcp(sk, skb, event, lport, rport, mark, false);
 	return;
 filtered:
-	magnet_filtered();
+	magnet_ring_filtered();
 }
 NOKPROBE_SYMBOL(magnet_record_tcp);
 
@@ -193,7 +193,7 @@ int notrace magnet_app_entry(struct magnet_app_call *call,
 	    ((f->set & MAGNET_FT_PID) && current->tgid != f->pid) ||
 	    ((f->set & MAGNET_FT_COMM) &&
 	     strncmp(current->comm, f->comm, sizeof(current->comm)))) {
-		magnet_filtered();
+		magnet_ring_filtered();
 		return 1;
 	}
 	call->sk = sk;

@@ -141,27 +141,48 @@ bool magnet_rings_empty(void)
  * that saw events. hits = events that passed the filters = written + lost.
  * @probe_misses: the handlers' misses, which the caller knows.
  */
+/* Event records in @r now (not LOST or FLOW records). */
+static unsigned long magnet_ring_events(struct magnet_ring *r)
+{
+	unsigned long tail = READ_ONCE(r->tail), taken = READ_ONCE(r->aux_taken);
+	unsigned long slots = READ_ONCE(r->head) - tail;
+	unsigned long aux = READ_ONCE(r->aux) - taken;
+
+	return slots > aux ? slots - aux : 0;
+}
+
+void magnet_ring_stats(int cpu, struct magnet_ring_stats *st)
+{
+	struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+	st->hits = READ_ONCE(r->hits);
+	st->lost = READ_ONCE(r->lost);
+	st->filtered = READ_ONCE(r->filtered);
+	st->missed = READ_ONCE(r->missed);
+	st->unparsed = READ_ONCE(r->unparsed);
+	st->fill = magnet_ring_events(r);
+	st->size = r->mask + 1;
+}
+
 void magnet_rings_log(const char *when, unsigned long probe_misses)
 {
 	unsigned long hits = 0, lost = 0, unread = 0;
+	struct magnet_ring_stats st;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
-
-		hits += READ_ONCE(r->hits);
-		lost += READ_ONCE(r->lost);
-		unread += magnet_ring_events(r);
+		magnet_ring_stats(cpu, &st);
+		hits += st.hits;
+		lost += st.lost;
+		unread += st.fill;
 	}
 	pr_info("%s: %lu records written, %lu lost (ring full), %lu unread, %lu probe misses\n",
 		when, hits - lost, lost, unread, probe_misses);
 	for_each_possible_cpu(cpu) {
-		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
-		unsigned long h = READ_ONCE(r->hits), l = READ_ONCE(r->lost);
-
-		if (h)
+		magnet_ring_stats(cpu, &st);
+		if (st.hits)
 			pr_info("%s: cpu %d: %lu hits, %lu written, %lu lost\n",
-				when, cpu, h, h - l, l);
+				when, cpu, st.hits, st.hits - st.lost, st.lost);
 	}
 }
 

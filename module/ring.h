@@ -163,15 +163,30 @@ static inline unsigned long magnet_ring_count(struct magnet_ring *r)
 	return smp_load_acquire(&r->head) - r->tail;
 }
 
-/* Event records in @r now (not LOST or FLOW records), for statistics. */
-static inline unsigned long magnet_ring_events(struct magnet_ring *r)
+/* an event the filter rejected, on this CPU */
+static __always_inline void magnet_ring_filtered(void)
 {
-	unsigned long tail = READ_ONCE(r->tail), taken = READ_ONCE(r->aux_taken);
-	unsigned long slots = READ_ONCE(r->head) - tail;
-	unsigned long aux = READ_ONCE(r->aux) - taken;
-
-	return slots > aux ? slots - aux : 0;
+	this_cpu_inc(magnet_rings->filtered);
 }
+
+/* a packet whose headers cannot be read, on this CPU */
+static __always_inline void magnet_ring_unparsed(void)
+{
+	this_cpu_inc(magnet_rings->unparsed);
+}
+
+/* One CPU's counters, read without stopping its writer (statistics). */
+struct magnet_ring_stats {
+	unsigned long hits;	/* events that passed the filters */
+	unsigned long lost;	/* of them, dropped: ring full */
+	unsigned long filtered;	/* events the filter rejected */
+	unsigned long missed;	/* a probe handler could not run */
+	unsigned long unparsed;	/* packets whose headers cannot be read */
+	unsigned long fill;	/* event records in the ring now (not LOST
+				 * or FLOW records) */
+	unsigned long size;	/* slots in the ring */
+};
+void magnet_ring_stats(int cpu, struct magnet_ring_stats *st);
 
 bool magnet_rings_empty(void);
 void magnet_rings_log(const char *when, unsigned long probe_misses);

@@ -39,20 +39,18 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 	magnet_probes_show(m);
 	seq_puts(m, "cpu\thits\twritten\tlost\tfiltered\tmissed\tfill\n");
 	for_each_possible_cpu(cpu) {
-		struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
-		unsigned long hits = READ_ONCE(r->hits), lost = READ_ONCE(r->lost);
-		unsigned long filt = READ_ONCE(r->filtered);
-		unsigned long miss = READ_ONCE(r->missed);
-		unsigned long fill = magnet_ring_events(r);
+		struct magnet_ring_stats st;
 
-		seq_printf(m, "%d\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu/%lu\n", cpu, hits,
-			   hits - lost, lost, filt, miss, fill, r->mask + 1);
-		t_hits += hits;
-		t_lost += lost;
-		t_filt += filt;
-		t_miss += miss;
-		t_fill += fill;
-		t_unparsed += READ_ONCE(r->unparsed);
+		magnet_ring_stats(cpu, &st);
+		seq_printf(m, "%d\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu/%lu\n", cpu,
+			   st.hits, st.hits - st.lost, st.lost, st.filtered,
+			   st.missed, st.fill, st.size);
+		t_hits += st.hits;
+		t_lost += st.lost;
+		t_filt += st.filtered;
+		t_miss += st.missed;
+		t_fill += st.fill;
+		t_unparsed += st.unparsed;
 	}
 	seq_printf(m, "total\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu\n", t_hits,
 		   t_hits - t_lost, t_lost, t_filt, t_miss, t_fill);

@@ -405,7 +405,7 @@ static __always_inline void v3_get(void *dst, const unsigned char *src,
 }
 
 /*
- * One entry of the part V3_PART (a struct) at @b + @at into @to, a struct
+ * One entry of the part v3_part_t (a struct) at @b + @at into @to, a struct
  * with a field of its name and size, in @sw's byte order (the names must
  * be in scope): a field read, a reserved one left (V3_GET), or 0
  * (V3_GET_ALL, into the part's own struct, which has every entry, version
@@ -413,8 +413,8 @@ static __always_inline void v3_get(void *dst, const unsigned char *src,
  */
 #define V3_GET(type, name, dims, kind) V3_GET_##kind(type, name)
 #define V3_GET_F(type, name)						\
-	V3_SAME_SIZE(to->name, ((V3_PART *)0)->name);			\
-	v3_get(&to->name, b + at + offsetof(V3_PART, name), sizeof(type),	\
+	V3_SAME_SIZE(to->name, ((v3_part_t *)0)->name);			\
+	v3_get(&to->name, b + at + offsetof(v3_part_t, name), sizeof(type), \
 	       sizeof(to->name), sw);
 #define V3_GET_V(type, name)
 #define V3_GET_R(type, name)
@@ -459,69 +459,33 @@ static int v3_bad_len(struct magnet_v3_dec *d, unsigned int len,
 }
 
 /*
- * A part's entries from the record @b into @to (the names V3_GET uses),
- * each inlined in v3_decode() for its byte order
+ * fn(to, b, sw): a part's entries from the record @b into @to (the names
+ * V3_GET uses), each inlined in v3_decode() for its byte order. @part: the
+ * part's struct; @at: its offset in the record; @list: its entries
+ * (record.h); @get: V3_GET or V3_GET_ALL.
  */
-#define V3_PART struct magnet_v3_count
-static __always_inline void v3_get_count(struct magnet_record *to,
-					 const unsigned char *b, int sw)
-{
-	const unsigned int at = MAGNET_V3_HDR_SIZE;
-
-	MAGNET_V3_COUNT_PART(V3_GET)
+#define V3_GETTER(fn, totype, part, at_, list, get)			\
+static __always_inline void fn(totype *to, const unsigned char *b, int sw) \
+{									\
+	typedef part v3_part_t;						\
+	const unsigned int at = (at_);					\
+									\
+	list(get)							\
 }
-#undef V3_PART
 
-#define V3_PART struct magnet_v3_flow
-static __always_inline void v3_get_flow(struct magnet_v3_slot *to,
-					const unsigned char *b, int sw)
-{
-	const unsigned int at = MAGNET_V3_HDR_SIZE;
-
-	MAGNET_V3_FLOW_PART(V3_GET)
-}
-#undef V3_PART
-
-#define V3_PART struct magnet_v3_tcp
-static __always_inline void v3_get_tcp(struct magnet_record *to,
-				       const unsigned char *b, int sw)
-{
-	const unsigned int at = MAGNET_V3_HDR_SIZE;
-
-	MAGNET_V3_TCP_PART(V3_GET)
-}
-#undef V3_PART
-
-#define V3_PART struct magnet_v3_app
-static __always_inline void v3_get_app(struct magnet_record *to,
-				       const unsigned char *b, int sw)
-{
-	const unsigned int at = MAGNET_V3_TCP_SIZE;
-
-	MAGNET_V3_APP_PART(V3_GET)
-}
-#undef V3_PART
-
-#define V3_PART struct magnet_v3_pkt
-static __always_inline void v3_get_pkt(struct magnet_record *to,
-				       const unsigned char *b, int sw)
-{
-	const unsigned int at = MAGNET_V3_HDR_SIZE;
-
-	MAGNET_V3_PKT_PART(V3_GET)
-}
-#undef V3_PART
-
+V3_GETTER(v3_get_count, struct magnet_record, struct magnet_v3_count,
+	  MAGNET_V3_HDR_SIZE, MAGNET_V3_COUNT_PART, V3_GET)
+V3_GETTER(v3_get_flow, struct magnet_v3_slot, struct magnet_v3_flow,
+	  MAGNET_V3_HDR_SIZE, MAGNET_V3_FLOW_PART, V3_GET)
+V3_GETTER(v3_get_tcp, struct magnet_record, struct magnet_v3_tcp,
+	  MAGNET_V3_HDR_SIZE, MAGNET_V3_TCP_PART, V3_GET)
+V3_GETTER(v3_get_app, struct magnet_record, struct magnet_v3_app,
+	  MAGNET_V3_TCP_SIZE, MAGNET_V3_APP_PART, V3_GET)
+V3_GETTER(v3_get_pkt, struct magnet_record, struct magnet_v3_pkt,
+	  MAGNET_V3_HDR_SIZE, MAGNET_V3_PKT_PART, V3_GET)
 /* the rate part, at @b, into its own struct */
-#define V3_PART struct magnet_v3_rate
-static __always_inline void v3_get_rate(struct magnet_v3_rate *to,
-					const unsigned char *b, int sw)
-{
-	const unsigned int at = 0;
-
-	MAGNET_V3_RATE_PART(V3_GET_ALL)
-}
-#undef V3_PART
+V3_GETTER(v3_get_rate, struct magnet_v3_rate, struct magnet_v3_rate,
+	  0, MAGNET_V3_RATE_PART, V3_GET_ALL)
 
 /*
  * Inlined twice, for each byte order, so that a record in the reader's own
