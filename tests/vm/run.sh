@@ -78,7 +78,7 @@ case_tail() {
 		 index($0, e) == 1 { on = 0 }
 		 on { l[n++ % 12] = $0 }
 		 END { for (i = (n > 12 ? n - 12 : 0); i < n; i++) print l[i % 12] }' \
-		"$out/console.log" | sed "s/^/  $1 $2| /"
+		"$out/console.log" | awk -v p="  $1 $2| " '{ print p $0 }'
 }
 
 # The default suite boots each kernel twice: once for guest.sh's cases,
@@ -203,7 +203,7 @@ for b in $boots; do
 		echo "vm: $b: the guest did not finish (status $rc); see $out/console.log"
 		tail -n 30 "$out/console.log"
 		echo "  $b: the guest did not finish (status $rc)" >> "$recap"
-		tail -n 8 "$out/console.log" | sed "s/^/  $b| /" >> "$recap"
+		tail -n 8 "$out/console.log" | awk -v p="  $b| " '{ print p $0 }' >> "$recap"
 		ok=0
 		total_fail=$((total_fail + 1))
 	else
