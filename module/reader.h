@@ -99,7 +99,21 @@ extern unsigned long magnet_reset_pending;	/* under the mutex */
 extern struct magnet_ttcount magnet_ttcount;	/* under the mutex */
 int magnet_stream_init(void);
 void magnet_stream_exit(void);
-bool magnet_pass_aux(const union magnet_slot *s);
+bool magnet_pass_aux_record(const union magnet_slot *s);
+/*
+ * Under magnet_consume_mutex: @s leaves the rings without being decoded
+ * for an output. Returns whether it is a LOST or FLOW record rather than
+ * an event, after taking what it says of the flows into the reader's flow
+ * table. Inline: the direct read and a mapped TAKE call it per record,
+ * and only a FLOW or LOST record needs more than its type.
+ */
+static __always_inline bool magnet_pass_aux(const union magnet_slot *s)
+{
+	if (likely(s->hdr.event != MAGNET_V3_FLOW &&
+		   s->hdr.event != MAGNET_EV_LOST))
+		return false;
+	return magnet_pass_aux_record(s);
+}
 bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 			 int cpu);
 bool magnet_take_ttprobe(struct magnet_reader *rd, const union magnet_slot *s,

@@ -20,7 +20,7 @@
 
 struct magnet_ring __percpu *magnet_rings;
 static void (*magnet_ring_wake_fn)(void);
-static unsigned long magnet_ring_bytes;
+unsigned long magnet_ring_bytes;
 
 /* irq_work: the fill of a ring crossed its watermark (magnet_ring_commit) */
 static void magnet_ring_wake(struct irq_work *work)
@@ -275,14 +275,6 @@ bool magnet_ring_iter_waiting(const struct magnet_ring_iter *it)
 		    READ_ONCE(it->pos[cpu]))
 			return true;
 	return false;
-}
-
-u64 magnet_ring_iter_offset(const struct magnet_ring_iter *it, int cpu)
-{
-	struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
-
-	return (u64)cpu * magnet_ring_bytes +
-	       (u64)(it->pos[cpu] & r->mask) * MAGNET_SLOT_SIZE;
 }
 
 void magnet_rings_heads(unsigned long *heads)

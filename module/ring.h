@@ -224,7 +224,21 @@ void magnet_ring_iter_hold(struct magnet_ring_iter *it);
 /* records wait that @it has not taken (with none held: any record) */
 bool magnet_ring_iter_waiting(const struct magnet_ring_iter *it);
 /* where the record next() gave for @cpu is in magnet_rings_map()'s map */
-u64 magnet_ring_iter_offset(const struct magnet_ring_iter *it, int cpu);
+/* bytes per CPU's ring (magnet_ring_size()), for the inline below */
+extern unsigned long magnet_ring_bytes;
+
+/*
+ * Where the record next() gave for @cpu is in the map of every ring
+ * (magnet_rings_map()); inline: a mapped TAKE calls it per record
+ */
+static __always_inline u64
+magnet_ring_iter_offset(const struct magnet_ring_iter *it, int cpu)
+{
+	struct magnet_ring *r = per_cpu_ptr(magnet_rings, cpu);
+
+	return (u64)cpu * magnet_ring_bytes +
+	       (u64)(it->pos[cpu] & r->mask) * MAGNET_SLOT_SIZE;
+}
 
 /*
  * The oldest record not yet taken in this pass, across CPUs (on equal

@@ -42,17 +42,17 @@ struct magnet_ttcount magnet_ttcount;	/* under the mutex above */
 static struct magnet_v3_dec magnet_flows_seen;	/* under the mutex above */
 static struct magnet_record magnet_scratch;	/* under the mutex above */
 
-/*
- * Under magnet_consume_mutex: @s leaves the rings without being decoded
- * for an output. Returns whether it is a LOST or FLOW record rather than
- * an event, after taking what it says of the flows into magnet_flows_seen.
- */
-bool magnet_pass_aux(const union magnet_slot *s)
+/* magnet_pass_aux() of a FLOW or LOST record: what it says of the flows */
+bool magnet_pass_aux_record(const union magnet_slot *s)
 {
-	if (s->hdr.event != MAGNET_V3_FLOW && s->hdr.event != MAGNET_EV_LOST)
-		return false;
 	magnet_v3_decode(&magnet_flows_seen, s, s->hdr.len, 0, &magnet_scratch);
 	return true;
+}
+
+/* magnet_pass_aux() for magnet_rings_discard(), which takes a function */
+static bool magnet_pass_aux_fn(const union magnet_slot *s)
+{
+	return magnet_pass_aux(s);
 }
 
 /*
@@ -357,7 +357,7 @@ void magnet_stream_reset(void)
 	unsigned long n;
 
 	mutex_lock(&magnet_consume_mutex);
-	n = magnet_rings_discard(magnet_pass_aux);
+	n = magnet_rings_discard(magnet_pass_aux_fn);
 	magnet_reset_pending += n;
 	magnet_reset_ts = ktime_get_mono_fast_ns();
 	if (n)
@@ -379,7 +379,7 @@ void magnet_stream_discard_at_open(void)
 	unsigned long n;
 
 	mutex_lock(&magnet_consume_mutex);
-	n = magnet_rings_discard(magnet_pass_aux);
+	n = magnet_rings_discard(magnet_pass_aux_fn);
 	magnet_reset_pending = 0;
 	magnet_rings_drop_pending();
 	WRITE_ONCE(magnet_discarded_open, magnet_discarded_open + n);
