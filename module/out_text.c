@@ -2,7 +2,8 @@
 /*
  * magnet's text lines (omode=3; reader.h's struct magnet_output): a header
  * line of column names, then a line per record, LOST and RESET marks
- * included, with the rate part of the TCP and application events.
+ * included, with the rate part of the TCP and application events and each
+ * event's network namespace.
  */
 #include "reader.h"
 
@@ -15,7 +16,7 @@ static int magnet_text_emit(struct magnet_reader *rd, char *dst,
 			    const struct magnet_record *rec,
 			    const struct magnet_v3_rate *rate)
 {
-	return magnet_format_text(dst, rec, rate, rd->rt_offset_ns);
+	return magnet_format_text(dst, rec, rate, rd->netns, rd->rt_offset_ns);
 }
 
 const struct magnet_output magnet_out_text = {

@@ -88,6 +88,7 @@ struct magnet_reader {
 	unsigned int resync_cpu, resync_id;
 	u64 resync_ts;
 	struct magnet_record rec;	/* a record decoded for the output */
+	u32 netns;	/* rec's network namespace, 0 if unknown (v3.h) */
 	bool mapped;		/* the rings are mapped: TAKE may be used */
 	unsigned long reset_gen;	/* v3: the reset its FLOW records
 					 * were last written again for */

@@ -129,6 +129,8 @@ void notrace magnet_write_flow(union magnet_slot *s, u64 ts, u16 cpu, u16 id,
 		memset(f->ca_name, 0, MAGNET_CA_NAME_LEN);
 	memcpy(f->laddr, k->laddr, 16);
 	memcpy(f->raddr, k->raddr, 16);
+	f->netns = k->netns;
+	f->reserved = 0;
 }
 NOKPROBE_SYMBOL(magnet_write_flow);
 

@@ -78,8 +78,8 @@ static __always_inline bool magnet_sock_ok(const struct magnet_filter *f,
 
 /*
  * What a FLOW record says, as the writer keys its flows: the socket (its
- * id, the cookie: sockid.h; 0 for a packet not tied to one), ports, family
- * and addresses.
+ * id, the cookie: sockid.h; 0 for a packet not tied to one), ports, family,
+ * addresses and the network namespace's inode number (0 if unknown).
  * The congestion control is compared apart, for TCP and app events only.
  */
 struct magnet_flow_key {
@@ -89,7 +89,15 @@ struct magnet_flow_key {
 	u32 family;
 	u8 laddr[16];
 	u8 raddr[16];
+	u32 netns;
+	u32 zero;	/* 0: the key is compared as words */
 };
+
+/* the inode number of @net, which the netns= filter and FLOW records use */
+static __always_inline u32 magnet_net_id(const struct net *net)
+{
+	return net ? net->ns.inum : 0;
+}
 
 /* an event being written: see magnet_rec_begin() */
 struct magnet_rec {
@@ -106,6 +114,8 @@ static __always_inline void magnet_sock_key(struct magnet_flow_key *k,
 	k->lport = lport;
 	k->rport = rport;
 	k->family = magnet_sock_addrs(sk, k->laddr, k->raddr);
+	k->netns = magnet_net_id(sock_net(sk));
+	k->zero = 0;
 }
 
 /*
@@ -113,7 +123,7 @@ static __always_inline void magnet_sock_key(struct magnet_flow_key *k,
  * slot i holds the flow of id i + 1, chosen by a hash of the flow. A flow
  * that finds its slot held by another takes it over with a new FLOW
  * record. An entry is good while ->gen is its ring's marks + 1: a LOST
- * record ends the scope of the CPU's ids. 64 KiB per possible CPU.
+ * record ends the scope of the CPU's ids. 72 KiB per possible CPU.
  */
 struct magnet_flow_ent {
 	struct magnet_flow_key k;
@@ -168,6 +178,7 @@ static __always_inline unsigned int magnet_flow_hash(const struct magnet_flow_ke
 	u64 h = k->sk ^ magnet_flow_salt ^
 		((u64)k->lport << 48 | (u64)k->rport << 32 | k->family);
 
+	h ^= (u64)k->netns * 0xff51afd7ed558ccdULL;
 	h ^= magnet_word(k->laddr + 8) * 0x9e3779b97f4a7c15ULL;
 	h ^= magnet_word(k->raddr + 8) * 0xc2b2ae3d27d4eb4fULL;
 	h = (h ^ magnet_word(k->laddr)) * 0x9e3779b97f4a7c15ULL;
@@ -175,15 +186,16 @@ static __always_inline unsigned int magnet_flow_hash(const struct magnet_flow_ke
 	return (unsigned int)(h >> 54) & (MAGNET_V3_FLOW_IDS - 1);
 }
 
-/* the key's six words, compared as words (memcmp loops byte by byte) */
+/* the key's seven words, compared as words (memcmp loops byte by byte) */
 static __always_inline bool magnet_flow_same(const struct magnet_flow_key *a,
 					     const struct magnet_flow_key *b)
 {
 	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
 
-	BUILD_BUG_ON(sizeof(*a) != 48);
+	BUILD_BUG_ON(sizeof(*a) != 56);
 	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
-		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
+		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]) |
+		 (x[6] ^ y[6]));
 }
 
 /*

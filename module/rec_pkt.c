@@ -41,6 +41,7 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	struct magnet_rec c;
 	struct magnet_pkt_src src;
 	const struct sock *sk;
+	const struct net *net;
 	unsigned int optlen, alen;
 	u16 lport, rport;
 	u8 flags;
@@ -70,9 +71,9 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	rport = out ? p.dport : p.sport;
 	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
 		goto filtered;
-	if ((f->set & MAGNET_FT_NETNS) &&
-	    !magnet_netns_ok(f, skb->dev ? dev_net(skb->dev) :
-			     (skb->sk ? sock_net(skb->sk) : NULL)))
+	net = skb->dev ? dev_net(skb->dev) :
+			 (skb->sk ? sock_net(skb->sk) : NULL);
+	if ((f->set & MAGNET_FT_NETNS) && !magnet_netns_ok(f, net))
 		goto filtered;
 	if ((f->set & MAGNET_FT_ADDR) &&
 	    !magnet_filter_addr_match(f, p.family, out ? p.saddr : p.daddr) &&
@@ -90,6 +91,8 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	k.lport = lport;
 	k.rport = rport;
 	k.family = p.family;
+	k.netns = magnet_net_id(net);
+	k.zero = 0;
 	alen = p.family == 4 ? 4 : 16;
 	memset(k.laddr, 0, sizeof(k.laddr));
 	memset(k.raddr, 0, sizeof(k.raddr));

@@ -97,6 +97,7 @@ bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 	/* every record the module writes decodes */
 	switch (magnet_v3_decode(&magnet_flows_seen, s, s->hdr.len, 0, &rd->rec)) {
 	case 1:
+		rd->netns = magnet_flows_seen.netns;
 		/* the rate part only for an output that shows it */
 		rate = rd->out->rate && magnet_v3_rate(&magnet_flows_seen, &x);
 		magnet_stream_emit(rd, &rd->rec, rate ? &x : NULL);

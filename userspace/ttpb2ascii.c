@@ -752,7 +752,7 @@ decoded:
 
 			len = magnet_format_text(line, &rec,
 						 v3 && magnet_v3_rate(v3d, &x) ?
-						 &x : NULL,
+						 &x : NULL, v3 ? v3d->netns : 0,
 						 si.realtime_offset_ns);
 			break;
 		}

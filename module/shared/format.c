@@ -526,7 +526,7 @@ static const char magnet_text_columns[] =
 	"time\tcpu\tevent\tsock\tfamily\tladdr\tlport\traddr\trport\tstate"
 	"\tlen\tseq\tend_seq\tmark\tpid\tcomm\treq\tret"
 	MAGNET_V2_SNAP(MAGNET_TEXT_SNAP_NAME)
-	"\tca_state\tca_name\tifindex\tip_id\tip_tos\tip_ttl"
+	"\tca_state\tca_name\tifindex\tnetns\tip_id\tip_tos\tip_ttl"
 	"\tip_proto"
 	"\tsegs_out\tdata_segs_out\tsegs_in\tdata_segs_in\tbytes_sent"
 	"\tbytes_received\tbytes_acked\tbytes_retrans\trcv_nxt\tmin_rtt_us"
@@ -584,13 +584,13 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
 #define MAGNET_CC_BBR 16
 
 /*
- * One line of magnet's own text format, 67 tab-separated columns. The
+ * One line of magnet's own text format, 68 tab-separated columns. The
  * widest line (every field at its widest, IPv6, 16-byte comm and ca_name,
- * a BBR rate part) is 797 bytes (test_format checks); MAGNET_TEXT_LINE_MAX
- * is 1024.
+ * a BBR rate part, a netns) is 808 bytes (test_format checks);
+ * MAGNET_TEXT_LINE_MAX is 1024.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
-		       const struct magnet_v3_rate *rate,
+		       const struct magnet_v3_rate *rate, __u32 netns,
 		       __s64 realtime_offset_ns)
 {
 	const char *name = magnet_event_name(r->event);
@@ -666,6 +666,10 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 	}
 	if (r->flags & MAGNET_RF_DEV)
 		MAGNET_COL_U32(p, r->ifindex);
+	else
+		*p++ = '\t';
+	if (netns)
+		MAGNET_COL_U32(p, netns);
 	else
 		*p++ = '\t';
 	if (r->flags & MAGNET_RF_IP) {

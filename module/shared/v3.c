@@ -89,6 +89,7 @@ static void v3_flow_of(struct magnet_v3_slot *s, const struct magnet_record *r,
 	s->family = r->family;
 	memcpy(s->laddr, r->laddr, 16);
 	memcpy(s->raddr, r->raddr, 16);
+	s->netns = 0;	/* a version 2 record does not say */
 }
 
 /* @n bytes at @p as a word: a constant-size memcpy is a load, where the
@@ -507,6 +508,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 
 	/* no rate part until a record that carries one is decoded */
 	d->rate = NULL;
+	d->netns = 0;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
 		if (len != MAGNET_V3_COUNT_SIZE)
 			return v3_bad_len(d, len, MAGNET_V3_COUNT_SIZE,
@@ -532,8 +534,18 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		return 1;
 	}
 	if (event == MAGNET_V3_FLOW) {
-		if (len != MAGNET_V3_FLOW_SIZE)
+		/* 8-byte aligned, as every record the decoder reads */
+		__u64 old[MAGNET_V3_FLOW_SIZE / 8];
+
+		if (len == MAGNET_V3_FLOW_SIZE_0) {
+			/* written before netns: it reads as 0 (unknown) */
+			memcpy(old, b, MAGNET_V3_FLOW_SIZE_0);
+			memset((char *)old + MAGNET_V3_FLOW_SIZE_0, 0,
+			       MAGNET_V3_FLOW_SIZE - MAGNET_V3_FLOW_SIZE_0);
+			b = (const unsigned char *)old;
+		} else if (len != MAGNET_V3_FLOW_SIZE) {
 			return v3_bad_len(d, len, MAGNET_V3_FLOW_SIZE, "FLOW");
+		}
 		if (flow < 1 || flow > MAGNET_V3_FLOW_IDS) {
 			snprintf(d->err, sizeof(d->err),
 				 "a FLOW record for flow id %u (ids are 1 to %u)",
@@ -597,6 +609,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		return -1;
 	}
 	s = &tab[flow - 1];
+	d->netns = s->netns;
 
 	/*
 	 * Every byte of @r is written once: the fields this layout carries,

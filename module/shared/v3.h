@@ -57,6 +57,7 @@ struct magnet_v3_slot {
 	char ca_name[MAGNET_CA_NAME_LEN];
 	__u8 laddr[16];
 	__u8 raddr[16];
+	__u32 netns;			/* 0: unknown */
 };
 
 #ifndef __KERNEL__
@@ -112,6 +113,12 @@ struct magnet_v3_dec {
 	 */
 	const unsigned char *rate;
 	int rate_swapped;
+	/*
+	 * The network namespace of the event magnet_v3_decode() returned
+	 * last, from its flow (0: unknown, or a LOST or RESET record): a
+	 * version 2 record has no room for it
+	 */
+	__u32 netns;
 	/*
 	 * Counts the records that changed the flow tables (FLOW, LOST,
 	 * RESET): while it holds, a slot names the same flow, so a reader

@@ -277,6 +277,8 @@ struct magnet_v3_rate {
 			      MAGNET_SCHEMA_BYTES(MAGNET_V3_COUNT_PART))
 #define MAGNET_V3_FLOW_SIZE (MAGNET_V3_HDR_SIZE + \
 			     MAGNET_SCHEMA_BYTES(MAGNET_V3_FLOW_PART))
+/* a FLOW record as written before it carried netns: read with netns 0 */
+#define MAGNET_V3_FLOW_SIZE_0 72
 #define MAGNET_V3_TCP_SIZE (MAGNET_V3_HDR_SIZE + \
 			    MAGNET_SCHEMA_BYTES(MAGNET_V3_TCP_PART))
 #define MAGNET_V3_APP_SIZE (MAGNET_V3_TCP_SIZE + \
@@ -292,7 +294,9 @@ MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_hdr) == MAGNET_V3_HDR_SIZE &&
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_count) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_COUNT_SIZE, "v3 LOST/RESET");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_flow) + MAGNET_V3_HDR_SIZE ==
-		     MAGNET_V3_FLOW_SIZE, "v3 FLOW");
+		     MAGNET_V3_FLOW_SIZE &&
+		     offsetof(struct magnet_v3_flow, netns) + MAGNET_V3_HDR_SIZE ==
+		     MAGNET_V3_FLOW_SIZE_0, "v3 FLOW");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_tcp) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_TCP_SIZE, "v3 TCP");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_app) + MAGNET_V3_TCP_SIZE ==

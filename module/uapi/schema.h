@@ -82,7 +82,15 @@
 	X(char, ca_name, [MAGNET_CA_NAME_LEN], F)			\
 	/* IPv4 in the first 4 bytes (network order, the rest 0), else IPv6 */ \
 	X(__u8, laddr, [16], F)						\
-	X(__u8, raddr, [16], F)
+	X(__u8, raddr, [16], F)						\
+	/* the network namespace the flow's events happened in: its inode	\
+	 * number, as `ip netns identify`, `stat -L -c %i /proc/PID/ns/net`	\
+	 * and the netns= filter give it; 0 = unknown (a FLOW record of 72	\
+	 * bytes, written before this field existed, or encoded from format	\
+	 * 2, which has none). The same addresses and ports in two		\
+	 * namespaces are two flows. */					\
+	X(__u32, netns, , F)						\
+	X(__u32, reserved, , R)
 
 /*
  * RF_TCP (TCP and app events, struct magnet_v3_tcp): the event and the

@@ -20,7 +20,7 @@ TEXT_COLUMNS = (
     "time cpu event sock family laddr lport raddr rport state len seq "
     "end_seq mark pid comm req ret mss srtt_us rttvar_us rto_us cwnd "
     "ssthresh snd_wnd rcv_wnd snd_una snd_nxt write_seq copied_seq "
-    "packets_out retrans_out total_retrans ca_state ca_name ifindex ip_id "
+    "packets_out retrans_out total_retrans ca_state ca_name ifindex netns ip_id "
     "ip_tos ip_ttl ip_proto segs_out data_segs_out segs_in data_segs_in "
     "bytes_sent bytes_received bytes_acked bytes_retrans rcv_nxt "
     "min_rtt_us rtt_us advmss snd_wscale rcv_wscale opts pacing_rate "

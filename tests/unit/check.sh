@@ -560,8 +560,8 @@ run -f magnet "$tmp/v3cut.bin"
 check "version 3 cut in a header: exit 3 (got $rc)" [ "$rc" = 3 ]
 check "version 3 cut in a header: message" \
 	err_is 'warning: .*last record truncated: 9 of its 16-byte header'
-# the first record after the header is a FLOW record of 72 bytes: drop it
-{ head -c 256 "$tmp/native-v3.bin"; tail -c +$((256 + 72 + 1)) "$tmp/native-v3.bin"; } >"$tmp/v3bad.bin"
+# the first record after the header is a FLOW record of 80 bytes: drop it
+{ head -c 256 "$tmp/native-v3.bin"; tail -c +$((256 + 80 + 1)) "$tmp/native-v3.bin"; } >"$tmp/v3bad.bin"
 run -f magnet "$tmp/v3bad.bin"
 check "version 3 without its FLOW record: exit 2 (got $rc)" [ "$rc" = 2 ]
 check "version 3 without its FLOW record: message" \
@@ -634,11 +634,14 @@ def v2(ev=1, fl=0x23, fam=4, ret=0, req=0):
     return bytes(b)
 def hdr(ev, fl, ln, flow=1, e="<"):
     return struct.pack(e + "QHHBBH", 20, 1, flow, ev, fl, ln)
-def flow(fid=1, fam=4, fl=0, e="<"):
-    return (hdr(11, fl, 72, fid, e) +
-            struct.pack(e + "QHHB", 0xABC, 80, 443, fam) +
-            b"cubic".ljust(11, b"\0") + bytes([10, 0, 0, 1] + [0] * 12) +
-            bytes([10, 0, 0, 2] + [0] * 12))
+def flow(fid=1, fam=4, fl=0, e="<", ns=None, ln=None):
+    # 72 bytes as written before netns; with @ns, 80 with it
+    b = (struct.pack(e + "QHHB", 0xABC, 80, 443, fam) +
+         b"cubic".ljust(11, b"\0") + bytes([10, 0, 0, 1] + [0] * 12) +
+         bytes([10, 0, 0, 2] + [0] * 12))
+    if ns is not None:
+        b += struct.pack(e + "II", ns, 0)
+    return hdr(11, fl, ln or 16 + len(b), fid, e) + b
 def count(ev=9, ret=-5, fl=0, fid=0):
     return hdr(ev, fl, 32, fid) + struct.pack("<Qq", 7, ret)
 def tcp(ev=1, fl=0x23, rate=False, fid=1, e="<"):
@@ -655,12 +658,12 @@ def tcp(ev=1, fl=0x23, rate=False, fid=1, e="<"):
         struct.pack_into(e + "5I", r, 36, 1, 2, 3, 4, 5)
         b += r
     return hdr(ev, fl, 16 + len(b), fid, e) + bytes(b)
-def pkt(th=20, fl=0x6e, ln=None):
+def pkt(th=20, fl=0x6e, ln=None, e="<"):
     b = bytearray(40)
-    struct.pack_into("<IIIIII", b, 0, 60, 0, 1, 2, 3, 4)
+    struct.pack_into(e + "IIIIII", b, 0, 60, 0, 1, 2, 3, 4)
     b[37] = th
     b += bytes((max(th - 20, 0) + 7) // 8 * 8)
-    return hdr(7, fl, ln or 16 + len(b)) + bytes(b)
+    return hdr(7, fl, ln or 16 + len(b), 1, e) + bytes(b)
 def legacy(e):
     b = bytearray(96)
     struct.pack_into(e + "qq", b, 0, 1700000000, 5)
@@ -691,6 +694,12 @@ logs = {
     "tcp-app-dev-ip-0": si() + flow() + tcp(fl=0x3f),
     "pkt-app-0": si() + flow() + pkt(fl=0x7e),
     "swapped-0": si(e=">") + flow(e=">") + tcp(e=">"),
+    "netns-0": si() + flow(ns=4026532001) + tcp() + pkt() + tcp(ev=3, fl=0x33),
+    "netns-swapped-0": si(e=">") + flow(e=">", ns=4026532001) + tcp(e=">") +
+        pkt(e=">"),
+    "netns-zero-0": si() + flow(ns=0) + tcp() + pkt(),
+    "flow88-2": si() + flow(ns=1, ln=88) + bytes(8) + tcp(),
+    "flow64-2": si() + flow(ln=64)[:64] + tcp(),
     "gzip-members-0": gzip.compress(si() + flow()) + gzip.compress(tcp()),
     "gzip-trailing-0": gzip.compress(si() + flow() + tcp()) + b"trailing",
     "ttprobe-here-1": legacy("="),
@@ -708,6 +717,19 @@ for f in "$tmp"/corner/*.bin; do
 	check "docdecode.py corner $c: exit $rc as ttpb2ascii's (got $drc)" [ "$drc" = "$rc" ]
 	check "docdecode.py corner $c: the magnet text byte for byte" \
 		cmp -s "$tmp/doc.out" "$tmp/out"
+done
+# the namespace a FLOW record gives is each of its events' netns column,
+# in either byte order; empty when it is 0, or the FLOW record predates it
+netns_col() {
+	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "netns") c = i }
+		NR > 1 { printf "%s ", $c }' "$tmp/out"
+}
+for c in netns-0:"4026532001 4026532001 4026532001 " \
+	netns-swapped-0:"4026532001 4026532001 " netns-zero-0:"  " \
+	family5-v3-0:" "; do
+	run -f magnet "$tmp/corner/${c%%:*}.bin"
+	check "corner ${c%%:*}: netns column '${c#*:}' (got '$(netns_col)')" \
+		[ "$(netns_col)" = "${c#*:}" ]
 done
 
 # ---- magnet-exp analyse (python/magnet_exp) ----

@@ -30,13 +30,13 @@ COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "end_seq mark pid comm req ret mss srtt_us rttvar_us rto_us cwnd "
            "ssthresh snd_wnd rcv_wnd snd_una snd_nxt write_seq copied_seq "
            "packets_out retrans_out total_retrans ca_state ca_name ifindex "
-           "ip_id ip_tos ip_ttl ip_proto segs_out data_segs_out segs_in "
+           "netns ip_id ip_tos ip_ttl ip_proto segs_out data_segs_out segs_in "
            "data_segs_in bytes_sent bytes_received bytes_acked bytes_retrans "
            "rcv_nxt min_rtt_us rtt_us advmss snd_wscale rcv_wscale opts "
            "pacing_rate delivery_rate delivered delivered_ce lost_out "
            "sacked_out app_limited bbr_bw bbr_min_rtt bbr_pacing_gain "
            "bbr_cwnd_gain lost").split()
-assert len(COLUMNS) == 67
+assert len(COLUMNS) == 68
 
 TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
            "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
@@ -195,6 +195,9 @@ class Decoder:
             r['opts'] = f['opts']
         if fl & RF_DEV:
             r['ifindex'] = f['ifindex']
+        # "The magnet text": netns, a version 3 flow's other than 0
+        if f.get('netns'):
+            r['netns'] = f['netns']
         if fl & RF_IP:
             for k in ('ip_id', 'ip_tos', 'ip_ttl', 'ip_proto'):
                 r[k] = f[k]
@@ -246,7 +249,8 @@ class Decoder:
         # the flags of FLOW, LOST and RESET records, and the flow of LOST
         # and RESET, are not checked ("Reading a stream")
         if ev == EV_FLOW:
-            if ln != 72:
+            # "FLOW": 80 bytes, or 72 written before netns (netns 0)
+            if ln not in (72, 80):
                 bad('bad FLOW len')
             if not 1 <= flow <= 1024:
                 bad('FLOW record for flow id %d' % flow)
@@ -254,7 +258,8 @@ class Decoder:
             self.flows[(cpu, flow)] = dict(
                 sock_id=sock_id, lport=lport, rport=rport, family=family,
                 ca_name=self.d[off + 29:off + 40],
-                laddr=self.d[off + 40:off + 56], raddr=self.d[off + 56:off + 72])
+                laddr=self.d[off + 40:off + 56], raddr=self.d[off + 56:off + 72],
+                netns=self.u('I', off + 72)[0] if ln == 80 else 0)
             return
         if ev in (9, 10):
             if ln != 32:
@@ -294,7 +299,7 @@ class Decoder:
         # carry is 0
         f = dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                  family=fi['family'], lport=fi['lport'], rport=fi['rport'],
-                 laddr=fi['laddr'], raddr=fi['raddr'],
+                 laddr=fi['laddr'], raddr=fi['raddr'], netns=fi['netns'],
                  sock_id=fi['sock_id'] if fl & RF_SOCK else 0,
                  ca_name=fi['ca_name'] if fl & RF_TCP else b'',
                  pid=0, req=0, ret=0, comm=b'', ifindex=0, ip_id=0,

@@ -107,7 +107,8 @@ static void magnet_clean_str(char *dst, const char *src, size_t n)
 }
 
 int ref_format_text(char *buf, const struct magnet_record *r,
-		    const struct magnet_v3_rate *x, __s64 realtime_offset_ns)
+		    const struct magnet_v3_rate *x, __u32 netns,
+		    __s64 realtime_offset_ns)
 {
 	const size_t size = MAGNET_TEXT_LINE_MAX;
 	const char *name = ref_event_name(r->event);
@@ -169,6 +170,10 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 	}
 	if (r->flags & MAGNET_RF_DEV)
 		n += snprintf(buf + n, size - n, "\t%u", r->ifindex);
+	else
+		n += snprintf(buf + n, size - n, "\t");
+	if (netns)
+		n += snprintf(buf + n, size - n, "\t%u", netns);
 	else
 		n += snprintf(buf + n, size - n, "\t");
 	if (r->flags & MAGNET_RF_IP)

@@ -609,7 +609,7 @@ static void test_text_columns(void)
 
 			r.event = (__u16)ev;
 			r.flags = (__u8)flags;
-			n = magnet_format_text(buf, &r, NULL, 0);
+			n = magnet_format_text(buf, &r, NULL, 0, 0);
 			CHECK(n > 0 && n < MAGNET_TEXT_LINE_MAX &&
 			      count_char(buf, '\t') == MAGNET_TEXT_NCOLS - 1,
 			      "text, event %u flags 0x%02x: %d columns", ev,
@@ -627,7 +627,7 @@ static void test_text_columns(void)
 			r.family = MAGNET_FAMILY_INET6;
 			r.ret = -0x7fffffffffffffffLL - 1;
 			memset(buf, '#', sizeof(buf));
-			n = magnet_format_text(buf, &r, NULL, 0x7fffffffffffffffLL);
+			n = magnet_format_text(buf, &r, NULL, 0, 0x7fffffffffffffffLL);
 			CHECK(n > 0 && n + 1 <= MAGNET_TEXT_LINE_MAX &&
 			      (size_t)n == strlen(buf) &&
 			      count_char(buf, '\t') == MAGNET_TEXT_NCOLS - 1,
@@ -644,7 +644,7 @@ static void test_text_columns(void)
 		memset(&r, 0, sizeof(r));
 		r.event = MAGNET_EV_RESET;
 		r.req = 1234;
-		n = magnet_format_text(buf, &r, NULL, 1000000000);
+		n = magnet_format_text(buf, &r, NULL, 0, 1000000000);
 		CHECK(n > 0 && !strncmp(buf, "1.000000000\t0\treset\t", 20) &&
 		      !strcmp(buf + n - 6, "\t1234\n"),
 		      "reset line: %s", buf);

@@ -590,7 +590,7 @@ static const char *const columns[] = {
 	"req", "ret", "mss", "srtt_us", "rttvar_us", "rto_us", "cwnd",
 	"ssthresh", "snd_wnd", "rcv_wnd", "snd_una", "snd_nxt", "write_seq",
 	"copied_seq", "packets_out", "retrans_out", "total_retrans",
-	"ca_state", "ca_name", "ifindex", "ip_id", "ip_tos", "ip_ttl",
+	"ca_state", "ca_name", "ifindex", "netns", "ip_id", "ip_tos", "ip_ttl",
 	"ip_proto", "segs_out", "data_segs_out", "segs_in", "data_segs_in",
 	"bytes_sent", "bytes_received", "bytes_acked", "bytes_retrans",
 	"rcv_nxt", "min_rtt_us", "rtt_us", "advmss", "snd_wscale",
@@ -607,7 +607,7 @@ enum col {
 	C_REQ, C_RET, C_MSS, C_SRTT, C_RTTVAR, C_RTO, C_CWND, C_SSTHRESH,
 	C_SND_WND, C_RCV_WND, C_SND_UNA, C_SND_NXT, C_WRITE_SEQ,
 	C_COPIED_SEQ, C_PACKETS_OUT, C_RETRANS_OUT, C_TOTAL_RETRANS,
-	C_CA_STATE, C_CA_NAME, C_IFINDEX, C_IP_ID, C_IP_TOS, C_IP_TTL,
+	C_CA_STATE, C_CA_NAME, C_IFINDEX, C_NETNS, C_IP_ID, C_IP_TOS, C_IP_TTL,
 	C_IP_PROTO, C_SEGS_OUT, C_DATA_SEGS_OUT, C_SEGS_IN, C_DATA_SEGS_IN,
 	C_BYTES_SENT, C_BYTES_RECEIVED, C_BYTES_ACKED, C_BYTES_RETRANS,
 	C_RCV_NXT, C_MIN_RTT, C_RTT, C_ADVMSS, C_SND_WSCALE, C_RCV_WSCALE,
@@ -830,6 +830,8 @@ static void check_line(int i, char *line)
 		      "record %d: ifindex '%s'", i, f[C_IFINDEX]);
 	else
 		CHECK(!*f[C_IFINDEX], "record %d: ifindex not empty", i);
+	/* a version 2 log does not say the namespace */
+	CHECK(!*f[C_NETNS], "record %d: netns '%s' not empty", i, f[C_NETNS]);
 
 	if (r->flags & MAGNET_RF_IP)
 		CHECK(num_is(f[C_IP_ID], r->ip_id) &&
