@@ -37,6 +37,7 @@
 
 struct pcapw_flow {
 	int used;
+	__u32 netns;		/* the namespace it is in (0: unknown) */
 	struct magnet_record r;	/* the latest TCP-layer or app record */
 };
 
@@ -112,17 +113,17 @@ static int same_flow(const struct magnet_record *a,
 }
 
 static struct pcapw_flow *flow_find(struct pcapw *w,
-				    const struct magnet_record *r)
+				    const struct magnet_record *r, __u32 netns)
 {
 	size_t i;
 
 	if (!w->flow_cap)
 		return NULL;
-	for (i = magnet_flow_key(r) & (w->flow_cap - 1);;
-	     i = (i + 1) & (w->flow_cap - 1)) {
+	for (i = (magnet_flow_key(r) ^ netns * 0x9e3779b1U) &
+		 (w->flow_cap - 1);; i = (i + 1) & (w->flow_cap - 1)) {
 		struct pcapw_flow *f = &w->flows[i];
 
-		if (!f->used || same_flow(&f->r, r))
+		if (!f->used || (f->netns == netns && same_flow(&f->r, r)))
 			return f;
 	}
 }
@@ -142,22 +143,24 @@ static int flow_grow(struct pcapw *w)
 	for (i = 0; i < old_cap; i++) {
 		if (!old[i].used)
 			continue;
-		f = flow_find(w, &old[i].r);
+		f = flow_find(w, &old[i].r, old[i].netns);
 		*f = old[i];
 	}
 	free(old);
 	return 0;
 }
 
-static int flow_update(struct pcapw *w, const struct magnet_record *r)
+static int flow_update(struct pcapw *w, const struct magnet_record *r,
+		       __u32 netns)
 {
 	struct pcapw_flow *f;
 
 	if ((w->flow_used + 1) * 2 > w->flow_cap && flow_grow(w))
 		return -1;
-	f = flow_find(w, r);
+	f = flow_find(w, r, netns);
 	if (!f->used) {
 		f->used = 1;
+		f->netns = netns;
 		w->flow_used++;
 	}
 	f->r = *r;
@@ -205,38 +208,86 @@ int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
 	return end_block(buf, p);
 }
 
-/* the pcapng interface of (layer, ifindex), its block into @p if new */
-static int iface(struct pcapw *w, unsigned int layer, __u32 ifindex,
-		 char **pp)
+/* "netns N ifindex I", "netns N IP layer", or without the namespace */
+static void if_words(char *b, size_t n, unsigned int layer, __u32 netns,
+		     __u32 ifindex)
+{
+	char ns[32] = "";
+
+	if (netns)
+		snprintf(ns, sizeof(ns), "netns %u ", netns);
+	if (layer == MAGNET_LAYER_IP)
+		snprintf(b, n, "%sIP layer", ns);
+	else
+		snprintf(b, n, "%sifindex %u", ns, ifindex);
+}
+
+/*
+ * The interface of (@netns, @layer, @ifindex): in pcapng its number, its
+ * block into @p if new; in classic pcap 0, or -1 if it is not the file's
+ * one interface
+ */
+static int iface(struct pcapw *w, unsigned int layer, __u32 netns,
+		 __u32 ifindex, char **pp)
 {
 	__u64 key = (__u64)layer << 32 | ifindex;
-	char *p = *pp, name[64];
+	char *p = *pp, name[96], a[40], b[40];
 	unsigned int i;
 	__u8 tsresol = 9;
 
 	for (i = 0; i < w->nifs; i++)
-		if (w->ifs[i] == key)
+		if (w->ifs[i] == key && w->if_ns[i] == netns)
 			return (int)i;
+	if (w->fmt != PCAPW_NG && w->nifs) {
+		if_words(a, sizeof(a), (unsigned int)(w->ifs[0] >> 32),
+			 w->if_ns[0], (__u32)w->ifs[0]);
+		if_words(b, sizeof(b), layer, netns, ifindex);
+		snprintf(w->errbuf, sizeof(w->errbuf),
+			 "a packet of %s after those of %s: a pcap file holds one interface; select one (--netns, --ifindex, -L) or write pcapng",
+			 b, a);
+		w->err = w->errbuf;
+		w->usage = 1;
+		return -1;
+	}
 	if (w->nifs == PCAPW_MAX_IFS) {
 		w->err = "more than 4096 devices";
 		return -1;
 	}
 	w->ifs[w->nifs] = key;
+	w->if_ns[w->nifs] = netns;
+	if (w->fmt != PCAPW_NG)
+		return (int)w->nifs++;
 	p = put32(p, BT_IDB);
 	p = put32(p, 0);
 	p = put16(p, LINKTYPE_RAW);
 	p = put16(p, 0);
 	p = put32(p, PCAPW_SNAPLEN);
+	/* names as before namespaces when the log does not say them */
 	if (layer == MAGNET_LAYER_IP) {
-		p = put_opt_str(p, IF_NAME, "ip");
-		p = put_opt_str(p, IF_DESCRIPTION,
+		if (netns)
+			snprintf(name, sizeof(name), "ns%u:ip", netns);
+		p = put_opt_str(p, IF_NAME, netns ? name : "ip");
+		if (netns)
+			snprintf(name, sizeof(name),
+				 "magnet IP layer (ip_out, ip_in), netns %u",
+				 netns);
+		p = put_opt_str(p, IF_DESCRIPTION, netns ? name :
 				"magnet IP layer (ip_out, ip_in)");
 	} else {
-		snprintf(name, sizeof(name), "if%u", ifindex);
+		if (netns)
+			snprintf(name, sizeof(name), "ns%u:if%u", netns,
+				 ifindex);
+		else
+			snprintf(name, sizeof(name), "if%u", ifindex);
 		p = put_opt_str(p, IF_NAME, name);
-		snprintf(name, sizeof(name),
-			 "magnet device layer (dev_out, dev_in), ifindex %u",
-			 ifindex);
+		if (netns)
+			snprintf(name, sizeof(name),
+				 "magnet device layer (dev_out, dev_in), netns %u, ifindex %u",
+				 netns, ifindex);
+		else
+			snprintf(name, sizeof(name),
+				 "magnet device layer (dev_out, dev_in), ifindex %u",
+				 ifindex);
 		p = put_opt_str(p, IF_DESCRIPTION, name);
 	}
 	p = put_opt(p, IF_TSRESOL, &tsresol, 1);
@@ -434,7 +485,8 @@ static void gap_comment(const struct pcapw *w, char *c, size_t n,
 		 (unsigned long long)w->gap_reset);
 }
 
-int pcapw_record(struct pcapw *w, const struct magnet_record *r, char *buf)
+int pcapw_record(struct pcapw *w, const struct magnet_record *r,
+		 __u32 netns, char *buf)
 {
 	unsigned int layer;
 	int out, id = 0, caplen;
@@ -470,7 +522,7 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r, char *buf)
 		break;
 	default:
 		/* TCP and app events: the state for the comments */
-		if ((r->flags & MAGNET_RF_TCP) && flow_update(w, r)) {
+		if ((r->flags & MAGNET_RF_TCP) && flow_update(w, r, netns)) {
 			w->err = "out of memory for the flow table";
 			return -1;
 		}
@@ -499,6 +551,10 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r, char *buf)
 		return -1;
 	w->packets++;
 
+	id = iface(w, layer, netns,
+		   (r->flags & MAGNET_RF_DEV) ? r->ifindex : 0, &p);
+	if (id < 0)
+		return -1;
 	if (w->fmt != PCAPW_NG) {
 		__u64 sec = wall / 1000000000ULL;
 		__u32 ns = (__u32)(wall % 1000000000ULL);
@@ -511,9 +567,6 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r, char *buf)
 		return (int)(p - buf) + caplen;
 	}
 
-	id = iface(w, layer, (r->flags & MAGNET_RF_DEV) ? r->ifindex : 0, &p);
-	if (id < 0)
-		return -1;
 	if (!w->if_packets[id])
 		w->if_first[id] = wall;
 	w->if_packets[id]++;
@@ -548,7 +601,7 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r, char *buf)
 	if (note)
 		p = put_opt_str(p, OPT_COMMENT, note);
 	{
-		struct pcapw_flow *f = flow_find(w, r);
+		struct pcapw_flow *f = flow_find(w, r, netns);
 
 		if (f && f->used) {
 			state_comment(comment, sizeof(comment), &f->r,

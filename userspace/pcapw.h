@@ -7,11 +7,14 @@
  * IPv6 header and TCP or UDP header are rebuilt from the recorded fields:
  * no payload (the captured length is the headers, the original length the
  * IP packet's), link type LINKTYPE_RAW (101). In pcapng, one interface per
- * layer and device (the IP layer; each device layer ifindex), nanosecond
+ * network namespace, layer and device (a namespace's IP layer; each of its
+ * devices by ifindex, which is unique only within its namespace), nanosecond
  * timestamps (if_tsresol 9), the direction in epb_flags, and comments: the
  * kernel's TCP state of the packet's socket as of its latest TCP-layer
  * event (cwnd, ssthresh, srtt, ...), and any gap (LOST and RESET records)
- * before the packet, also counted in epb_dropcount.
+ * before the packet, also counted in epb_dropcount. A classic pcap file has
+ * no interfaces: it takes the packets of one interface only, and refuses
+ * the first packet of another (w->usage).
  *
  * Plain C with no I/O: the caller gives each block a buffer of
  * PCAPW_BLOCK_MAX bytes and writes out what the call returns. The unit
@@ -47,8 +50,10 @@ struct pcapw {
 	unsigned int layers;	/* MAGNET_LAYER_IP and/or MAGNET_LAYER_DEV */
 	unsigned int dirs;	/* PCAPW_DIR_* */
 	__s64 rt_off;		/* sysinfo.realtime_offset_ns */
-	/* pcapng interfaces: layer << 32 | ifindex, in order of first use */
+	/* interfaces: layer << 32 | ifindex, and the namespace (0: unknown),
+	 * in order of first use (classic pcap: one) */
 	__u64 ifs[PCAPW_MAX_IFS];
+	__u32 if_ns[PCAPW_MAX_IFS];
 	__u64 if_packets[PCAPW_MAX_IFS];
 	__u64 if_first[PCAPW_MAX_IFS], if_last[PCAPW_MAX_IFS];
 	unsigned int nifs;
@@ -61,6 +66,8 @@ struct pcapw {
 	struct pcapw_flow *flows;
 	size_t flow_cap, flow_used;
 	const char *err;	/* why the last call failed */
+	int usage;		/* it failed for what was asked, not the log */
+	char errbuf[256];
 };
 
 /*
@@ -73,12 +80,16 @@ int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
 		const char *appname, char *buf);
 
 /*
- * One record: a packet, with the interface block before it if new;
- * nothing for records that are not packets (their TCP state or gap is
- * kept for the next packet). Returns the bytes written into @buf, or -1
- * with w->err set (a record that cannot be a packet: a corrupt log).
+ * One record, of the network namespace @netns (0: unknown): a packet, with
+ * the interface block before it if new; nothing for records that are not
+ * packets (their TCP state or gap is kept for the next packet; a packet's
+ * comment shows the state of the same flow in the same namespace). Returns
+ * the bytes written into @buf, or -1 with w->err set: a record that cannot
+ * be a packet (a corrupt log), or with w->usage set, a classic pcap file's
+ * second interface.
  */
-int pcapw_record(struct pcapw *w, const struct magnet_record *r, char *buf);
+int pcapw_record(struct pcapw *w, const struct magnet_record *r,
+		 __u32 netns, char *buf);
 
 /*
  * End: in pcapng, an interface statistics block per interface (packets,

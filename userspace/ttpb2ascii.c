@@ -84,6 +84,19 @@ static size_t oused;
 /* -f pcapng, pcap, pcap-ns: the writer, and what -L and -d chose */
 static struct pcapw pcap_w;
 static unsigned int pcap_layers, pcap_dirs;
+/*
+ * --netns and --ifindex: the records kept (0: any), and what the log held,
+ * to say why a selection kept nothing and to refuse an ifindex that is in
+ * several namespaces
+ */
+static __u32 sel_netns, sel_ifindex;
+static unsigned long long sel_kept;
+#define SEEN_NS 16
+static struct { __u32 netns; unsigned long long n; } seen_ns[SEEN_NS];
+static unsigned int nseen_ns;
+static unsigned long long seen_unknown, seen_more;
+static __u32 sel_if_ns;		/* --ifindex alone: the namespace it is in */
+static int sel_if_ns_set;
 
 static void usage(FILE *f)
 {
@@ -91,7 +104,7 @@ static void usage(FILE *f)
 		"usage: " PROG " [-i auto|magnet|legacy]\n"
 		"                  [-f ttprobe|magnet|web10g|legacy|pcapng|pcap|pcap-ns]\n"
 		"                  [-c magnet|ttprobe] [-L dev|ip|ip,dev] [-d in|out|both]\n"
-		"                  [-o OUT] [FILE]\n"
+		"                  [-n NETNS] [-I IFINDEX] [-o OUT] [FILE]\n"
 		"\n"
 		"Decode a magnet binary log (omode=1), or a file of ttprobe's 96-byte\n"
 		"binary records, read from FILE, or from standard input when FILE is\n"
@@ -125,11 +138,15 @@ static void usage(FILE *f)
 		"      pcapng   the device-layer events (-L) as packets for Wireshark\n"
 		"               and tshark: IP and TCP/UDP headers rebuilt from the\n"
 		"               recorded fields, no payload, ns timestamps, one\n"
-		"               interface per device (ifindex) and one for the IP\n"
-		"               layer; comments with the socket's TCP state (cwnd,\n"
-		"               ssthresh, srtt, ...) as of its latest TCP-layer\n"
-		"               event, and with each gap (lost records) where it was\n"
-		"      pcap     the same packets as a classic tcpdump -w file,\n"
+		"               interface per namespace and device (nsN:ifI) and\n"
+		"               one per namespace for the IP layer (nsN:ip);\n"
+		"               comments with the TCP state (cwnd, ssthresh, srtt,\n"
+		"               ...) of the packet's flow in its namespace as of\n"
+		"               its latest TCP-layer event, and with each gap (lost\n"
+		"               records) where it was\n"
+		"      pcap     the same packets as a classic tcpdump -w file, of\n"
+		"               one interface (a packet of a second one is an\n"
+		"               error, 1: select one with -n, -I and -L),\n"
 		"               microsecond timestamps, no comments (gaps are only\n"
 		"               counted in a warning)\n"
 		"      pcap-ns  classic pcap with nanosecond timestamps\n"
@@ -147,6 +164,19 @@ static void usage(FILE *f)
 		"  -d, --direction D pcap formats: in, out or both (default); on one\n"
 		"                    host's veth pair every packet is sent (out) and\n"
 		"                    received (in): -d out shows each once\n"
+		"  -n, --netns NETNS keep only the records of the network namespace\n"
+		"                    NETNS (its inode number: the netns column of\n"
+		"                    -f magnet, `lsns -t net`, `stat -L -c %%i\n"
+		"                    /proc/PID/ns/net`); lost and reset marks are\n"
+		"                    kept. A log whose records say no namespace\n"
+		"                    (format 2, or format 3 before netns) has none\n"
+		"  -I, --ifindex IFINDEX\n"
+		"                    keep only the device events (dev_out, dev_in)\n"
+		"                    of interface IFINDEX, and the marks; an ifindex\n"
+		"                    is unique in its namespace only: with several\n"
+		"                    namespaces in the log, give -n too\n"
+		"                    A selection that keeps no record is an error (1),\n"
+		"                    naming the namespaces the log has\n"
 		"  -o, --output OUT  write to OUT instead of standard output\n"
 		"  -h, --help        print this help and exit\n"
 		"      --version     print the version and exit\n"
@@ -561,6 +591,105 @@ static int next_v3(gzFile gz, struct magnet_v3_dec *d, int swapped,
 	}
 }
 
+/* @s as a decimal number from 1 to 4294967295 into @v: 0, or -1 */
+static int parse_u32(const char *s, __u32 *v)
+{
+	unsigned long long x = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		x = x * 10 + (unsigned long long)(*s - '0');
+		if (x > 0xffffffffULL)
+			return -1;
+	}
+	if (!x)
+		return -1;
+	*v = (__u32)x;
+	return 0;
+}
+
+/* --netns and --ifindex: count @netns among the namespaces seen */
+static void seen_netns(__u32 netns)
+{
+	unsigned int i;
+
+	if (!netns) {
+		seen_unknown++;
+		return;
+	}
+	for (i = 0; i < nseen_ns; i++)
+		if (seen_ns[i].netns == netns) {
+			seen_ns[i].n++;
+			return;
+		}
+	if (nseen_ns == SEEN_NS) {
+		seen_more++;
+		return;
+	}
+	seen_ns[nseen_ns].netns = netns;
+	seen_ns[nseen_ns++].n = 1;
+}
+
+/*
+ * Whether an event @r of the namespace @netns (0: unknown) is kept: 1 or
+ * 0; -1 (said) if --ifindex alone names an interface of two namespaces
+ */
+static int select_record(const struct magnet_record *r, __u32 netns)
+{
+	seen_netns(netns);
+	if (sel_netns && netns != sel_netns)
+		return 0;
+	if (sel_ifindex) {
+		if (!(r->flags & MAGNET_RF_DEV) || r->ifindex != sel_ifindex)
+			return 0;
+		if (!sel_netns) {
+			if (sel_if_ns_set && netns != sel_if_ns) {
+				msg("%s: ifindex %u is in two network namespaces (%u and %u): add --netns to choose one",
+				    in_name, sel_ifindex, sel_if_ns, netns);
+				return -1;
+			}
+			sel_if_ns = netns;
+			sel_if_ns_set = 1;
+		}
+	}
+	sel_kept++;
+	return 1;
+}
+
+/* a selection kept nothing: say what the log has */
+static void say_nothing_kept(void)
+{
+	char list[SEEN_NS * 40 + 120], what[64];
+	size_t n = 0;
+	unsigned int i;
+
+	list[0] = '\0';
+	for (i = 0; i < nseen_ns; i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u (%llu)",
+				      i ? ", " : "", seen_ns[i].netns,
+				      seen_ns[i].n);
+	if (seen_more)
+		n += (size_t)snprintf(list + n, sizeof(list) - n,
+				      ", and %llu events of other namespaces",
+				      seen_more);
+	if (seen_unknown)
+		snprintf(list + n, sizeof(list) - n,
+			 "%s%llu events that say no namespace (format 2, or format 3 written before netns)",
+			 n ? "; " : "", seen_unknown);
+	if (sel_netns && sel_ifindex)
+		snprintf(what, sizeof(what), "netns %u and ifindex %u",
+			 sel_netns, sel_ifindex);
+	else if (sel_netns)
+		snprintf(what, sizeof(what), "netns %u", sel_netns);
+	else
+		snprintf(what, sizeof(what), "ifindex %u", sel_ifindex);
+	msg("%s: no record is of %s; the log's events by namespace (their count): %s",
+	    in_name, what, n || seen_unknown ? list : "none");
+}
+
 /* @v3d: a version 3 stream's flow tables, which decode() frees */
 static int decode_stream(gzFile gz, enum out_format fmt,
 			 enum in_format infmt, int compat,
@@ -734,6 +863,17 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 		}
 		/* a version 3 record: its decoder refused both cases above */
 decoded:
+		if ((sel_netns || sel_ifindex) &&
+		    rec.event != MAGNET_EV_LOST && rec.event != MAGNET_EV_RESET) {
+			int k = select_record(&rec, v3 ? v3d->netns : 0);
+
+			if (k < 0) {
+				finish_output();
+				return EXIT_USAGE;
+			}
+			if (!k)
+				continue;
+		}
 
 		/* the line goes straight into the output buffer */
 		line = out_room((size_t)line_max);
@@ -774,13 +914,14 @@ decoded:
 		case FMT_PCAPNG:
 		case FMT_PCAP:
 		case FMT_PCAP_NS:
-			len = pcapw_record(&pcap_w, &rec, line);
+			len = pcapw_record(&pcap_w, &rec, v3 ? v3d->netns : 0,
+					   line);
 			if (len < 0) {
 				if (!finish_output())
 					return EXIT_BADINPUT;
 				msg("%s: record index %llu at byte offset %llu: %s",
 				    in_name, index, offset, pcap_w.err);
-				return EXIT_BADINPUT;
+				return pcap_w.usage ? EXIT_USAGE : EXIT_BADINPUT;
 			}
 			break;
 		case FMT_LEGACY: {
@@ -800,6 +941,11 @@ decoded:
 			return EXIT_BADINPUT;
 		}
 		oused += (size_t)len;
+	}
+	if ((sel_netns || sel_ifindex) && !sel_kept) {
+		finish_output();
+		say_nothing_kept();
+		return EXIT_USAGE;
 	}
 	if (IS_PCAP(fmt))
 		return pcap_end(fmt);
@@ -839,6 +985,8 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "layers", required_argument, NULL, 'L' },
 		{ "direction", required_argument, NULL, 'd' },
+		{ "netns", required_argument, NULL, 'n' },
+		{ "ifindex", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -860,9 +1008,15 @@ int main(int argc, char **argv)
 	memset(&pcap_w, 0, sizeof(pcap_w));
 	pcap_layers = 0;
 	pcap_dirs = 0;
+	sel_netns = sel_ifindex = 0;
+	sel_kept = 0;
+	nseen_ns = 0;
+	seen_unknown = seen_more = 0;
+	sel_if_ns = 0;
+	sel_if_ns_set = 0;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:i:c:o:L:d:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:i:c:o:L:d:n:I:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "ttprobe")) {
@@ -939,6 +1093,15 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'n':
+		case 'I':
+			if (parse_u32(optarg, c == 'n' ? &sel_netns :
+						 &sel_ifindex)) {
+				msg("%s '%s': not a number from 1 to 4294967295; try --help",
+				    c == 'n' ? "--netns" : "--ifindex", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -964,6 +1127,15 @@ int main(int argc, char **argv)
 	}
 	if ((pcap_layers || pcap_dirs) && !IS_PCAP(fmt)) {
 		msg("-L and -d apply to -f pcapng, pcap and pcap-ns only; try --help");
+		return EXIT_USAGE;
+	}
+	if (sel_ifindex && (fmt == FMT_TTPROBE || fmt == FMT_WEB10G ||
+			    fmt == FMT_LEGACY)) {
+		msg("-I keeps device events, which -f ttprobe, web10g and legacy do not show; try --help");
+		return EXIT_USAGE;
+	}
+	if (sel_ifindex && pcap_layers == MAGNET_LAYER_IP) {
+		msg("-I keeps device events, and -L ip writes the IP layer's; try --help");
 		return EXIT_USAGE;
 	}
 	if (!pcap_layers)

@@ -84,7 +84,7 @@
 	X(__u8, laddr, [16], F)						\
 	X(__u8, raddr, [16], F)						\
 	/* the network namespace the flow's events happened in: its inode	\
-	 * number, as `ip netns identify`, `stat -L -c %i /proc/PID/ns/net`	\
+	 * number, as `lsns -t net`, `stat -L -c %i /proc/PID/ns/net`	\
 	 * and the netns= filter give it; 0 = unknown (a FLOW record of 72	\
 	 * bytes, written before this field existed, or encoded from format	\
 	 * 2, which has none). The same addresses and ports in two		\

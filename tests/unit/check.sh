@@ -437,21 +437,51 @@ PCAP=./pcap_fixture
 $PCAP write "$tmp" || bad "pcap_fixture write failed"
 # every layer/direction choice, each format: parsed back and compared
 # with the records byte by byte; the swapped log gives the same bytes
+# (a classic pcap file holds one interface: the IP layer, or one device)
 for sel in "pcapng dev both" "pcapng ip,dev both" "pcapng dev out" \
-	"pcapng ip in" "pcap dev both" "pcap-ns ip,dev out"; do
+	"pcapng ip in" "pcap dev both 2" "pcap-ns ip out" "pcapng dev both 3" \
+	"pcap-ns ip,dev out 2"; do
 	set -- $sel
-	run -f "$1" -L "$2" -d "$3" -o "$tmp/p.out" "$tmp/pcap.bin"
-	check "-f $1 -L $2 -d $3: exit 0 (got $rc)" [ "$rc" = 0 ]
-	check "-f $1 -L $2 -d $3: warns of the gaps" \
+	ifx=${4:+-I $4} ifn=${4:-}
+	# shellcheck disable=SC2086
+	run -f "$1" -L "$2" -d "$3" $ifx -o "$tmp/p.out" "$tmp/pcap.bin"
+	check "-f $1 -L $2 -d $3 $ifx: exit 0 (got $rc)" [ "$rc" = 0 ]
+	check "-f $1 -L $2 -d $3 $ifx: warns of the gaps" \
 		err_is 'warning: .*: 8 records lost, 2 probe misses, 7 records discarded by reset'
-	$PCAP check "$1" "$2" "$3" "$tmp/p.out" >"$tmp/pcheck" 2>&1
+	$PCAP check "$1" "$2" "$3" "$tmp/p.out" $ifn >"$tmp/pcheck" 2>&1
 	st=$?
-	fold "$tmp/pcheck" "pcap_fixture check $1 $2 $3" "$st"
-	run -f "$1" -L "$2" -d "$3" -o "$tmp/p.swapped" "$tmp/pcap-swapped.bin"
-	check "-f $1 -L $2 -d $3: the swapped log gives the same file" \
+	fold "$tmp/pcheck" "pcap_fixture check $1 $2 $3 $ifn" "$st"
+	# shellcheck disable=SC2086
+	run -f "$1" -L "$2" -d "$3" $ifx -o "$tmp/p.swapped" "$tmp/pcap-swapped.bin"
+	check "-f $1 -L $2 -d $3 $ifx: the swapped log gives the same file" \
 		cmp -s "$tmp/p.out" "$tmp/p.swapped"
-	no_sanitizer || bad "-f $1 -L $2 -d $3: sanitizer report"
+	no_sanitizer || bad "-f $1 -L $2 -d $3 $ifx: sanitizer report"
 done
+# a classic pcap file of two interfaces: refused at the second one's
+# first packet, with what to select
+run -f pcap -o "$tmp/p.out" "$tmp/pcap.bin"
+check "-f pcap of ifindex 2 and 3: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "-f pcap of ifindex 2 and 3: message" \
+	err_is 'record index 5 at byte offset 1536: a packet of ifindex 3 after those of ifindex 2: a pcap file holds one interface; select one \(--netns, --ifindex, -L\) or write pcapng'
+run -f pcap-ns -L ip,dev -d out -o "$tmp/p.out" "$tmp/pcap.bin"
+check "-f pcap-ns -L ip,dev: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "-f pcap-ns -L ip,dev: message" \
+	err_is 'a packet of IP layer after those of ifindex 2'
+run -f ttprobe -I 2 "$tmp/pcap.bin"
+check "-f ttprobe -I 2: exit 1 (got $rc)" [ "$rc" = 1 ]
+run -f pcapng -L ip -I 2 "$tmp/pcap.bin"
+check "-L ip -I 2: exit 1 (got $rc)" [ "$rc" = 1 ]
+for a in "-n 0" "-n x1" "-I 4294967296" "-I ''"; do
+	eval run -f magnet "$a" "$tmp/pcap.bin"
+	check "$a: exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "$a: message" err_is 'not a number from 1 to 4294967295'
+done
+run -f magnet -n 4026531840 "$tmp/pcap.bin"
+check "-n of a version 2 log: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "-n of a version 2 log: message" \
+	err_is 'no record is of netns 4026531840; the log.s events by namespace \(their count\): 11 events that say no namespace'
+run -f magnet -I 7 "$tmp/pcap.bin"
+check "-I 7 (no such device): exit 1 (got $rc)" [ "$rc" = 1 ]
 # tshark (Debian's, make deps) reads what we write: every header field
 if command -v tshark >/dev/null; then
 	run -f pcapng -o "$tmp/t.pcapng" "$tmp/pcap.bin"
@@ -467,10 +497,11 @@ if command -v tshark >/dev/null; then
 	check "tshark: the TCP state comment" \
 		grep -q "magnet tcp_out .* cwnd 10 ssthresh 2147483647 srtt_us 1234" \
 		<(tshark -r "$tmp/t.pcapng" -T fields -e frame.comment 2>/dev/null)
+	# ifindex 2's: records 1, 3, 7, 8, 10 and 11 of the fixture
 	for f in pcap pcap-ns; do
-		run -f $f -o "$tmp/t.$f" "$tmp/pcap.bin"
-		check "tshark reads -f $f: 8 packets" \
-			[ "$(tshark -r "$tmp/t.$f" 2>/dev/null | wc -l)" = 8 ]
+		run -f $f -I 2 -o "$tmp/t.$f" "$tmp/pcap.bin"
+		check "tshark reads -f $f -I 2: 6 packets" \
+			[ "$(tshark -r "$tmp/t.$f" 2>/dev/null | wc -l)" = 6 ]
 	done
 else
 	bad "tshark not installed (make deps installs it)"
@@ -525,7 +556,7 @@ for f in native pcap; do
 		[ "$(stat -c %s "$tmp/$f-v3.bin")" -lt "$(stat -c %s "$tmp/$f.bin")" ]
 done
 for args in "-f ttprobe" "-f magnet" "-f web10g" "-f legacy" "-c ttprobe" \
-	"-f pcapng" "-f pcap -L ip,dev" "-f pcap-ns -L dev -d out"; do
+	"-f pcapng" "-f pcap -L ip" "-f pcap-ns -L dev -d out -I 2"; do
 	for f in native pcap; do
 		# shellcheck disable=SC2086
 		run $args "$tmp/$f.bin"
@@ -658,12 +689,16 @@ def tcp(ev=1, fl=0x23, rate=False, fid=1, e="<"):
         struct.pack_into(e + "5I", r, 36, 1, 2, 3, 4, 5)
         b += r
     return hdr(ev, fl, 16 + len(b), fid, e) + bytes(b)
-def pkt(th=20, fl=0x6e, ln=None, e="<"):
+def pkt(th=20, fl=0x6e, ln=None, e="<", fid=1, ip=False):
+    # a dev_out on ifindex 3; @ip: with an IPv4 header's length and TCP
     b = bytearray(40)
     struct.pack_into(e + "IIIIII", b, 0, 60, 0, 1, 2, 3, 4)
+    if ip:
+        struct.pack_into(e + "H", b, 28, 20)
+        b[35] = 6
     b[37] = th
     b += bytes((max(th - 20, 0) + 7) // 8 * 8)
-    return hdr(7, fl, ln or 16 + len(b), 1, e) + bytes(b)
+    return hdr(7, fl, ln or 16 + len(b), fid, e) + bytes(b)
 def legacy(e):
     b = bytearray(96)
     struct.pack_into(e + "qq", b, 0, 1700000000, 5)
@@ -699,6 +734,11 @@ logs = {
         pkt(e=">"),
     "netns-zero-0": si() + flow(ns=0) + tcp() + pkt(),
     "flow88-2": si() + flow(ns=1, ln=88) + bytes(8) + tcp(),
+    # one connection's ends seen in two namespaces (a host and a router in
+    # one kernel): the same addresses and ports, ifindex 3 in both
+    "twons-0": si() + flow(1, ns=4026532001) + flow(2, ns=4026532002) +
+        tcp(fid=1) + pkt(fid=1, ip=True) + pkt(fid=2, ip=True) +
+        tcp(ev=2, fid=1) + pkt(fid=2, ip=True),
     "flow64-2": si() + flow(ln=64)[:64] + tcp(),
     "gzip-members-0": gzip.compress(si() + flow()) + gzip.compress(tcp()),
     "gzip-trailing-0": gzip.compress(si() + flow() + tcp()) + b"trailing",
@@ -731,6 +771,59 @@ for c in netns-0:"4026532001 4026532001 4026532001 " \
 	check "corner ${c%%:*}: netns column '${c#*:}' (got '$(netns_col)')" \
 		[ "$(netns_col)" = "${c#*:}" ]
 done
+
+# --netns and --ifindex on the two-namespace log: each namespace's events
+# only; an ifindex of both namespaces needs --netns; a selection that
+# keeps nothing says which namespaces the log has
+events_of() {
+	awk -F'\t' 'NR > 1 { printf "%s/%s ", $3, $37 }' "$tmp/out"
+}
+A=4026532001 B=4026532002
+for c in "-n $A:tcp_out/$A dev_out/$A tcp_in/$A " "-n $B:dev_out/$B dev_out/$B " \
+	"-n $B -I 3:dev_out/$B dev_out/$B " "-n $A -I 3:dev_out/$A "; do
+	# shellcheck disable=SC2086
+	run -f magnet ${c%%:*} "$tmp/corner/twons-0.bin"
+	check "twons ${c%%:*}: exit 0 (got $rc)" [ "$rc" = 0 ]
+	check "twons ${c%%:*}: events '${c#*:}' (got '$(events_of)')" \
+		[ "$(events_of)" = "${c#*:}" ]
+done
+run -f magnet -I 3 "$tmp/corner/twons-0.bin"
+check "twons -I 3: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "twons -I 3: message" \
+	err_is "ifindex 3 is in two network namespaces \($A and $B\): add --netns"
+run -f magnet -n 5 "$tmp/corner/twons-0.bin"
+check "twons -n 5: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "twons -n 5: message" \
+	err_is "no record is of netns 5; the log.s events by namespace \(their count\): $A \(3\), $B \(2\)$"
+run -f pcap "$tmp/corner/twons-0.bin"
+check "twons -f pcap: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "twons -f pcap: message" \
+	err_is "a packet of netns $B ifindex 3 after those of netns $A ifindex 3"
+if command -v tshark >/dev/null; then
+	run -f pcap -n $B -o "$tmp/t.pcap" "$tmp/corner/twons-0.bin"
+	check "twons -f pcap -n B: tshark reads 2 packets" \
+		[ "$(tshark -r "$tmp/t.pcap" 2>/dev/null | wc -l)" = 2 ]
+	# pcapng: an interface per namespace and device, named by both; the
+	# TCP state comment on the packets of the TCP records' namespace only
+	run -f pcapng -o "$tmp/t.pcapng" "$tmp/corner/twons-0.bin"
+	tshark -r "$tmp/t.pcapng" -T fields -e frame.interface_name \
+		-e frame.interface_description -e frame.comment \
+		>"$tmp/tshark.txt" 2>/dev/null
+	check "twons pcapng: interfaces and comments as tshark reads them" \
+		/usr/bin/python3 - "$tmp/tshark.txt" $A $B <<'PY'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+a, b = sys.argv[2], sys.argv[3]
+want = ["ns%s:if3" % a, "ns%s:if3" % b, "ns%s:if3" % b]
+ok = [r[0] for r in rows] == want
+ok &= all(r[1].endswith("netns %s, ifindex 3" % r[0][2:-4]) for r in rows)
+ok &= "magnet tcp_out" in rows[0][2]
+ok &= not any("magnet tcp_" in r[2] for r in rows[1:])
+if not ok:
+    print(rows)
+sys.exit(not ok)
+PY
+fi
 
 # ---- magnet-exp analyse (python/magnet_exp) ----
 echo "== magnet-exp analyse"
@@ -775,6 +868,9 @@ for f in "$tmp"/mut/*.bin "$tmp"/mutgz/*.bin "$tmp"/mutp/*.bin "$tmp"/mutv3/*.bi
 	seen[$rc]=$((${seen[$rc]:-0} + 1))
 	case $rc in
 	0 | 2 | 3) ;;
+	# a classic pcap file refuses a second interface (a usage error)
+	1) grep -q 'a pcap file holds one interface' "$tmp/err" ||
+		bad_rc=$((bad_rc + 1)) ;;
 	*)
 		bad_rc=$((bad_rc + 1))
 		echo "  $f (-f ${formats[(n - 1) % 6]}): exit $rc"
@@ -790,7 +886,7 @@ dist=""
 for k in "${!seen[@]}"; do dist="$dist exit $k: ${seen[$k]};"; done
 echo "  $n runs:$dist"
 check "fuzz: $n runs" [ "$n" = $((FUZZ_RUNS + 2 * (FUZZ_RUNS / 5))) ]
-check "fuzz: every exit code is 0, 2 or 3" [ "$bad_rc" = 0 ]
+check "fuzz: every exit code is 0, 2 or 3 (or 1: pcap's one interface)" [ "$bad_rc" = 0 ]
 check "fuzz: no sanitizer report" [ "$san" = 0 ]
 check "fuzz: every failure explained on stderr" [ "$bad_err" = 0 ]
 check "fuzz: the mutations reach both success and rejection" \

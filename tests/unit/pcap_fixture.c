@@ -5,10 +5,10 @@
  *   pcap_fixture write DIR     pcap.bin (native), pcap-swapped.bin (the
  *                              other byte order), pcap-old.bin (IP and
  *                              device events without the header fields)
- *   pcap_fixture check FMT LAYERS DIRS FILE
+ *   pcap_fixture check FMT LAYERS DIRS FILE [IFINDEX]
  *                              parse FILE (FMT: pcapng, pcap or pcap-ns),
- *                              written with -L LAYERS -d DIRS from
- *                              pcap.bin, and compare every packet byte,
+ *                              written with -L LAYERS -d DIRS [-I IFINDEX]
+ *                              from pcap.bin, and compare every packet byte,
  *                              length, time, interface, direction, drop
  *                              count and comment with the records
  *   pcap_fixture tshark        what `tshark -T fields` (check.sh's field
@@ -304,10 +304,17 @@ static int is_out(const struct magnet_record *r)
 	return r->event == MAGNET_EV_DEV_OUT || r->event == MAGNET_EV_IP_OUT;
 }
 
+/* check's optional IFINDEX: ttpb2ascii -I's device events only */
+static __u32 sel_ifindex;
+
 static int is_pkt(const struct magnet_record *r, unsigned int layers,
 		  unsigned int dirs)
 {
 	unsigned int layer;
+
+	if (sel_ifindex && (!(r->flags & MAGNET_RF_DEV) ||
+			    r->ifindex != sel_ifindex))
+		return 0;
 
 	if (r->event == MAGNET_EV_IP_OUT || r->event == MAGNET_EV_IP_IN)
 		layer = MAGNET_LAYER_IP;
@@ -706,10 +713,13 @@ int main(int argc, char **argv)
 		write_log(argv[2], "pcap-old.bin", 0, 1);
 		return 0;
 	}
-	if (argc == 6 && !strcmp(argv[1], "check"))
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "check")) {
+		if (argc == 7)
+			sel_ifindex = (__u32)strtoul(argv[6], NULL, 10);
 		return cmd_check(argv[2], argv[3], argv[4], argv[5]);
+	}
 	if (argc == 2 && !strcmp(argv[1], "tshark"))
 		return cmd_tshark();
-	fprintf(stderr, "usage: pcap_fixture write DIR | check FMT LAYERS DIRS FILE | tshark\n");
+	fprintf(stderr, "usage: pcap_fixture write DIR | check FMT LAYERS DIRS FILE [IFINDEX] | tshark\n");
 	return 2;
 }
