@@ -87,10 +87,16 @@ class Reason:
 
 
 class Flow:
-    """One TCP connection end, as its socket sees it."""
+    """One TCP connection end, as its socket sees it: its addresses and
+    ports in its network namespace (key: family, local address and port,
+    remote address and port, netns; netns "" when the log does not say).
+    The same addresses and ports in another namespace (a router's copy of
+    the packets, a second container) are another Flow."""
 
     def __init__(self, key, first_ns):
         self.key = key
+        self.netns = key[5] if len(key) > 5 else ""
+        self.host = ""              # _namespaces() names it
         self.first_ns = first_ns
         self.last_ns = first_ns
         self.tcp_records = 0
@@ -153,15 +159,20 @@ class Flow:
         self.app_one_read = []
 
     def name(self):
-        fam, la, lp, ra, rp = self.key
-        return "%s_%s_%s_%s_%s" % (fam, la.replace(":", "."), lp,
-                                   ra.replace(":", "."), rp)
+        fam, la, lp, ra, rp = self.key[:5]
+        return "%s_%s_%s_%s_%s%s" % (fam, la.replace(":", "."), lp,
+                                     ra.replace(":", "."), rp,
+                                     "_ns" + self.netns if self.netns
+                                     else "")
 
     def label(self):
-        fam, la, lp, ra, rp = self.key
+        """its addresses and ports, and the host it is in when the log
+        says its namespace"""
+        fam, la, lp, ra, rp = self.key[:5]
+        at = " on %s" % self.host if self.host else ""
         if fam == "6":
-            return "[%s]:%s -> [%s]:%s" % (la, lp, ra, rp)
-        return "%s:%s -> %s:%s" % (la, lp, ra, rp)
+            return "[%s]:%s -> [%s]:%s%s" % (la, lp, ra, rp, at)
+        return "%s:%s -> %s:%s%s" % (la, lp, ra, rp, at)
 
 
 class _Recent(OrderedDict):
@@ -213,9 +224,14 @@ class _CsvFiles:
 class LogAnalysis:
     """The result: flows, log-level reasons, the verdicts."""
 
-    def __init__(self, path):
+    def __init__(self, path, hosts=None):
         self.path = path
+        # netns inode (a string) -> the host's name (magnet-exp run's
+        # topology.json), for the labels
+        self.hosts = hosts or {}
+        self.namespaces = []
         self.flows = {}
+        self._peers = None
         self.log_reasons = []
         self.records = 0
         self.events = 0         # records of events (not LOST or RESET)
@@ -232,6 +248,37 @@ class LogAnalysis:
 
     def flow_verdict(self, flow):
         return _worst(flow.reasons)
+
+    def host_name(self, netns):
+        """the host of the namespace @netns: its name, or netns N"""
+        return self.hosts.get(netns) or ("netns " + netns if netns else "")
+
+    def peer(self, f):
+        """the other end of @f's connection in the log: the flow with
+        the addresses and ports reversed that has a socket's records (in
+        any namespace: the peer's host), else one that has any, else None"""
+        if self._peers is None:
+            self._peers = {}
+            for g in self.flows.values():
+                self._peers.setdefault(g.key[:5], []).append(g)
+        fam, la, lp, ra, rp = f.key[:5]
+        cand = [g for g in self._peers.get((fam, ra, rp, la, lp), [])
+                if g is not f and self.flows.get(g.key) is g]
+        for g in cand:
+            if g.tcp_records or g.app_events:
+                return g
+        return cand[0] if cand else None
+
+    def socket_netns(self):
+        """the namespaces of the connections' ends (TCP or application
+        records): the hosts, not a router forwarding their packets"""
+        return {f.netns for f in self.tcp_flows()}
+
+    def host_keys(self, key):
+        """whether the flow @key is a connection end (for the tables and
+        figures: a router's packets are not a host's)"""
+        f = self.flows.get(key)
+        return f is not None and bool(f.tcp_records or f.app_events)
 
     def verdict(self):
         v = _worst(self.log_reasons)
@@ -267,6 +314,9 @@ class LogAnalysis:
             "reasons": [r.as_dict(t0) for r in self.log_reasons],
             "flows": [{
                 "flow": f.label(), "csv": f.name() + ".csv",
+                # the namespace it is in ("" if the log does not say), and
+                # the host's name
+                "netns": f.netns, "host": f.host,
                 "tcp_records": f.tcp_records,
                 "start": round((f.first_ns - t0) / 1e9, 6),
                 "end": round((f.last_ns - t0) / 1e9, 6),
@@ -280,9 +330,12 @@ class LogAnalysis:
                 "throughput": {k: v for k, v in tps[f].items()
                                if k != "windows"} if f in tps else None,
             } for f in self.tcp_flows()],
+            # per namespace: its host, events, connection ends
+            "namespaces": self.namespaces,
             "modulation": self.modulation.rows(
-                lambda k: self.flows[k].label()),
-            "latency": self.latency.rows(),
+                lambda k: self.flows[k].label(), self.host_keys),
+            "latency": self.latency.rows(self.socket_netns(),
+                                         self.host_name),
         }
 
     def tcp_flows(self):
@@ -302,7 +355,8 @@ def _worst(reasons, start=CONFIRMED):
 
 
 def _key(r):
-    return (r["family"], r["laddr"], r["lport"], r["raddr"], r["rport"])
+    return (r["family"], r["laddr"], r["lport"], r["raddr"], r["rport"],
+            r.get("netns"))
 
 
 class NotALog(ValueError):
@@ -310,14 +364,18 @@ class NotALog(ValueError):
     unreadable (magnet-exp exits 2 and writes no report for it)"""
 
 
-def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
+def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
+            hosts=None):
     """Analyse the log at @path, writing the flows' CSVs into @outdir.
     @devices: if given, the ifindexes (strings) whose device records
-    count; the others (a router's, in an emulated path) are left out.
+    count; the others (a router's, in an emulated path) are left out (a
+    log whose records say their namespace needs none: a router's packets
+    are flows of its own namespace). @hosts: {netns inode: host name}.
     Raises NotALog when ttpb2ascii finds no record in it."""
     made = not os.path.isdir(outdir)
     os.makedirs(outdir, exist_ok=True)
-    res = LogAnalysis(path)
+    res = LogAnalysis(path, hosts)
+    ns_events = Counter()   # netns -> events
     end = textlog.LogEnd()
     csvs = _CsvFiles(outdir)
     cpu_last = {}           # CPU -> time of its last record
@@ -352,6 +410,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
                 continue
             cpu_last[cpu] = t
             res.events += 1
+            ns_events[r.get("netns")] += 1
             layer = ev.split("_")[0]
             if devices is not None and layer == "dev" and \
                     r["ifindex"] not in devices:
@@ -401,6 +460,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None):
     if res.t0 is None:
         res.t0 = res.t_end = 0
     res.kind = end.kind
+    _namespaces(res, ns_events)
     if end.kind == "ttprobe":
         res.log_reasons.append(Reason(
             INDETERMINATE, "a ttprobe log (its ASCII lines): it does not "
@@ -579,19 +639,41 @@ def _pkt(f, r, t, ev, layer):
         f.peer_id[layer] = (ip_id + segs) % 65536   # renumbered
 
 
+def _namespaces(res, ns_events):
+    """name each flow's host; res.namespaces: per namespace its host,
+    its events and its connection ends; a note when the log holds several,
+    saying which are hosts and which only forwarded their packets"""
+    ends = Counter(f.netns for f in res.tcp_flows())
+    for f in res.flows.values():
+        f.host = res.host_name(f.netns)
+    res.namespaces = [{"netns": ns, "host": res.host_name(ns),
+                       "events": n, "connection_ends": ends.get(ns, 0)}
+                      for ns, n in sorted(ns_events.items()) if ns]
+    if len(res.namespaces) < 2:
+        return
+    hosts = ["%s (%d connection ends)" % (x["host"], x["connection_ends"])
+             for x in res.namespaces if x["connection_ends"]]
+    fwd = [x["host"] for x in res.namespaces if not x["connection_ends"]]
+    res.log_reasons.append(Reason(NOTE, (
+        "records of %d network namespaces, analysed apart: the connections' "
+        "ends are in %s%s" % (
+            len(res.namespaces), ", ".join(hosts) or "none",
+            "; %s saw their packets only (forwarding): their records are "
+            "in no connection end's numbers" % ", ".join(fwd) if fwd
+            else ""))))
+
+
 def _peer_ended(res, f):
     """the other end of @f's connection, in the same log, has ended (a
     reset from the peer closes a socket with no record after it)"""
-    fam, la, lp, ra, rp = f.key
-    p = res.flows.get((fam, ra, rp, la, lp))
+    p = res.peer(f)
     return p is not None and p.state in _ENDED
 
 
 def _loss_places(res, f):
     """with the receiving end in the log too: where @f's retransmitted
     segments had gone (a note)"""
-    fam, la, lp, ra, rp = f.key
-    p = res.flows.get((fam, ra, rp, la, lp))
+    p = res.peer(f)
     if not f.retx or p is None or not p.tcp_records:
         return
     net = stack = spurious = 0
@@ -660,8 +742,7 @@ def _cut_short(res, f):
     """a transfer cut short: the peer's application read less than this
     end's wrote (iperf3's server closes its data connection when the
     client says it is done writing, with data still in flight: resets)"""
-    fam, la, lp, ra, rp = f.key
-    peer = res.flows.get((fam, ra, rp, la, lp))
+    peer = res.peer(f)
     if not (f.app_written and peer and peer.app_events):
         return
     f.undelivered = f.app_written - peer.app_read

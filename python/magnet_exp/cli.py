@@ -18,9 +18,17 @@ examples:
   magnet-exp analyse -o out logs/            # every *.bin and *.bin.gz in logs/
   magnet-exp analyse --strict run.bin.gz     # exit 1 unless confirmed
 
+Hosts are kept apart: a log whose records name their network namespace
+(magnet since 2026-11-28) is analysed per namespace, so one kernel's
+sender, router and receiver (or containers) are never mixed; a connection
+end is named with its host (" on sender (mx-snd)" from a run's
+topology.json, else " on netns N"), and a namespace with packets but no
+socket (a router) is in no end's numbers (a note says so).
+
 For each log it writes, into ./<log name>.analysis/ (with -o OUT and one
 log file: into OUT; with -o OUT and more logs: OUT/<log name>.analysis/):
-  <family>_<laddr>_<lport>_<raddr>_<rport>.csv  per TCP connection end
+  <family>_<laddr>_<lport>_<raddr>_<rport>[_ns<netns>].csv  per TCP
+      connection end
       (not a listening socket): one row per TCP-layer record (time in s
       from the log's first record, epoch: the wall clock in s to the ns,
       event, state, ca_state, cwnd, ssthresh, srtt_us, rttvar_us, rto_us,
@@ -32,14 +40,17 @@ log file: into OUT; with -o OUT and more logs: OUT/<log name>.analysis/):
       empty in a log without one); the kernel's "none yet" values are
       written empty: ssthresh 2147483647, min_rtt_us 4294967295,
       pacing_rate 18446744073709551615
-  verdict.json   the verdicts and their reasons, per log and per connection,
-                 and the two tables below; times in s from the log's first
-                 record, whose wall clock is "epoch" (and each time's)
+  verdict.json   the verdicts and their reasons, per log and per connection
+                 (with its netns and host), the namespaces (host, events,
+                 connection ends), and the two tables below; times in s
+                 from the log's first record, whose wall clock is "epoch"
+                 (and each time's)
   modulation.csv how the stack shaped the traffic (MAGNeT's Table II): per
                  connection end, direction and layer (app, tcp, ip, dev),
                  the events carrying data, their size (bytes: mean,
                  10/50/90/99th percentiles) and the time between them (us)
-  latency.csv    per direction, the time a segment takes from one layer to
+  latency.csv    per host and direction, the time a segment takes from one
+                 layer to
                  the next (tcp_out->ip_out->dev_out, dev_in->ip_in->tcp_in,
                  tcp_in->app_recv), matched by sequence range: count, mean
                  and percentiles (us)
@@ -225,8 +236,10 @@ def _figures(fn, *args):
         return []
 
 
-def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
-    """one log: its analysis directory, printed verdict; (res, dict)"""
+def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
+                hosts=None):
+    """one log: its analysis directory, printed verdict; (res, dict);
+    @hosts: {netns inode: host name}"""
     # a bar on a terminal: the share of records read, when the size says
     # how many there are (an uncompressed log), else the count
     total = None
@@ -246,7 +259,7 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None):
         else:
             sys.stderr.write("\r%s: %d records" % (path, n))
 
-    res = an.analyse(path, outdir, ttpb2ascii, progress, devices)
+    res = an.analyse(path, outdir, ttpb2ascii, progress, devices, hosts)
     # magnet-exp run's statistics at the run's end, beside the log: the
     # log must hold every record the kernel had written by then
     stats = an.stats_file(path)
@@ -295,7 +308,8 @@ def cmd_analyse(ns):
             else ns.output
         res, d = analyse_one(path, outdir, ns.ttpb2ascii, not ns.no_figures,
                              set(ns.ifindex.split(",")) if ns.ifindex
-                             else None)
+                             else None,
+                             host_names(os.path.dirname(path) or "."))
         runs.append((_base(path), res))
         if an._RANK[d["verdict"]] > an._RANK[worst]:
             worst = d["verdict"]
@@ -344,6 +358,17 @@ def cmd_report(ns):
     return report(s, outdir, runs, ns)
 
 
+def host_names(outdir):
+    """{netns inode: host name} of topology.json (magnet-exp run's
+    namespaces), else {}"""
+    try:
+        with open(os.path.join(outdir, "topology.json")) as f:
+            got = json.load(f).get("netns_hosts")
+    except (OSError, ValueError):
+        got = None
+    return dict(got) if isinstance(got, dict) else {}
+
+
 def host_ifindex(outdir):
     """the ifindexes whose device records count: the end hosts' devices
     that topology.json names (a testbed's are the hosts' own), else the
@@ -364,7 +389,7 @@ def report(s, outdir, runs, ns):
     for variant, rep, log, iperf in runs:
         adir = os.path.join(outdir, _base(log) + ".analysis")
         res, d = analyse_one(log, adir, ns.ttpb2ascii, not ns.no_figures,
-                             host_ifindex(outdir))
+                             host_ifindex(outdir), host_names(outdir))
         # per TCP stack and per flow (stacks.py); iperf: iperf3's JSON,
         # or with [[flows]] each flow's
         st_rows, fl_rows, iperf, ends = stacks.run_extras(s, outdir, res,
@@ -475,7 +500,8 @@ def main(argv=None):
     a.add_argument("--ifindex", metavar="N,N...",
                    help="only the device records of these interfaces (the "
                    "end hosts' devices of an emulated path; magnet-exp run "
-                   "gives 7101,7104)")
+                   "gives 7101,7104); a log that names its records' "
+                   "namespaces needs none: a router's are its own")
     a.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
     r = sub.add_parser(

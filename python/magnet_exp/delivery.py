@@ -31,22 +31,17 @@ NWINDOWS = 100      # at least the transfer's duration over this
 MIN_WINDOW = 0.1    # s
 
 
-def _reverse(f):
-    fam, la, lp, ra, rp = f.key
-    return (fam, ra, rp, la, lp)
-
-
 def path_rtt_s(res, f):
     """the path's round trip, s: the larger of the smallest RTT samples
     of @f and its peer (the one with data out has samples), or None"""
-    peer = res.flows.get(_reverse(f))
+    peer = res.peer(f)
     v = [x.min_rtt_us for x in (f, peer) if x and x.min_rtt_us]
     return max(v) / 1e6 if v else None
 
 
 def source(res, f):
     """(points [(t s, cumulative bytes)], how) for the sending end @f"""
-    peer = res.flows.get(_reverse(f))
+    peer = res.peer(f)
     if peer and peer.arrived:
         # from 0, before the first segment arrived
         pts = peer.series.pts

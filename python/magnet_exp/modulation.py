@@ -108,14 +108,15 @@ class Modulation:
             self.gap[k].add(t - self.last[k])
         self.last[k] = t
 
-    def senders(self, share=10):
+    def senders(self, share=10, keep=None):
         """the connection ends that sent data, busiest first, those that
         sent at least @share % of the busiest's bytes (TCP's sequence
         space, or the layer that saw most where TCP's is not in the log):
-        [(flow key, {layer: (size Stat, spacing Stat)})]"""
+        [(flow key, {layer: (size Stat, spacing Stat)})]; @keep(key): the
+        flows that are connection ends (not a router's packets)"""
         ends = {}
         for (key, d, layer), st in self.size.items():
-            if d == "out":
+            if d == "out" and (keep is None or keep(key)):
                 ends.setdefault(key, {})[layer] = (st, self.gap[(key, d,
                                                                  layer)])
 
@@ -127,11 +128,14 @@ class Modulation:
         top = sent(out[0][1]) if out else 0
         return [e for e in out if sent(e[1]) * 100 >= top * share]
 
-    def rows(self, label_of):
-        """one dict per (connection, direction, layer)"""
+    def rows(self, label_of, keep=None):
+        """one dict per (connection end, direction, layer); @keep(key):
+        the flows that are connection ends"""
         out = []
         for k in sorted(self.size, key=lambda k: (k[0], k[1],
                                                   LAYERS.index(k[2]))):
+            if keep is not None and not keep(k[0]):
+                continue
             st, gp = self.size[k], self.gap[k]
             row = {"flow": label_of(k[0]), "direction": k[1],
                    "layer": k[2], "count": st.n,
@@ -166,13 +170,14 @@ _ORDER = (("out", "tcp_out", "ip_out"), ("out", "ip_out", "dev_out"),
 
 
 class Latency:
-    """Per direction, the time a segment takes from one layer to the next
-    (matched by connection and sequence range), and on receive from TCP to
-    the application's read of its last byte."""
+    """Per host (network namespace) and direction, the time a segment
+    takes from one layer to the next (matched by connection and sequence
+    range), and on receive from TCP to the application's read of its last
+    byte."""
 
     def __init__(self):
         self.pending = {}       # (key, dir, seq, end) -> (index, time)
-        self.stats = {}         # (dir, from, to) -> Stat
+        self.stats = {}         # (netns, dir, from, to) -> Stat
         self.reads = {}         # key -> [(end_seq, time)] awaiting a read
 
     def _stat(self, k):
@@ -189,7 +194,8 @@ class Latency:
             keep = []
             for seg_end, t_in in waiting:
                 if (end - seg_end) % 2 ** 32 < 2 ** 31:
-                    self._stat(("in", "tcp_in", "app_recv")).add(t - t_in)
+                    self._stat((flow.netns, "in", "tcp_in",
+                                "app_recv")).add(t - t_in)
                 else:
                     keep.append((seg_end, t_in))
             if keep:
@@ -208,7 +214,7 @@ class Latency:
         k = (flow.key, d, seq, end)
         prev = self.pending.pop(k, None)
         if prev is not None and prev[0] == i - 1:
-            self._stat((d, path[i - 1], ev)).add(t - prev[1])
+            self._stat((flow.netns, d, path[i - 1], ev)).add(t - prev[1])
         if i < len(path) - 1:
             self.pending[k] = (i, t)
         elif d == "in" and ev == "tcp_in":
@@ -221,14 +227,22 @@ class Latency:
             for old in list(self.pending)[:4096]:
                 del self.pending[old]
 
-    def items(self):
-        """[((direction, from, to), Stat)], in the order of rows()"""
-        return [(k, self.stats[k]) for k in _ORDER if self.stats.get(k)]
+    def items(self, hosts=None):
+        """[((netns, direction, from, to), Stat)], in the order of rows():
+        by namespace, then layer; @hosts: the namespaces kept (the
+        connections' ends': a router's forwarding is no host's stack)"""
+        nss = sorted({k[0] for k in self.stats
+                      if hosts is None or k[0] in hosts})
+        return [((ns,) + k, self.stats[(ns,) + k]) for ns in nss
+                for k in _ORDER if self.stats.get((ns,) + k)]
 
-    def rows(self):
+    def rows(self, hosts=None, name_of=None):
+        """a dict per (host, direction, from, to); @name_of(netns): the
+        host's name"""
         out = []
-        for k, st in self.items():
-            row = {"direction": k[0], "from": k[1], "to": k[2],
+        for k, st in self.items(hosts):
+            row = {"host": name_of(k[0]) if name_of else k[0],
+                   "direction": k[1], "from": k[2], "to": k[3],
                    "count": st.n, "mean_us": round(st.mean() / 1e3, 3)}
             for p in PCTS:
                 row["p%d_us" % p] = round(st.pct(p) / 1e3, 3)

@@ -229,7 +229,7 @@ def cdf_figures(res, outdir, title):
     from magnet_exp.modulation import LAYERS
     plt = _plt()
     out = []
-    ends = res.modulation.senders()[:MAX_CDF_ENDS]
+    ends = res.modulation.senders(keep=res.host_keys)[:MAX_CDF_ENDS]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
     n1 = n2 = 0
     for i, (key, layers) in enumerate(ends):
@@ -263,12 +263,15 @@ def cdf_figures(res, outdir, title):
 
     fig, ax = plt.subplots(figsize=(10, 4.5))
     n = 0
-    for k, st in res.latency.items():
+    items = res.latency.items(res.socket_netns())
+    several = len({k[0] for k, _ in items}) > 1
+    for k, st in items:
         xs, ys = cdf_steps([(v / 1e3, f) for v, f in st.cdf()])
         if xs:
             ax.plot(xs, ys, drawstyle="steps-post", linewidth=1.2,
-                    linestyle="-" if k[0] == "out" else "--",
-                    label="%s: %s -> %s" % k)
+                    linestyle="-" if k[1] == "out" else "--",
+                    label=("%s, " % res.host_name(k[0]) if several else "") +
+                    "%s: %s -> %s" % k[1:])
             n += 1
     ax.set_title("%s: time from layer to layer (segments matched by "
                  "sequence range)" % title)

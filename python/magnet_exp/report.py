@@ -76,14 +76,15 @@ def report_md(d):
                             m["spacing_p90_us"]))
     if d["latency"]:
         lines += ["", "## From layer to layer", "",
-                  "Segments matched by connection and sequence range; "
-                  "microseconds.", "",
-                  "| dir | from | to | segments | mean | p10 | p50 | p90 | "
-                  "p99 |", "|---|---|---|---|---|---|---|---|---|"]
+                  "Segments matched by connection and sequence range, "
+                  "within one host (network namespace); microseconds.", "",
+                  "| host | dir | from | to | segments | mean | p10 | p50 | "
+                  "p90 | p99 |", "|---|---|---|---|---|---|---|---|---|---|"]
         for m in d["latency"]:
-            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
-                m["direction"], m["from"], m["to"], m["count"], m["mean_us"],
-                m["p10_us"], m["p50_us"], m["p90_us"], m["p99_us"]))
+            lines.append("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |"
+                         % (m["host"] or "-", m["direction"], m["from"],
+                            m["to"], m["count"], m["mean_us"], m["p10_us"],
+                            m["p50_us"], m["p90_us"], m["p99_us"]))
     return "\n".join(lines) + "\n"
 
 
@@ -219,14 +220,14 @@ def report_html(d, outdir):
         b.append(_table(head, rows, range(3, len(head))))
     if d["latency"]:
         b += ["<h2>From layer to layer</h2>\n",
-              "<p>Segments matched by connection and sequence range; "
-              "microseconds.</p>\n"]
-        head = ["dir", "from", "to", "segments", "mean", "p10", "p50",
-                "p90", "p99"]
-        rows = [[m["direction"], m["from"], m["to"], m["count"],
-                 m["mean_us"], m["p10_us"], m["p50_us"], m["p90_us"],
-                 m["p99_us"]] for m in d["latency"]]
-        b.append(_table(head, rows, range(3, len(head))))
+              "<p>Segments matched by connection and sequence range, "
+              "within one host (network namespace); microseconds.</p>\n"]
+        head = ["host", "dir", "from", "to", "segments", "mean", "p10",
+                "p50", "p90", "p99"]
+        rows = [[m["host"] or "-", m["direction"], m["from"], m["to"],
+                 m["count"], m["mean_us"], m["p10_us"], m["p50_us"],
+                 m["p90_us"], m["p99_us"]] for m in d["latency"]]
+        b.append(_table(head, rows, range(4, len(head))))
     figs = _figures(d.get("figures", []), outdir)
     if figs:
         b += ["<h2>Figures</h2>\n", figs]

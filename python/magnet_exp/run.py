@@ -509,10 +509,23 @@ def describe(s, outdir):
                        ns=ns))
     with open(os.path.join(outdir, "qdisc.txt"), "w") as f:
         f.write(sh("tc", "qdisc", "show", ns=NS_RTR))
+    # each namespace's inode, the netns its records carry: which host
+    # a record is about
+    names = [(NS_SND, "sender"), (NS_RTR, "router")] + [
+        (ns, "relay %d" % k) for k, (ns, _) in enumerate(topo["relays"], 1)
+    ] + [(NS_RCV, "receiver")]
+    inodes = {}
+    for ns, role in names:
+        try:
+            inodes[str(os.stat("/run/netns/" + ns).st_ino)] = \
+                "%s (%s)" % (role, ns)
+        except OSError:
+            pass
     with open(os.path.join(outdir, "topology.json"), "w") as f:
         json.dump({"devices": {d: {"netns": v[0], "ifindex": v[1],
                                    "address": v[2]}
                                for d, v in topo["devices"].items()},
+                   "netns_hosts": inodes,
                    "host_ifindex": sorted(topo["host_ifindex"]),
                    "relays": [ns for ns, _ in topo["relays"]],
                    "hops": topo["hops"], "receiver": topo["receiver"]},

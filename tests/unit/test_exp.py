@@ -426,6 +426,80 @@ class Analyse(unittest.TestCase):
         self.assertIn("loss on the forward path: 1 of the peer's IP IDs",
                       r[0]["reason"])
 
+    def test_hosts_apart(self):
+        # retx.bin as one kernel with three namespaces records it: the
+        # sender's and the receiver's records in their own namespaces, and
+        # a router's between them, which forwards every packet either way
+        # (its dev_in and ip_in on the device toward the sender, its
+        # ip_out and dev_out on the one toward the receiver, and back),
+        # the lost send included: it was lost after the router. Each end
+        # is analysed in its own namespace: the loss is between the hosts
+        # (with the router's packets taken for the receiver's, its device
+        # "got" the send and its stack lost it), the IP layer is counted
+        # once per end, the router has no connection end, no row of the
+        # tables and a note says so
+        text = subprocess.run([TTPB, "-f", "magnet",
+                               os.path.join(FIX, "retx.bin")],
+                              capture_output=True, check=True,
+                              text=True).stdout.splitlines()
+        head = text[0].split("\t")
+        c = {n: i for i, n in enumerate(head)}
+        S, R, C = "4026532001", "4026532002", "4026532003"
+        out = [text[0]]
+        for line in text[1:]:
+            v = line.split("\t")
+            snd = v[c["laddr"]] == "10.0.0.1"
+            v[c["netns"]] = S if snd else C
+            out.append("\t".join(v))
+            if v[c["event"]] != "dev_out":
+                continue
+            # the router: in on the device toward this end, out on the
+            # other; a received packet's local end is its destination
+            rev = list(v)
+            for a, b in (("laddr", "raddr"), ("lport", "rport")):
+                rev[c[a]], rev[c[b]] = v[c[b]], v[c[a]]
+            for ev, base, idx in (("dev_in", rev, "7102" if snd else "7103"),
+                                  ("ip_in", rev, ""), ("ip_out", v, ""),
+                                  ("dev_out", v, "7103" if snd else "7102")):
+                r = list(base)
+                r[c["event"]], r[c["netns"]], r[c["ifindex"]] = ev, R, idx
+                out.append("\t".join(r))
+        path = os.path.join(tempfile.mkdtemp(dir=FIX), "ns.txt")
+        with open(path, "w") as fh:
+            fh.write("\n".join(out) + "\n")
+        res = an.analyse(path, tempfile.mkdtemp(dir=FIX), TTPB,
+                         hosts={S: "sender", C: "receiver"})
+        d = res.as_dict()
+        snd = flow(d, SENDER + " on sender")
+        self.assertEqual(snd["netns"], S)
+        self.assertEqual(snd["reasons"][0]["reason"],
+                         "2 segments retransmitted (4 sends): 1 sends lost "
+                         "between the hosts, 0 lost in the receiver's stack "
+                         "(its device got them, its TCP did not), 1 "
+                         "retransmissions spurious (the segment had reached "
+                         "the receiver's TCP)")
+        self.assertEqual(sorted(f["flow"] for f in d["flows"]),
+                         sorted([SENDER + " on sender",
+                                 RECEIVER + " on receiver"]))
+        self.assertEqual([(x["host"], x["connection_ends"])
+                          for x in d["namespaces"]],
+                         [("sender", 1), ("netns " + R, 0),
+                          ("receiver", 1)])
+        self.assertIn("records of 3 network namespaces, analysed apart: "
+                      "the connections' ends are in sender (1 connection "
+                      "ends), receiver (1 connection ends); netns %s saw "
+                      "their packets only (forwarding)" % R,
+                      [x["reason"] for x in d["reasons"]][0])
+        # the sender's data: as many IP-layer events as TCP's, not twice
+        mod = {(m["flow"], m["direction"], m["layer"]): m["count"]
+               for m in d["modulation"]}
+        k = SENDER + " on sender"
+        self.assertEqual(mod[(k, "out", "ip")], mod[(k, "out", "tcp")])
+        self.assertEqual({m["flow"] for m in d["modulation"]},
+                         {SENDER + " on sender", RECEIVER + " on receiver"})
+        self.assertEqual({m["host"] for m in d["latency"]},
+                         {"sender", "receiver"})
+
     def test_reordered_ids(self):
         # IDs 7000, 7002, 7001, 7003: recorded out of order, none missing
         _, d, _ = run("reorder.bin")

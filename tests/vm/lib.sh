@@ -156,6 +156,12 @@ cleanup() {
 		ip -n mg-srv link set mgs gso_max_segs 65535
 		rm -f "$L/pcap-net"
 	fi
+	if [ -e "$L/netns-net" ]; then
+		for c in mn-snd mn-rtr mn-rcv; do
+			ip netns del $c 2> /dev/null || true
+		done
+		rm -f "$L/netns-net"
+	fi
 	if [ -e "$L/bldrop-net" ]; then
 		ip netns exec mg-srv tc qdisc del dev mgs root 2> /dev/null || true
 		rm -f "$L/bldrop-net"

@@ -228,7 +228,7 @@ case_record() {
 	[ "${discarded:-0}" -gt 0 ]
 	$TTPB2ASCII -f magnet "$L/rec-reset.bin" > "$L/rec-reset.txt"
 	# one mark, with the count the kernel log gives
-	[ "$(awk -F'\t' '$3 == "reset" { print $67 }' "$L/rec-reset.txt")" = "$discarded" ]
+	[ "$(awk -F'\t' '$3 == "reset" { print $NF }' "$L/rec-reset.txt")" = "$discarded" ]
 	sent_after_reset "$L/rec-reset.txt"
 
 	# unloaded while the tool maps the rings and waits: end of stream

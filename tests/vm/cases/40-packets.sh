@@ -74,6 +74,98 @@ case_pkt_headers() {
 	$PY "$HERE/rawframes.py" check "$L/pkt.log"
 }
 
+# One connection seen from three network namespaces in one kernel, as a
+# testbed of containers or a router namespace gives it: a sender (mn-snd),
+# a router forwarding it (mn-rtr), a receiver (mn-rcv). Ifindexes repeat
+# across namespaces: 7441 is the sender's device and the router's toward
+# the receiver, 7442 the router's toward the sender and the receiver's.
+# The truth is the kernel's (tests/vm/checkns.py): each namespace's inode,
+# and nftables counters of the connection's packets (to port 5201: data;
+# from it: acks) at each device's prerouting and postrouting hooks, which
+# see each skb once, as magnet's device probes do. Every event names one
+# of the three namespaces; each (namespace, device, direction, kind) count
+# of device events equals its counter exactly; the TCP and app events are
+# the two ends', none the router's. ttpb2ascii refuses -I 7441 alone (two
+# namespaces have it), and -n with -I gives a classic pcap file of the
+# router's device toward the receiver with as many packets as its
+# counters saw.
+# suite: every-kernel
+case_netns() {
+	local ns dev ev hook kind c n
+	: > "$L/netns-net"
+	for ns in mn-snd mn-rtr mn-rcv; do
+		ip netns add $ns
+		ip -n $ns link set lo up
+	done
+	ip link add mns0 netns mn-snd index 7441 type veth \
+		peer name mnr0 netns mn-rtr index 7442
+	ip link add mnr1 netns mn-rtr index 7441 type veth \
+		peer name mnc0 netns mn-rcv index 7442
+	ip -n mn-snd addr add 10.61.1.1/24 dev mns0
+	ip -n mn-rtr addr add 10.61.1.2/24 dev mnr0
+	ip -n mn-rtr addr add 10.61.2.1/24 dev mnr1
+	ip -n mn-rcv addr add 10.61.2.2/24 dev mnc0
+	for dev in mn-snd:mns0 mn-rtr:mnr0 mn-rtr:mnr1 mn-rcv:mnc0; do
+		ip -n "${dev%:*}" link set "${dev#*:}" up
+	done
+	ip -n mn-snd route add default via 10.61.1.2
+	ip -n mn-rcv route add default via 10.61.2.1
+	ip netns exec mn-rtr sysctl -q -w net.ipv4.ip_forward=1
+	# a counter per namespace, device, hook and kind
+	for dev in mn-snd:mns0 mn-rtr:mnr0 mn-rtr:mnr1 mn-rcv:mnc0; do
+		ns=${dev%:*} dev=${dev#*:}
+		ip netns exec "$ns" nft list table inet mn > /dev/null 2>&1 ||
+			ip netns exec "$ns" nft -f - <<-EOF
+			table inet mn {
+				chain pre { type filter hook prerouting priority 0; }
+				chain post { type filter hook postrouting priority 0; }
+			}
+			EOF
+		for c in in_data in_ack out_data out_ack; do
+			ip netns exec "$ns" nft add counter inet mn "${dev}_$c"
+		done
+		ip netns exec "$ns" nft -f - <<-EOF
+		add rule inet mn pre iifname "$dev" tcp dport 5201 counter name "${dev}_in_data"
+		add rule inet mn pre iifname "$dev" tcp sport 5201 counter name "${dev}_in_ack"
+		add rule inet mn post oifname "$dev" tcp dport 5201 counter name "${dev}_out_data"
+		add rule inet mn post oifname "$dev" tcp sport 5201 counter name "${dev}_out_ack"
+		EOF
+	done
+	insmod "$KO" events=all omode=1 port=5201
+	start_reader "$L/netns.bin"
+	xfer mn-rcv mn-snd 10.61.2.2 5201 "$L/netns.json" -n 1M
+	sleep 1
+	teacup_stop
+	rmmod magnet
+	# the facts: the inodes, and each counter, which must not have moved
+	# since the capture ended
+	: > "$L/netns.facts"
+	for ns in snd rtr rcv; do
+		echo "ns $ns $(stat -L -c %i /run/netns/mn-$ns)" >> "$L/netns.facts"
+	done
+	for dev in snd:mns0:7441 rtr:mnr0:7442 rtr:mnr1:7441 rcv:mnc0:7442; do
+		IFS=: read -r ns c n <<< "$dev"
+		for hook in in_data in_ack out_data out_ack; do
+			ev=dev_${hook%_*} kind=${hook#*_}
+			echo "count $ns $ev $n $kind $(ip netns exec mn-$ns nft list counter inet mn "${c}_$hook" |
+				awk '$1 == "packets" { print $2 }')" >> "$L/netns.facts"
+		done
+	done
+	$TTPB2ASCII -f magnet -o "$L/netns.txt" "$L/netns.bin"
+	$PY "$HERE/checkns.py" text "$L/netns.txt" "$L/netns.facts"
+	# -I 7441 is the sender's device and the router's
+	c=0
+	$TTPB2ASCII -f magnet -I 7441 -o /dev/null "$L/netns.bin" 2> "$L/netns.err" || c=$?
+	[ "$c" = 1 ]
+	grep -q "ifindex 7441 is in two network namespaces" "$L/netns.err"
+	ns=$(stat -L -c %i /run/netns/mn-rtr)
+	$TTPB2ASCII -f pcap -n "$ns" -I 7441 -o "$L/netns-rtr.pcap" "$L/netns.bin"
+	n=$(awk '$2 == "rtr" && $4 == 7441 { s += $6 } END { print s }' "$L/netns.facts")
+	$PY "$HERE/checkns.py" pcap "$L/netns-rtr.pcap" "$n"
+	for ns in mn-snd mn-rtr mn-rcv; do ip netns del $ns; done
+	rm -f "$L/netns-net"
+}
+
 # -f pcapng of a capture, checked with tshark on the host (checkpcap.py
 # from hostcheck.sh, after the guest, on the copy of $L): a clean
 # IPv6 transfer, then IPv4 through netem loss on the sender's veth. With
