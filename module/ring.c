@@ -136,11 +136,6 @@ bool magnet_rings_empty(void)
 	return true;
 }
 
-/*
- * Kernel log lines with the counters: the totals, then one line per CPU
- * that saw events. hits = events that passed the filters = written + lost.
- * @probe_misses: the handlers' misses, which the caller knows.
- */
 /* Event records in @r now (not LOST or FLOW records). */
 static unsigned long magnet_ring_events(struct magnet_ring *r)
 {
@@ -164,6 +159,11 @@ void magnet_ring_stats(int cpu, struct magnet_ring_stats *st)
 	st->size = r->mask + 1;
 }
 
+/*
+ * Kernel log lines with the counters: the totals, then one line per CPU
+ * that saw events. hits = events that passed the filters = written + lost.
+ * @probe_misses: the handlers' misses, which the caller knows.
+ */
 void magnet_rings_log(const char *when, unsigned long probe_misses)
 {
 	unsigned long hits = 0, lost = 0, unread = 0;

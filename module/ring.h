@@ -223,7 +223,6 @@ void magnet_ring_iter_release(struct magnet_ring_iter *it);
 void magnet_ring_iter_hold(struct magnet_ring_iter *it);
 /* records wait that @it has not taken (with none held: any record) */
 bool magnet_ring_iter_waiting(const struct magnet_ring_iter *it);
-/* where the record next() gave for @cpu is in magnet_rings_map()'s map */
 /* bytes per CPU's ring (magnet_ring_size()), for the inline below */
 extern unsigned long magnet_ring_bytes;
 
