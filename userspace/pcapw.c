@@ -231,7 +231,7 @@ static int iface(struct pcapw *w, unsigned int layer, __u32 netns,
 		 __u32 ifindex, char **pp)
 {
 	__u64 key = (__u64)layer << 32 | ifindex;
-	char *p = *pp, name[96], a[40], b[40];
+	char *p = *pp, name[96], a[40], b[40], pre[16] = "", ns[24] = "";
 	unsigned int i;
 	__u8 tsresol = 9;
 
@@ -263,33 +263,23 @@ static int iface(struct pcapw *w, unsigned int layer, __u32 netns,
 	p = put16(p, 0);
 	p = put32(p, PCAPW_SNAPLEN);
 	/* names as before namespaces when the log does not say them */
-	if (layer == MAGNET_LAYER_IP) {
-		if (netns)
-			snprintf(name, sizeof(name), "ns%u:ip", netns);
-		p = put_opt_str(p, IF_NAME, netns ? name : "ip");
-		if (netns)
-			snprintf(name, sizeof(name),
-				 "magnet IP layer (ip_out, ip_in), netns %u",
-				 netns);
-		p = put_opt_str(p, IF_DESCRIPTION, netns ? name :
-				"magnet IP layer (ip_out, ip_in)");
-	} else {
-		if (netns)
-			snprintf(name, sizeof(name), "ns%u:if%u", netns,
-				 ifindex);
-		else
-			snprintf(name, sizeof(name), "if%u", ifindex);
-		p = put_opt_str(p, IF_NAME, name);
-		if (netns)
-			snprintf(name, sizeof(name),
-				 "magnet device layer (dev_out, dev_in), netns %u, ifindex %u",
-				 netns, ifindex);
-		else
-			snprintf(name, sizeof(name),
-				 "magnet device layer (dev_out, dev_in), ifindex %u",
-				 ifindex);
-		p = put_opt_str(p, IF_DESCRIPTION, name);
+	if (netns) {
+		snprintf(pre, sizeof(pre), "ns%u:", netns);
+		snprintf(ns, sizeof(ns), ", netns %u", netns);
 	}
+	if (layer == MAGNET_LAYER_IP) {
+		snprintf(name, sizeof(name), "%sip", pre);
+		p = put_opt_str(p, IF_NAME, name);
+		snprintf(name, sizeof(name), "magnet IP layer (ip_out, ip_in)%s",
+			 ns);
+	} else {
+		snprintf(name, sizeof(name), "%sif%u", pre, ifindex);
+		p = put_opt_str(p, IF_NAME, name);
+		snprintf(name, sizeof(name),
+			 "magnet device layer (dev_out, dev_in)%s, ifindex %u",
+			 ns, ifindex);
+	}
+	p = put_opt_str(p, IF_DESCRIPTION, name);
 	p = put_opt(p, IF_TSRESOL, &tsresol, 1);
 	p = put_opt(p, OPT_END, NULL, 0);
 	*pp += end_block(*pp, p);
