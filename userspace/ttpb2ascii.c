@@ -95,8 +95,8 @@ static unsigned long long sel_kept;
 static struct { __u32 netns; unsigned long long n; } seen_ns[SEEN_NS];
 static unsigned int nseen_ns;
 static unsigned long long seen_unknown, seen_more;
-static __u32 sel_if_ns;		/* --ifindex alone: the namespace it is in */
-static int sel_if_ns_set;
+/* --ifindex alone: the namespace of the events kept (once sel_kept) */
+static __u32 sel_if_ns;
 
 static void usage(FILE *f)
 {
@@ -646,13 +646,12 @@ static int select_record(const struct magnet_record *r, __u32 netns)
 		if (!(r->flags & MAGNET_RF_DEV) || r->ifindex != sel_ifindex)
 			return 0;
 		if (!sel_netns) {
-			if (sel_if_ns_set && netns != sel_if_ns) {
+			if (sel_kept && netns != sel_if_ns) {
 				msg("%s: ifindex %u is in two network namespaces (%u and %u): add --netns to choose one",
 				    in_name, sel_ifindex, sel_if_ns, netns);
 				return -1;
 			}
 			sel_if_ns = netns;
-			sel_if_ns_set = 1;
 		}
 	}
 	sel_kept++;
@@ -820,6 +819,7 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 	for (offset = sizeof(si);; index++, offset += rlen) {
 		int len = 0;
 		char *line;
+		__u32 netns;	/* the record's namespace, 0: not said */
 
 		if (v3) {
 			int rc = next_v3(gz, v3d, swapped, &rec, &index,
@@ -863,9 +863,10 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 		}
 		/* a version 3 record: its decoder refused both cases above */
 decoded:
+		netns = v3 ? v3d->netns : 0;
 		if ((sel_netns || sel_ifindex) &&
 		    rec.event != MAGNET_EV_LOST && rec.event != MAGNET_EV_RESET) {
-			int k = select_record(&rec, v3 ? v3d->netns : 0);
+			int k = select_record(&rec, netns);
 
 			if (k < 0) {
 				finish_output();
@@ -892,7 +893,7 @@ decoded:
 
 			len = magnet_format_text(line, &rec,
 						 v3 && magnet_v3_rate(v3d, &x) ?
-						 &x : NULL, v3 ? v3d->netns : 0,
+						 &x : NULL, netns,
 						 si.realtime_offset_ns);
 			break;
 		}
@@ -914,8 +915,7 @@ decoded:
 		case FMT_PCAPNG:
 		case FMT_PCAP:
 		case FMT_PCAP_NS:
-			len = pcapw_record(&pcap_w, &rec, v3 ? v3d->netns : 0,
-					   line);
+			len = pcapw_record(&pcap_w, &rec, netns, line);
 			if (len < 0) {
 				if (!finish_output())
 					return EXIT_BADINPUT;
@@ -1013,7 +1013,6 @@ int main(int argc, char **argv)
 	nseen_ns = 0;
 	seen_unknown = seen_more = 0;
 	sel_if_ns = 0;
-	sel_if_ns_set = 0;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:i:c:o:L:d:n:I:h", longopts, NULL)) != -1) {
