@@ -158,6 +158,11 @@ class Flow:
         self.app_one_sent = []
         self.app_one_read = []
 
+    def has_socket(self):
+        """whether a socket's records (TCP or application) are in it: a
+        connection end, not packets only (a router's)"""
+        return bool(self.tcp_records or self.app_events)
+
     def name(self):
         fam, la, lp, ra, rp = self.key[:5]
         return "%s_%s_%s_%s_%s%s" % (fam, la.replace(":", "."), lp,
@@ -265,7 +270,7 @@ class LogAnalysis:
         cand = [g for g in self._peers.get((fam, ra, rp, la, lp), [])
                 if g is not f and self.flows.get(g.key) is g]
         for g in cand:
-            if g.tcp_records or g.app_events:
+            if g.has_socket():
                 return g
         return cand[0] if cand else None
 
@@ -278,7 +283,7 @@ class LogAnalysis:
         """whether the flow @key is a connection end (for the tables and
         figures: a router's packets are not a host's)"""
         f = self.flows.get(key)
-        return f is not None and bool(f.tcp_records or f.app_events)
+        return f is not None and f.has_socket()
 
     def verdict(self):
         v = _worst(self.log_reasons)
@@ -342,7 +347,7 @@ class LogAnalysis:
         """the connections: flows of TCP sockets (TCP or application
         records), listening sockets left out"""
         return [f for f in self.flows.values()
-                if (f.tcp_records or f.app_events) and
+                if f.has_socket() and
                 not (f.state == 10 and f.key[4] == "0")]
 
 

@@ -358,14 +358,19 @@ def cmd_report(ns):
     return report(s, outdir, runs, ns)
 
 
+def _topology(outdir, key):
+    """@key of @outdir's topology.json (magnet-exp run's), or None"""
+    try:
+        with open(os.path.join(outdir, "topology.json")) as f:
+            return json.load(f).get(key)
+    except (OSError, ValueError):
+        return None
+
+
 def host_names(outdir):
     """{netns inode: host name} of topology.json (magnet-exp run's
     namespaces), else {}"""
-    try:
-        with open(os.path.join(outdir, "topology.json")) as f:
-            got = json.load(f).get("netns_hosts")
-    except (OSError, ValueError):
-        got = None
+    got = _topology(outdir, "netns_hosts")
     return dict(got) if isinstance(got, dict) else {}
 
 
@@ -373,11 +378,7 @@ def host_ifindex(outdir):
     """the ifindexes whose device records count: the end hosts' devices
     that topology.json names (a testbed's are the hosts' own), else the
     local namespaces' (run.HOST_IFINDEX)"""
-    try:
-        with open(os.path.join(outdir, "topology.json")) as f:
-            got = json.load(f).get("host_ifindex")
-    except (OSError, ValueError):
-        got = None
+    got = _topology(outdir, "host_ifindex")
     return set(str(i) for i in got) if got else runner.HOST_IFINDEX
 
 
