@@ -31,6 +31,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include "compat.h"
 #include "rec.h"
 
@@ -222,30 +223,35 @@ MAGNET_FTRACE_HANDLER(magnet_tcp_v6_in_h,
 	struct sk_buff *skb = (struct sk_buff *)ARG(1);
 	if (skb && skb->protocol != htons(ETH_P_IP))
 		magnet_record_tcp((struct sock *)ARG(0), skb, p->event));
-/* ip_output / ip6_output: the IP header is built, at the network header */
+/*
+ * ip_output / ip6_output(net, sk, skb): the IP header is built, at the
+ * network header; the namespace from @net, as skb->dev is not set yet
+ */
 MAGNET_FTRACE_HANDLER(magnet_ip_out_h,
 	struct sk_buff *skb = SKB;
 	if (skb)
 		magnet_record_pkt(skb, skb_network_header(skb), p->event,
-				  true, false));
+				  true, false, (const struct net *)ARG(0)));
 /* ip_rcv_core / ipv6_rcv ...: skb->data is the IP header */
 MAGNET_FTRACE_HANDLER(magnet_ip_in_h,
 	struct sk_buff *skb = SKB;
 	if (skb)
-		magnet_record_pkt(skb, skb->data, p->event, false, false));
+		magnet_record_pkt(skb, skb->data, p->event, false, false,
+				  NULL));
 /* __dev_queue_xmit(skb, sb_dev): the link header is pushed already */
 MAGNET_FTRACE_HANDLER(magnet_dev_out_h,
 	struct sk_buff *skb = SKB;
 	if (skb && (skb->protocol == htons(ETH_P_IP) ||
 		    skb->protocol == htons(ETH_P_IPV6)))
 		magnet_record_pkt(skb, skb_network_header(skb), p->event,
-				  true, true));
+				  true, true, NULL));
 /* __netif_receive_skb(skb): the link header is pulled, data = network */
 MAGNET_FTRACE_HANDLER(magnet_dev_in_h,
 	struct sk_buff *skb = SKB;
 	if (skb && (skb->protocol == htons(ETH_P_IP) ||
 		    skb->protocol == htons(ETH_P_IPV6)))
-		magnet_record_pkt(skb, skb->data, p->event, false, true));
+		magnet_record_pkt(skb, skb->data, p->event, false, true,
+				  NULL));
 
 static const struct magnet_candidate magnet_app_send_c[] = {
 	{ "tcp_sendmsg" }, { NULL } };
@@ -409,6 +415,9 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 	BUILD_BUG_ON(!__same_type(&tcp_sendmsg,
 				  int (*)(struct sock *, struct msghdr *, size_t)));
 	BUILD_BUG_ON(!__same_type(&ip_output,
+				  int (*)(struct net *, struct sock *,
+					  struct sk_buff *)));
+	BUILD_BUG_ON(!__same_type(&ip6_output,
 				  int (*)(struct net *, struct sock *,
 					  struct sk_buff *)));
 	BUILD_BUG_ON(!MAGNET_DEV_XMIT_SIGNATURE_OK);

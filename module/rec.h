@@ -441,6 +441,6 @@ int magnet_app_return(const struct magnet_app_call *call,
 /* ------------------------------------------------------------ rec_pkt.c */
 
 void magnet_record_pkt(const struct sk_buff *skb, const u8 *nh, u16 event,
-		       bool out, bool dev);
+		       bool out, bool dev, const struct net *net);
 
 #endif /* MAGNET_REC_H */

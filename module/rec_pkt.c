@@ -29,9 +29,14 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
  * One IP or device event for @skb whose network header is at @nh. @out:
  * a packet this host sends (source = local end). The socket (sock_id,
  * state) is known only where skb->sk is a full socket, i.e. on transmit.
+ * @net: the packet's namespace where the probed function is given it
+ * (ip_output's): at its entry a reply a kernel control socket sends (a
+ * RST, a TIME-WAIT ACK) has neither skb->dev nor skb->sk. NULL: from
+ * skb->dev, else skb->sk.
  */
 void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
-			       u16 event, bool out, bool dev)
+			       u16 event, bool out, bool dev,
+			       const struct net *net)
 {
 	const struct magnet_filter *f = magnet_filter();
 	struct magnet_flow_key k __uninitialized;	/* no padding: all set */
@@ -41,7 +46,6 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	struct magnet_rec c;
 	struct magnet_pkt_src src;
 	const struct sock *sk;
-	const struct net *net;
 	unsigned int optlen, alen;
 	u16 lport, rport;
 	u8 flags;
@@ -71,8 +75,9 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	rport = out ? p.dport : p.sport;
 	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
 		goto filtered;
-	net = skb->dev ? dev_net(skb->dev) :
-			 (skb->sk ? sock_net(skb->sk) : NULL);
+	if (!net)
+		net = skb->dev ? dev_net(skb->dev) :
+				 (skb->sk ? sock_net(skb->sk) : NULL);
 	if ((f->set & MAGNET_FT_NETNS) && !magnet_netns_ok(f, net))
 		goto filtered;
 	if ((f->set & MAGNET_FT_ADDR) &&
