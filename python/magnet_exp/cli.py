@@ -109,6 +109,10 @@ the receiver's address and the router's forward_dev are required):
   return_loss = "0%"
   relays = 0                      # socat relays chained before the
                                   #   receiver: 1 + relays TCP stacks
+                                  # a list (delay = ["10ms", "40ms"]) for
+                                  #   any [path] key but relays, or any
+                                  #   [traffic] key, sweeps it: every
+                                  #   combination of the lists runs
   [traffic]                       # one iperf3 flow; or [[flows]]
   size = "2M"                     # iperf3 -n; or duration = 5 (iperf3 -t)
   parallel = 1                    # iperf3 -P
@@ -164,18 +168,20 @@ have a section per host; runs.json an entry per recording host's log.
 machine). A failure stops the servers, unloads magnet everywhere and
 names the host, the flow and the command.
 
-Each run leaves, in DIR: <test_id>_<variant>_<rep>_<host>_magnet.bin.gz,
-its iperf3 JSON (with [[flows]]: <...>_<flow>_iperf3.json or
+Each run leaves, in DIR: <test_id>_<variant>_<rep>_<host>_magnet.bin.gz
+(of a sweep: <test_id>_<key>-<value>...._<variant>_...), its iperf3 JSON (with [[flows]]: <...>_<flow>_iperf3.json or
 <...>_<flow>_command.log, the servers' logs, <...>_flows.json), magnet's
-statistics at finish, and its analysis (<...>.analysis/, as magnet-exp
+statistics at finish, the router's qdiscs (tc -s), and its analysis (<...>.analysis/, as magnet-exp
 analyse, with stacks.csv: per flow the application's writes and the data
 segments each TCP stack sent, MAGNeT's Table II, and flows.csv); DIR also
 gets the spec, the kernel release, the sysctls, the qdiscs and the device
-map, and at the end comparison.md and .csv (per variant, median and
+map, and at the end comparison.md and .csv (per variant, and per
+combination of a sweep, median and
 min..max over the repetitions: throughput from the log and from iperf3,
 retransmits, mean and max RTT, max cwnd, time to 10/30/50/70/90% of the
 bytes; then the per-stack table and each flow's numbers), stacks.csv,
-summary.json, compare.png/.svg and report.html (the comparison, every
+summary.json, compare.png/.svg, with repetitions spread.png/.svg (box
+plots of each variant's runs), and report.html (the comparison, every
 run's verdict and reasons, the figure inline, links to each run's
 <...>.analysis/report.html).
 """
@@ -387,19 +393,22 @@ def report(s, outdir, runs, ns):
     worst = an.CONFIRMED
     rows, named, summary, pages = [], [], [], []
     per_run = []
-    for variant, rep, log, iperf in runs:
+    for variant, rep, log, iperf, params in runs:
         adir = os.path.join(outdir, _base(log) + ".analysis")
         res, d = analyse_one(log, adir, ns.ttpb2ascii, not ns.no_figures,
                              host_ifindex(outdir), host_names(outdir))
         # per TCP stack and per flow (stacks.py); iperf: iperf3's JSON,
         # or with [[flows]] each flow's
-        st_rows, fl_rows, iperf, ends = stacks.run_extras(s, outdir, res,
-                                                          adir, iperf)
+        st_rows, fl_rows, iperf, ends = stacks.run_extras(
+            specmod.with_params(s, params), outdir, res, adir, iperf)
         per_run.append((variant, rep, st_rows, fl_rows))
         m = compare.run_metrics(res, iperf, ends)
-        rows.append((variant, rep, m))
-        named.append(("%s #%d" % (variant, rep), res))
+        rows.append((variant, rep, m, params))
+        label = "%s #%d" % (variant, rep)
+        named.append(((specmod.params_text(params) + ": " if params
+                       else "") + label, res))
         summary.append({"variant": variant, "repetition": rep,
+                        "params": params,
                         "log": os.path.basename(log),
                         "verdict": d["verdict"], "metrics": m,
                         "stacks": st_rows, "flows": fl_rows,
@@ -414,20 +423,26 @@ def report(s, outdir, runs, ns):
     with open(os.path.join(outdir, "comparison.md"), "w") as f:
         f.write(rpt.comparison_md(s["test_id"], tab))
         f.write(stacks.experiment_extras(outdir, per_run))
-    _write_csv(os.path.join(outdir, "comparison.csv"), tab)
+    _write_csv(os.path.join(outdir, "comparison.csv"),
+               [{k: v for k, v in r.items() if k != "params"} for r in tab])
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump({"test_id": s["test_id"], "runs": summary,
                    "comparison": tab}, f, indent=1)
         f.write("\n")
-    figs = _figures(plots.compare_figure, named, outdir) \
-        if not ns.no_figures else []
+    figs = []
+    if not ns.no_figures:
+        figs = _figures(plots.compare_figure, named, outdir)
+        if any(len(ms) > 1 for _, _, ms in compare.groups(rows)):
+            # repetitions: their spread per variant (and combination)
+            figs += _figures(plots.spread_figure, compare.groups(rows),
+                             outdir)
     with open(os.path.join(outdir, "report.html"), "w") as f:
         f.write(rpt.experiment_html(
             s["test_id"], tab, [dict(r, report=p) for r, p in
                                 zip(summary, pages)], outdir, figs))
     print()
     print(md, end="")
-    print("\nverdicts: " + ", ".join("%s #%d %s" % (r["variant"],
+    print("\nverdicts: " + ", ".join("%s #%d %s" % (rpt._variant(r),
                                                      r["repetition"],
                                                      r["verdict"])
                                       for r in summary))

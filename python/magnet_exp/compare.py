@@ -116,13 +116,29 @@ def run_metrics(res, iperf=None, ends=None):
     return m
 
 
+def _params(r):
+    return r[3] if len(r) > 3 and r[3] else {}
+
+
+def groups(runs):
+    """@runs: [(variant, rep, metrics[, params])] -> [(params, variant,
+    [metrics of its repetitions])], per combination of a sweep (in the
+    order run) and within it per variant"""
+    keys = dict.fromkeys((tuple(_params(r).items()), r[0]) for r in runs)
+    return [(dict(p), v, [r[2] for r in runs
+                          if r[0] == v and tuple(_params(r).items()) == p])
+            for p, v in keys]
+
+
 def table(runs):
-    """@runs: [(variant, rep, metrics)] -> rows per variant: for each
-    column the median and the spread (min..max) over the repetitions"""
+    """@runs: [(variant, rep, metrics[, params])] -> rows per variant (of
+    a sweep: per combination and variant, its swept keys' values in the
+    row, and in "params"): for each column the median and the spread
+    (min..max) over the repetitions"""
     rows = []
-    for v in dict.fromkeys(r[0] for r in runs):
-        ms = [r[2] for r in runs if r[0] == v]
-        row = {"variant": v, "runs": len(ms)}
+    for params, v, ms in groups(runs):
+        row = dict(params)
+        row.update({"params": params, "variant": v, "runs": len(ms)})
         for c in COLUMNS:
             vals = [m[c] for m in ms if m[c] is not None]
             row[c] = statistics.median(vals) if vals else None
@@ -138,14 +154,22 @@ def _fmt(v):
     return "%.3g" % v if isinstance(v, float) else str(v)
 
 
+def swept(rows):
+    """the swept keys of a table's rows, in order"""
+    return list(dict.fromkeys(k for r in rows for k in r.get("params", {})))
+
+
 def table_cells(rows):
-    """the comparison table as text: (head, [cells per variant])"""
-    head = ["variant", "runs", "throughput (Mbit/s)", "iperf3 (Mbit/s)",
+    """the comparison table as text: (head, [cells per variant]); a
+    sweep's keys first"""
+    keys = swept(rows)
+    head = keys + ["variant", "runs", "throughput (Mbit/s)", "iperf3 (Mbit/s)",
             "undelivered (bytes)", "retransmits", "mean RTT (ms)", "max RTT (ms)", "max cwnd"] + \
         ["%d%% of bytes written (s)" % p for p in PCTS]
     body = []
     for r in rows:
-        cells = [r["variant"], str(r["runs"])]
+        cells = [str(r["params"].get(k, "")) for k in keys] + \
+            [r["variant"], str(r["runs"])]
         for c in COLUMNS:
             cells.append("%s (%s..%s)" % (_fmt(r[c]), _fmt(r[c + "_min"]),
                                           _fmt(r[c + "_max"]))

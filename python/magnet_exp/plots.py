@@ -311,3 +311,46 @@ def compare_figure(runs, outdir):
     files = [{"file": f, "series": n} for f in _save(fig, outdir, "compare")]
     plt.close(fig)
     return files
+
+
+# the metrics of spread_figure: (compare.COLUMNS name, axis label)
+SPREAD_METRICS = (("throughput_mbps", "throughput (Mbit/s, from the log)"),
+                  ("retransmits", "retransmitted segments"),
+                  ("rtt_mean_ms", "mean smoothed RTT (ms)"),
+                  ("t90_s", "time to 90% of bytes written (s)"))
+
+
+def spread_figure(groups, outdir):
+    """each variant's repetitions (of a sweep: per combination and
+    variant) side by side, one panel per metric: a box from the first to
+    the third quartile with the median, whiskers to the smallest and the
+    largest value (no outlier rule), and every repetition's value as a
+    point; @groups: compare.groups()'s [(params, variant, [metrics])]"""
+    plt = _plt()
+    fig, axes = plt.subplots(2, 2, figsize=(max(8, 1.4 * len(groups) + 3),
+                                            7))
+    names = ["\n".join(["%s %s" % kv for kv in p.items()] + [v])
+             for p, v, _ in groups]
+    n = 0
+    for ax, (col, label) in zip(axes.flat, SPREAD_METRICS):
+        vals = [[m[col] for m in ms if m.get(col) is not None]
+                for _, _, ms in groups]
+        pos = [i + 1 for i, v in enumerate(vals) if v]
+        if pos:
+            ax.boxplot([v for v in vals if v], positions=pos, whis=(0, 100),
+                       widths=0.5, showfliers=False)
+            for i, v in enumerate(vals):
+                ax.plot([i + 1] * len(v), v, "o", markersize=4, alpha=0.6,
+                        color="tab:blue")
+            n += sum(len(v) for v in vals)
+        ax.set_xticks(range(1, len(groups) + 1))
+        ax.set_xticklabels(names, fontsize="small")
+        ax.set_xlim(0.5, len(groups) + 0.5)
+        ax.set_ylabel(label)
+    fig.suptitle("the repetitions' spread: box from the 1st to the 3rd "
+                 "quartile, line the median, whiskers min..max, points "
+                 "the runs", fontsize="small")
+    fig.tight_layout()
+    files = [{"file": f, "series": n} for f in _save(fig, outdir, "spread")]
+    plt.close(fig)
+    return files

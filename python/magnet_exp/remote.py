@@ -657,7 +657,8 @@ class Testbed:
         try:
             await self.prepare()
             await self.describe()
-            for v, rep in local.schedule(s, out, started):
+            # a testbed's spec sweeps nothing (spec.check refuses it)
+            for _, _, v, rep in local.schedule(s, out, started):
                 for h, log, iperf in await self.one_run(v, rep):
                     runs.append((v, rep, h, log, iperf))
                 self.write_manifest(runs)
@@ -670,11 +671,11 @@ class Testbed:
             total, time.time() - started,
             ", ".join(h.name for h in self.hosts), self.outdir), file=out,
             flush=True)
-        return [(v, rep, log, iperf) for v, rep, _, log, iperf in runs]
+        return [(v, rep, log, iperf, {}) for v, rep, _, log, iperf in runs]
 
 
 def run(s, outdir, out=sys.stdout):
     """every variant and repetition on the spec's testbed; returns
-    [(variant, rep, log, iperf)], one per recording host's log"""
+    [(variant, rep, log, iperf, {})], one per recording host's log"""
     _asyncssh()
     return asyncio.run(Testbed(s, outdir, out).run())

@@ -248,7 +248,7 @@ def experiment_html(test_id, tab, runs, outdir, figures):
          "message), or without the application's records the receiver's "
          "data from its first to when it had them; the times to 10-90% of the "
          "bytes are of the busiest sender.</p>\n",
-         _table(head, body, range(1, len(head)))]
+         _table(head, body, range(len(compare.swept(tab)) + 1, len(head)))]
     figs = _figures(figures, outdir)
     if figs:
         b.append(figs)
@@ -259,12 +259,20 @@ def experiment_html(test_id, tab, runs, outdir, figures):
         b.append("<tr><td>%s</td><td class=\"n\">%s</td>"
                  "<td><a href=\"%s\">%s</a></td><td>%s</td><td>%s</td>"
                  "</tr>\n" % (
-                     esc(r["variant"]), esc(r["repetition"]),
+                     esc(_variant(r)), esc(r["repetition"]),
                      esc(r["report"]), esc(r["log"]), _verdict(r["verdict"]),
                      _reasons(r["reasons"]) or "-"))
     b.append("</table>\n")
     b += _runs_extras_html(runs)
     return _page(test_id, b)
+
+
+def _variant(r):
+    """a run's variant, after its sweep's combination if any (delay
+    10ms, loss 1%: cubic)"""
+    p = r.get("params") or {}
+    return ", ".join("%s %s" % kv for kv in p.items()) + ": " + \
+        r["variant"] if p else r["variant"]
 
 
 def _dash(v):
@@ -276,7 +284,7 @@ def _runs_extras_html(runs):
     ([path] relays), when summary.json has them (stacks.py)"""
     b = []
     for r in runs:
-        name = "%s #%s" % (r["variant"], r["repetition"])
+        name = "%s #%s" % (_variant(r), r["repetition"])
         if r.get("flows"):
             cols = ["flow", "port", "kind", "start", "started",
                     "first_data_s", "written", "read", "bytes_received",

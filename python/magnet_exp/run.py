@@ -143,14 +143,23 @@ def setup(s):
     for ns in [NS_SND, NS_RCV] + relays:
         # each run starts from nothing learnt by the one before
         sh("sysctl", "-q", "-w", "net.ipv4.tcp_no_metrics_save=1", ns=ns)
-    p = s["path"]
-    fwd = ["tc", "qdisc", "add", "dev", "rtr1", "root", "netem", "delay",
-           p["delay"]]
+    set_path(s["path"])
+
+
+def set_path(p):
+    """[path]'s bottleneck on the router (one combination's values):
+    netem toward the receiver, and toward the sender, new (counters
+    from 0)"""
+    fwd = ["tc", "qdisc", "replace", "dev", "rtr1", "root", "netem",
+           "delay", p["delay"]]
     if sp.time_s(p["jitter"]):
         fwd += [p["jitter"]]
     fwd += ["loss", p["loss"], "rate", p["rate"], "limit", str(p["limit"])]
+    for dev in ("rtr1", "rtr0"):
+        # replace would keep a netem's counters
+        sh("tc", "qdisc", "del", "dev", dev, "root", ns=NS_RTR, check=False)
     sh(*fwd, ns=NS_RTR)
-    sh("tc", "qdisc", "add", "dev", "rtr0", "root", "netem", "delay",
+    sh("tc", "qdisc", "replace", "dev", "rtr0", "root", "netem", "delay",
        p["return_delay"], "loss", p["return_loss"], ns=NS_RTR)
 
 
@@ -410,8 +419,16 @@ def module_params(s):
     return params, several
 
 
-def one_run(s, variant, rep, outdir, module, host):
-    base = "%s_%s_%d_%s" % (s["test_id"], variant, rep, host)
+def run_base(s, params, variant, rep, host):
+    """a run's files' common name: test id, the sweep's combination (if
+    any), variant, repetition, host"""
+    tag = sp.params_tag(params)
+    return "_".join([s["test_id"]] + ([tag] if tag else []) +
+                    [variant, str(rep), host])
+
+
+def one_run(s, variant, rep, outdir, module, host, params=None):
+    base = run_base(s, params or {}, variant, rep, host)
     params, several = module_params(s)
     # every port, the path's addresses
     filt = "filter addr=%s\n" % NET if several else None
@@ -447,6 +464,11 @@ def one_run(s, variant, rep, outdir, module, host):
         with open(os.path.join(outdir, base + "_magnet_stats.txt"),
                   "w") as f:
             f.write(stats)
+        # the router's qdiscs as the run left them: the path it had (a
+        # sweep's combination) and the kernel's own counts, drops
+        # included
+        with open(os.path.join(outdir, base + "_qdisc.txt"), "w") as f:
+            f.write(sh("tc", "-s", "qdisc", "show", ns=NS_RTR))
         with open(PROC, "w") as f:
             f.write("finish\n")
         try:
@@ -535,9 +557,11 @@ def describe(s, outdir):
 MANIFEST = "runs.json"
 
 
-def _entry(v, rep, log, traffic):
+def _entry(v, rep, log, traffic, params):
     base = os.path.basename(log)[:-len("_magnet.bin.gz")]
     e = {"variant": v, "repetition": rep, "log": os.path.basename(log)}
+    if params:
+        e["params"] = params
     if isinstance(traffic, list):
         e["flows"] = base + "_flows.json"       # [[flows]]
     else:
@@ -563,7 +587,8 @@ def _load_json(path):
 
 
 def read_manifest(outdir):
-    """[(variant, rep, log path, iperf3 JSON or None)] of a run directory;
+    """[(variant, rep, log path, iperf3 JSON or None, params)] of a run
+    directory (params: the sweep's combination, {} if none);
     with [[flows]], instead of iperf3's JSON, the list run_flows()
     returned (each iperf3 flow's JSON read back from its file)"""
     path = os.path.join(outdir, MANIFEST)
@@ -588,33 +613,41 @@ def read_manifest(outdir):
                         outdir, r["files"]["client"]))
         else:
             iperf = _load_json(os.path.join(outdir, e["iperf3"]))
+        params = e.get("params", {})
+        if not isinstance(params, dict):
+            raise RunError("%s: a run's params is not a table" % path)
         runs.append((e["variant"], e["repetition"],
-                     os.path.join(outdir, e["log"]), iperf))
+                     os.path.join(outdir, e["log"]), iperf, params))
     return runs
 
 
 def schedule(s, out, started):
-    """(variant, repetition) of every run, each variant in turn within a
-    repetition (so that a slow drift of the machine favours none), each
+    """(params, spec, variant, repetition) of every run: within a
+    repetition each combination of a sweep, within it each variant in
+    turn (so that a slow drift of the machine favours none); each
     announced on @out with the time left, estimated from @started"""
-    total = len(s["variants"]) * s["repetitions"]
+    combos = sp.combinations(s)
+    total = len(combos) * len(s["variants"]) * s["repetitions"]
     n = 0
     for rep in range(1, s["repetitions"] + 1):
-        for v in s["variants"]:
-            n += 1
-            left = ""
-            if n > 1:
-                per = (time.time() - started) / (n - 1)
-                left = ", about %d s left" % (per * (total - n + 1))
-            print("[%d/%d] %s, repetition %d of %d%s" % (
-                n, total, v, rep, s["repetitions"], left), file=out,
-                flush=True)
-            yield v, rep
+        for params, one in combos:
+            for v in s["variants"]:
+                n += 1
+                left = ""
+                if n > 1:
+                    per = (time.time() - started) / (n - 1)
+                    left = ", about %d s left" % (per * (total - n + 1))
+                print("[%d/%d] %s%s, repetition %d of %d%s" % (
+                    n, total, sp.params_text(params) + ": " if params
+                    else "", v, rep, s["repetitions"], left), file=out,
+                    flush=True)
+                yield params, one, v, rep
 
 
 def run(s, outdir, module=None, out=sys.stdout):
-    """every variant and repetition; returns [(variant, rep, log, iperf)]
-    (with [[flows]], instead of iperf, run_flows()'s list)"""
+    """every combination, variant and repetition; returns [(variant, rep,
+    log, iperf, params)] (with [[flows]], instead of iperf, run_flows()'s
+    list; params: the sweep's combination, {} if none)"""
     if os.geteuid() != 0:
         raise RunError("magnet-exp run needs root (namespaces, the module)")
     for v in s["variants"]:
@@ -625,14 +658,16 @@ def run(s, outdir, module=None, out=sys.stdout):
     os.makedirs(outdir, exist_ok=True)
     host = socket.gethostname().split(".")[0] or "host"
     runs = []
-    total = len(s["variants"]) * s["repetitions"]
+    total = len(sp.combinations(s)) * len(s["variants"]) * s["repetitions"]
     started = time.time()
-    setup(s)
+    setup(sp.combinations(s)[0][1])
     try:
         describe(s, outdir)
-        for v, rep in schedule(s, out, started):
-            log, iperf = one_run(s, v, rep, outdir, module, host)
-            runs.append((v, rep, log, iperf))
+        for params, one, v, rep in schedule(s, out, started):
+            # every run's own qdiscs: its path, counters from 0
+            set_path(one["path"])
+            log, iperf = one_run(one, v, rep, outdir, module, host, params)
+            runs.append((v, rep, log, iperf, params))
             write_manifest(outdir, runs)
     finally:
         teardown()

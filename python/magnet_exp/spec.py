@@ -36,6 +36,12 @@
                                     # optional, on the receiver, before
                                     # the flows start
 
+    A list instead of one value, for any key of [path] but relays and
+    any of [traffic], sweeps it (TEACUP's TPCONF_vary_parameters): every
+    combination of the lists' values (their cartesian product) runs
+    every variant and repetition, e.g. delay = ["10ms", "40ms"] with
+    loss = ["0%", "1%"]: 4 paths. Not with [testbed].
+
     [magnet]
     params = "events=all omode=1"   # module parameters (omode=1 always)
     reader = "live"                 # or "after": the reader starts once
@@ -65,6 +71,8 @@
                                     # SSH [traffic] or [[flows]], no
                                     # relays)
 """
+import copy
+import itertools
 import re
 import tomllib
 
@@ -87,6 +95,9 @@ DEFAULTS = {
 FLOW_KEYS = ("name", "start", "port", "size", "duration", "parallel",
              "length", "command", "server")
 MAX_FLOWS = 16
+# a sweep: at most this many values per key, and combinations in all
+MAX_SWEEP_VALUES = 20
+MAX_COMBINATIONS = 256
 MAX_RELAYS = 8
 FIRST_PORT = 5201
 
@@ -150,6 +161,104 @@ def check(raw, where="spec"):
                    "(known: %s)" % (where, sect, k,
                                     ", ".join(sorted(DEFAULTS[sect]))))
         s[sect] = dict(DEFAULTS[sect], **got)
+    swept = _swept(s, where)
+    _check(not swept or raw.get("testbed") is None,
+           "%s: [testbed]: a sweep (%s a list) runs in the local namespaces "
+           "only; on a testbed, one spec per combination" % (
+               where, ", ".join(k for _, k in swept)))
+    t = s["traffic"]
+    _check(not (t and isinstance(t["size"], list) and
+                t["duration"] is not None),
+           "%s: [traffic] size and duration: give one or the other (a "
+           "sweep of sizes with a duration)" % where)
+    # each combination's values checked as a spec of its own; the spec
+    # is the first one's, with the swept keys' lists
+    checked = []
+    for _, one in combinations(s):
+        _check_one(one, raw, where)
+        checked.append(one)
+    out = checked[0]
+    for sect, k in swept:
+        out[sect][k] = s[sect][k]
+    return out
+
+
+def _swept(s, where):
+    """[(section, key)] of the keys whose value is a list (a sweep), in the
+    spec's order; each list checked for its shape"""
+    out = []
+    for sect in ("path", "traffic"):
+        for k, v in (s.get(sect) or {}).items():
+            if not isinstance(v, list):
+                continue
+            _check(sect != "path" or k != "relays",
+                   "%s: [path] relays cannot be swept: each count is a "
+                   "topology of its own (one spec per count)" % where)
+            _check(v and len(v) <= MAX_SWEEP_VALUES,
+                   "%s: [%s] %s: a sweep of 1..%d values" % (
+                       where, sect, k, MAX_SWEEP_VALUES))
+            _check(all(not isinstance(x, (list, dict)) for x in v) and
+                   len(set(map(repr, v))) == len(v),
+                   "%s: [%s] %s: a sweep's values, each once" % (
+                       where, sect, k))
+            out.append((sect, k))
+    n = 1
+    for sect, k in out:
+        n *= len(s[sect][k])
+    _check(n <= MAX_COMBINATIONS, "%s: the sweep has %d combinations, at "
+           "most %d" % (where, n, MAX_COMBINATIONS))
+    return out
+
+
+def swept_keys(s):
+    """the keys a checked spec sweeps, in its order ([path]'s, then
+    [traffic]'s: no key is in both)"""
+    return [k for sect in ("path", "traffic")
+            for k, v in (s.get(sect) or {}).items() if isinstance(v, list)]
+
+
+def combinations(s):
+    """[(params, spec)]: each combination of a sweep's values ({key:
+    value} of the swept keys, in their order), and the spec with those
+    values; a spec that sweeps nothing: [({}, s)]"""
+    keys = [(sect, k) for sect in ("path", "traffic")
+            for k, v in (s.get(sect) or {}).items() if isinstance(v, list)]
+    out = []
+    for vals in itertools.product(*(s[sect][k] for sect, k in keys)):
+        one = copy.deepcopy(s)
+        for (sect, k), v in zip(keys, vals):
+            one[sect][k] = v
+        out.append(({k: v for (_, k), v in zip(keys, vals)}, one))
+    return out
+
+
+def with_params(s, params):
+    """the spec of one combination of a sweep (@s itself if none)"""
+    if not params:
+        return s
+    one = copy.deepcopy(s)
+    for sect in ("path", "traffic"):
+        for k in one.get(sect) or {}:
+            if k in params:
+                one[sect][k] = params[k]
+    return one
+
+
+def params_tag(params):
+    """a combination in file names: delay-10ms.loss-1pct ("" if none)"""
+    return ".".join("%s-%s" % (k, re.sub(r"[^A-Za-z0-9.]", "",
+                                          str(v).replace("%", "pct")))
+                    for k, v in params.items())
+
+
+def params_text(params):
+    """a combination for people: delay 10ms, loss 1%"""
+    return ", ".join("%s %s" % (k, v) for k, v in params.items())
+
+
+def _check_one(s, raw, where):
+    """the checks of one combination's values (scalars): @s is changed
+    in place (a duration sets size None; a testbed's table)"""
     p = s["path"]
     _check(isinstance(p["rate"], str) and _RATE.match(p["rate"]),
            "%s: [path] rate '%s': a number and bit, kbit, mbit or gbit"
@@ -168,6 +277,7 @@ def check(raw, where="spec"):
     _check(isinstance(p["relays"], int) and not isinstance(p["relays"], bool)
            and 0 <= p["relays"] <= MAX_RELAYS,
            "%s: [path] relays must be 0..%d" % (where, MAX_RELAYS))
+    flows = raw.get("flows")
     s["flows"] = None if flows is None else _check_flows(flows, where)
     if s["traffic"] is not None:
         _check_iperf(s["traffic"], "[traffic]", where)
@@ -187,7 +297,6 @@ def check(raw, where="spec"):
            % where)
     if raw.get("testbed") is not None:
         s["testbed"] = check_testbed(raw["testbed"], s, where)
-    return s
 
 
 # [testbed]: hosts reached over SSH (magnet_exp.remote). Each role's

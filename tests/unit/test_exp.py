@@ -725,6 +725,66 @@ class Spec(unittest.TestCase):
                  "network namespaces on one machine", path={"relays": 1},
                  flows=[{"size": "1M"}], testbed=tb())
 
+    def test_sweep(self):
+        """lists sweep [path] and [traffic] keys: their cartesian product,
+        each value checked"""
+        from magnet_exp import spec
+        s = self.spec(path={"delay": ["10ms", "40ms"], "loss": "1%"},
+                      traffic={"size": ["100K", "1M", "2M"]})
+        self.assertEqual(spec.swept_keys(s), ["delay", "size"])
+        combos = spec.combinations(s)
+        self.assertEqual([p for p, _ in combos],
+                         [{"delay": d, "size": z} for d in ("10ms", "40ms")
+                          for z in ("100K", "1M", "2M")])
+        self.assertEqual([(o["path"]["delay"], o["traffic"]["size"],
+                           o["path"]["loss"]) for _, o in combos][4],
+                         ("40ms", "1M", "1%"))
+        self.assertEqual(spec.params_tag({"delay": "10ms", "loss": "0.5%"}),
+                         "delay-10ms.loss-0.5pct")
+        self.assertEqual(spec.with_params(s, combos[1][0])["traffic"]["size"],
+                         "1M")
+        self.assertEqual(spec.combinations(self.spec()), [({}, self.spec())])
+        # the checked spec checks again the same (spec.json)
+        self.assertEqual(spec.check(json.loads(json.dumps(s))), s)
+        self.bad("[path] delay '40'", path={"delay": ["10ms", "40"]})
+        self.bad("relays cannot be swept", path={"relays": [0, 1]})
+        self.bad("a sweep of 1..20 values", path={"delay": []})
+        self.bad("each once", path={"delay": ["1ms", "1ms"]})
+        self.bad("size and duration", traffic={"size": ["1M", "2M"],
+                                               "duration": 3})
+        self.bad("300 combinations, at most 256",
+                 path={"delay": ["%dms" % i for i in range(20)],
+                       "loss": ["%d%%" % i for i in range(15)]})
+
+    def test_examples(self):
+        """every example spec checks; sweep.toml's product: 4 paths"""
+        import glob
+        from magnet_exp import spec
+        ex = os.path.join(HERE, "..", "..", "examples", "experiments")
+        paths = sorted(glob.glob(os.path.join(ex, "*.toml")))
+        self.assertGreaterEqual(len(paths), 5)
+        for p in paths:
+            spec.load(p)
+        self.assertEqual(len(spec.combinations(spec.load(
+            os.path.join(ex, "sweep.toml")))), 4)
+
+    def test_schedule(self):
+        """every repetition runs every combination, each variant in turn"""
+        import io
+        from magnet_exp import run, spec
+        s = self.spec(repetitions=2, path={"delay": ["10ms", "40ms"]})
+        out = io.StringIO()
+        got = [(p["delay"], o["path"]["delay"], v, r)
+               for p, o, v, r in run.schedule(s, out, 0)]
+        self.assertEqual(got, [(d, d, v, r) for r in (1, 2)
+                               for d in ("10ms", "40ms")
+                               for v in ("cubic", "reno")])
+        self.assertIn("[8/8] delay 40ms: reno, repetition 2 of 2",
+                      out.getvalue())
+        self.assertEqual(run.run_base(s, {"delay": "10ms"}, "reno", 2, "h"),
+                         "t1_delay-10ms_reno_2_h")
+        self.assertEqual(run.run_base(s, {}, "reno", 2, "h"), "t1_reno_2_h")
+
     def test_units(self):
         from magnet_exp import spec
         self.assertEqual(spec.size_bytes("128K"), 131072)
@@ -1453,7 +1513,7 @@ class Report(unittest.TestCase):
         for variant, log in (("cubic", "clean.bin"), ("reno", "lost.bin")):
             dst = os.path.join(out, "t_%s_1_h_magnet.bin" % variant)
             shutil.copy(os.path.join(FIX, log), dst)
-            runs.append((variant, 1, dst, None))
+            runs.append((variant, 1, dst, None, {}))
         ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=False,
                                    strict=False)
         with contextlib.redirect_stdout(io.StringIO()):
@@ -1480,6 +1540,54 @@ class Report(unittest.TestCase):
                                  "t_reno_1_h_magnet.analysis/report.html"])
         for x in pages:
             self.assertTrue(os.path.exists(os.path.join(out, x)), x)
+
+    def test_sweep_report(self):
+        """a sweep's runs: one comparison row per combination and
+        variant, with its repetitions' spread, and the spread figure"""
+        import contextlib
+        import csv
+        import io
+        import shutil
+        import types
+        from magnet_exp import cli, spec
+        out = tempfile.mkdtemp(dir=FIX)
+        s = spec.check({"test_id": "sw", "variants": ["cubic", "reno"],
+                        "repetitions": 2,
+                        "path": {"delay": ["10ms", "40ms"]}})
+        # the fixtures' hosts are not the local namespaces' (no hops)
+        with open(os.path.join(out, "topology.json"), "w") as f:
+            json.dump({"hops": []}, f)
+        runs = []
+        for rep in (1, 2):
+            for params, _ in spec.combinations(s):
+                # cubic's repetitions differ, reno's do not
+                for v, log in (("cubic", ("clean.bin", "lost.bin")[rep - 1]),
+                               ("reno", "lost.bin")):
+                    base = "sw_%s_%s_%d_h" % (spec.params_tag(params), v,
+                                              rep)
+                    dst = os.path.join(out, base + "_magnet.bin")
+                    shutil.copy(os.path.join(FIX, log), dst)
+                    runs.append((v, rep, dst, None, params))
+        ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=False,
+                                   strict=False)
+        with contextlib.redirect_stdout(io.StringIO()) as o:
+            self.assertEqual(cli.report(s, out, runs, ns), 0)
+        self.assertIn("delay 40ms: reno #2", o.getvalue())
+        with open(os.path.join(out, "comparison.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([(r["delay"], r["variant"], r["runs"])
+                          for r in rows],
+                         [("10ms", "cubic", "2"), ("10ms", "reno", "2"),
+                          ("40ms", "cubic", "2"), ("40ms", "reno", "2")])
+        self.assertEqual(list(rows[0])[:3], ["delay", "variant", "runs"])
+        # each row its own runs' spread: the same log twice, none
+        for r in rows:
+            lo, hi = (float(r["throughput_mbps" + x]) for x in ("_min",
+                                                               "_max"))
+            self.assertEqual(lo < hi, r["variant"] == "cubic", r)
+        h = self.parse(open(os.path.join(out, "report.html")).read())
+        self.assertEqual(self.pngs(h), ["compare.png", "spread.png"])
+        self.assertIn("delay 10ms: cubic", "".join(h.text))
 
     def test_experiment_extras(self):
         # a run's flows and per-stack rows (summary.json's) become two

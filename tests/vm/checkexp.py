@@ -10,6 +10,7 @@ usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py flows DIR NAME:START:BYTES[:LENGTH]...
        checkexp.py relays DIR RELAYS LENGTH COMMAND_BYTES
        checkexp.py teacup TTPROBE_LOG WEB10G_LOG OUTDIR
+       checkexp.py sweep DIR RATE_MBIT LIMIT BYTES
 
 main: every verdict confirmed; per run, the throughput from the log within
 1% of iperf3's (3% for a log without the application's records); the largest cwnd at most three times what the path holds
@@ -31,7 +32,8 @@ naming the lost records. ssh: a run over SSH (magnet-exp's [testbed]):
 every file from the host that made it, with its name (cmd_ssh). flows:
 [[flows]] (cmd_flows). relays: [path] relays and the per-stack table
 (cmd_relays). teacup: TEACUP's ttprobe and web10g logs of the same
-segments, analysed (cmd_teacup).
+segments, analysed (cmd_teacup). sweep: a sweep of [path] delay
+(cmd_sweep).
 """
 import csv
 import json
@@ -303,6 +305,84 @@ def _server_count(d, run, name):
         return int(f.read().split()[-1])
 
 
+def _median(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
+def cmd_sweep(d, rate, limit, size):
+    """a sweep of [path] delay: every combination ran every variant and
+    repetition; each run had its combination's path, as tc's own readout
+    of the router's netem says (its delay, and counters of that run
+    alone: at least BYTES sent, less than three times), and an RTT in
+    its range both as iperf3 read the kernel's srtt and as magnet's
+    records say (mean srtt): at least the delay, at most the delay plus
+    the queue's LIMIT full-size packets at RATE plus 10 ms; the
+    comparison a row per combination and variant, in the order run, each
+    the median and the spread of its three runs; spread.png drawn"""
+    s = load(d)
+    with open(os.path.join(d, "spec.json")) as f:
+        spec = json.load(f)
+    delays, variants = spec["path"]["delay"], spec["variants"]
+    reps = spec["repetitions"]
+    runs = s["runs"]
+    if len(runs) != len(delays) * len(variants) * reps:
+        fail("%d runs, want %d" % (len(runs), len(delays) * len(variants)
+                                   * reps))
+    queue_ms = limit * 1514 * 8 / (rate * 1e3)
+    for r in runs:
+        delay = r["params"]["delay"]
+        d_ms = float(delay[:-2])
+        base = os.path.join(d, r["log"][:-len("_magnet.bin.gz")])
+        with open(base + "_qdisc.txt") as f:
+            tc = f.read()
+        line = [x for x in tc.splitlines() if "dev rtr1 " in x and
+                "netem" in x]
+        if not line or " delay %s" % delay not in line[0]:
+            fail("%s: tc shows %r, want delay %s" % (base, line, delay))
+        # qdisc netem ...\n Sent N bytes M pkt (dropped ...
+        sent = int(tc.split("dev rtr1 ", 1)[1].split(" Sent ", 1)[1]
+                   .split()[0])
+        if not size <= sent < 3 * size:
+            fail("%s: rtr1's netem sent %d bytes this run, the transfer "
+                 "is %d" % (base, sent, size))
+        with open(base + "_iperf3.json") as f:
+            ip = json.load(f)["end"]["streams"][0]["sender"]
+        hi = d_ms + queue_ms + 10
+        for what, rtt in (("iperf3's srtt", ip["min_rtt"] / 1e3),
+                          ("the log's mean srtt",
+                           r["metrics"]["rtt_mean_ms"])):
+            if rtt is None or not d_ms <= rtt <= hi:
+                fail("%s: %s %s ms, want %.0f..%.0f ms" % (
+                    base, what, rtt, d_ms, hi))
+        print("checkexp: %s: tc netem delay %s, %d bytes sent; srtt %.1f ms "
+              "(iperf3), mean %.1f ms (log)" % (
+                  os.path.basename(base), delay, sent, ip["min_rtt"] / 1e3,
+                  r["metrics"]["rtt_mean_ms"]))
+    rows = s["comparison"]
+    want = [(dl, v) for dl in delays for v in variants]
+    if [(x["delay"], x["variant"]) for x in rows] != want or \
+            any(x["runs"] != reps for x in rows):
+        fail("comparison rows %r, want %r with %d runs each" % (
+            [(x["delay"], x["variant"], x["runs"]) for x in rows], want,
+            reps))
+    for x in rows:
+        got = [r["metrics"]["rtt_mean_ms"] for r in runs
+               if r["params"]["delay"] == x["delay"] and
+               r["variant"] == x["variant"]]
+        if (x["rtt_mean_ms"], x["rtt_mean_ms_min"], x["rtt_mean_ms_max"]) \
+                != (_median(got), min(got), max(got)):
+            fail("row %s %s: rtt %s (%s..%s), its runs %r" % (
+                x["delay"], x["variant"], x["rtt_mean_ms"],
+                x["rtt_mean_ms_min"], x["rtt_mean_ms_max"], got))
+    png = os.path.join(d, "spread.png")
+    with open(png, "rb") as f:
+        if f.read(8) != b"\x89PNG\r\n\x1a\n":
+            fail("%s is not a PNG" % png)
+    print("checkexp: sweep: %d runs, %d rows of %d runs, spread.png" % (
+        len(runs), len(rows), reps))
+
+
 def cmd_flows(d, specs):
     """[[flows]]: every flow in the log; per iperf3 flow, what the
     sender's application wrote in the log exactly iperf3's bytes sent (the
@@ -551,6 +631,9 @@ if __name__ == "__main__":
     elif sys.argv[1] == "relays":
         cmd_relays(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
                    int(sys.argv[5]))
+    elif sys.argv[1] == "sweep":
+        cmd_sweep(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]),
+                  int(sys.argv[5]))
     elif sys.argv[1] == "teacup":
         cmd_teacup(*sys.argv[2:5])
     elif sys.argv[1] in ("return-loss", "forward-loss"):

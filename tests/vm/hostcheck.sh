@@ -81,6 +81,12 @@ host_exp_flows() {
 	$CHK flows "$1/expflows" a:0:1048576:65536 b:1:524288:65536 cmd:0.5:300000
 }
 
+# case_exp_sweep: 2 delays x 2 variants x 3 repetitions from one spec
+host_exp_sweep() {
+	$EXP report "$1/expsweep"
+	$CHK sweep "$1/expsweep" 20 20 524288
+}
+
 # case_exp_relays: [path] relays = 2, the per-stack table
 host_exp_relays() {
 	$EXP report --no-figures "$1/exprelays"

@@ -78,6 +78,33 @@ case_exp_run() {
 	echo exp_run >> "$L/host-checks"
 }
 
+# A sweep (magnet-exp run): two delays, 10 and 40 ms, x cubic and reno x
+# 3 repetitions from one spec, 12 runs of 512 KB through 20 Mbit/s with a
+# 20-packet queue (at most 12 ms of queueing: the delays' RTTs stay
+# apart); the host checks each run's path against tc's own readout and
+# iperf3's RTT, and the comparison's rows and spread (hostcheck.sh
+# exp_sweep)
+# suite: exp
+case_exp_sweep() {
+	cat > "$L/expsweep.toml" <<-EOF
+	test_id = "expsweep"
+	variants = ["cubic", "reno"]
+	repetitions = 3
+	[path]
+	rate = "20mbit"
+	delay = ["10ms", "40ms"]
+	limit = 20
+	[traffic]
+	size = "512K"
+	length = "64K"
+	[magnet]
+	params = "events=tcp,app omode=1 bufsize=65536"
+	EOF
+	exp_capture expsweep 12
+	[ "$(ls "$L/expsweep"/*_qdisc.txt | wc -l)" = 12 ]
+	echo exp_sweep >> "$L/host-checks"
+}
+
 # [[flows]] (magnet-exp run): two iperf3 flows 1 s apart (1 MB and 512 KB,
 # 64 KB writes) and a command flow (300,000 bytes through socat, counted
 # by its server's wc -c) at 0.5 s, through a 20 Mbit/s, 10 ms bottleneck;
