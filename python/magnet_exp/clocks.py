@@ -9,11 +9,15 @@ the first 60,000 packets of each connection and direction (IDs do not wrap
 within them). In one log of several namespaces of one kernel, a router
 records the same packets: a device at which a packet came in and then
 went out of another (or the same), in one log, is a forwarder's, and its
-records do not count (ifindexes are only unique within a namespace: the namespaces'
-devices must be numbered apart, as magnet-exp run numbers them). Of the
-rest, a packet's earliest dev_out and latest dev_in are taken. Without
-device records, the IP layer's (ip_out, ip_in), which a log with a router
-in it makes wrong.
+records do not count. A device is its log, its namespace (the records'
+netns) and its ifindex; in a log whose records do not say their namespace
+(written before they did), ifindexes are only told apart if the
+namespaces' devices are numbered apart, as magnet-exp run numbers them.
+Of the rest, a packet's earliest dev_out and latest dev_in are taken.
+Without device records, the IP layer's (ip_out, ip_in), where a namespace
+that took a packet in and sent it on is a forwarder the same way; in a
+log without namespaces, where the layer has no device to tell hosts
+apart, a router's records make the IP layer's estimate wrong.
 
 With theta the receiver's clock less the sender's, a packet from A to B
 shows d = owd(A->B) + theta, one from B to A d = owd(B->A) - theta. One-way
@@ -37,8 +41,9 @@ class Matches:
     """first dev_out and last dev_in of each packet, per layer"""
 
     def __init__(self):
-        # layer -> {(src, sport, dst, dport, id): [(t_ns, (log, ifindex))]}
-        # (log: which of the logs read, each with its own clock)
+        # layer -> {(src, sport, dst, dport, id): [(t_ns, (log, netns,
+        # ifindex))]} (log: which of the logs read, each with its own
+        # clock; netns "" if the log does not say)
         self.out = {"dev": {}, "ip": {}}
         self.inn = {"dev": {}, "ip": {}}
         self.ids = {}       # (layer, src, sport, dst, dport) -> IDs taken
@@ -68,7 +73,8 @@ class Matches:
                 return
             seen = tab[key] = []
         if len(seen) < 8:
-            seen.append((r.time_ns(), (self.logs, r["ifindex"])))
+            seen.append((r.time_ns(), (self.logs, r.get("netns") or "",
+                                       r["ifindex"])))
         self.records += 1
 
     def read(self, path, ttpb2ascii=None):
@@ -92,21 +98,23 @@ def estimate(m):
     the packets matched each way, theta (B's clock less A's, s), its
     bound, and the one-way delays (min, median, 90th percentile, s)"""
     layer = "dev" if m.out["dev"] and m.inn["dev"] else "ip"
-    # the forwarders' devices: a packet in at one, then out (of any), on
-    # the clock of one log
+    # the forwarders' devices: a packet in at one, then out (of any) in
+    # the same namespace, on the clock of one log; at the IP layer
+    # (ifindex 0) a namespace, where records say theirs
     fwd = set()
     for key, ins in m.inn[layer].items():
         outs = m.out[layer].get(key, ())
         for t, i in ins:
-            later = [j for u, j in outs if u > t and j[0] == i[0]]
+            if layer == "ip" and not i[1]:
+                continue
+            later = [j for u, j in outs if u > t and j[:2] == i[:2]]
             if later:
                 fwd.add(i)
                 fwd.update(later)
     d = {}          # (src host, dst host) -> [delay s]
     for key, outs in m.out[layer].items():
-        outs = [t for t, i in outs if layer == "ip" or i not in fwd]
-        ins = [t for t, i in m.inn[layer].get(key, ())
-               if layer == "ip" or i not in fwd]
+        outs = [t for t, i in outs if i not in fwd]
+        ins = [t for t, i in m.inn[layer].get(key, ()) if i not in fwd]
         if outs and ins and key[0] != key[2]:
             d.setdefault((key[0], key[2]), []).append(
                 (max(ins) - min(outs)) / 1e9)
@@ -126,10 +134,17 @@ def estimate(m):
         pairs.append({"a": a, "b": b, "theta_s": theta, "bound_s": bound,
                       "a_to_b": owd(ab, 1), "b_to_a": owd(ba, -1)})
     return {"layer": layer, "pairs": pairs,
-            "forwarders": ["%s%s" % ("log %d: " % (n + 1) if m.logs > 1
-                                     else "", i)
-                           for n, i in sorted(fwd, key=lambda x: (
-                               x[0], len(x[1]), x[1]))]}
+            "forwarders": [_device(m, d) for d in sorted(fwd, key=lambda x: (
+                x[0], len(x[1]), x[1], len(x[2]), x[2]))]}
+
+
+def _device(m, dev):
+    """a device (log, netns, ifindex) for people (log 2: netns 4026532
+    ifindex 7102), a namespace's IP layer as netns 4026532 (IP layer)"""
+    n, ns, i = dev
+    return "%s%s%s" % ("log %d: " % (n + 1) if m.logs > 1 else "",
+                       "netns %s " % ns if ns else "",
+                       "(IP layer)" if i in ("", "0") else "ifindex " + i)
 
 
 def report(est):
@@ -139,7 +154,7 @@ def report(est):
                 "into another, each way (IPv4, dev or ip layer)"]
     out = []
     if est["forwarders"]:
-        out.append("devices that forwarded packets, left out: ifindex %s"
+        out.append("devices that forwarded packets, left out: %s"
                    % ", ".join(est["forwarders"]))
     for p in est["pairs"]:
         out.append("%s's clock - %s's: %+.6f s +- %.6f s (%s layer, %d and "

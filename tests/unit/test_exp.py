@@ -1221,13 +1221,48 @@ class Clocks(unittest.TestCase):
                     laddr=la, lport="1" if la == "A" else "2", raddr=ra,
                     rport="2" if la == "A" else "1", ifindex=ifx, t=t))
         est = clocks.estimate(m)
-        self.assertEqual(est["forwarders"], ["2", "3"])
+        self.assertEqual(est["forwarders"], ["ifindex 2", "ifindex 3"])
         pr = est["pairs"][0]
         self.assertEqual((pr["a_to_b"]["packets"], pr["b_to_a"]["packets"]),
                          (1, 1))
         # A -> B 1000 ns, B -> A 100 ns: theta 450 ns +- 550
         self.assertAlmostEqual(pr["theta_s"], 450e-9, delta=1e-15)
         self.assertAlmostEqual(pr["bound_s"], 550e-9, delta=1e-15)
+
+    def test_forwarders_by_namespace(self):
+        # records that say their namespace: every host's device is ifindex
+        # 2 (as in containers), the router's two are 2 and 3 in its own
+        # namespace R: only the router's are left out, at the device layer
+        # and at the IP layer (where a namespace is the device)
+        from magnet_exp import clocks
+
+        class R(dict):
+            def time_ns(self):
+                return self["t"]
+        for layer in ("dev", "ip"):
+            m = clocks.Matches()
+            rows = [("out", "S", "2", "A", "B", 7, 0),
+                    ("in", "R", "2", "B", "A", 7, 10),
+                    ("out", "R", "3", "A", "B", 7, 20),
+                    ("in", "C", "2", "B", "A", 7, 1000),
+                    # the ACK back, its own ID, not through the router
+                    ("out", "C", "2", "B", "A", 8, 1100),
+                    ("in", "S", "2", "A", "B", 8, 1200)]
+            for way, ns, ifx, la, ra, ipid, t in rows:
+                m.add(R(event=layer + "_" + way, family="4", ip_id=str(ipid),
+                        laddr=la, lport="1" if la == "A" else "2", raddr=ra,
+                        rport="2" if la == "A" else "1", netns=ns,
+                        ifindex=ifx if layer == "dev" else "0", t=t))
+            est = clocks.estimate(m)
+            self.assertEqual(est["layer"], layer)
+            self.assertEqual(est["forwarders"], ["netns R ifindex 2",
+                                                 "netns R ifindex 3"]
+                             if layer == "dev" else ["netns R (IP layer)"])
+            pr = est["pairs"][0]
+            # A -> B 1000 ns (the receiver's, not the router's 10), B -> A
+            # 100 ns: theta 450 ns +- 550
+            self.assertAlmostEqual(pr["theta_s"], 450e-9, delta=1e-15)
+            self.assertAlmostEqual(pr["bound_s"], 550e-9, delta=1e-15)
 
 
 class Compare(unittest.TestCase):
