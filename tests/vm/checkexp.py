@@ -11,6 +11,7 @@ usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py relays DIR RELAYS LENGTH COMMAND_BYTES
        checkexp.py teacup TTPROBE_LOG WEB10G_LOG OUTDIR
        checkexp.py sweep DIR RATE_MBIT LIMIT BYTES
+       checkexp.py clocks DIR OFFSET_MS
 
 main: every verdict confirmed; per run, the throughput from the log within
 1% of iperf3's (3% for a log without the application's records); the largest cwnd at most three times what the path holds
@@ -33,7 +34,9 @@ every file from the host that made it, with its name (cmd_ssh). flows:
 [[flows]] (cmd_flows). relays: [path] relays and the per-stack table
 (cmd_relays). teacup: TEACUP's ttprobe and web10g logs of the same
 segments, analysed (cmd_teacup). sweep: a sweep of [path] delay
-(cmd_sweep).
+(cmd_sweep). clocks: magnet-exp clocks on the run's log (true offset 0)
+and on its sender's and receiver's records apart, the receiver's clock
+moved by OFFSET_MS (cmd_clocks).
 """
 import csv
 import json
@@ -383,6 +386,82 @@ def cmd_sweep(d, rate, limit, size):
         len(runs), len(rows), reps))
 
 
+def _clocks(logs, out):
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    p = subprocess.run([sys.executable, os.path.join(top, "userspace",
+                                                     "magnet-exp"),
+                        "clocks", "--json", out] + logs,
+                       capture_output=True, text=True)
+    if p.returncode:
+        fail("magnet-exp clocks %s: exit %d: %s" % (" ".join(logs),
+                                                    p.returncode,
+                                                    p.stdout + p.stderr))
+    with open(out) as f:
+        est = json.load(f)
+    pairs = [x for x in est["pairs"] if (x["a"], x["b"]) ==
+             ("10.77.1.1", "10.77.2.2")]
+    if len(pairs) != 1 or est["layer"] != "dev":
+        fail("clocks: no dev-layer pair of the sender and the receiver: "
+             "%r" % est)
+    return est, pairs[0]
+
+
+def cmd_clocks(d, offset_ms):
+    """the clock offset between the sender's and the receiver's namespace
+    of one kernel: the truth is 0, and the estimate must be within the
+    bound it reports, with the router's devices left out as forwarders.
+    Then the same records as two logs, the sender's and the receiver's
+    (ttpb2ascii -n, each namespace's inode from topology.json), with every
+    receiver's time moved by OFFSET_MS: the estimate must move by it, the
+    true offset within the bound, the bound the same"""
+    s = load(d)
+    log = os.path.join(d, s["runs"][0]["log"])
+    est, pr = _clocks([log], os.path.join(d, "clocks0.json"))
+    if abs(pr["theta_s"]) > pr["bound_s"]:
+        fail("clocks: offset %+.6f s +- %.6f s, the truth 0 outside" % (
+            pr["theta_s"], pr["bound_s"]))
+    with open(os.path.join(d, "topology.json")) as f:
+        hosts = {v.split(" ")[0]: k for k, v in
+                 json.load(f)["netns_hosts"].items()}
+    if not any(x.startswith("netns %s " % hosts["router"])
+               for x in est["forwarders"]) or any(
+                   not x.startswith("netns %s " % hosts["router"])
+                   for x in est["forwarders"]):
+        fail("clocks: forwarders %r, want the router's (netns %s)" % (
+            est["forwarders"], hosts["router"]))
+    tool = os.environ["MAGNET_TTPB2ASCII"]
+    logs = []
+    shift = int(offset_ms * 1e6)
+    for host in ("sender", "receiver"):
+        text = subprocess.run([tool, "-f", "magnet", "-n", hosts[host], log],
+                              capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+        path = os.path.join(d, "clocks_%s.txt" % host)
+        with open(path, "w") as f:
+            f.write(text[0] + "\n")
+            for line in text[1:]:
+                v = line.split("\t")
+                if host == "receiver":
+                    sec, ns = v[0].split(".")
+                    t = int(sec) * 10 ** 9 + int(ns) + shift
+                    v[0] = "%d.%09d" % divmod(t, 10 ** 9)
+                f.write("\t".join(v) + "\n")
+        logs.append(path)
+    _, pr2 = _clocks(logs, os.path.join(d, "clocks1.json"))
+    want = offset_ms / 1e3
+    if abs(pr2["theta_s"] - want) > pr2["bound_s"] or \
+            abs(pr2["bound_s"] - pr["bound_s"]) > 1e-6:
+        fail("clocks: with the receiver's clock %+.3f ms: %+.6f s +- %.6f "
+             "s (one log: %+.6f +- %.6f)" % (
+                 offset_ms, pr2["theta_s"], pr2["bound_s"], pr["theta_s"],
+                 pr["bound_s"]))
+    print("checkexp: clocks: one log %+.6f s +- %.6f s (truth 0; router's "
+          "%d devices left out); the receiver's records %+.1f ms apart: "
+          "%+.6f s +- %.6f s" % (pr["theta_s"], pr["bound_s"],
+                                 len(est["forwarders"]), offset_ms,
+                                 pr2["theta_s"], pr2["bound_s"]))
+
+
 def cmd_flows(d, specs):
     """[[flows]]: every flow in the log; per iperf3 flow, what the
     sender's application wrote in the log exactly iperf3's bytes sent (the
@@ -634,6 +713,8 @@ if __name__ == "__main__":
     elif sys.argv[1] == "sweep":
         cmd_sweep(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]),
                   int(sys.argv[5]))
+    elif sys.argv[1] == "clocks":
+        cmd_clocks(sys.argv[2], float(sys.argv[3]))
     elif sys.argv[1] == "teacup":
         cmd_teacup(*sys.argv[2:5])
     elif sys.argv[1] in ("return-loss", "forward-loss"):

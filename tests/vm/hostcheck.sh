@@ -56,6 +56,9 @@ host_exp_run() {
 host_exp_strict() {
 	$EXP report --strict "$1/expstrict"
 	$CHK main "$1/expstrict" 20 20 100 131072
+	# the sender's and the receiver's clocks: one kernel's (offset 0),
+	# then the receiver's records moved 7.5 ms on purpose
+	$CHK clocks "$1/expstrict" 7.5
 }
 
 # case_exp_ssh: the run over SSH, analysed here; every host's files
