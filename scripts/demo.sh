@@ -4,7 +4,9 @@
 # log and a summary in build/demo/; then, in the same VM, magnet-exp's
 # experiment examples/experiments/demo.toml (cubic against reno on an
 # emulated path), analysed here: its comparison table, verdicts and
-# figures in build/demo/exp/.
+# figures in build/demo/exp/; then each run's sender's packets as
+# Wireshark reads them, its retransmissions against the analysis's count
+# (scripts/demo-wireshark.py: the demo fails if they differ).
 #
 # MAGNET_DEMO_KVER picks the kernel (default: the newest installed line),
 # MAGNET_DEMO_SIZE what iperf3 sends (default 8M; iperf3's -n syntax);
@@ -59,3 +61,7 @@ echo "demo: the experiment (examples/experiments/demo.toml): cubic and reno"
 echo "through 20 Mbit/s, 20 ms, 0.2% loss; its analysis:"
 MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii MPLCONFIGDIR=$out/mpl \
 	userspace/magnet-exp report "$out/exp"
+echo
+echo "demo: Wireshark (tshark) on each run's sender alone (ttpb2ascii -f pcapng"
+echo "-n <its namespace> -L dev), against the analysis's retransmits:"
+MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii python3 scripts/demo-wireshark.py "$out/exp"
