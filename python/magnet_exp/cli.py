@@ -117,6 +117,8 @@ the receiver's address and the router's forward_dev are required):
   size = "2M"                     # iperf3 -n; or duration = 5 (iperf3 -t)
   parallel = 1                    # iperf3 -P
   length = "128K"                 # iperf3 -l: the application's writes
+  source = "iperf3"               # or "socat": every byte delivered
+                                  #   (iperf3 -n ends on the last write)
   [[flows]]                       # instead of [traffic], a table per flow
   name = "bulk"                   # names its files (default flow1, ...)
   start = 0                       # s after the first flow (default 0)

@@ -317,7 +317,7 @@ class Testbed:
         await self.each(not_loaded, self.recording)
         keys = [(self.snd, "net.ipv4.tcp_no_metrics_save"),
                 (self.rcv, "net.ipv4.tcp_no_metrics_save")]
-        if self.s["flows"]:
+        if sp.listed(self.s):
             # each run sets the sender's default to the variant, for the
             # commands (as run.one_run does in its namespaces)
             keys.append((self.snd, "net.ipv4.tcp_congestion_control"))
@@ -560,12 +560,12 @@ class Testbed:
             if live:
                 await self.each(lambda h: h.start_reader(
                     name[h] + "_magnet.bin"), self.recording)
-            if s["flows"]:
+            if sp.listed(s):
                 await self.snd.run("sysctl", "-q", "-w",
                                    "net.ipv4.tcp_congestion_control=" +
                                    variant)
             flows = await self.run_flows(variant, name)
-            if s["flows"]:
+            if sp.listed(s):
                 local.write_flows(os.path.join(
                     self.outdir, name[self.snd] + "_flows.json"), flows)
                 traffic = flows
@@ -621,7 +621,7 @@ class Testbed:
         JSON (with [[flows]], flows.json) the sender's for all of them,
         and the host"""
         path = os.path.join(self.outdir, local.MANIFEST)
-        kind, what = ("flows", "flows.json") if self.s["flows"] else \
+        kind, what = ("flows", "flows.json") if sp.listed(self.s) else \
             ("iperf3", "iperf3.json")
         with open(path + ".tmp", "w") as f:
             json.dump([{"variant": v, "repetition": rep,

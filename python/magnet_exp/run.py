@@ -448,7 +448,7 @@ def one_run(s, variant, rep, outdir, module, host, params=None):
             with open(log, "wb") as f:
                 reader = subprocess.Popen(["cat", PROC], stdout=f)
         flows = run_flows(s, variant, base, outdir)
-        if s.get("flows"):
+        if sp.listed(s):
             out = flows
             write_flows(os.path.join(outdir, base + "_flows.json"), flows)
         else:
@@ -652,9 +652,14 @@ def run(s, outdir, module=None, out=sys.stdout):
         raise RunError("magnet-exp run needs root (namespaces, the module)")
     for v in s["variants"]:
         ensure_cc(v)
-    if s["path"]["relays"] and not shutil.which("socat"):
-        raise RunError("[path] relays: socat is not installed (make deps "
-                       "installs it)")
+    if not shutil.which("socat"):
+        if s["path"]["relays"]:
+            raise RunError("[path] relays: socat is not installed (make "
+                           "deps installs it)")
+        if any(sp.listed(one) and not one.get("flows")
+               for _, one in sp.combinations(s)):
+            raise RunError("[traffic] source \"socat\": socat is not "
+                           "installed (make deps installs it)")
     os.makedirs(outdir, exist_ok=True)
     host = socket.gethostname().split(".")[0] or "host"
     runs = []

@@ -20,6 +20,13 @@
     size = "2M"                     # iperf3 -n; or duration = 5 (s)
     parallel = 1                    # iperf3 -P
     length = "128K"                 # iperf3 -l: the application's writes
+    source = "iperf3"               # or "socat": socat sends size bytes
+                                    # in writes of length, its server
+                                    # reads to the end (wc -c): every
+                                    # byte delivered before the flow ends
+                                    # (iperf3 -n ends its test when the
+                                    # last bytes are written, and its
+                                    # server closes on what is in flight)
 
     [[flows]]                       # instead of [traffic]: one table per
     name = "bulk"                   # flow (default flow1, flow2, ...)
@@ -88,7 +95,7 @@ DEFAULTS = {
              "loss": "0%", "limit": 100, "return_delay": "0ms",
              "return_loss": "0%", "relays": 0},
     "traffic": {"size": "2M", "duration": None, "parallel": 1,
-                "length": "128K"},
+                "length": "128K", "source": "iperf3"},
     "magnet": {"params": "events=all omode=1", "reader": "live",
                "text_logs": []},
 }
@@ -100,6 +107,13 @@ MAX_SWEEP_VALUES = 20
 MAX_COMBINATIONS = 256
 MAX_RELAYS = 8
 FIRST_PORT = 5201
+
+
+# [traffic] source: iperf3, or socat (a transfer that completes)
+SOURCES = ("iperf3", "socat")
+SOCAT_CLIENT = ("socat -u -b %d OPEN:/dev/zero,readbytes=%d "
+                "TCP:{addr}:{port}")
+SOCAT_SERVER = "socat -u TCP-LISTEN:{port},reuseaddr - | wc -c"
 
 
 # [magnet] text_logs: besides the binary log, each run's log in these
@@ -279,8 +293,15 @@ def _check_one(s, raw, where):
            "%s: [path] relays must be 0..%d" % (where, MAX_RELAYS))
     flows = raw.get("flows")
     s["flows"] = None if flows is None else _check_flows(flows, where)
-    if s["traffic"] is not None:
-        _check_iperf(s["traffic"], "[traffic]", where)
+    t = s["traffic"]
+    if t is not None:
+        _check(t["source"] in SOURCES, "%s: [traffic] source must be %s"
+               % (where, " or ".join('"%s"' % x for x in SOURCES)))
+        _check(t["source"] == "iperf3" or (t["duration"] is None and
+                                           t["parallel"] == 1),
+               "%s: [traffic] source \"socat\" sends a size over one "
+               "connection: no duration, parallel 1" % where)
+        _check_iperf(t, "[traffic]", where)
     m = s["magnet"]
     _check(isinstance(m["params"], str) and
            re.match(r"^[A-Za-z0-9_=,. ]*$", m["params"]),
@@ -466,7 +487,8 @@ def _check_flows(flows, where):
                 f[k] = None
         else:
             for k, v in DEFAULTS["traffic"].items():
-                f.setdefault(k, v)
+                if k != "source":       # [traffic]'s only
+                    f.setdefault(k, v)
             _check_iperf(f, sect, where)
         out.append(f)
     for key in ("name", "port"):
@@ -477,12 +499,28 @@ def _check_flows(flows, where):
     return out
 
 
+def listed(s):
+    """whether a run's traffic is a list of flows (flows.json; run_flows'
+    list in runs): [[flows]], or [traffic] from socat (a command flow)"""
+    return bool(s.get("flows")) or \
+        (s.get("traffic") or {}).get("source") == "socat"
+
+
 def flows_of(s):
-    """the flows of a checked spec: [[flows]], or the one iperf3 flow of
-    [traffic] (name None: its files keep their names, <base>_iperf3.json)"""
+    """the flows of a checked spec (of one combination of a sweep):
+    [[flows]]; or [traffic]'s one iperf3 flow (name None: its files keep
+    their names, <base>_iperf3.json); or with source "socat" its command
+    flow, named bulk"""
     if s.get("flows"):
         return s["flows"]
-    return [dict(s["traffic"], name=None, start=0, port=FIRST_PORT,
+    t = s["traffic"]
+    if t.get("source") == "socat":
+        return [{"name": "bulk", "start": 0, "port": FIRST_PORT,
+                 "command": SOCAT_CLIENT % (size_bytes(t["length"]),
+                                            size_bytes(t["size"])),
+                 "server": SOCAT_SERVER, "size": None, "duration": None,
+                 "parallel": None, "length": None}]
+    return [dict(t, name=None, start=0, port=FIRST_PORT,
                  command=None, server=None)]
 
 

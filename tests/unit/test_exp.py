@@ -756,6 +756,34 @@ class Spec(unittest.TestCase):
                  path={"delay": ["%dms" % i for i in range(20)],
                        "loss": ["%d%%" % i for i in range(15)]})
 
+    def test_socat_source(self):
+        """[traffic] source = "socat": one command flow that sends size
+        bytes in writes of length and a server that reads to the end"""
+        from magnet_exp import spec
+        s = self.spec(traffic={"source": "socat", "size": "1M",
+                               "length": "64K"})
+        self.assertTrue(spec.listed(s))
+        self.assertFalse(spec.listed(self.spec()))
+        (f,) = spec.flows_of(s)
+        self.assertEqual((f["name"], f["port"], f["start"], f["size"]),
+                         ("bulk", 5201, 0, None))
+        self.assertEqual(f["command"], "socat -u -b 65536 OPEN:/dev/zero,"
+                         "readbytes=1048576 TCP:{addr}:{port}")
+        self.assertEqual(f["server"], "socat -u TCP-LISTEN:{port},reuseaddr"
+                         " - | wc -c")
+        self.assertIsNone(spec.flows_of(self.spec())[0]["command"])
+        self.assertEqual(spec.check(json.loads(json.dumps(s))), s)
+        # a sweep of the source: each combination its own flows
+        s = self.spec(traffic={"source": ["iperf3", "socat"]})
+        self.assertEqual([spec.listed(o) for _, o in spec.combinations(s)],
+                         [False, True])
+        self.bad('source must be "iperf3" or "socat"',
+                 traffic={"source": "nc"})
+        self.bad("no duration, parallel 1",
+                 traffic={"source": "socat", "duration": 3})
+        self.bad("no duration, parallel 1",
+                 traffic={"source": "socat", "parallel": 2})
+
     def test_examples(self):
         """every example spec checks; sweep.toml's product: 4 paths"""
         import glob

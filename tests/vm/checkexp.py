@@ -12,6 +12,7 @@ usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py teacup TTPROBE_LOG WEB10G_LOG OUTDIR
        checkexp.py sweep DIR RATE_MBIT LIMIT BYTES
        checkexp.py clocks DIR OFFSET_MS
+       checkexp.py complete DIR BYTES
 
 main: every verdict confirmed; per run, the throughput from the log within
 1% of iperf3's (3% for a log without the application's records); the largest cwnd at most three times what the path holds
@@ -36,7 +37,8 @@ every file from the host that made it, with its name (cmd_ssh). flows:
 segments, analysed (cmd_teacup). sweep: a sweep of [path] delay
 (cmd_sweep). clocks: magnet-exp clocks on the run's log (true offset 0)
 and on its sender's and receiver's records apart, the receiver's clock
-moved by OFFSET_MS (cmd_clocks).
+moved by OFFSET_MS (cmd_clocks). complete: [traffic] source iperf3
+against socat (cmd_complete).
 """
 import csv
 import json
@@ -462,6 +464,44 @@ def cmd_clocks(d, offset_ms):
                                  pr2["theta_s"], pr2["bound_s"]))
 
 
+def cmd_complete(d, size):
+    """[traffic] source swept over iperf3 and socat: socat's run moved
+    every byte (its server's wc -c, the receiver's reads in the log and
+    the sender's writes all BYTES; undelivered 0, no reason saying cut
+    short, verdict confirmed); iperf3's run, if its application read
+    less than was written, says so with the count (undelivered = written
+    - read, and a reason naming the transfer cut short)"""
+    s = load(d)
+    seen = set()
+    for run in s["runs"]:
+        src = run["params"]["source"]
+        seen.add(src)
+        m = run["metrics"]
+        cut = [r["reason"] for r in run["reasons"] if "cut short" in
+               r["reason"]]
+        if src == "socat":
+            (row,) = run["flows"]
+            got = _server_count(d, run, "bulk")
+            if (got, row["written"], row["read"], m["undelivered"]) != \
+                    (size, size, size, 0) or cut or \
+                    run["verdict"] != "confirmed":
+                fail("socat: its server counted %d, the log %d written and "
+                     "%d read, undelivered %s, verdict %s %s; want %d" % (
+                         got, row["written"], row["read"], m["undelivered"],
+                         run["verdict"], cut, size))
+            print("checkexp: socat: %d bytes written, read and counted by "
+                  "its server; none undelivered" % size)
+        else:
+            und = m["undelivered"]
+            if und is None or und < 0 or bool(und) != bool(cut) or (
+                    und and ("%d" % und) not in cut[0]):
+                fail("iperf3: undelivered %s, reasons %r" % (und, cut))
+            print("checkexp: iperf3: %d bytes undelivered%s" % (
+                und, (": " + cut[0]) if cut else ""))
+    if seen != {"iperf3", "socat"}:
+        fail("sources run: %s" % sorted(seen))
+
+
 def cmd_flows(d, specs):
     """[[flows]]: every flow in the log; per iperf3 flow, what the
     sender's application wrote in the log exactly iperf3's bytes sent (the
@@ -713,6 +753,8 @@ if __name__ == "__main__":
     elif sys.argv[1] == "sweep":
         cmd_sweep(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]),
                   int(sys.argv[5]))
+    elif sys.argv[1] == "complete":
+        cmd_complete(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "clocks":
         cmd_clocks(sys.argv[2], float(sys.argv[3]))
     elif sys.argv[1] == "teacup":

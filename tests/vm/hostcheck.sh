@@ -90,6 +90,12 @@ host_exp_sweep() {
 	$CHK sweep "$1/expsweep" 20 20 524288
 }
 
+# case_exp_complete: socat's transfer complete, iperf3's cut short flagged
+host_exp_complete() {
+	$EXP report --no-figures "$1/expcomplete"
+	$CHK complete "$1/expcomplete" 1048576
+}
+
 # case_exp_relays: [path] relays = 2, the per-stack table
 host_exp_relays() {
 	$EXP report --no-figures "$1/exprelays"

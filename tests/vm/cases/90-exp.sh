@@ -105,6 +105,31 @@ case_exp_sweep() {
 	echo exp_sweep >> "$L/host-checks"
 }
 
+# [traffic] source swept: iperf3 and socat, 1 MB through 20 Mbit/s, 20 ms
+# and 1% loss: the host checks that socat's transfer completes (every
+# byte read, as its server's wc -c counts, none undelivered) and that an
+# iperf3 transfer cut short is flagged with its count (hostcheck.sh
+# exp_complete)
+# suite: exp
+case_exp_complete() {
+	cat > "$L/expcomplete.toml" <<-EOF
+	test_id = "expcomplete"
+	variants = ["cubic"]
+	[path]
+	rate = "20mbit"
+	delay = "20ms"
+	loss = "1%"
+	[traffic]
+	source = ["iperf3", "socat"]
+	size = "1M"
+	length = "64K"
+	[magnet]
+	params = "events=tcp,app omode=1 bufsize=65536"
+	EOF
+	exp_capture expcomplete 2
+	echo exp_complete >> "$L/host-checks"
+}
+
 # [[flows]] (magnet-exp run): two iperf3 flows 1 s apart (1 MB and 512 KB,
 # 64 KB writes) and a command flow (300,000 bytes through socat, counted
 # by its server's wc -c) at 0.5 s, through a 20 Mbit/s, 10 ms bottleneck;
