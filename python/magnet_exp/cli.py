@@ -448,6 +448,16 @@ def report(s, outdir, runs, ns):
                                                      r["repetition"],
                                                      r["verdict"])
                                       for r in summary))
+    # [traffic]'s iperf3 transfers cut short
+    cut = [r for r in summary if r["metrics"].get("undelivered") and
+           s.get("traffic") is not None and
+           not specmod.listed(specmod.with_params(s, r["params"]))]
+    if cut:
+        print("note: %d of %d runs' transfers were cut short (undelivered "
+              "bytes: iperf3 -n ends its test on its last write, and its "
+              "server closes on what is in flight); [traffic] source = "
+              "\"socat\" sends transfers that complete" % (len(cut),
+                                                           len(summary)))
     if not ns.no_figures:
         print("figures: %s/compare.png, and cwnd_srtt.png in each "
               "*.analysis/" % outdir)

@@ -343,6 +343,9 @@ def spread_figure(groups, outdir):
                 ax.plot([i + 1] * len(v), v, "o", markersize=4, alpha=0.6,
                         color="tab:blue")
             n += sum(len(v) for v in vals)
+        else:
+            ax.text(0.5, 0.5, "no run has a value", ha="center",
+                    va="center", transform=ax.transAxes)
         ax.set_xticks(range(1, len(groups) + 1))
         ax.set_xticklabels(names, fontsize="small")
         ax.set_xlim(0.5, len(groups) + 0.5)

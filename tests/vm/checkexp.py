@@ -319,7 +319,8 @@ def cmd_sweep(d, rate, limit, size):
     """a sweep of [path] delay: every combination ran every variant and
     repetition; each run had its combination's path, as tc's own readout
     of the router's netem says (its delay, and counters of that run
-    alone: at least BYTES sent, less than three times), and an RTT in
+    alone: at least what iperf3's receiver got, less than three times
+    BYTES), and an RTT in
     its range both as iperf3 read the kernel's srtt and as magnet's
     records say (mean srtt): at least the delay, at most the delay plus
     the queue's LIMIT full-size packets at RATE plus 10 ms; the
@@ -348,11 +349,13 @@ def cmd_sweep(d, rate, limit, size):
         # qdisc netem ...\n Sent N bytes M pkt (dropped ...
         sent = int(tc.split("dev rtr1 ", 1)[1].split(" Sent ", 1)[1]
                    .split()[0])
-        if not size <= sent < 3 * size:
-            fail("%s: rtr1's netem sent %d bytes this run, the transfer "
-                 "is %d" % (base, sent, size))
         with open(base + "_iperf3.json") as f:
-            ip = json.load(f)["end"]["streams"][0]["sender"]
+            end = json.load(f)["end"]
+        ip = end["streams"][0]["sender"]
+        got = end["sum_received"]["bytes"]
+        if not got <= sent < 3 * size:
+            fail("%s: rtr1's netem sent %d bytes this run, iperf3's "
+                 "receiver got %d of %d" % (base, sent, got, size))
         hi = d_ms + queue_ms + 10
         for what, rtt in (("iperf3's srtt", ip["min_rtt"] / 1e3),
                           ("the log's mean srtt",
