@@ -516,7 +516,8 @@ def cmd_flows(d, specs):
     flow's bytes written and read exactly what the command sent and its
     server counted; each flow started when the spec says (within 0.5 s),
     in flows.json and in the log (its first data, relative to the first
-    flow's); the verdict confirmed"""
+    flow's; a command's up to 1 s late, its processes starting); the
+    verdict confirmed"""
     s = load(d)
     if len(s["runs"]) != 1:
         fail("%d runs, want 1" % len(s["runs"]))
@@ -539,7 +540,11 @@ def cmd_flows(d, specs):
         if first is None:
             first = r["first_data_s"] - start
         lag = r["first_data_s"] - first
-        if abs(lag - start) > 0.5:
+        # a command's first data waits for its processes to start (sh,
+        # head, socat): under emulation up to 0.57 s after the runner
+        # started it (5.10, 2026-11-28), so 1 s late is allowed there
+        late = 1.0 if r["kind"] == "command" else 0.5
+        if not -0.5 <= lag - start <= late:
             fail("%s: its first data %.3f s after the first flow's, spec "
                  "%.1f" % (name, lag, start))
         if r["kind"] == "iperf3":
