@@ -656,8 +656,10 @@ def _namespaces(res, ns_events):
                       for ns, n in sorted(ns_events.items()) if ns]
     if len(res.namespaces) < 2:
         return
-    hosts = ["%s (%d connection ends)" % (x["host"], x["connection_ends"])
-             for x in res.namespaces if x["connection_ends"]]
+    hosts = ["%s (%d connection end%s)" % (
+        x["host"], x["connection_ends"],
+        "" if x["connection_ends"] == 1 else "s")
+        for x in res.namespaces if x["connection_ends"]]
     fwd = [x["host"] for x in res.namespaces if not x["connection_ends"]]
     res.log_reasons.append(Reason(NOTE, (
         "records of %d network namespaces, analysed apart: the connections' "

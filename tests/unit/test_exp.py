@@ -487,7 +487,7 @@ class Analyse(unittest.TestCase):
                           ("receiver", 1)])
         self.assertIn("records of 3 network namespaces, analysed apart: "
                       "the connections' ends are in sender (1 connection "
-                      "ends), receiver (1 connection ends); netns %s saw "
+                      "end), receiver (1 connection end); netns %s saw "
                       "their packets only (forwarding)" % R,
                       [x["reason"] for x in d["reasons"]][0])
         # the sender's data: as many IP-layer events as TCP's, not twice
