@@ -429,7 +429,7 @@ def run_base(s, params, variant, rep, host):
 
 def one_run(s, variant, rep, outdir, module, host, params=None):
     base = run_base(s, params or {}, variant, rep, host)
-    params, several = module_params(s)
+    modparams, several = module_params(s)
     # every port, the path's addresses
     filt = "filter addr=%s\n" % NET if several else None
     # the commands and the relays use the namespaces' default
@@ -437,7 +437,7 @@ def one_run(s, variant, rep, outdir, module, host, params=None):
     for ns in [NS_SND, NS_RCV] + [ns for ns, _ in topo["relays"]]:
         sh("sysctl", "-q", "-w", "net.ipv4.tcp_congestion_control=" +
            variant, ns=ns)
-    load_module(module, params)
+    load_module(module, modparams)
     log = os.path.join(outdir, base + "_magnet.bin")
     reader = None
     try:

@@ -200,43 +200,43 @@ def check(raw, where="spec"):
 def _swept(s, where):
     """[(section, key)] of the keys whose value is a list (a sweep), in the
     spec's order; each list checked for its shape"""
-    out = []
-    for sect in ("path", "traffic"):
-        for k, v in (s.get(sect) or {}).items():
-            if not isinstance(v, list):
-                continue
-            _check(sect != "path" or k != "relays",
-                   "%s: [path] relays cannot be swept: each count is a "
-                   "topology of its own (one spec per count)" % where)
-            _check(v and len(v) <= MAX_SWEEP_VALUES,
-                   "%s: [%s] %s: a sweep of 1..%d values" % (
-                       where, sect, k, MAX_SWEEP_VALUES))
-            _check(all(not isinstance(x, (list, dict)) for x in v) and
-                   len(set(map(repr, v))) == len(v),
-                   "%s: [%s] %s: a sweep's values, each once" % (
-                       where, sect, k))
-            out.append((sect, k))
+    out = _sweep_keys(s)
     n = 1
     for sect, k in out:
-        n *= len(s[sect][k])
+        v = s[sect][k]
+        _check(sect != "path" or k != "relays",
+               "%s: [path] relays cannot be swept: each count is a "
+               "topology of its own (one spec per count)" % where)
+        _check(v and len(v) <= MAX_SWEEP_VALUES,
+               "%s: [%s] %s: a sweep of 1..%d values" % (
+                   where, sect, k, MAX_SWEEP_VALUES))
+        _check(all(not isinstance(x, (list, dict)) for x in v) and
+               len(set(map(repr, v))) == len(v),
+               "%s: [%s] %s: a sweep's values, each once" % (
+                   where, sect, k))
+        n *= len(v)
     _check(n <= MAX_COMBINATIONS, "%s: the sweep has %d combinations, at "
            "most %d" % (where, n, MAX_COMBINATIONS))
     return out
 
 
+def _sweep_keys(s):
+    """[(section, key)] a spec sweeps (its lists), in its order"""
+    return [(sect, k) for sect in ("path", "traffic")
+            for k, v in (s.get(sect) or {}).items() if isinstance(v, list)]
+
+
 def swept_keys(s):
     """the keys a checked spec sweeps, in its order ([path]'s, then
     [traffic]'s: no key is in both)"""
-    return [k for sect in ("path", "traffic")
-            for k, v in (s.get(sect) or {}).items() if isinstance(v, list)]
+    return [k for _, k in _sweep_keys(s)]
 
 
 def combinations(s):
     """[(params, spec)]: each combination of a sweep's values ({key:
     value} of the swept keys, in their order), and the spec with those
     values; a spec that sweeps nothing: [({}, s)]"""
-    keys = [(sect, k) for sect in ("path", "traffic")
-            for k, v in (s.get(sect) or {}).items() if isinstance(v, list)]
+    keys = _sweep_keys(s)
     out = []
     for vals in itertools.product(*(s[sect][k] for sect, k in keys)):
         one = copy.deepcopy(s)
