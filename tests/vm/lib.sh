@@ -51,6 +51,19 @@ wait_listen() {
 	netpair_wait_listen "$1" "$2" || { log "no listener on port $2"; return 1; }
 }
 
+# data_flowing NS PORT SECONDS: within SECONDS, a connection to PORT in NS
+# has had more than 64 KB acknowledged (iperf3's test, not its control
+# connection's few bytes)
+data_flowing() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		ip netns exec "$1" ss -Htin state established "( dport = :$2 )" |
+			grep -Eq 'bytes_acked:([0-9]{6,}|[7-9][0-9]{4})' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # xfer SRV_NS CLI_NS ADDR PORT JSON [iperf3 client args]: one iperf3 test
 xfer() {
 	local srvns=$1 clins=$2 addr=$3 port=$4 json=$5
