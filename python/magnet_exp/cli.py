@@ -171,9 +171,10 @@ machine). A failure stops the servers, unloads magnet everywhere and
 names the host, the flow and the command.
 
 Each run leaves, in DIR: <test_id>_<variant>_<rep>_<host>_magnet.bin.gz
-(of a sweep: <test_id>_<key>-<value>...._<variant>_...), its iperf3 JSON (with [[flows]]: <...>_<flow>_iperf3.json or
-<...>_<flow>_command.log, the servers' logs, <...>_flows.json), magnet's
-statistics at finish, the router's qdiscs (tc -s), and its analysis (<...>.analysis/, as magnet-exp
+(of a sweep: <test_id>_<key>-<value>...._<variant>_...), its iperf3 JSON
+(with [[flows]]: <...>_<flow>_iperf3.json or <...>_<flow>_command.log,
+the servers' logs, <...>_flows.json), magnet's statistics at finish, the
+router's qdiscs (tc -s), and its analysis (<...>.analysis/, as magnet-exp
 analyse, with stacks.csv: per flow the application's writes and the data
 segments each TCP stack sent, MAGNeT's Table II, and flows.csv); DIR also
 gets the spec, the kernel release, the sysctls, the qdiscs and the device
@@ -395,10 +396,11 @@ def report(s, outdir, runs, ns):
     worst = an.CONFIRMED
     rows, named, summary, pages = [], [], [], []
     per_run = []
+    devices, hosts = host_ifindex(outdir), host_names(outdir)
     for variant, rep, log, iperf, params in runs:
         adir = os.path.join(outdir, _base(log) + ".analysis")
         res, d = analyse_one(log, adir, ns.ttpb2ascii, not ns.no_figures,
-                             host_ifindex(outdir), host_names(outdir))
+                             devices, hosts)
         # per TCP stack and per flow (stacks.py); iperf: iperf3's JSON,
         # or with [[flows]] each flow's
         st_rows, fl_rows, iperf, ends = stacks.run_extras(
@@ -406,9 +408,8 @@ def report(s, outdir, runs, ns):
         per_run.append((variant, rep, st_rows, fl_rows))
         m = compare.run_metrics(res, iperf, ends)
         rows.append((variant, rep, m, params))
-        label = "%s #%d" % (variant, rep)
-        named.append(((specmod.params_text(params) + ": " if params
-                       else "") + label, res))
+        named.append(("%s #%d" % (rpt.run_variant(variant, params), rep),
+                      res))
         summary.append({"variant": variant, "repetition": rep,
                         "params": params,
                         "log": os.path.basename(log),
@@ -434,20 +435,19 @@ def report(s, outdir, runs, ns):
     figs = []
     if not ns.no_figures:
         figs = _figures(plots.compare_figure, named, outdir)
-        if any(len(ms) > 1 for _, _, ms in compare.groups(rows)):
+        groups = compare.groups(rows)
+        if any(len(ms) > 1 for _, _, ms in groups):
             # repetitions: their spread per variant (and combination)
-            figs += _figures(plots.spread_figure, compare.groups(rows),
-                             outdir)
+            figs += _figures(plots.spread_figure, groups, outdir)
     with open(os.path.join(outdir, "report.html"), "w") as f:
         f.write(rpt.experiment_html(
             s["test_id"], tab, [dict(r, report=p) for r, p in
                                 zip(summary, pages)], outdir, figs))
     print()
     print(md, end="")
-    print("\nverdicts: " + ", ".join("%s #%d %s" % (rpt._variant(r),
-                                                     r["repetition"],
-                                                     r["verdict"])
-                                      for r in summary))
+    print("\nverdicts: " + ", ".join("%s #%d %s" % (
+        rpt.run_variant(r["variant"], r["params"]), r["repetition"],
+        r["verdict"]) for r in summary))
     # [traffic]'s iperf3 transfers cut short
     cut = [r for r in summary if r["metrics"].get("undelivered") and
            s.get("traffic") is not None and

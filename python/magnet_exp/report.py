@@ -12,6 +12,7 @@ import html
 import os
 
 from magnet_exp import compare
+from magnet_exp import spec as specmod
 
 _STYLE = """\
 body { font-family: sans-serif; margin: 1.5em; max-width: 80em; }
@@ -267,12 +268,15 @@ def experiment_html(test_id, tab, runs, outdir, figures):
     return _page(test_id, b)
 
 
-def _variant(r):
+def run_variant(variant, params):
     """a run's variant, after its sweep's combination if any (delay
     10ms, loss 1%: cubic)"""
-    p = r.get("params") or {}
-    return ", ".join("%s %s" % kv for kv in p.items()) + ": " + \
-        r["variant"] if p else r["variant"]
+    return specmod.params_text(params) + ": " + variant if params else \
+        variant
+
+
+def _variant(r):
+    return run_variant(r["variant"], r.get("params"))
 
 
 def _dash(v):
