@@ -43,6 +43,7 @@ against socat (cmd_complete).
 import csv
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -313,11 +314,6 @@ def _server_count(d, run, name):
         return int(f.read().split()[-1])
 
 
-def _median(v):
-    v = sorted(v)
-    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
-
-
 def cmd_sweep(d, rate, limit, size):
     """a sweep of [path] delay: every combination ran every variant and
     repetition; each run had its combination's path, as tc's own readout
@@ -382,7 +378,7 @@ def cmd_sweep(d, rate, limit, size):
                if r["params"]["delay"] == x["delay"] and
                r["variant"] == x["variant"]]
         if (x["rtt_mean_ms"], x["rtt_mean_ms_min"], x["rtt_mean_ms_max"]) \
-                != (_median(got), min(got), max(got)):
+                != (statistics.median(got), min(got), max(got)):
             fail("row %s %s: rtt %s (%s..%s), its runs %r" % (
                 x["delay"], x["variant"], x["rtt_mean_ms"],
                 x["rtt_mean_ms_min"], x["rtt_mean_ms_max"], got))
