@@ -55,7 +55,7 @@ const struct magnet_output magnet_out_binary = {
 	.line_max = MAGNET_TEXT_LINE_MAX,
 	.marks = true,
 	.header = magnet_binary_header,
-	.take = magnet_take_decoded,
+	.take = magnet_take_binary,
 	.emit = magnet_binary_emit,
 };
 

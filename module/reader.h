@@ -115,6 +115,8 @@ static __always_inline bool magnet_pass_aux(const union magnet_slot *s)
 		return false;
 	return magnet_pass_aux_record(s);
 }
+bool magnet_take_binary(struct magnet_reader *rd, const union magnet_slot *s,
+			int cpu);
 bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 			 int cpu);
 bool magnet_take_ttprobe(struct magnet_reader *rd, const union magnet_slot *s,
