@@ -25,6 +25,7 @@
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/tcp.h>
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
@@ -238,20 +239,65 @@ MAGNET_FTRACE_HANDLER(magnet_ip_in_h,
 	if (skb)
 		magnet_record_pkt(skb, skb->data, p->event, false, false,
 				  NULL));
+/*
+ * A frame whose VLAN tags (802.1Q, 802.1ad, up to two) are in its data, not
+ * in skb->vlan_tci: a VLAN device with reorder_hdr off, a receive the
+ * driver did not untag. Its IP packet is recorded like an untagged one's,
+ * at the device that carries the tagged frame; a tagged frame of another
+ * protocol is not, as an untagged one is not.
+ */
+static void notrace magnet_dev_vlan(struct sk_buff *skb, u16 event, bool out)
+{
+	struct vlan_hdr vh;
+	__be16 proto = skb->protocol;
+	int off;
+	int i;
+
+	if (out) {
+		/* the innermost tag's protocol: right before the IP header */
+		off = skb_network_offset(skb);
+		if (off < (int)sizeof(vh) ||
+		    skb_copy_bits(skb, off - 2, &proto, sizeof(proto)))
+			return;
+	} else {
+		/* the link header is pulled: data is the outer tag */
+		for (off = 0, i = 0; i < 2 && eth_type_vlan(proto); i++) {
+			if (skb_copy_bits(skb, off, &vh, sizeof(vh)))
+				return;
+			proto = vh.h_vlan_encapsulated_proto;
+			off += sizeof(vh);
+		}
+	}
+	if (proto == htons(ETH_P_IP) || proto == htons(ETH_P_IPV6))
+		magnet_record_pkt(skb, out ? skb_network_header(skb) :
+				  skb->data + off, event, out, true, NULL);
+}
+NOKPROBE_SYMBOL(magnet_dev_vlan);
+
 /* __dev_queue_xmit(skb, sb_dev): the link header is pushed already */
 MAGNET_FTRACE_HANDLER(magnet_dev_out_h,
 	struct sk_buff *skb = SKB;
-	if (skb && (skb->protocol == htons(ETH_P_IP) ||
-		    skb->protocol == htons(ETH_P_IPV6)))
+	if (!skb) {
+		/* nothing (a return in a handler's body skips the unlock) */
+	} else if (likely(skb->protocol == htons(ETH_P_IP) ||
+			  skb->protocol == htons(ETH_P_IPV6))) {
 		magnet_record_pkt(skb, skb_network_header(skb), p->event,
-				  true, true, NULL));
+				  true, true, NULL);
+	} else if (eth_type_vlan(skb->protocol)) {
+		magnet_dev_vlan(skb, p->event, true);
+	});
 /* __netif_receive_skb(skb): the link header is pulled, data = network */
 MAGNET_FTRACE_HANDLER(magnet_dev_in_h,
 	struct sk_buff *skb = SKB;
-	if (skb && (skb->protocol == htons(ETH_P_IP) ||
-		    skb->protocol == htons(ETH_P_IPV6)))
+	if (!skb) {
+		/* nothing */
+	} else if (likely(skb->protocol == htons(ETH_P_IP) ||
+			  skb->protocol == htons(ETH_P_IPV6))) {
 		magnet_record_pkt(skb, skb->data, p->event, false, true,
-				  NULL));
+				  NULL);
+	} else if (eth_type_vlan(skb->protocol)) {
+		magnet_dev_vlan(skb, p->event, false);
+	});
 
 static const struct magnet_candidate magnet_app_send_c[] = {
 	{ "tcp_sendmsg" }, { NULL } };

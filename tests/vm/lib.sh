@@ -175,6 +175,12 @@ cleanup() {
 		done
 		rm -f "$L/netns-net"
 	fi
+	if [ -e "$L/vlan-net" ]; then
+		for c in mv-a mv-b; do
+			ip netns del $c 2> /dev/null || true
+		done
+		rm -f "$L/vlan-net"
+	fi
 	if [ -e "$L/bldrop-net" ]; then
 		ip netns exec mg-srv tc qdisc del dev mgs root 2> /dev/null || true
 		rm -f "$L/bldrop-net"
