@@ -74,6 +74,12 @@ xfer() {
 	# the case, not the whole boot at the VM's timeout
 	nsexec "$clins" timeout 300 iperf3 -c "$addr" -p "$port" -J "$@" > "$json" ||
 		{ log "iperf3 client to $addr port $port: status $?"; return 1; }
+	# iperf3 3.12 can exit 0 with an error in its JSON (seen: "unable to
+	# connect to server: Connection timed out", case_vlan on 7.2)
+	if grep -q '^[[:space:]]*"error":' "$json"; then
+		log "iperf3 client to $addr port $port: $(grep '"error":' "$json")"
+		return 1
+	fi
 }
 
 start_reader() {

@@ -266,10 +266,6 @@ case_vlan() {
 		insmod "$KO" events=dev omode=3 port=5201
 		start_reader "$L/vlan-$how.log"
 		xfer mv-b mv-a 10.62.0.2 5201 "$L/vlan-$how.json" -n 1M
-		if grep -q '"error"' "$L/vlan-$how.json"; then
-			log "vlan $how: iperf3: $(grep '"error"' "$L/vlan-$how.json")"
-			return 1
-		fi
 		sleep 0.5
 		teacup_stop
 		rmmod magnet
