@@ -42,7 +42,7 @@ PYDIR = $(DESTDIR)$(PREFIX)/lib/magnet/python
 DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/magnet
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)
 DKMS_SRC = /usr/src/magnet-$(VERSION)
-TOOLS = magnet-record magnet-summary ttpb2ascii
+TOOLS = magnet-record magnet-summary ttpb2ascii magnet-monarch-proxy
 MODULE_SRC = module/Kbuild $(wildcard module/*.c module/*.h)
 MODULE_UAPI = $(wildcard module/uapi/*.h)
 MODULE_SHARED = $(wildcard module/shared/*.c module/shared/*.h)
@@ -170,6 +170,7 @@ install: all
 	install -D -m 0644 procfs-commands.md $(DOCDIR)/procfs-commands.md
 	install -D -m 0644 docs/binary-format.md $(DOCDIR)/binary-format.md
 	install -D -m 0644 docs/experiments.md $(DOCDIR)/experiments.md
+	install -D -m 0644 docs/monarch.md $(DOCDIR)/monarch.md
 	install -D -m 0644 examples/experiments/cc-compare.toml $(DOCDIR)/examples/experiments/cc-compare.toml
 	install -D -m 0644 examples/experiments/relays.toml $(DOCDIR)/examples/experiments/relays.toml
 	install -D -m 0644 examples/experiments/testbed.toml $(DOCDIR)/examples/experiments/testbed.toml

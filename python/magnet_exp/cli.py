@@ -7,7 +7,7 @@ import os
 import sys
 
 from magnet_exp import analyse as an
-from magnet_exp import clocks, compare, plots, stacks
+from magnet_exp import clocks, compare, monarch, monarchdiag, plots, stacks
 from magnet_exp import report as rpt
 from magnet_exp import run as runner
 from magnet_exp import spec as specmod
@@ -497,6 +497,35 @@ def cmd_clocks(ns):
     return 0 if est["pairs"] else 1
 
 
+MONARCH_EPILOG = """\
+Example: magnet-exp monarch 192.0.2.7 -p tcp -C reno -n 2M -o m1
+
+Writes DIR/trace.txt (a line per probe, response and expiry),
+DIR/proxy.txt (the proxy's counts and the delay it added), DIR/iperf3.json
+and DIR/monarch.json (the summary). Load magnet first to record the
+sender's and the receiver's TCP. ECN cannot be emulated: the remote echoes
+no congestion mark, so the sender's and receiver's tcp_ecn is 0.
+"""
+
+
+def cmd_monarch(ns):
+    if ns.ecn:
+        raise monarch.MonarchError(
+            "ECN cannot be emulated: no probe's answer echoes a congestion "
+            "mark (Monarch, IMC'06, section 2.4)")
+    s = monarch.run(ns.remote, ns.probe, ns.output, cc=ns.cc,
+                    nbytes=ns.bytes, seconds=ns.time,
+                    closed_port=ns.closed_port, hold_ms=ns.hold)
+    print("%s, %s probes, %s: %s bytes in %.2f s, %.3f Mbit/s, %s "
+          "retransmits" % (s["remote"], s["probe"], s["cc"], s["bytes"],
+                           s["seconds"], s["mbps"], s["retransmits"]))
+    sys.stdout.write(s.get("proxy", ""))
+    print(monarchdiag.summary_line(s["diagnosis"]))
+    for e in s.get("teardown_errors", []):
+        print("magnet-exp monarch: teardown: %s" % e, file=sys.stderr)
+    return 1 if s.get("teardown_errors") else 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="magnet-exp",
@@ -581,8 +610,40 @@ def main(argv=None):
                    help="also write the estimate as JSON into FILE")
     c.add_argument("--ttpb2ascii", metavar="PATH",
                    help="the ttpb2ascii to read the logs with")
+    m = sub.add_parser(
+        "monarch", help="emulate a TCP flow to a host that answers probes",
+        description="Monarch (IMC'06): a flow of this host's unmodified "
+        "kernel TCP, from a sender to a receiver in namespaces of their "
+        "own, through magnet-monarch-proxy, which holds each packet until "
+        "the probe of its size sent to REMOTE is answered: the real path's "
+        "loss and delay shape the flow (docs/monarch.md). Root.",
+        epilog=MONARCH_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    m.add_argument("remote", metavar="REMOTE", help="an IPv4 address")
+    m.add_argument("-p", "--probe", choices=monarch.PROBES, default="tcp",
+                   help="tcp: an ACK to a closed port, answered by a RST "
+                   "(the default); udp: a datagram to a closed port, "
+                   "answered by ICMP port unreachable; echo: ICMP echo; "
+                   "tstamp: ICMP timestamp (40 bytes whatever the packet)")
+    m.add_argument("-C", "--cc", default="cubic",
+                   help="the sender's congestion control (cubic)")
+    m.add_argument("-n", "--bytes", metavar="N",
+                   help="send N bytes (iperf3 -n: 2M, 500K)")
+    m.add_argument("-t", "--time", type=float, metavar="S",
+                   help="send for S seconds (default 10, without -n)")
+    m.add_argument("-o", "--output", metavar="DIR", default="monarch",
+                   help="where the files go (./monarch)")
+    m.add_argument("--closed-port", type=int, default=33434,
+                   help="the remote's closed port for tcp and udp probes")
+    m.add_argument("--hold", type=int, default=5000, metavar="MS",
+                   help="how long a packet waits for its probe's answer")
+    m.add_argument("--ecn", action="store_true",
+                   help="refused: no probe's answer echoes a congestion "
+                   "mark, so ECN cannot be emulated")
     ns = p.parse_args(argv)
     try:
+        if ns.cmd == "monarch":
+            return cmd_monarch(ns)
         if ns.cmd == "clocks":
             return cmd_clocks(ns)
         if ns.cmd == "run":
@@ -590,6 +651,6 @@ def main(argv=None):
         if ns.cmd == "report":
             return cmd_report(ns)
         return cmd_analyse(ns)
-    except (OSError, ValueError, runner.RunError) as e:
+    except (OSError, ValueError, runner.RunError, monarch.MonarchError) as e:
         print("magnet-exp: %s" % e, file=sys.stderr)
         return 2

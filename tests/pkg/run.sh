@@ -137,6 +137,7 @@ expected_files() {
 	cat <<-EOF
 	./lib/modules/$1/updates/magnet.ko
 	./usr/local/bin/magnet-exp
+	./usr/local/bin/magnet-monarch-proxy
 	./usr/local/bin/magnet-record
 	./usr/local/bin/magnet-summary
 	./usr/local/bin/ttpb2ascii
@@ -148,6 +149,8 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/compare.py
 	./usr/local/lib/magnet/python/magnet_exp/delivery.py
 	./usr/local/lib/magnet/python/magnet_exp/modulation.py
+	./usr/local/lib/magnet/python/magnet_exp/monarch.py
+	./usr/local/lib/magnet/python/magnet_exp/monarchdiag.py
 	./usr/local/lib/magnet/python/magnet_exp/plots.py
 	./usr/local/lib/magnet/python/magnet_exp/remote.py
 	./usr/local/lib/magnet/python/magnet_exp/report.py
@@ -161,8 +164,10 @@ expected_files() {
 	./usr/local/share/doc/magnet/examples/experiments/relays.toml
 	./usr/local/share/doc/magnet/examples/experiments/testbed.toml
 	./usr/local/share/doc/magnet/experiments.md
+	./usr/local/share/doc/magnet/monarch.md
 	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
 	./usr/local/share/doc/magnet/procfs-commands.md
+	./usr/local/share/man/man1/magnet-monarch-proxy.1
 	./usr/local/share/man/man1/magnet-record.1
 	./usr/local/share/man/man1/magnet-summary.1
 	./usr/local/share/man/man1/ttpb2ascii.1

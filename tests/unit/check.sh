@@ -832,6 +832,10 @@ mkdir "$tmp/exp"
 /usr/bin/python3 ./test_exp.py "$tmp/exp" >"$tmp/test_exp.log" 2>&1
 st=$?
 fold "$tmp/test_exp.log" "test_exp" "$st"
+# Monarch's self-diagnosis, on traces its test writes from a model
+/usr/bin/python3 ./test_monarchdiag.py >"$tmp/test_monarchdiag.log" 2>&1
+st=$?
+fold "$tmp/test_monarchdiag.log" "test_monarchdiag" "$st"
 
 # ---- magnet-exp as a Python package (python/pyproject.toml) ----
 # pip builds it in a fresh venv from a copy, so the tree stays clean, with

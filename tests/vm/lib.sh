@@ -181,6 +181,15 @@ cleanup() {
 		done
 		rm -f "$L/netns-net"
 	fi
+	if [ -e "$L/monarch-net" ]; then
+		pkill -f "magnet-exp monarch" 2> /dev/null
+		pkill -f "magnet-monarch-proxy -q" 2> /dev/null
+		sleep 1
+		for c in mo-host mo-rtr mo-rem $(ip netns list | grep -o 'magnet-monarch-[^ ]*'); do
+			ip netns del "$c" 2> /dev/null || true
+		done
+		rm -f "$L/monarch-net"
+	fi
 	if [ -e "$L/vlan-net" ]; then
 		for c in mv-a mv-b; do
 			ip netns del $c 2> /dev/null || true

@@ -1,0 +1,961 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * magnet-monarch-proxy: the per-packet part of Monarch (Haeberlen et al.,
+ * IMC'06, section 3.1 and Figure 2), run by `magnet-exp monarch`, which sets
+ * up what it needs (docs/monarch.md).
+ *
+ * The packets the local TCP sender sends to the remote address reach this
+ * process through an NFQUEUE queue (the netlink protocol of
+ * <linux/netfilter/nfnetlink_queue.h>, no library), headers only: the kernel
+ * keeps each packet. For each, the proxy sends the remote a probe of the
+ * same IP size (a TCP ACK to a closed port, a UDP datagram to a closed port,
+ * an ICMP echo request, or an ICMP timestamp request, which has one size)
+ * from a raw socket, and when the probe's response comes back it gives the
+ * kernel the packet's verdict, accept: the nftables rules after the queue
+ * swap its addresses and route it to the local receiver. A packet whose
+ * probe or response is lost is never accepted; after --hold seconds it is
+ * dropped (a batch verdict, which also drops anything older still queued).
+ * The receiver's ACKs do not pass here.
+ *
+ * Probes and responses are matched as the paper says: a TCP probe's
+ * acknowledgment number comes back as its RST's sequence number; a UDP
+ * probe's IP ID comes back quoted in the ICMP port unreachable; an ICMP
+ * request's sequence number comes back in its reply.
+ *
+ * Output: a text trace (--trace FILE, one line per probe, response and
+ * expiry, the header line names the columns; docs/monarch.md), and a summary
+ * on stderr at the end, including the delay the proxy added (its own
+ * timestamps: from a packet's arrival to its probe's send, and from a
+ * response's arrival to the verdict's send). It stops on SIGINT or SIGTERM,
+ * or when stdin reaches its end with --stdin-stop; the queue is unbound by
+ * the kernel when the process exits, which drops what is still queued.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_queue.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TABLE 65536		/* keys are 16 bits (UDP's IP ID, ICMP's seq) */
+#define COPY_RANGE 128		/* IP and TCP headers with options */
+#define MAX_PKT 65535
+
+enum probe { P_TCP, P_UDP, P_ECHO, P_TSTAMP };
+static const char *const probe_names[] = { "tcp", "udp", "echo", "tstamp" };
+
+struct pending {
+	uint32_t id;		/* NFQUEUE packet id; 0: free */
+	uint32_t len;		/* the packet's IP length */
+	uint32_t tcp_seq;	/* its TCP sequence number */
+	uint32_t data;		/* its TCP payload bytes */
+	uint32_t key;
+	uint64_t t_in, t_probe;	/* ns, CLOCK_MONOTONIC */
+};
+
+static struct pending tab[TABLE];
+static volatile sig_atomic_t stop;
+static enum probe ptype = P_TCP;
+static struct in_addr remote, local;
+static unsigned int queue_num, hold_ms = 5000, port = 33434;
+static uint16_t sport = 33433, icmp_id;
+static int nl, rawtx, rawrx;
+static uint32_t next_key = 1;
+static FILE *trace, *pcap;
+static int64_t rt_off;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+#define SNAP 128		/* bytes of a probe or answer in the pcapng */
+static uint32_t oldest_unanswered;
+static int check_only;	/* -c: does the remote answer this probe? */
+
+/* counts for the summary */
+static uint64_t n_packets, n_probes, n_answered, n_expired, n_unmatched,
+	n_send_err, n_nl_lost, n_gone;
+/* the proxy's own added delay: per packet and per response, ns */
+static uint32_t *d_out, *d_back;
+static size_t n_out, n_back, cap_out, cap_back;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "magnet-monarch-proxy: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void push(uint32_t **v, size_t *n, size_t *cap, uint64_t d)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 65536;
+		uint32_t *p = realloc(*v, c * sizeof(**v));
+
+		if (!p)
+			return;		/* the summary says how many */
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*n)++] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* ---- netlink: NFQUEUE ---- */
+
+static size_t nla_put(char *buf, size_t off, uint16_t type, const void *data,
+		      uint16_t len)
+{
+	struct nlattr *a = (struct nlattr *)(buf + off);
+
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy(buf + off + NLA_HDRLEN, data, len);
+	return off + NLA_ALIGN(a->nla_len);
+}
+
+static size_t nfq_hdr(char *buf, uint8_t msg, uint16_t flags)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct nfgenmsg *g = (struct nfgenmsg *)(buf + NLMSG_HDRLEN);
+
+	memset(buf, 0, NLMSG_HDRLEN + sizeof(*g));
+	h->nlmsg_type = (NFNL_SUBSYS_QUEUE << 8) | msg;
+	h->nlmsg_flags = NLM_F_REQUEST | flags;
+	g->nfgen_family = AF_UNSPEC;
+	g->version = NFNETLINK_V0;
+	g->res_id = htons((uint16_t)queue_num);
+	return NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(*g));
+}
+
+static void nl_send(char *buf, size_t len)
+{
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+
+	((struct nlmsghdr *)buf)->nlmsg_len = (uint32_t)len;
+	if (sendto(nl, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		die("netlink send");
+}
+
+/* a config message, and its answer: 0 or the kernel's error */
+static int nfq_config(const void *attr, uint16_t type, uint16_t alen)
+{
+	char buf[256], ans[4096];
+	size_t off = nfq_hdr(buf, NFQNL_MSG_CONFIG, NLM_F_ACK);
+	struct nlmsghdr *h;
+	ssize_t n;
+	int rem;
+
+	off = nla_put(buf, off, type, attr, alen);
+	nl_send(buf, off);
+	for (;;) {
+		n = recv(nl, ans, sizeof(ans), 0);
+		if (n < 0)
+			die("netlink answer");
+		rem = (int)n;
+		for (h = (struct nlmsghdr *)ans; NLMSG_OK(h, rem);
+		     h = NLMSG_NEXT(h, rem))
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+	}
+}
+
+static void nfq_setup(void)
+{
+	struct sockaddr_nl me = { .nl_family = AF_NETLINK };
+	struct nfqnl_msg_config_cmd cmd = { .command = NFQNL_CFG_CMD_BIND,
+					    .pf = htons(AF_INET) };
+	struct nfqnl_msg_config_params par = {
+		.copy_range = htonl(COPY_RANGE), .copy_mode = NFQNL_COPY_PACKET };
+	uint32_t maxlen = htonl(TABLE / 2);
+	int sz = 16 << 20, err;
+
+	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (nl < 0)
+		die("netlink socket (NETLINK_NETFILTER)");
+	if (bind(nl, (struct sockaddr *)&me, sizeof(me)) < 0)
+		die("netlink bind");
+	if (setsockopt(nl, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+		setsockopt(nl, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	/* a lost message is reported (ENOBUFS) and counted */
+	err = nfq_config(&cmd, NFQA_CFG_CMD, sizeof(cmd));
+	if (err) {
+		errno = -err;
+		if (err == -EBUSY)
+			fprintf(stderr, "magnet-monarch-proxy: queue %u is bound by another process\n",
+				queue_num);
+		die("NFQUEUE bind (is nfnetlink_queue available?)");
+	}
+	err = nfq_config(&par, NFQA_CFG_PARAMS, sizeof(par));
+	if (err) {
+		errno = -err;
+		die("NFQUEUE copy mode");
+	}
+	err = nfq_config(&maxlen, NFQA_CFG_QUEUE_MAXLEN, sizeof(maxlen));
+	if (err) {
+		errno = -err;
+		die("NFQUEUE queue length");
+	}
+}
+
+static void nfq_verdict(uint32_t id, uint32_t verdict, int batch)
+{
+	char buf[128];
+	struct nfqnl_msg_verdict_hdr v = { .verdict = htonl(verdict),
+					   .id = htonl(id) };
+	size_t off = nfq_hdr(buf, batch ? NFQNL_MSG_VERDICT_BATCH :
+					  NFQNL_MSG_VERDICT, 0);
+
+	off = nla_put(buf, off, NFQA_VERDICT_HDR, &v, sizeof(v));
+	nl_send(buf, off);
+}
+
+/* ---- probes ---- */
+
+static uint16_t csum(const void *data, size_t len, uint32_t sum)
+{
+	const uint8_t *p = data;
+
+	while (len > 1) {
+		sum += (uint32_t)p[0] << 8 | p[1];
+		p += 2;
+		len -= 2;
+	}
+	if (len)
+		sum += (uint32_t)p[0] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static uint32_t pseudo_sum(uint8_t proto, size_t len)
+{
+	const uint8_t *s = (const uint8_t *)&local.s_addr;
+	const uint8_t *d = (const uint8_t *)&remote.s_addr;
+
+	return (uint32_t)(s[0] << 8 | s[1]) + (uint32_t)(s[2] << 8 | s[3]) +
+	       (uint32_t)(d[0] << 8 | d[1]) + (uint32_t)(d[2] << 8 | d[3]) +
+	       proto + (uint32_t)len;
+}
+
+static const char probe_text[] =
+	"magnet-monarch probe: a TCP emulation measuring this path; see Monarch (IMC'06). ";
+
+/* ---- the pcapng trace: probes out, answers in, LINKTYPE_RAW ---- */
+
+static size_t pn_opt(uint8_t *b, size_t off, uint16_t code, const void *v,
+		     size_t len)
+{
+	uint16_t h[2] = { code, (uint16_t)len };
+
+	memcpy(b + off, h, 4);
+	memcpy(b + off + 4, v, len);
+	memset(b + off + 4 + len, 0, (4 - len % 4) % 4);
+	return off + 4 + ((len + 3) & ~(size_t)3);
+}
+
+/* a block: @body of @len bytes (a multiple of 4), the end-of-options
+ * option added */
+static void pn_block(uint32_t type, uint8_t *body, size_t len)
+{
+	uint32_t tot = (uint32_t)(len + 4 + 12);
+
+	memset(body + len, 0, 4);
+	fwrite(&type, 4, 1, pcap);
+	fwrite(&tot, 4, 1, pcap);
+	fwrite(body, len + 4, 1, pcap);
+	fwrite(&tot, 4, 1, pcap);
+}
+
+static void pn_begin(void)
+{
+	uint8_t b[256];
+	uint32_t magic = 0x1A2B3C4D;
+	uint16_t ver[2] = { 1, 0 }, lt[2] = { 101, 0 };
+	int64_t seclen = -1;
+	uint32_t snap = SNAP;
+	uint8_t tsres = 9;
+	size_t off;
+	char name[64];
+
+	memcpy(b, &magic, 4);
+	memcpy(b + 4, ver, 4);
+	memcpy(b + 8, &seclen, 8);
+	off = pn_opt(b, 16, 4, "magnet-monarch-proxy", 20);
+	pn_block(0x0A0D0D0A, b, off);
+	memcpy(b, lt, 4);
+	memcpy(b + 4, &snap, 4);
+	snprintf(name, sizeof(name), "monarch %s probes to %s",
+		 probe_names[ptype], inet_ntoa(remote));
+	off = pn_opt(b, 8, 2, name, strlen(name));
+	off = pn_opt(b, off, 9, &tsres, 1);
+	pn_block(1, b, off);
+}
+
+/* a packet: @out (a probe) or not (an answer), at @t (CLOCK_MONOTONIC) */
+static void pn_packet(const uint8_t *pkt, size_t len, int out, uint64_t t,
+		      const char *comment)
+{
+	static uint8_t b[SNAP + 512];
+	uint64_t ts = (uint64_t)((int64_t)t + rt_off);
+	uint32_t w[5] = { 0, (uint32_t)(ts >> 32), (uint32_t)ts,
+			  (uint32_t)(len < SNAP ? len : SNAP), (uint32_t)len };
+	uint32_t flags = out ? 2 : 1;
+	size_t off;
+
+	memcpy(b, w, sizeof(w));
+	memcpy(b + 20, pkt, w[3]);
+	off = 20 + ((w[3] + 3) & ~3u);
+	memset(b + 20 + w[3], 0, off - 20 - w[3]);
+	off = pn_opt(b, off, 1, comment, strlen(comment));
+	off = pn_opt(b, off, 2, &flags, 4);
+	pn_block(6, b, off);
+}
+
+/* the probe of @key, @len bytes of IP (its header included): the bytes
+ * sent, or -1 */
+static int send_probe(uint32_t key, uint32_t len)
+{
+	static uint8_t pkt[MAX_PKT];
+	struct iphdr *ip = (struct iphdr *)pkt;
+	uint8_t *l4 = pkt + sizeof(*ip);
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr = remote };
+	size_t l4len, i;
+	uint16_t c;
+
+	if (ptype == P_TSTAMP)
+		len = 20 + 20;
+	else if (len < 20 + 20)
+		len = 20 + (ptype == P_TCP ? 20 : 8);
+	l4len = len - sizeof(*ip);
+	memset(pkt, 0, len);
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->tot_len = htons((uint16_t)len);
+	ip->frag_off = htons(IP_DF);
+	ip->ttl = 64;
+	ip->saddr = local.s_addr;
+	ip->daddr = remote.s_addr;
+	/* UDP's is the key (not 0), which the answer quotes */
+	ip->id = htons((uint16_t)(key & 0xffff ? key : 1));
+	/* a payload that says what this is */
+	for (i = (ptype == P_TCP ? 20 : 8); i < l4len; i++)
+		l4[i] = (uint8_t)probe_text[i % (sizeof(probe_text) - 1)];
+	switch (ptype) {
+	case P_TCP:
+		ip->protocol = IPPROTO_TCP;
+		l4[0] = sport >> 8; l4[1] = sport & 0xff;
+		l4[2] = port >> 8; l4[3] = port & 0xff;
+		/* seq 0; ack = the key, which the RST's seq echoes */
+		l4[8] = key >> 24; l4[9] = key >> 16; l4[10] = key >> 8;
+		l4[11] = key;
+		l4[12] = 5 << 4;
+		l4[13] = 0x10;		/* ACK */
+		l4[14] = 0xff; l4[15] = 0xff;
+		c = csum(l4, l4len, pseudo_sum(IPPROTO_TCP, l4len));
+		l4[16] = c >> 8; l4[17] = c & 0xff;
+		break;
+	case P_UDP:
+		ip->protocol = IPPROTO_UDP;
+		l4[0] = sport >> 8; l4[1] = sport & 0xff;
+		l4[2] = port >> 8; l4[3] = port & 0xff;
+		l4[4] = (uint8_t)(l4len >> 8); l4[5] = (uint8_t)l4len;
+		c = csum(l4, l4len, pseudo_sum(IPPROTO_UDP, l4len));
+		if (!c)
+			c = 0xffff;
+		l4[6] = c >> 8; l4[7] = c & 0xff;
+		break;
+	case P_ECHO:
+	case P_TSTAMP:
+		ip->protocol = IPPROTO_ICMP;
+		l4[0] = ptype == P_ECHO ? 8 : 13;
+		l4[4] = icmp_id >> 8; l4[5] = icmp_id & 0xff;
+		l4[6] = (uint8_t)(key >> 8); l4[7] = (uint8_t)key;
+		if (ptype == P_TSTAMP)
+			memset(l4 + 8, 0, 12);
+		c = csum(l4, l4len, 0);
+		l4[2] = c >> 8; l4[3] = c & 0xff;
+		break;
+	}
+	c = csum(pkt, sizeof(*ip), 0);	/* what the kernel fills in too */
+	ip->check = htons(c);
+	if (sendto(rawtx, pkt, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		return -1;
+	if (pcap) {
+		char com[128];
+		const struct pending *p = &tab[key & (TABLE - 1)];
+
+		if (check_only)
+			snprintf(com, sizeof(com), "check probe %u", key);
+		else
+			snprintf(com, sizeof(com),
+				 "probe %u for the held packet of TCP seq %u, IP length %u",
+				 key, p->tcp_seq, p->len);
+		pn_packet(pkt, len, 1, now_ns(), com);
+	}
+	return (int)len;
+}
+
+/*
+ * A trace line: time (ns, CLOCK_MONOTONIC), what, the key, the kept
+ * packet's TCP sequence number, IP length and TCP payload bytes, the
+ * probe's or response's IP length, the response's IP ID (empty where it has
+ * none).
+ */
+static void trace_line(uint64_t t, const char *what, uint32_t key,
+		       const struct pending *p, unsigned int wire, int ipid)
+{
+	if (!trace)
+		return;
+	fprintf(trace, "%llu\t%s\t%u\t", (unsigned long long)t, what, key);
+	if (p)
+		fprintf(trace, "%u\t%u\t%u\t", p->tcp_seq, p->len, p->data);
+	else
+		fputs("\t\t\t", trace);
+	if (wire)
+		fprintf(trace, "%u", wire);
+	fputc('\t', trace);
+	if (ipid >= 0)
+		fprintf(trace, "%d", ipid);
+	fputc('\n', trace);
+}
+
+static void on_queued(const uint8_t *pl, size_t plen, uint32_t id,
+		      uint64_t t)
+{
+	const struct iphdr *ip = (const struct iphdr *)pl;
+	struct pending *p;
+	uint32_t key, len;
+	int sent;
+
+	n_packets++;
+	if (plen < sizeof(*ip) || ip->version != 4) {
+		/* not what the rules queue: let it go as it came */
+		nfq_verdict(id, NF_ACCEPT, 0);
+		return;
+	}
+	len = ntohs(ip->tot_len);
+	key = next_key;
+	next_key = ptype == P_TCP ? next_key + 1 : (next_key + 1) & 0xffff;
+	if (!next_key)
+		next_key = 1;
+	p = &tab[key & (TABLE - 1)];
+	if (p->id) {
+		/* 65535 probes unanswered: the oldest is given up */
+		trace_line(t, "expired", p->key, p, 0, -1);
+		n_expired++;
+		nfq_verdict(p->id, NF_DROP, 0);
+	}
+	p->id = id;
+	p->len = len;
+	p->key = key;
+	p->t_in = t;
+	p->tcp_seq = 0;
+	p->data = 0;
+	if (ip->protocol == IPPROTO_TCP && plen >= ip->ihl * 4u + 13) {
+		const uint8_t *th = pl + ip->ihl * 4;
+		uint32_t hl = ip->ihl * 4u + (th[12] >> 4) * 4u;
+
+		p->tcp_seq = (uint32_t)th[4] << 24 | th[5] << 16 | th[6] << 8 |
+			     th[7];
+		p->data = len > hl ? len - hl : 0;
+	}
+	if (!oldest_unanswered)
+		oldest_unanswered = key;
+	sent = send_probe(key, len);
+	/* not sent: as if lost on the way, the sender's TCP sees a loss */
+	if (sent < 0)
+		n_send_err++;
+	p->t_probe = now_ns();
+	n_probes++;
+	push(&d_out, &n_out, &cap_out, p->t_probe - t);
+	trace_line(p->t_probe, "probe", key, p, sent < 0 ? 0 : (unsigned int)sent,
+		   -1);
+}
+
+static void on_nl(void)
+{
+	static char buf[1 << 17];
+	ssize_t n;
+	struct nlmsghdr *h;
+	uint64_t t;
+	int rem;
+
+	for (;;) {
+		n = recv(nl, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			if (errno == ENOBUFS) {
+				/* packets queued whose message was lost: the
+				 * expiry's batch verdict drops them */
+				n_nl_lost++;
+				continue;
+			}
+			die("netlink receive");
+		}
+		t = now_ns();
+		/* a signed length: NLMSG_NEXT may take it below 0 */
+		rem = (int)n;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, rem);
+		     h = NLMSG_NEXT(h, rem)) {
+			struct nlattr *a;
+			int alen;
+			const uint8_t *pl = NULL;
+			size_t plen = 0;
+			uint32_t id = 0;
+			int have_id = 0;
+
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+
+				/* a packet the kernel let go itself (its
+				 * device went away): counted */
+				if (e->error == -ENOENT)
+					n_gone++;
+				else if (e->error) {
+					errno = -e->error;
+					die("NFQUEUE verdict");
+				}
+				continue;
+			}
+			if ((h->nlmsg_type & 0xff) != NFQNL_MSG_PACKET)
+				continue;
+			a = (struct nlattr *)((char *)NLMSG_DATA(h) +
+					      NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+			alen = (int)h->nlmsg_len - (int)NLMSG_HDRLEN -
+			       (int)NLMSG_ALIGN(sizeof(struct nfgenmsg));
+			while (alen >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&
+			       a->nla_len <= alen) {
+				void *d = (char *)a + NLA_HDRLEN;
+				uint16_t type = a->nla_type & NLA_TYPE_MASK;
+
+				if (type == NFQA_PACKET_HDR) {
+					id = ntohl(((struct nfqnl_msg_packet_hdr *)d)->packet_id);
+					have_id = 1;
+				} else if (type == NFQA_PAYLOAD) {
+					pl = d;
+					plen = a->nla_len - NLA_HDRLEN;
+				}
+				alen -= NLA_ALIGN(a->nla_len);
+				a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+			}
+			if (have_id && pl)
+				on_queued(pl, plen, id, t);
+		}
+	}
+}
+
+/* ---- responses ---- */
+
+/* the answer being handled, for the pcapng */
+static const uint8_t *ans_pkt;
+static size_t ans_len;
+
+static void answered(uint32_t key, unsigned int rlen, unsigned int ipid,
+		     uint64_t t)
+{
+	struct pending *p = &tab[key & (TABLE - 1)];
+	uint64_t tv;
+
+	if (check_only) {
+		if (p->key == key && p->t_probe && !p->id) {
+			p->id = 1;	/* answered */
+			n_answered++;
+			if (pcap)
+				pn_packet(ans_pkt, ans_len, 0, t, "answer to a check probe");
+		}
+		return;
+	}
+	if (!p->id || p->key != key) {
+		/* a second answer, or one given up already */
+		n_unmatched++;
+		trace_line(t, "unmatched", key, NULL, rlen, (int)ipid);
+		if (pcap) {
+			char com[128];
+
+			snprintf(com, sizeof(com),
+				 "answer to probe %u: unmatched (its packet expired, or a second answer)",
+				 key);
+			pn_packet(ans_pkt, ans_len, 0, t, com);
+		}
+		return;
+	}
+	nfq_verdict(p->id, NF_ACCEPT, 0);
+	tv = now_ns();
+	push(&d_back, &n_back, &cap_back, tv - t);
+	n_answered++;
+	trace_line(t, "response", key, p, rlen, (int)ipid);
+	if (pcap) {
+		char com[128];
+
+		snprintf(com, sizeof(com),
+			 "answer to probe %u: the held packet of TCP seq %u delivered",
+			 key, p->tcp_seq);
+		pn_packet(ans_pkt, ans_len, 0, t, com);
+	}
+	p->id = 0;
+}
+
+static void on_raw(void)
+{
+	static uint8_t buf[MAX_PKT];
+	ssize_t n;
+	uint64_t t;
+
+	for (;;) {
+		const struct iphdr *ip = (const struct iphdr *)buf;
+		const uint8_t *l4;
+		size_t hl;
+
+		n = recv(rawrx, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			die("raw receive");
+		}
+		t = now_ns();
+		if ((size_t)n < sizeof(*ip) || ip->saddr != remote.s_addr)
+			continue;
+		ans_pkt = buf;
+		ans_len = (size_t)n;
+		hl = ip->ihl * 4u;
+		if ((size_t)n < hl + 8)
+			continue;
+		l4 = buf + hl;
+		switch (ptype) {
+		case P_TCP:
+			/* a RST to our probe's port: its seq is our ack */
+			if ((size_t)n >= hl + 20 && (l4[13] & 0x04) &&
+			    (unsigned int)(l4[0] << 8 | l4[1]) == port &&
+			    (unsigned int)(l4[2] << 8 | l4[3]) == sport)
+				answered((uint32_t)l4[4] << 24 | l4[5] << 16 |
+					 l4[6] << 8 | l4[7], (unsigned int)n,
+					 ntohs(ip->id), t);
+			break;
+		case P_UDP: {
+			/* port unreachable quoting our probe's IP header */
+			const struct iphdr *q = (const struct iphdr *)(l4 + 8);
+
+			if (l4[0] == 3 && l4[1] == 3 &&
+			    (size_t)n >= hl + 8 + sizeof(*q) &&
+			    q->daddr == remote.s_addr &&
+			    q->protocol == IPPROTO_UDP)
+				answered(ntohs(q->id), (unsigned int)n,
+					 ntohs(ip->id), t);
+			break;
+		}
+		case P_ECHO:
+		case P_TSTAMP:
+			if (l4[0] == (ptype == P_ECHO ? 0 : 14) &&
+			    (l4[4] << 8 | l4[5]) == icmp_id)
+				answered((uint32_t)(l4[6] << 8 | l4[7]),
+					 (unsigned int)n, ntohs(ip->id), t);
+			break;
+		}
+	}
+}
+
+/* the packets whose probe went out more than hold_ms ago: dropped */
+static void expire(uint64_t t)
+{
+	uint32_t last = 0;
+	struct pending *p;
+
+	while (oldest_unanswered && oldest_unanswered != next_key) {
+		p = &tab[oldest_unanswered & (TABLE - 1)];
+		if (p->id && p->key == oldest_unanswered) {
+			if (t - p->t_probe < (uint64_t)hold_ms * 1000000ull)
+				break;
+			n_expired++;
+			trace_line(t, "expired", p->key, p, 0, -1);
+			last = p->id;
+			p->id = 0;
+		}
+		oldest_unanswered = ptype == P_TCP ? oldest_unanswered + 1 :
+				    (oldest_unanswered + 1) & 0xffff;
+		if (!oldest_unanswered)
+			oldest_unanswered = 1;
+	}
+	/* one verdict for them all, and for anything older still queued */
+	if (last)
+		nfq_verdict(last, NF_DROP, 1);
+}
+
+/*
+ * -c: three probes of 100 bytes 300 ms apart, and up to 3 s for their
+ * answers; exit 0 if any came, 3 if none did.
+ */
+static int check(void)
+{
+	struct pollfd pfd = { .fd = rawrx, .events = POLLIN };
+	uint64_t t0 = now_ns(), t;
+	uint32_t k;
+
+	for (k = 1; k <= 3; k++) {
+		tab[k].key = k;
+		tab[k].t_probe = 0;
+	}
+	for (k = 1;;) {
+		t = now_ns();
+		if (k <= 3 && t - t0 >= (k - 1) * 300000000ull) {
+			if (send_probe(k, 100) < 0)
+				die("sending a probe");
+			tab[k].t_probe = t;
+			k++;
+		}
+		if (n_answered == 3 || t - t0 > 3000000000ull)
+			break;
+		if (poll(&pfd, 1, 50) > 0)
+			on_raw();
+	}
+	printf("%s probes to %s: %llu of 3 answered\n", probe_names[ptype],
+	       inet_ntoa(remote), (unsigned long long)n_answered);
+	return n_answered ? 0 : 3;
+}
+
+static int cmp32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void delay_stats(const char *name, uint32_t *v, size_t n)
+{
+	if (!n) {
+		fprintf(stderr, "%s: none\n", name);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp32);
+	fprintf(stderr, "%s: %zu, median %.1f us, p99 %.1f us, max %.1f us\n",
+		name, n, v[n / 2] / 1e3, v[(n * 99) / 100] / 1e3,
+		v[n - 1] / 1e3);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: magnet-monarch-proxy -q QUEUE -r REMOTE [-p tcp|udp|echo|tstamp]\n"
+"       [-P PORT] [-H HOLD_MS] [-t TRACE] [-w PCAPNG] [-s]\n"
+"       magnet-monarch-proxy -c -r REMOTE [-p PROBE] [-P PORT]\n"
+"The per-packet part of Monarch, run by `magnet-exp monarch`\n"
+"(docs/monarch.md): each packet of NFQUEUE queue QUEUE is accepted once the\n"
+"probe of its size sent to REMOTE is answered, dropped if no answer comes\n"
+"within HOLD_MS (5000).\n"
+"  -p  the probe: tcp (an ACK to closed port PORT, answered by a RST; the\n"
+"      default), udp (to closed port PORT, answered by ICMP port\n"
+"      unreachable), echo (ICMP echo), tstamp (ICMP timestamp, 40 bytes)\n"
+"  -P  the closed port (33434)\n"
+"  -t  the trace: a line per probe, response, expiry and unmatched response\n"
+"  -w  the probes and answers as pcapng (128 bytes of each), a comment on\n"
+"      each: its key, the held packet's TCP sequence number\n"
+"  -s  stop when stdin reaches its end (as on SIGINT or SIGTERM)\n"
+"  -c  only check that REMOTE answers: three probes; exit 3 if no answer\n"
+"      comes in 3 s\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct pollfd pfd[3];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int c, u, one = 1, use_stdin = 0, i;
+	const char *tpath = NULL, *wpath = NULL;
+	uint64_t t, last_exp = 0;
+	unsigned long v;
+	char *end;
+
+	while ((c = getopt(argc, argv, "cq:r:p:P:H:t:w:sh")) != -1) {
+		switch (c) {
+		case 'q':
+			v = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || v > 65535) {
+				fprintf(stderr, "magnet-monarch-proxy: -q %s: not a queue number (0-65535)\n", optarg);
+				return 2;
+			}
+			queue_num = (unsigned int)v;
+			break;
+		case 'r':
+			if (inet_pton(AF_INET, optarg, &remote) != 1) {
+				fprintf(stderr, "magnet-monarch-proxy: -r %s: not an IPv4 address\n", optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+			for (i = 0; i < 4; i++)
+				if (!strcmp(optarg, probe_names[i]))
+					break;
+			if (i == 4) {
+				fprintf(stderr, "magnet-monarch-proxy: -p %s: not a probe type (tcp, udp, echo, tstamp)\n", optarg);
+				return 2;
+			}
+			ptype = (enum probe)i;
+			break;
+		case 'P':
+			v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > 65535) {
+				fprintf(stderr, "magnet-monarch-proxy: -P %s: not a port\n", optarg);
+				return 2;
+			}
+			port = (unsigned int)v;
+			break;
+		case 'H':
+			v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > 600000) {
+				fprintf(stderr, "magnet-monarch-proxy: -H %s: not a hold time in ms (1-600000)\n", optarg);
+				return 2;
+			}
+			hold_ms = (unsigned int)v;
+			break;
+		case 't':
+			tpath = optarg;
+			break;
+		case 'w':
+			wpath = optarg;
+			break;
+		case 's':
+			use_stdin = 1;
+			break;
+		case 'c':
+			check_only = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!remote.s_addr || optind != argc) {
+		if (!remote.s_addr)
+			fprintf(stderr, "magnet-monarch-proxy: -r REMOTE is needed\n");
+		usage(stderr);
+		return 2;
+	}
+	/* our address toward the remote: the probes' source */
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	sa.sin_addr = remote;
+	sa.sin_port = htons(9);
+	if (u < 0 || connect(u, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(u, (struct sockaddr *)&sa, &sl) < 0)
+		die("no route to the remote address");
+	local = sa.sin_addr;
+	close(u);
+	icmp_id = (uint16_t)getpid();
+	sport = (uint16_t)(port - 1);
+
+	rawtx = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	if (rawtx < 0)
+		die("raw socket (needs CAP_NET_RAW)");
+	setsockopt(rawtx, IPPROTO_IP, IP_HDRINCL, &one, sizeof(one));
+	rawrx = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC,
+		       ptype == P_TCP ? IPPROTO_TCP : IPPROTO_ICMP);
+	if (rawrx < 0)
+		die("raw socket (needs CAP_NET_RAW)");
+	{
+		int sz = 16 << 20;
+
+		if (setsockopt(rawrx, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+			setsockopt(rawrx, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	}
+	if (wpath) {
+		struct timespec rt;
+
+		pcap = fopen(wpath, "wb");
+		if (!pcap)
+			die(wpath);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		rt_off = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec -
+			 (int64_t)now_ns();
+		pn_begin();
+	}
+	if (check_only)
+		return check();
+	nfq_setup();
+	if (tpath) {
+		trace = fopen(tpath, "w");
+		if (!trace)
+			die(tpath);
+		fprintf(trace, "# magnet-monarch-proxy: probe %s, remote %s, ",
+			probe_names[ptype], inet_ntoa(remote));
+		fprintf(trace, "local %s, port %u, hold %u ms\n",
+			inet_ntoa(local), port, hold_ms);
+		fputs("time_ns\tevent\tkey\tseq\tlen\tdata\twire_len\tip_id\n",
+		      trace);
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	fprintf(stderr, "magnet-monarch-proxy: queue %u, %s probes from %s",
+		queue_num, probe_names[ptype], inet_ntoa(local));
+	fprintf(stderr, " to %s\n", inet_ntoa(remote));
+
+	pfd[0].fd = nl;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = rawrx;
+	pfd[1].events = POLLIN;
+	pfd[2].fd = use_stdin ? 0 : -1;
+	pfd[2].events = POLLIN;
+	while (!stop) {
+		int r = poll(pfd, 3, 100);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll");
+		}
+		/* responses first: a verdict waits on them */
+		if (pfd[1].revents)
+			on_raw();
+		if (pfd[0].revents)
+			on_nl();
+		if (pfd[2].revents) {
+			char b[256];
+
+			if (read(0, b, sizeof(b)) <= 0)
+				break;
+		}
+		t = now_ns();
+		if (t - last_exp > 50000000ull) {
+			expire(t);
+			last_exp = t;
+		}
+	}
+	if (trace)
+		fclose(trace);
+	if (pcap)
+		fclose(pcap);
+	fprintf(stderr, "magnet-monarch-proxy: %llu packets, %llu probes, %llu answered, %llu expired (no answer in %u ms), %llu answers unmatched, %llu probes not sent, %llu queue messages lost\n",
+		(unsigned long long)n_packets, (unsigned long long)n_probes,
+		(unsigned long long)n_answered, (unsigned long long)n_expired,
+		hold_ms, (unsigned long long)n_unmatched,
+		(unsigned long long)n_send_err, (unsigned long long)n_nl_lost);
+	if (n_gone)
+		fprintf(stderr, "magnet-monarch-proxy: %llu verdicts for packets the kernel had let go\n",
+			(unsigned long long)n_gone);
+	delay_stats("added delay, packet to probe", d_out, n_out);
+	delay_stats("added delay, response to verdict", d_back, n_back);
+	return 0;
+}
