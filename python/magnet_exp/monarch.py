@@ -266,9 +266,6 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
             if p and p.poll() is None:
                 p.kill()
                 p.wait()
-        if srv and srv.poll() is None:
-            srv.kill()
-            srv.wait()
         if px and px.poll() is None:
             px.terminate()
             try:
