@@ -16,9 +16,11 @@ The result, as the paper's Figure 3:
 - indeterminate: the IDs cannot be used (all zero, constant, or not
   increasing by a fixed step: randomised), or a loss cannot be classified
   (more IDs used between two answers than probes unanswered there, or not a
-  whole number of steps; or the remote was idle between the two answers for
-  as long as it took, elsewhere in the same trace, for its IDs to jump,
-  as Linux's do after a quiet jiffy);
+  whole number of steps; or IDs used between them while the remote was
+  idle between the two answers for as long as it took, elsewhere in the
+  same trace, for its IDs to jump, as Linux's do after a quiet jiffy: a
+  jump or a lost answer, which cannot be told; with no ID used between
+  them every loss there was on the way out, since a jump only adds);
 - inaccurate: an answer of a packet carrying data was lost on the way back
   (the sender's TCP retransmitted a packet a real flow's cumulative ACK
   would have covered), or answers were reordered on the way back by 3
@@ -147,7 +149,11 @@ def diagnose(order):
         d = (b["ipid"] - a["ipid"]) % 65536
         used = d // step - 1 if d % step == 0 else -1
         quiet = b["t_answer"] - a["t_answer"]
-        if used < 0 or used > m or \
+        if used == 0:
+            # no ID between them: no answer was lost, whatever the
+            # quiet time (a jump only ever adds to the IDs)
+            out["downstream_losses"] += m
+        elif used < 0 or used > m or \
                 (jump_gap is not None and quiet >= jump_gap):
             out["unclassified"] += m
         else:

@@ -23,14 +23,15 @@ MS = 1000000
 
 
 def trace(fates, ids="step", gap=600000, quiet=(), seed=1, step=1,
-          late=(), hold=None):
+          late=(), hold=None, still=()):
     """A trace of len(fates) probes sent @gap ns apart (and 200 ms more
     before each index in @quiet), each 1500 bytes of data: fate "ok",
     "down" (lost on the way out), "up" (its answer lost on the way back),
     ("delay", ns) (its answer later by ns). @ids: "step" (the remote adds
     @step per packet), "zero", "random", "linux" (a step per packet, and a
     random jump of up to a step per 4 ms jiffy after a quiet time of more
-    than one jiffy). Returns the trace's path."""
+    than one jiffy, but before an index in @still, where it drew 0).
+    Returns the trace's path."""
     rnd = random.Random(seed)
     ipid, t, last_t = 1000, 0, None
     lines, answers = [], []
@@ -44,7 +45,7 @@ def trace(fates, ids="step", gap=600000, quiet=(), seed=1, step=1,
         arrive = t + 20 * MS + (f[1] if isinstance(f, tuple) else 0)
         if ids == "linux" and last_t is not None:
             jiffies = (t - last_t) // (4 * MS)
-            if jiffies > 1:
+            if jiffies > 1 and k - 1 not in still:
                 ipid += rnd.randrange(jiffies)
         last_t = t
         ipid = (ipid + step) % 65536
@@ -168,6 +169,18 @@ class Diagnosis(unittest.TestCase):
         d = diag(f, ids="linux", quiet=(100, 300), seed=3)
         self.assertEqual(d["unclassified"], 1, d)
         self.assertEqual(d["verdict"], "indeterminate")
+
+    def test_loss_at_quiet_no_id_between(self):
+        # a loss right before a quiet time after which the remote's IDs
+        # did not jump (the jump drew 0), while they jumped after another:
+        # no ID used between the answers around it, so on the way out,
+        # since a jump only adds to the IDs
+        f = ["ok"] * 600
+        f[299] = "down"
+        d = diag(f, ids="linux", quiet=(100, 300), still=(300,), seed=3)
+        self.assertEqual(d["ipid_jumps"], 1, d)
+        self.assertEqual((d["downstream_losses"], d["unclassified"]), (1, 0), d)
+        self.assertEqual(d["verdict"], "confirmed")
 
     def test_rate_limited(self):
         # the remote answers the first 100, then nothing for 40 (its

@@ -11,15 +11,28 @@
       every packet of the trace's probes was answered or expired, none
       both; the sender's TCP events in LOG (its namespace's inode from
       monarch.json) show the cwnd and the smoothed RTT taking at least 5
-      values each, and the receiver's namespace has TCP events too; tshark
-      (if installed) reads probes.pcapng: a frame per probe, of the size
-      and with the TCP sequence number the trace says, and per answer.
+      values each, and the receiver's namespace has TCP events too.
+  checkmonarch.py diag DIR VERDICT DROPS_OUT DROPS_BACK
+      DIR's flow (magnet-exp monarch -o DIR) over a path that lost
+      DROPS_OUT packets on the way to the remote and DROPS_BACK on the way
+      back (the router's qdisc counters, the start's check probes
+      included), in one direction only: the probes the trace has
+      unanswered are as many; the self-diagnosis (monarch.json) classifies
+      none as lost in the other direction, and every one as lost in that
+      one but those it could not classify; with loss on the way back, the
+      sender retransmitted at least as many packets as answers of data
+      packets were lost; the verdict is VERDICT, and an indeterminate one
+      is for the IP IDs.
+  checkmonarch.py pcapng DIR...
+      on the host (tests/vm/hostcheck.sh: tshark takes most of a minute
+      under emulation): tshark reads each DIR's probes.pcapng: a frame per
+      probe, of the size and with the TCP sequence number the trace says,
+      and one per answer.
 
 Exits non-zero with a reason on the first failed assertion.
 """
 import json
 import re
-import shutil
 import subprocess
 import sys
 
@@ -41,25 +54,7 @@ def cmd_flow(d, log, answers, min_bytes):
     if not m:
         fail("no check result in %r" % s["check"])
     checked = int(m.group(1))
-    probes, answered, expired, unmatched = {}, set(), set(), 0
-    with open(d + "/trace.txt") as f:
-        head = None
-        for line in f:
-            if line.startswith("#"):
-                continue
-            w = line.rstrip("\n").split("\t")
-            if head is None:
-                head = w
-                continue
-            r = dict(zip(head, w))
-            if r["event"] == "probe":
-                probes[r["key"]] = r
-            elif r["event"] == "response":
-                answered.add(r["key"])
-            elif r["event"] == "expired":
-                expired.add(r["key"])
-            elif r["event"] == "unmatched":
-                unmatched += 1
+    probes, answered, expired, unmatched = read_trace(d)
     if not probes:
         fail("no probe in the trace")
     if answered & expired:
@@ -73,34 +68,6 @@ def cmd_flow(d, log, answers, min_bytes):
              "the check), the remote sent %d" % (seen, len(answered),
                                                  unmatched, checked,
                                                  answers))
-    # the pcapng, read by tshark: a frame per probe and per answer, each
-    # probe the size the trace says, its comment naming its key
-    if shutil.which("tshark"):
-        r = subprocess.run(
-            ["tshark", "-r", d + "/probes.pcapng", "-T", "fields", "-e",
-             "frame.len", "-e", "frame.comment"], stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, check=True)
-        got_p, got_a = {}, 0
-        for l in r.stdout.splitlines():
-            ln, com = (l.split("\t") + [""])[:2]
-            m = re.match(r"probe (\d+) for the held packet of TCP seq (\d+)",
-                         com)
-            if m:
-                got_p[m.group(1)] = (int(ln), m.group(2))
-            elif com.startswith("answer to probe "):
-                got_a += 1
-        want_p = {k: (int(v["wire_len"]), v["seq"]) for k, v in probes.items()}
-        if got_p != want_p:
-            fail("the pcapng's probes differ from the trace's: %d and %d, "
-                 "first differing %s" % (
-                     len(got_p), len(want_p),
-                     sorted(set(got_p.items()) ^ set(want_p.items()))[:2]))
-        if got_a != len(answered) + unmatched:
-            fail("the pcapng has %d answers, the trace %d"
-                 % (got_a, len(answered) + unmatched))
-        pcap = "; pcapng: %d probes, %d answers" % (len(got_p), got_a)
-    else:
-        pcap = "; no tshark: pcapng not read"
     ns = s["namespaces"]
     lines = open(log).read().splitlines()
     head = lines[0].split("\t")
@@ -121,15 +88,142 @@ def cmd_flow(d, log, answers, min_bytes):
         fail("no TCP event of the receiver's namespace")
     print("monarch ok: %s, %d bytes, %.3f Mbit/s, %d probes, %d answered, "
           "%d expired, %d unmatched, remote %d answers; sender cwnd %d "
-          "values (%s..%s), srtt %d values%s"
+          "values (%s..%s), srtt %d values"
           % (s["probe"], s["bytes"], s["mbps"], len(probes), len(answered),
              len(expired), unmatched, answers, len(cw),
-             min(cw, key=int), max(cw, key=int), len(rtt), pcap))
+             min(cw, key=int), max(cw, key=int), len(rtt)))
+
+
+def read_trace(d):
+    """the trace's probes by key, the keys answered and expired, the
+    count of unmatched answers"""
+    probes, answered, expired, unmatched = {}, set(), set(), 0
+    with open(d + "/trace.txt") as f:
+        head = None
+        for line in f:
+            if line.startswith("#"):
+                continue
+            w = line.rstrip("\n").split("\t")
+            if head is None:
+                head = w
+                continue
+            r = dict(zip(head, w))
+            if r["event"] == "probe":
+                probes[r["key"]] = r
+            elif r["event"] == "response":
+                answered.add(r["key"])
+            elif r["event"] == "expired":
+                expired.add(r["key"])
+            elif r["event"] == "unmatched":
+                unmatched += 1
+    return probes, answered, expired, unmatched
+
+
+def cmd_pcapng(d):
+    """the pcapng, read by tshark: a frame per probe and per answer, each
+    probe the size the trace says, its comment naming its key and the
+    held packet's TCP sequence number"""
+    probes, answered, _, unmatched = read_trace(d)
+    r = subprocess.run(
+        ["tshark", "-r", d + "/probes.pcapng", "-T", "fields", "-e",
+         "frame.len", "-e", "frame.comment"], stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, check=True)
+    got_p, got_a = {}, 0
+    for l in r.stdout.splitlines():
+        ln, com = (l.split("\t") + [""])[:2]
+        m = re.match(r"probe (\d+) for the held packet of TCP seq (\d+)",
+                     com)
+        if m:
+            got_p[m.group(1)] = (int(ln), m.group(2))
+        elif com.startswith("answer to probe "):
+            got_a += 1
+    want_p = {k: (int(v["wire_len"]), v["seq"]) for k, v in probes.items()}
+    if not want_p:
+        fail("%s: no probe in the trace" % d)
+    if got_p != want_p:
+        fail("%s: the pcapng's probes differ from the trace's: %d and %d, "
+             "first differing %s" % (
+                 d, len(got_p), len(want_p),
+                 sorted(set(got_p.items()) ^ set(want_p.items()))[:2]))
+    if got_a != len(answered) + unmatched:
+        fail("%s: the pcapng has %d answers, the trace %d"
+             % (d, got_a, len(answered) + unmatched))
+    print("monarch pcapng ok: %s: %d probes, %d answers, as the trace says"
+          % (d, len(got_p), got_a))
+
+
+def cmd_diag(d, want, drops_out, drops_back):
+    """the self-diagnosis of DIR's flow against the router's counters: a
+    path with loss in one direction only"""
+    s = json.load(open(d + "/monarch.json"))
+    if s.get("error") or s.get("teardown_errors"):
+        fail("%s: the run failed: %s" % (d, s.get("error") or
+                                         s["teardown_errors"]))
+    m = re.search(r"(\d+) of 3 answered", s["check"])
+    if not m:
+        fail("no check result in %r" % s["check"])
+    # the start's check probes (or their answers) the router dropped
+    check_lost = 3 - int(m.group(1))
+    g = s["diagnosis"]
+    probes, answered, expired, unmatched = read_trace(d)
+    if g["probes"] != len(probes) or \
+            g["unanswered"] != len(probes) - len(answered):
+        fail("%s: the diagnosis counts %d probes, %d unanswered; the trace "
+             "%d, %d" % (d, g["probes"], g["unanswered"], len(probes),
+                         len(probes) - len(answered)))
+    lost = drops_out + drops_back - check_lost
+    if g["unanswered"] != lost:
+        fail("%s: %d probes unanswered, the router dropped %d (%d toward "
+             "the remote, %d back, %d of the check)" % (
+                 d, g["unanswered"], lost, drops_out, drops_back,
+                 check_lost))
+    if drops_out and drops_back:
+        fail("%s: loss both ways: no truth to check against" % d)
+    if drops_out:
+        if g["upstream_losses"] or \
+                g["downstream_losses"] + g["unclassified"] != lost:
+            fail("%s: %d losses on the way out, %d back, %d unclassified; "
+                 "the router dropped %d on the way out only"
+                 % (d, g["downstream_losses"], g["upstream_losses"],
+                    g["unclassified"], lost))
+    if drops_back:
+        if g["downstream_losses"] or \
+                g["upstream_losses"] + g["unclassified"] != lost:
+            fail("%s: %d losses on the way out, %d back, %d unclassified; "
+                 "the router dropped %d answers on the way back only"
+                 % (d, g["downstream_losses"], g["upstream_losses"],
+                    g["unclassified"], lost))
+        # each answer lost of a data packet: that packet retransmitted
+        if not g["upstream_losses_data"] or \
+                s["retransmits"] < g["upstream_losses_data"]:
+            fail("%s: %d answers of data packets lost on the way back, "
+                 "the sender retransmitted %s" % (
+                     d, g["upstream_losses_data"], s["retransmits"]))
+    if g["verdict"] != want:
+        fail("%s: %s, not %s: %s" % (d, g["verdict"], want,
+                                     "; ".join(g["reasons"])))
+    if want == "indeterminate" and not any("IP IDs unusable" in r
+                                           for r in g["reasons"]):
+        fail("%s: indeterminate, but not for its IP IDs: %s"
+             % (d, g["reasons"]))
+    print("monarch diagnosis ok: %s: %s; %d probes, %d unanswered = the "
+          "router's %d drops toward the remote + %d back - %d of the check; "
+          "%d classified as on the way out, %d back (%d of data; %s "
+          "retransmissions), %d unclassified; %s"
+          % (d, g["verdict"], g["probes"], g["unanswered"], drops_out,
+             drops_back, check_lost, g["downstream_losses"],
+             g["upstream_losses"], g["upstream_losses_data"],
+             s["retransmits"], g["unclassified"], "; ".join(g["reasons"])))
 
 
 def main(argv):
     if len(argv) == 6 and argv[1] == "flow":
         cmd_flow(argv[2], argv[3], int(argv[4]), int(argv[5]))
+    elif len(argv) == 6 and argv[1] == "diag":
+        cmd_diag(argv[2], argv[3], int(argv[4]), int(argv[5]))
+    elif len(argv) >= 3 and argv[1] == "pcapng":
+        for d in argv[2:]:
+            cmd_pcapng(d)
     else:
         print(__doc__)
         sys.exit(2)

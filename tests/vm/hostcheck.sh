@@ -111,6 +111,13 @@ host_pcapng() {
 	done
 }
 
+# case_monarch and case_monarch_probes: tshark reads each flow's pcapng of
+# probes and answers, a frame per line of the proxy's trace
+host_monarch_tcp() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-tcp"; }
+host_monarch_udp() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-udp"; }
+host_monarch_echo() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-echo"; }
+host_monarch_tstamp() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-tstamp"; }
+
 # case_web10g: its TEACUP logs of the same segments (the ttprobe build's
 # ASCII lines, magnet's web10g lines) analysed by magnet-exp, against
 # magnet-summary and against each other (checkexp.py teacup)

@@ -9,38 +9,19 @@
 # "# suite:" line: tests/vm/suite.sh.
 MONARCH="/usr/bin/python3 $MAGNET_TOP/userspace/magnet-exp monarch"
 
+. "$MAGNET_TOP/scripts/monarch-net.sh"
+
 # mo-host (where magnet-exp monarch runs) - mo-rtr - mo-rem (the remote,
 # 10.63.2.2): 20 Mbit/s and 10 ms toward the remote, 10 ms back
+# (scripts/monarch-net.sh); lib.sh's cleanup removes it after a failure
 monarch_net() {
-	local ns d
 	: > "$L/monarch-net"
-	for ns in mo-host mo-rtr mo-rem; do
-		ip netns add $ns
-		ip -n $ns link set lo up
-	done
-	ip link add moh0 netns mo-host type veth peer name mor0 netns mo-rtr
-	ip link add mor1 netns mo-rtr type veth peer name moe0 netns mo-rem
-	ip -n mo-host addr add 10.63.1.1/24 dev moh0
-	ip -n mo-rtr addr add 10.63.1.2/24 dev mor0
-	ip -n mo-rtr addr add 10.63.2.1/24 dev mor1
-	ip -n mo-rem addr add 10.63.2.2/24 dev moe0
-	for d in mo-host:moh0 mo-rtr:mor0 mo-rtr:mor1 mo-rem:moe0; do
-		ip -n "${d%:*}" link set "${d#*:}" up
-	done
-	ip -n mo-host route add default via 10.63.1.2
-	ip -n mo-rem route add default via 10.63.2.1
-	nsexec mo-rtr sysctl -q -w net.ipv4.ip_forward=1
-	nsexec mo-rtr tc qdisc add dev mor1 root netem delay 10ms rate 20mbit limit 200
-	nsexec mo-rtr tc qdisc add dev mor0 root netem delay 10ms
-	# the remote answers every UDP probe: its default is one ICMP error a
-	# second (net.ipv4.icmp_ratelimit), and 1000 a second in all
-	# (icmp_msgs_per_sec: the whole kernel's on 5.10, per namespace later)
-	nsexec mo-rem sysctl -q -w net.ipv4.icmp_ratelimit=0
-	sysctl -q -w net.ipv4.icmp_msgs_per_sec=1000000 net.ipv4.icmp_msgs_burst=1000000
-	if nsexec mo-rem sysctl -q net.ipv4.icmp_msgs_per_sec > /dev/null 2>&1; then
-		nsexec mo-rem sysctl -q -w net.ipv4.icmp_msgs_per_sec=1000000 \
-			net.ipv4.icmp_msgs_burst=1000000
-	fi
+	monarch_net_setup "delay 10ms rate 20mbit limit 200" "delay 10ms"
+}
+
+monarch_net_end() {
+	monarch_net_del
+	rm -f "$L/monarch-net"
 }
 
 # the remote's count of the answers to probe type $1: its RSTs, or every
@@ -65,33 +46,60 @@ monarch_clean() {
 	fi
 }
 
-# For each probe type, a 2 MB flow of the kernel's cubic completes through
-# magnet-exp monarch; the remote's own counters (its RSTs, ICMP replies)
-# equal the answers the trace saw (checkmonarch.py flow); magnet's log
-# shows the sender's cwnd and srtt evolving; nothing is left behind. Then
-# a run interrupted (SIGINT, as Ctrl-C) and one whose proxy is killed: an
-# error, and nothing left behind. And the errors: a remote that answers
-# nothing, ECN.
+# monarch_flow PROBE: a 2 MB flow of the kernel's cubic through magnet-exp
+# monarch with that probe type, magnet recording; the remote's own
+# counters (its RSTs, ICMP replies) equal the answers the trace saw
+# (checkmonarch.py flow); magnet's log shows the sender's cwnd and srtt
+# evolving; nothing is left behind. The pcapng is read on the host
+# (tests/vm/hostcheck.sh's host_monarch_PROBE: tshark).
+monarch_flow() {
+	local probe=$1 a0 a1
+	a0=$(monarch_answers $probe)
+	insmod "$KO" events=tcp omode=3 port=5201
+	start_reader "$L/monarch-$probe.log"
+	nsexec mo-host $MONARCH 10.63.2.2 -p $probe -n 2M -o "$L/monarch-$probe" \
+		> "$L/monarch-$probe.out"
+	teacup_stop
+	rmmod magnet
+	a1=$(monarch_answers $probe)
+	cat "$L/monarch-$probe.out"
+	$PY "$HERE/checkmonarch.py" flow "$L/monarch-$probe" "$L/monarch-$probe.log" \
+		$((a1 - a0)) 2097152
+	monarch_clean $probe
+	echo "monarch_$probe" >> "$L/host-checks"
+}
+
+# The default probe (TCP ACKs to a closed port, answered by the remote
+# kernel's RSTs) through this kernel's nftables, NFQUEUE and namespaces;
+# the remote listens on no TCP port before or after.
 # suite: every-kernel
 case_monarch() {
-	local probe a0 a1 pid c
 	monarch_net
 	[ -z "$(nsexec mo-rem ss -ltnH)" ]
-	for probe in tcp udp echo tstamp; do
-		a0=$(monarch_answers $probe)
-		insmod "$KO" events=tcp omode=3 port=5201
-		start_reader "$L/monarch-$probe.log"
-		nsexec mo-host $MONARCH 10.63.2.2 -p $probe -n 2M -o "$L/monarch-$probe" \
-			> "$L/monarch-$probe.out"
-		teacup_stop
-		rmmod magnet
-		a1=$(monarch_answers $probe)
-		cat "$L/monarch-$probe.out"
-		$PY "$HERE/checkmonarch.py" flow "$L/monarch-$probe" "$L/monarch-$probe.log" \
-			$((a1 - a0)) 2097152
-		monarch_clean $probe
+	monarch_flow tcp
+	[ -z "$(nsexec mo-rem ss -ltnH)" ]
+	monarch_net_end
+}
+
+# The other three probe types (UDP to a closed port, ICMP echo, ICMP
+# timestamp), each a flow as case_monarch's: the kernel's part is the
+# same as there, so on one kernel.
+case_monarch_probes() {
+	local probe
+	monarch_net
+	for probe in udp echo tstamp; do
+		monarch_flow $probe
 	done
 	[ -z "$(nsexec mo-rem ss -ltnH)" ]
+	monarch_net_end
+}
+
+# A run interrupted (SIGINT, as Ctrl-C) and one whose proxy is killed: an
+# error, and nothing left behind. And the errors: a remote that answers
+# nothing, ECN.
+case_monarch_errors() {
+	local pid c
+	monarch_net
 	# Ctrl-C in the middle of a flow
 	# (no ERR trap in the background: its status is wait_exit's to take)
 	(trap - ERR; nsexec mo-host $MONARCH 10.63.2.2 -t 30 -o "$L/monarch-int" \
@@ -133,6 +141,61 @@ case_monarch() {
 	[ $c = 2 ]
 	grep -q "ECN cannot be emulated" "$L/monarch-ecn.out"
 	monarch_clean errors
-	for c in mo-host mo-rtr mo-rem; do ip netns del $c; done
-	rm -f "$L/monarch-net"
+	monarch_net_end
+}
+
+# monarch_diag NAME WANT IDS LOSS: a 1 MB flow of ICMP echo probes, the
+# router (nftables, table magnet_test_diag) giving each answer an IP ID of
+# its own (IDS: inc, a counter of the router's: the sequential IDs the
+# self-diagnosis reads, which the remote's Linux does not keep over its
+# quiet times; random) and dropping 2% of the full-sized packets (the
+# probes of data packets, and their answers, as large) toward the remote
+# (LOSS out), on the way back (back, after the ID is set: a lost answer
+# used one), or none (nft writes numgen's 32 bits in network order and
+# the ID field takes the first 2 bytes: << 16 puts the number there); then
+# checkmonarch.py diag with the rule's counter:
+# the losses the self-diagnosis classifies as on the way out and back
+# equal the drops in each direction, and its verdict is WANT
+monarch_diag() {
+	local name=$1 want=$2 ids=$3 loss=$4 n out=0 back=0 drop=
+	case $loss in
+	out) drop="ip daddr 10.63.2.2 meta length > 1000 numgen random mod 100 < 2 counter name lost drop" ;;
+	back) drop="ip saddr 10.63.2.2 meta length > 1000 numgen random mod 100 < 2 counter name lost drop" ;;
+	esac
+	nsexec mo-rtr nft -f - <<-NFT
+	table ip magnet_test_diag {
+		counter lost { }
+		chain fw {
+			type filter hook forward priority 0;
+			ip saddr 10.63.2.2 ip id set numgen $ids mod 65536 << 16
+			$drop
+		}
+	}
+	NFT
+	nsexec mo-host $MONARCH 10.63.2.2 -p echo -n 1M -o "$L/monarch-$name" \
+		> "$L/monarch-$name.out"
+	n=$(nsexec mo-rtr nft list counter ip magnet_test_diag lost | awk '$1 == "packets" { print $2 }')
+	nsexec mo-rtr nft delete table ip magnet_test_diag
+	case $loss in
+	out) out=$n ;;
+	back) back=$n ;;
+	esac
+	cat "$L/monarch-$name.out"
+	$PY "$HERE/checkmonarch.py" diag "$L/monarch-$name" "$want" $out $back
+	monarch_clean "$name"
+}
+
+# Monarch's self-diagnosis (monarchdiag.py, the paper's Figure 3) against
+# the truth the router's counters know, on a remote whose answers have
+# sequential IP IDs: loss on the way to the remote only is confirmed,
+# every loss classified as on the way out, as many as the router dropped;
+# loss on the way back only is inaccurate, every loss classified as on the
+# way back, as many as the router dropped, and the sender retransmitted;
+# randomised IP IDs (no loss) are indeterminate, the IDs unusable.
+case_monarch_diagnosis() {
+	monarch_net
+	monarch_diag out confirmed inc out
+	monarch_diag back inaccurate inc back
+	monarch_diag ipid indeterminate random none
+	monarch_net_end
 }
