@@ -25,6 +25,7 @@
 #   make bench           throughput with and without magnet (bench/run.sh)
 #   make bench-profile   where the instructions go, perf in the guest
 #   make bench-insn      the same, every instruction counted (bench/insn.sh)
+#   make bench-monarch   Monarch against real TCP: cost, accuracy (bench/monarch.sh)
 #   make fuzz            each libFuzzer target to 10 million executions
 #                        (FUZZ_RUNS) or an hour (FUZZ_TIME), tests/fuzz
 #
@@ -146,6 +147,11 @@ bench-profile:
 bench-insn:
 	bench/insn.sh
 
+# Monarch's cost (throughput ratio, the proxy's added delay) and accuracy
+# against real TCP flows on the same path
+bench-monarch:
+	bench/monarch.sh
+
 FUZZ_RUNS ?= 10000000
 FUZZ_TIME ?= 3600
 fuzz:
@@ -219,5 +225,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug demo bench bench-profile bench-insn fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug demo bench bench-profile bench-insn bench-monarch fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

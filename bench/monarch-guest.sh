@@ -1,0 +1,79 @@
+#!/bin/bash
+# Runs inside the benchmark guest (see bench/monarch.sh).
+# usage: monarch-guest.sh MAGNET_KO OUTDIR TOP COST_BYTES PAIRS ACC_BYTES
+#
+# In one boot, over scripts/monarch-net.sh's path (mo-host - mo-rtr -
+# mo-rem), flows from mo-host to the remote 10.63.2.2, alternating a real
+# TCP flow (iperf3 -c from mo-host to iperf3 -s in mo-rem) and a Monarch
+# flow (magnet-exp monarch, tcp probes to a closed port of the same
+# remote), each of the kernel's cubic:
+#   cost      the path without delay, rate or loss: PAIRS pairs of
+#             COST_BYTES; OUTDIR/cost-tcp.N.json (iperf3) and cost-monarch.N/
+#             (magnet-exp monarch -o: its iperf3.json, proxy.txt with the
+#             proxy's own added delay)
+#   accuracy  20 Mbit/s, 15 ms each way, 0.5% loss toward the remote (the
+#             paper's section 4, one way): PAIRS pairs of ACC_BYTES, magnet
+#             recording the sender's TCP (events=tcp), OUTDIR/acc-tcp.N.json
+#             and .bin, acc-monarch.N/ and acc-monarch.N.bin
+# then OUTDIR/done.
+set -eu
+ko=$1
+out=$2
+top=$3
+cost_bytes=$4
+pairs=$5
+acc_bytes=$6
+. "$top/scripts/monarch-net.sh"
+MONARCH="ip netns exec mo-host /usr/bin/python3 $top/userspace/magnet-exp monarch"
+
+# tcp_flow NAME BYTES: a real TCP flow, mo-host -> mo-rem
+tcp_flow() {
+	ip netns exec mo-rem iperf3 -s -1 -D -B 10.63.2.2
+	for _ in $(seq 50); do
+		ip netns exec mo-rem ss -ltnH | grep -q 5201 && break
+		sleep 0.1
+	done
+	ip netns exec mo-host iperf3 -c 10.63.2.2 -C cubic -n "$2" -J > "$out/$1.json"
+	sleep 0.2
+	pkill -x iperf3 2> /dev/null || true
+}
+
+# recorded NAME CMD...: CMD with magnet recording every TCP event of port
+# 5201 into /dev/shm, then OUTDIR/NAME.bin
+recorded() {
+	local name=$1 reader
+	shift
+	insmod "$ko" events=tcp omode=1 port=5201 bufsize=65536
+	cat /proc/net/magnet > "/dev/shm/$name.bin" &
+	reader=$!
+	"$@"
+	echo finish > /proc/net/magnet
+	wait $reader
+	rmmod magnet
+	mv "/dev/shm/$name.bin" "$out/"
+}
+
+monarch_net_setup
+# monarch NAME BYTES: a Monarch flow, its files written to tmpfs and
+# copied out after (OUTDIR is the host's, over 9p: each write a few 9p
+# requests, which would count in the flow's instructions)
+monarch() {
+	$MONARCH 10.63.2.2 -n "$2" -o "/dev/shm/$1" > /dev/null
+	cp -r "/dev/shm/$1" "$out/"
+	rm -rf "/dev/shm/$1"
+}
+
+for i in $(seq "$pairs"); do
+	tcp_flow cost-tcp.$i "$cost_bytes"
+	monarch cost-monarch.$i "$cost_bytes"
+done
+monarch_net_del
+monarch_net_setup "delay 15ms rate 20mbit limit 100 loss 0.5%" "delay 15ms"
+for i in $(seq "$pairs"); do
+	recorded acc-tcp.$i tcp_flow acc-tcp.$i "$acc_bytes"
+	recorded acc-monarch.$i monarch acc-monarch.$i "$acc_bytes"
+done
+ip netns exec mo-rtr tc -s qdisc show > "$out/acc-qdisc.txt"
+monarch_net_del
+dmesg > "$out/dmesg.txt"
+touch "$out/done"

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""The report of make bench-monarch (bench/monarch.sh): Markdown on stdout.
+
+usage: monarch-report.py OUT PAIRS KVER REV COST_BYTES ACC_BYTES
+
+OUT: bench/monarch-guest.sh's files. magnet's logs are read through
+ttpb2ascii -f magnet (MAGNET_TTPB2ASCII, else on PATH), the stable text
+interface; exits non-zero with a reason if a flow's files are missing or
+its log has no data connection.
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+
+def fail(msg):
+    sys.exit("monarch-report: " + msg)
+
+
+def iperf_mbps(path):
+    try:
+        j = json.load(open(path))
+    except (OSError, ValueError) as e:
+        fail("%s: %s" % (path, e))
+    if j.get("error"):
+        fail("%s: iperf3: %s" % (path, j["error"]))
+    return j["end"]["sum_received"]["bits_per_second"] / 1e6
+
+
+def proxy_delays(path):
+    """{'out': (median, p99), 'back': (median, p99)} in us, proxy.txt"""
+    d = {}
+    for line in open(path):
+        m = re.match(r"added delay, (packet to probe|response to verdict): "
+                     r"(\d+), median ([\d.]+) us, p99 ([\d.]+) us", line)
+        if m:
+            d["out" if m.group(1).startswith("packet") else "back"] = \
+                (float(m.group(3)), float(m.group(4)), int(m.group(2)))
+    if len(d) != 2:
+        fail("%s: no added delay lines" % path)
+    return d
+
+
+def sender(log):
+    """the data connection's sender in magnet's log: (min RTT us, max RTT
+    us, seconds from 10% to 90% of its bytes acknowledged, bytes)"""
+    tool = os.environ.get("MAGNET_TTPB2ASCII", "ttpb2ascii")
+    p = subprocess.run([tool, "-f", "magnet", log], capture_output=True,
+                       text=True)
+    if p.returncode:
+        fail("%s -f magnet %s: exit %d: %s" % (tool, log, p.returncode,
+                                              p.stderr.strip()))
+    lines = p.stdout.splitlines()
+    head = lines[0].split("\t")
+    ix = {k: head.index(k) for k in ("time", "event", "sock", "netns",
+                                     "rport", "bytes_acked", "rtt_us")}
+    conns = {}
+    for l in lines[1:]:
+        w = l.split("\t")
+        if len(w) != len(head) or w[ix["event"]] != "tcp_in" or \
+                w[ix["rport"]] != "5201":
+            continue
+        conns.setdefault((w[ix["netns"]], w[ix["sock"]]), []).append(
+            (float(w[ix["time"]]), int(w[ix["bytes_acked"]]),
+             int(w[ix["rtt_us"]])))
+    if not conns:
+        fail("%s: no TCP event of a sender to port 5201" % log)
+    ev = max(conns.values(), key=lambda e: max(b for _, b, _ in e))
+    total = max(b for _, b, _ in ev)
+    t10 = next(t for t, b, _ in ev if b >= 0.1 * total)
+    t90 = next(t for t, b, _ in ev if b >= 0.9 * total)
+    rtts = [r for _, _, r in ev if r > 0]
+    return min(rtts), max(rtts), t90 - t10, total
+
+
+def rel(a, b):
+    return (a - b) / b
+
+
+def pct(x):
+    return "%+.1f%%" % (100 * x)
+
+
+def main(argv):
+    if len(argv) != 7:
+        fail("usage: monarch-report.py OUT PAIRS KVER REV COST_BYTES "
+             "ACC_BYTES")
+    out, pairs, kver, rev = argv[1], int(argv[2]), argv[3], argv[4]
+    cost_bytes, acc_bytes = argv[5], argv[6]
+    f = lambda *p: os.path.join(out, *p)
+    print("# make bench-monarch: %s, %s\n" % (kver, rev))
+    print("One boot, one vCPU, QEMU -icount shift=0,sleep=off (1 guest ns = "
+          "1 instruction); scripts/monarch-net.sh's path (mo-host, a router, "
+          "the remote mo-rem); pairs of flows of cubic alternating a real TCP "
+          "flow (iperf3 to the remote) and a Monarch flow (magnet-exp "
+          "monarch, tcp probes to a closed port of the remote), %d pairs "
+          "each. Throughput: iperf3's receiver's.\n" % pairs)
+    # cost
+    print("## Cost: no netem, %s a flow\n" % cost_bytes)
+    print("| pair | TCP Mbit/s | Monarch Mbit/s | ratio | proxy packet to "
+          "probe, median / p99 us | response to verdict, median / p99 us |")
+    print("|---|---|---|---|---|---|")
+    ratios, meds = [], []
+    for i in range(1, pairs + 1):
+        t = iperf_mbps(f("cost-tcp.%d.json" % i))
+        m = iperf_mbps(f("cost-monarch.%d" % i, "iperf3.json"))
+        d = proxy_delays(f("cost-monarch.%d" % i, "proxy.txt"))
+        ratios.append(m / t)
+        meds.append(d["out"][0] + d["back"][0])
+        print("| %d | %.1f | %.1f | %.3f | %.1f / %.1f | %.1f / %.1f |" % (
+            i, t, m, m / t, d["out"][0], d["out"][1], d["back"][0],
+            d["back"][1]))
+    print("\nMedian ratio %.3f (target at least 0.5); the proxy's added delay "
+          "(the two medians' sum) median over the flows %.1f us (target under "
+          "100 us).\n" % (statistics.median(ratios), statistics.median(meds)))
+    # accuracy
+    print("## Accuracy: 20 Mbit/s, 15 ms each way, 0.5%% loss toward the "
+          "remote, %s a flow\n" % acc_bytes)
+    print("RTT: the sender's tcp_in `rtt_us` (the RTT of the latest "
+          "acknowledged data), minimum and maximum; 10-90%: seconds from "
+          "10% to 90% of the bytes acknowledged (`bytes_acked`); from "
+          "magnet's log through `ttpb2ascii -f magnet`. diff: Monarch's "
+          "against the TCP flow of its pair; TCP's against the TCP flow "
+          "before it (the path's own run-to-run difference).\n")
+    print("| pair | flow | Mbit/s | min RTT ms | max RTT ms | 10-90% s | "
+          "Mbit/s diff | min RTT diff | max RTT diff | 10-90% diff | "
+          "self-diagnosis |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    dm, dt = [], []
+    prev = None
+    for i in range(1, pairs + 1):
+        tm = iperf_mbps(f("acc-tcp.%d.json" % i))
+        ts = sender(f("acc-tcp.%d.bin" % i))
+        mm = iperf_mbps(f("acc-monarch.%d" % i, "iperf3.json"))
+        ms = sender(f("acc-monarch.%d.bin" % i))
+        diag = json.load(open(f("acc-monarch.%d" % i, "monarch.json")))
+        diag = diag.get("diagnosis", {}).get("verdict", "none")
+        tv = (tm,) + ts[:3]
+        mv = (mm,) + ms[:3]
+        if prev:
+            d = [rel(a, b) for a, b in zip(tv, prev)]
+            dt.append(abs(d[0]))
+            ds = " | ".join(pct(x) for x in d)
+        else:
+            ds = " | ".join(["-"] * 4)
+        print("| %d | TCP | %.2f | %.1f | %.1f | %.2f | %s | |" % (
+            i, tm, ts[0] / 1e3, ts[1] / 1e3, ts[2], ds))
+        d = [rel(a, b) for a, b in zip(mv, tv)]
+        dm.append(abs(d[0]))
+        print("| %d | Monarch | %.2f | %.1f | %.1f | %.2f | %s | %s |" % (
+            i, mm, ms[0] / 1e3, ms[1] / 1e3, ms[2],
+            " | ".join(pct(x) for x in d), diag))
+        prev = tv
+    med_m = statistics.median(dm)
+    med_t = statistics.median(dt) if dt else float("nan")
+    ok = med_m <= 0.05 and med_m <= med_t + 0.02
+    print("\nMedian absolute throughput difference: Monarch against TCP "
+          "%.1f%%, TCP against TCP %.1f%% (target: Monarch's within 5%% and "
+          "no larger than TCP's + 2 points): %s.\n" % (
+              100 * med_m, 100 * med_t, "met" if ok else "NOT met"))
+    print("The router's qdiscs at the end of the accuracy flows "
+          "(`tc -s qdisc`):\n\n```\n%s```" % open(f("acc-qdisc.txt")).read())
+
+
+if __name__ == "__main__":
+    main(sys.argv)
