@@ -775,6 +775,25 @@ static void usage(FILE *f)
 "      comes in 3 s\n");
 }
 
+/* a number option's value: decimal digits only, lo..hi; else says what
+ * the option takes and returns -1 */
+static int num_opt(int opt, const char *arg, unsigned long lo,
+		   unsigned long hi, const char *what, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end || errno || v < lo || v > hi) {
+		fprintf(stderr, "magnet-monarch-proxy: -%c %s: %s\n", opt, arg,
+			what);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct pollfd pfd[3];
@@ -783,18 +802,12 @@ int main(int argc, char **argv)
 	int c, u, one = 1, use_stdin = 0, i;
 	const char *tpath = NULL, *wpath = NULL;
 	uint64_t t, last_exp = 0;
-	unsigned long v;
-	char *end;
 
 	while ((c = getopt(argc, argv, "cq:r:p:P:H:t:w:sh")) != -1) {
 		switch (c) {
 		case 'q':
-			v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || v > 65535) {
-				fprintf(stderr, "magnet-monarch-proxy: -q %s: not a queue number (0-65535)\n", optarg);
+			if (num_opt('q', optarg, 0, 65535, "not a queue number (0-65535)", &queue_num))
 				return 2;
-			}
-			queue_num = (unsigned int)v;
 			break;
 		case 'r':
 			if (inet_pton(AF_INET, optarg, &remote) != 1) {
@@ -813,20 +826,12 @@ int main(int argc, char **argv)
 			ptype = (enum probe)i;
 			break;
 		case 'P':
-			v = strtoul(optarg, &end, 10);
-			if (*end || !v || v > 65535) {
-				fprintf(stderr, "magnet-monarch-proxy: -P %s: not a port\n", optarg);
+			if (num_opt('P', optarg, 1, 65535, "not a port", &port))
 				return 2;
-			}
-			port = (unsigned int)v;
 			break;
 		case 'H':
-			v = strtoul(optarg, &end, 10);
-			if (*end || !v || v > 600000) {
-				fprintf(stderr, "magnet-monarch-proxy: -H %s: not a hold time in ms (1-600000)\n", optarg);
+			if (num_opt('H', optarg, 1, 600000, "not a hold time in ms (1-600000)", &hold_ms))
 				return 2;
-			}
-			hold_ms = (unsigned int)v;
 			break;
 		case 't':
 			tpath = optarg;

@@ -837,6 +837,28 @@ fold "$tmp/test_exp.log" "test_exp" "$st"
 st=$?
 fold "$tmp/test_monarchdiag.log" "test_monarchdiag" "$st"
 
+# ---- magnet-monarch-proxy's command line (no socket opened before it) ----
+echo "== magnet-monarch-proxy: command line"
+PX=../../userspace/magnet-monarch-proxy
+# one line on stderr: "magnet-monarch-proxy: -OPT ..."
+px_err() {
+	[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^magnet-monarch-proxy: -$1 " "$tmp/err"
+}
+for args in "-q -1" "-q 65536" "-q +5" "-q ''" "-P 0" "-P 65536" "-P 0x50" \
+	"-H 0" "-H 600001" "-H 5s" "-r 10.0.0" "-p syn"; do
+	# (timeout: an option taken by mistake would start the proxy)
+	eval "timeout 5 $PX $args -r 10.0.0.1" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "proxy '$args': exit 2" [ "$rc" = 2 ]
+	check "proxy '$args': one line naming the option" px_err "${args:1:1}"
+done
+"$PX" -h >"$tmp/out" 2>&1
+rc=$?
+check "proxy -h exits 0" [ "$rc" = 0 ]
+for w in -q -P -H; do
+	check "proxy -h names $w" grep -q -- "$w" "$tmp/out"
+done
+
 # ---- magnet-exp as a Python package (python/pyproject.toml) ----
 # pip builds it in a fresh venv from a copy, so the tree stays clean, with
 # Debian's setuptools and wheel (make deps) and no network: no build
