@@ -31,16 +31,25 @@ def iperf_mbps(path):
 
 
 def proxy_delays(path):
-    """{'out': (median, p99), 'back': (median, p99)} in us, proxy.txt"""
-    d = {}
+    """{'out': (median, p99, n), 'back': (median, p99, n)} in us, and
+    'packets', 'cpu_us' (a packet), 'invol' (involuntary context
+    switches): proxy.txt"""
+    d = {"cpu_us": None, "invol": None, "packets": None}
     for line in open(path):
+        m = re.match(r"magnet-monarch-proxy: (\d+) packets,", line)
+        if m:
+            d["packets"] = int(m.group(1))
+        m = re.match(r"cpu: .* ([\d.]+) us a packet; (\d+) voluntary, "
+                     r"(\d+) involuntary", line)
+        if m:
+            d["cpu_us"], d["invol"] = float(m.group(1)), int(m.group(3))
         m = re.match(r"added delay, (packet to probe|response to verdict): "
                      r"(\d+), median ([\d.]+) us, p99 ([\d.]+) us", line)
         if m:
             d["out" if m.group(1).startswith("packet") else "back"] = \
                 (float(m.group(3)), float(m.group(4)), int(m.group(2)))
-    if len(d) != 2:
-        fail("%s: no added delay lines" % path)
+    if "out" not in d or "back" not in d or not d["packets"]:
+        fail("%s: no packet count or added delay lines" % path)
     return d
 
 
@@ -101,8 +110,10 @@ def main(argv):
     # cost
     print("## Cost: no netem, %s a flow\n" % cost_bytes)
     print("| pair | TCP Mbit/s | Monarch Mbit/s | ratio | proxy packet to "
-          "probe, median / p99 us | response to verdict, median / p99 us |")
-    print("|---|---|---|---|---|---|")
+          "probe, median / p99 us | response to verdict, median / p99 us | "
+          "Monarch flow's guest us a packet | proxy CPU us a packet | "
+          "proxy preempted |")
+    print("|---|---|---|---|---|---|---|---|---|")
     ratios, meds = [], []
     for i in range(1, pairs + 1):
         t = iperf_mbps(f("cost-tcp.%d.json" % i))
@@ -110,12 +121,21 @@ def main(argv):
         d = proxy_delays(f("cost-monarch.%d" % i, "proxy.txt"))
         ratios.append(m / t)
         meds.append(d["out"][0] + d["back"][0])
-        print("| %d | %.1f | %.1f | %.3f | %.1f / %.1f | %.1f / %.1f |" % (
-            i, t, m, m / t, d["out"][0], d["out"][1], d["back"][0],
-            d["back"][1]))
+        j = json.load(open(f("cost-monarch.%d" % i, "iperf3.json")))
+        secs = j["end"]["sum_sent"]["seconds"]
+        print("| %d | %.1f | %.1f | %.3f | %.1f / %.1f | %.1f / %.1f | %.1f "
+              "| %s | %s |" % (
+                  i, t, m, m / t, d["out"][0], d["out"][1], d["back"][0],
+                  d["back"][1], secs * 1e6 / d["packets"],
+                  "%.1f" % d["cpu_us"] if d["cpu_us"] is not None else "-",
+                  d["invol"] if d["invol"] is not None else "-"))
     print("\nMedian ratio %.3f (target at least 0.5); the proxy's added delay "
           "(the two medians' sum) median over the flows %.1f us (target under "
-          "100 us).\n" % (statistics.median(ratios), statistics.median(meds)))
+          "100 us). Guest us a packet: the Monarch flow's iperf3 seconds over "
+          "the packets the proxy held (under the instruction clock, "
+          "instructions and the time the one vCPU waited); proxy CPU: its "
+          "own user and system time (getrusage) over the same packets.\n"
+          % (statistics.median(ratios), statistics.median(meds)))
     # accuracy
     print("## Accuracy: 20 Mbit/s, 15 ms each way, 0.5%% loss toward the "
           "remote, %s a flow\n" % acc_bytes)

@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -802,6 +803,7 @@ int main(int argc, char **argv)
 	int c, u, one = 1, use_stdin = 0, i;
 	const char *tpath = NULL, *wpath = NULL;
 	uint64_t t, last_exp = 0;
+	struct rusage ru;
 
 	while ((c = getopt(argc, argv, "cq:r:p:P:H:t:w:sh")) != -1) {
 		switch (c) {
@@ -962,5 +964,15 @@ int main(int argc, char **argv)
 			(unsigned long long)n_gone);
 	delay_stats("added delay, packet to probe", d_out, n_out);
 	delay_stats("added delay, response to verdict", d_back, n_back);
+	/* what the proxy cost the machine: its CPU time per packet, and how
+	 * often it waited (voluntary) or was preempted (involuntary) */
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		double us = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		       sy = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+
+		fprintf(stderr, "cpu: %.3f s user, %.3f s system, %.1f us a packet; %ld voluntary, %ld involuntary context switches\n",
+			us, sy, n_packets ? (us + sy) * 1e6 / (double)n_packets : 0.0,
+			ru.ru_nvcsw, ru.ru_nivcsw);
+	}
 	return 0;
 }
