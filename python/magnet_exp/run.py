@@ -429,16 +429,41 @@ def run_base(s, params, variant, rep, host):
 
 def one_run(s, variant, rep, outdir, module, host, params=None):
     base = run_base(s, params or {}, variant, rep, host)
-    modparams, several = module_params(s)
-    # every port, the path's addresses
-    filt = "filter addr=%s\n" % NET if several else None
     # the commands and the relays use the namespaces' default
     topo = topology(s["path"]["relays"])
     for ns in [NS_SND, NS_RCV] + [ns for ns, _ in topo["relays"]]:
         sh("sysctl", "-q", "-w", "net.ipv4.tcp_congestion_control=" +
            variant, ns=ns)
+
+    def traffic():
+        flows = run_flows(s, variant, base, outdir)
+        if sp.listed(s):
+            write_flows(os.path.join(outdir, base + "_flows.json"), flows)
+            return flows
+        return flows[0]["iperf3"]
+
+    def qdiscs():
+        # the router's qdiscs as the run left them: the path it had (a
+        # sweep's combination) and the kernel's own counts, drops
+        # included
+        with open(os.path.join(outdir, base + "_qdisc.txt"), "w") as f:
+            f.write(sh("tc", "-s", "qdisc", "show", ns=NS_RTR))
+
+    return recorded(s, module, os.path.join(outdir, base + "_magnet.bin"),
+                    traffic, qdiscs)
+
+
+def recorded(s, module, log, traffic, at_end=None):
+    """traffic() with magnet recording: the module loaded with @s's
+    parameters, its reader into @log (<...>_magnet.bin) from the start
+    (or, with [magnet] reader "after", once traffic() returned), then
+    TEACUP's end (flush, 0.5 s, the statistics into <...>_magnet_stats.txt,
+    at_end(), finish), the module unloaded, the log gzipped and its text
+    logs written. Returns (the log's path, what traffic() returned)."""
+    modparams, several = module_params(s)
+    # every port, the path's addresses
+    filt = "filter addr=%s\n" % NET if several else None
     load_module(module, modparams)
-    log = os.path.join(outdir, base + "_magnet.bin")
     reader = None
     try:
         if filt:
@@ -447,12 +472,7 @@ def one_run(s, variant, rep, outdir, module, host, params=None):
         if s["magnet"]["reader"] == "live":
             with open(log, "wb") as f:
                 reader = subprocess.Popen(["cat", PROC], stdout=f)
-        flows = run_flows(s, variant, base, outdir)
-        if sp.listed(s):
-            out = flows
-            write_flows(os.path.join(outdir, base + "_flows.json"), flows)
-        else:
-            out = flows[0]["iperf3"]
+        out = traffic()
         if reader is None:
             with open(log, "wb") as f:
                 reader = subprocess.Popen(["cat", PROC], stdout=f)
@@ -461,14 +481,10 @@ def one_run(s, variant, rep, outdir, module, host, params=None):
         time.sleep(0.5)
         with open("/proc/net/magnet_stats") as f:
             stats = f.read()
-        with open(os.path.join(outdir, base + "_magnet_stats.txt"),
-                  "w") as f:
+        with open(log[:-len(".bin")] + "_stats.txt", "w") as f:
             f.write(stats)
-        # the router's qdiscs as the run left them: the path it had (a
-        # sweep's combination) and the kernel's own counts, drops
-        # included
-        with open(os.path.join(outdir, base + "_qdisc.txt"), "w") as f:
-            f.write(sh("tc", "-s", "qdisc", "show", ns=NS_RTR))
+        if at_end:
+            at_end()
         with open(PROC, "w") as f:
             f.write("finish\n")
         try:
@@ -652,6 +668,10 @@ def run(s, outdir, module=None, out=sys.stdout):
         raise RunError("magnet-exp run needs root (namespaces, the module)")
     for v in s["variants"]:
         ensure_cc(v)
+    if s.get("monarch"):
+        os.makedirs(outdir, exist_ok=True)
+        return run_monarch(s, outdir, module,
+                           socket.gethostname().split(".")[0] or "host", out)
     if not shutil.which("socat"):
         if s["path"]["relays"]:
             raise RunError("[path] relays: socat is not installed (make "
@@ -677,5 +697,59 @@ def run(s, outdir, module=None, out=sys.stdout):
     finally:
         teardown()
     print("%d runs in %.0f s, in %s" % (total, time.time() - started,
+                                        outdir), file=out, flush=True)
+    return runs
+
+
+def run_monarch(s, outdir, module, host, out):
+    """[monarch]: every run a Monarch flow to the remote (monarch.run: its
+    own sender and receiver namespaces, its proxy, a flow of the run's
+    variant), magnet recording it as any run; its files in
+    <...>_monarch/ (trace.txt, probes.pcapng, monarch.json with the
+    self-diagnosis) beside the log, iperf3's JSON as <...>_iperf3.json.
+    topology.json names each run's two namespaces (their inodes, the
+    netns of the records) sender and receiver."""
+    from magnet_exp import monarch
+    m = s["monarch"]
+    runs, hosts = [], {}
+    started = time.time()
+    with open(os.path.join(outdir, "spec.json"), "w") as f:
+        json.dump(s, f, indent=1)
+    with open(os.path.join(outdir, "kernel.txt"), "w") as f:
+        f.write(os.uname().release + "\n")
+    for params, one, v, rep in schedule(s, out, started):
+        base = run_base(one, params, v, rep, host)
+        mdir = os.path.join(outdir, base + "_monarch")
+        t = one["traffic"]
+
+        def traffic():
+            try:
+                r = monarch.run(
+                    m["remote"], m["probe"], mdir, cc=v,
+                    nbytes=sp.size_bytes(t["size"]) if t["duration"] is None
+                    else None, seconds=t["duration"], port=PORT,
+                    closed_port=m["closed_port"], hold_ms=m["hold"])
+            except monarch.MonarchError as e:
+                raise RunError("monarch: %s" % e) from None
+            shutil.copy(os.path.join(mdir, "iperf3.json"),
+                        os.path.join(outdir, base + "_iperf3.json"))
+            with open(os.path.join(outdir, base + "_iperf3.json")) as f:
+                return r, json.load(f)
+
+        log, (summary, iperf) = recorded(
+            one, module, os.path.join(outdir, base + "_magnet.bin"), traffic)
+        ns = summary["namespaces"]
+        hosts[str(ns["sender_netns"])] = "sender (%s)" % ns["sender"]
+        hosts[str(ns["receiver_netns"])] = "receiver (%s)" % ns["receiver"]
+        with open(os.path.join(outdir, "topology.json"), "w") as f:
+            json.dump({"netns_hosts": hosts, "monarch": m, "hops": [],
+                       "receiver": None}, f, indent=1)
+        print("  %s: %.3f Mbit/s; %s" % (
+            base, summary["mbps"],
+            monarch.monarchdiag.summary_line(summary["diagnosis"])),
+            file=out, flush=True)
+        runs.append((v, rep, log, iperf, params))
+        write_manifest(outdir, runs)
+    print("%d runs in %.0f s, in %s" % (len(runs), time.time() - started,
                                         outdir), file=out, flush=True)
     return runs

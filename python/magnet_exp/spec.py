@@ -59,6 +59,14 @@
                                     # _web10g.log.gz per log, for
                                     # TEACUP's own analysis (default: none)
 
+    [monarch]                       # optional: each run a Monarch flow
+    remote = "192.0.2.7"            # (magnet-exp monarch, docs/monarch.md)
+    probe = "tcp"                   # to this host over the real path: tcp,
+    closed_port = 33434             # udp, echo or tstamp probes (the
+    hold = 5000                     # defaults), instead of [path]; with
+                                    # [traffic]'s size or duration only,
+                                    # no [[flows]] or [testbed]
+
     [testbed.sender]                # optional: real hosts over SSH
     ssh = "root@tb1.lab"            # [user@]host[:port] (required)
     name = "tb1"                    # in its files (default: the host's
@@ -116,6 +124,11 @@ SOCAT_CLIENT = ("socat -u -b %d OPEN:/dev/zero,readbytes=%d "
 SOCAT_SERVER = "socat -u TCP-LISTEN:{port},reuseaddr - | wc -c"
 
 
+# [monarch]: its keys and their defaults (remote: required)
+MONARCH_DEFAULTS = {"remote": None, "probe": "tcp", "closed_port": 33434,
+                    "hold": 5000}
+
+
 # [magnet] text_logs: besides the binary log, each run's log in these
 # text formats (ttpb2ascii -f FORMAT), named as TEACUP names them
 TEXT_LOGS = ("ttprobe", "web10g")
@@ -141,7 +154,7 @@ def load(path):
 
 def check(raw, where="spec"):
     known = {"test_id", "variants", "repetitions", "path", "traffic",
-             "magnet", "flows", "testbed"}
+             "magnet", "flows", "testbed", "monarch"}
     for k in raw:
         _check(k in known, "%s: unknown key '%s' (known: %s)"
                % (where, k, ", ".join(sorted(known))))
@@ -175,6 +188,9 @@ def check(raw, where="spec"):
                    "(known: %s)" % (where, sect, k,
                                     ", ".join(sorted(DEFAULTS[sect]))))
         s[sect] = dict(DEFAULTS[sect], **got)
+    s["monarch"] = None
+    if raw.get("monarch") is not None:
+        s["monarch"] = check_monarch(raw, where)
     swept = _swept(s, where)
     _check(not swept or raw.get("testbed") is None,
            "%s: [testbed]: a sweep (%s a list) runs in the local namespaces "
@@ -318,6 +334,54 @@ def _check_one(s, raw, where):
            % where)
     if raw.get("testbed") is not None:
         s["testbed"] = check_testbed(raw["testbed"], s, where)
+
+
+def check_monarch(raw, where="spec"):
+    """[monarch] of the raw spec @raw, checked, with its defaults: a run
+    is a Monarch flow to a real host, so no [path] (the path is the real
+    one), [[flows]] or [testbed], and of [traffic] only size or duration
+    (iperf3, one connection)"""
+    import ipaddress
+    from magnet_exp.monarch import PROBES
+    m = raw["monarch"]
+    _check(isinstance(m, dict), "%s: [monarch] must be a table" % where)
+    for k in m:
+        _check(k in MONARCH_DEFAULTS, "%s: [monarch]: unknown key '%s' "
+               "(known: %s)" % (where, k, ", ".join(sorted(
+                   MONARCH_DEFAULTS))))
+    out = dict(MONARCH_DEFAULTS, **m)
+    try:
+        ipaddress.IPv4Address(out["remote"])
+    except (ValueError, TypeError):
+        raise SpecError("%s: [monarch] remote: an IPv4 address (Monarch "
+                        "here is IPv4 only), not %r" % (where,
+                                                        out["remote"])) \
+            from None
+    _check(out["probe"] in PROBES, "%s: [monarch] probe: one of %s"
+           % (where, ", ".join(PROBES)))
+    _check(isinstance(out["closed_port"], int) and
+           not isinstance(out["closed_port"], bool) and
+           1 <= out["closed_port"] <= 65535,
+           "%s: [monarch] closed_port must be 1..65535" % where)
+    _check(isinstance(out["hold"], int) and not isinstance(out["hold"], bool)
+           and 1 <= out["hold"] <= 60000,
+           "%s: [monarch] hold must be 1..60000 (ms)" % where)
+    # (a checked spec, as magnet-exp run saves it in spec.json, carries
+    # [path] and [traffic] with their defaults: those pass)
+    for k, why in (("path", "the path is the real one to the remote"),
+                   ("flows", "a Monarch run is one iperf3 flow"),
+                   ("testbed", "Monarch's sender and receiver are this "
+                    "host's namespaces")):
+        _check(raw.get(k) is None or
+               (k == "path" and raw[k] == DEFAULTS["path"]),
+               "%s: [monarch] and [%s]: %s" % (
+                   where, "[flows]" if k == "flows" else k, why))
+    t = raw.get("traffic") or {}
+    extra = sorted(k for k in t if k not in ("size", "duration") and
+                   t[k] != DEFAULTS["traffic"].get(k))
+    _check(not extra, "%s: [monarch]: [traffic] takes size or duration "
+           "only (one iperf3 connection), not %s" % (where, ", ".join(extra)))
+    return out
 
 
 # [testbed]: hosts reached over SSH (magnet_exp.remote). Each role's

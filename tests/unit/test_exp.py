@@ -649,6 +649,47 @@ class Spec(unittest.TestCase):
                           "text_logs": []})
         self.bad("[magnet] params", magnet={"params": "port=1;rm -rf /"})
 
+    def test_monarch(self):
+        """[monarch]: a remote and a probe type instead of [path], each
+        mistake named"""
+        s = self.spec(monarch={"remote": "192.0.2.7"},
+                      traffic={"duration": 5})
+        self.assertEqual(s["monarch"], {"remote": "192.0.2.7",
+                                        "probe": "tcp", "closed_port": 33434,
+                                        "hold": 5000})
+        self.assertEqual(s["traffic"]["duration"], 5)
+        self.assertIsNone(self.spec()["monarch"])
+        s = self.spec(monarch={"remote": "192.0.2.7", "probe": "echo",
+                               "hold": 800},
+                      traffic={"size": ["1M", "4M"]})
+        self.assertEqual((s["monarch"]["probe"], s["traffic"]["size"]),
+                         ("echo", ["1M", "4M"]))
+        m = {"remote": "192.0.2.7"}
+        self.bad("[monarch] remote: an IPv4 address", monarch={})
+        self.bad("[monarch] remote: an IPv4 address",
+                 monarch={"remote": "2001:db8::7"})
+        self.bad("[monarch] probe: one of tcp, udp, echo, tstamp",
+                 monarch=dict(m, probe="syn"))
+        self.bad("[monarch]: unknown key 'ecn'", monarch=dict(m, ecn=True))
+        self.bad("[monarch] closed_port must be", monarch=dict(m,
+                                                               closed_port=0))
+        self.bad("[monarch] hold must be", monarch=dict(m, hold="5s"))
+        self.bad("[monarch] and [path]: the path is the real one",
+                 monarch=m, path={"delay": "10ms"})
+        self.bad("[monarch] and [[flows]]", monarch=m,
+                 flows=[{"size": "1M"}])
+        self.bad("[monarch]: [traffic] takes size or duration only",
+                 monarch=m, traffic={"size": "1M", "parallel": 2})
+        self.bad("[monarch] must be a table", monarch="192.0.2.7")
+        # a checked spec, as spec.json has it, checks again
+        s = self.spec(monarch={"remote": "192.0.2.7"}, traffic={"size": "1M"})
+        raw = json.loads(json.dumps(s))
+        self.assertEqual(self.spec(**{k: raw[k] for k in raw
+                                      if k not in ("test_id",
+                                                   "variants")}), s)
+        self.bad("[monarch]: [traffic] takes size or duration only",
+                 monarch=m, traffic=dict(raw["traffic"], length="64K"))
+
     def test_testbed(self):
         """[testbed]: the hosts over SSH, each mistake named"""
         from magnet_exp import spec
@@ -790,7 +831,7 @@ class Spec(unittest.TestCase):
         from magnet_exp import spec
         ex = os.path.join(HERE, "..", "..", "examples", "experiments")
         paths = sorted(glob.glob(os.path.join(ex, "*.toml")))
-        self.assertGreaterEqual(len(paths), 5)
+        self.assertGreaterEqual(len(paths), 6)
         for p in paths:
             spec.load(p)
         self.assertEqual(len(spec.combinations(spec.load(

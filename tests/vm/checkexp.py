@@ -13,6 +13,7 @@ usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py sweep DIR RATE_MBIT LIMIT BYTES
        checkexp.py clocks DIR OFFSET_MS
        checkexp.py complete DIR BYTES
+       checkexp.py monarch DIR
 
 main: every verdict confirmed; per run, the throughput from the log within
 1% of iperf3's (3% for a log without the application's records); the largest cwnd at most three times what the path holds
@@ -38,7 +39,8 @@ segments, analysed (cmd_teacup). sweep: a sweep of [path] delay
 (cmd_sweep). clocks: magnet-exp clocks on the run's log (true offset 0)
 and on its sender's and receiver's records apart, the receiver's clock
 moved by OFFSET_MS (cmd_clocks). complete: [traffic] source iperf3
-against socat (cmd_complete).
+against socat (cmd_complete). monarch: a spec with [monarch]
+(cmd_monarch).
 """
 import csv
 import json
@@ -744,6 +746,66 @@ def cmd_teacup(tt_log, w10g_log, out):
               n, rows_n))
 
 
+def cmd_monarch(d):
+    """every run the spec asks for, each a Monarch flow: its files
+    (monarch.json without an error, its self-diagnosis), the throughput
+    from magnet's log as iperf3's (as main); the flows' hosts named as
+    topology.json names that run's namespaces (sender, receiver), the
+    sender's TCP records in the sender's; the comparison a row per
+    variant"""
+    s = load(d)
+    with open(os.path.join(d, "spec.json")) as f:
+        spec = json.load(f)
+    want = len(spec["variants"]) * spec["repetitions"]
+    if len(s["runs"]) != want:
+        fail("%d runs in summary.json, the spec asks for %d" % (
+            len(s["runs"]), want))
+    for run in s["runs"]:
+        name = "%s #%d" % (run["variant"], run["repetition"])
+        base = run["log"][:-len("_magnet.bin.gz")]
+        with open(os.path.join(d, base + "_monarch", "monarch.json")) as f:
+            mo = json.load(f)
+        if mo.get("error") or mo.get("teardown_errors") or \
+                "verdict" not in mo.get("diagnosis", {}):
+            fail("%s: monarch.json: %s" % (name, mo))
+        if mo["cc"] != run["variant"] or \
+                mo["probe"] != spec["monarch"]["probe"]:
+            fail("%s: a flow of %s with %s probes" % (name, mo["cc"],
+                                                      mo["probe"]))
+        m = run["metrics"]
+        if not m["throughput_mbps"] or not m["iperf3_mbps"]:
+            fail("%s: no throughput: %s" % (name, m))
+        # as main, but for iperf3's own window 2%: a 1 MB flow lasts
+        # under a second, and under emulation iperf3 starts its clock up
+        # to 10 ms after the TEST_START write the log has (compare.py);
+        # seen 1.02% on reno
+        err = abs(m["throughput_mbps"] / m["iperf3_mbps"] - 1)
+        tol = 0.02 if m.get("window") == "iperf3" else 0.03
+        if err > tol:
+            fail("%s: throughput %.3f Mbit/s from the log, %.3f from "
+                 "iperf3 (%.2f%% apart)" % (name, m["throughput_mbps"],
+                                             m["iperf3_mbps"], err * 100))
+        _, v = analysis(d, run)
+        ns = mo["namespaces"]
+        hosts = {f["host"] for f in v["flows"]}
+        want_hosts = {"sender (%s)" % ns["sender"],
+                      "receiver (%s)" % ns["receiver"]}
+        if hosts != want_hosts:
+            fail("%s: the flows' hosts %s, not %s" % (name, sorted(hosts),
+                                                      sorted(want_hosts)))
+        snd = [f for f in v["flows"] if f["flow"] == sender(v)]
+        if not snd or snd[0]["netns"] != str(ns["sender_netns"]):
+            fail("%s: the sender's writes are not in the sender's "
+                 "namespace: %s" % (name, snd))
+        print("checkexp: monarch %s: %.2f Mbit/s (iperf3 %.2f), %s; %s"
+              % (name, m["throughput_mbps"], m["iperf3_mbps"],
+                 mo["diagnosis"]["verdict"], ", ".join(sorted(hosts))))
+    variants = [r["variant"] for r in s["comparison"]]
+    if variants != spec["variants"]:
+        fail("comparison rows %s" % variants)
+    print("checkexp: monarch: comparison of %s" % ", ".join(variants))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "main":
         cmd_main(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
@@ -764,6 +826,8 @@ if __name__ == "__main__":
         cmd_complete(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "clocks":
         cmd_clocks(sys.argv[2], float(sys.argv[3]))
+    elif sys.argv[1] == "monarch":
+        cmd_monarch(sys.argv[2])
     elif sys.argv[1] == "teacup":
         cmd_teacup(*sys.argv[2:5])
     elif sys.argv[1] in ("return-loss", "forward-loss"):

@@ -118,6 +118,13 @@ host_monarch_udp() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-udp"
 host_monarch_echo() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-echo"; }
 host_monarch_tstamp() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-tstamp"; }
 
+# case_monarch_exp: the [monarch] experiment, reported; a row per variant,
+# each run's throughput from the log as iperf3's, its hosts named
+host_exp_monarch() {
+	$EXP report --no-figures "$1/expmonarch"
+	$CHK monarch "$1/expmonarch"
+}
+
 # case_web10g: its TEACUP logs of the same segments (the ttprobe build's
 # ASCII lines, magnet's web10g lines) analysed by magnet-exp, against
 # magnet-summary and against each other (checkexp.py teacup)

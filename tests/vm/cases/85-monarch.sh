@@ -33,13 +33,14 @@ monarch_answers() {
 	nsexec mo-rem nstat -asz "$c" | awk -v c="$c" '$1 == c { n = $2 } END { print n + 0 }'
 }
 
-# nothing of a run left in mo-host: no namespace, nftables table, device
+# monarch_clean NAME [NS]: nothing of a run left in NS (default mo-host;
+# - the guest's own): no namespace, nftables table, device, rule
 monarch_clean() {
-	local left
+	local left ns=${2:-mo-host}
 	left="$(ip netns list | grep -o 'magnet-monarch-[^ ]*' || true)"
-	left="$left$(nsexec mo-host nft list tables | grep magnet_monarch || true)"
-	left="$left$(nsexec mo-host ip -o link | grep -oE 'mm[sr][0-9]+' || true)"
-	left="$left$(nsexec mo-host ip rule | grep -E 'iif mm[sr]' || true)"
+	left="$left$(nsexec $ns nft list tables | grep magnet_monarch || true)"
+	left="$left$(nsexec $ns ip -o link | grep -oE 'mm[sr][0-9]+' || true)"
+	left="$left$(nsexec $ns ip rule | grep -E 'iif mm[sr]' || true)"
 	if [ -n "$left" ]; then
 		log "monarch $1: left behind: $left"
 		return 1
@@ -198,4 +199,48 @@ case_monarch_diagnosis() {
 	monarch_diag back inaccurate inc back
 	monarch_diag ipid indeterminate random none
 	monarch_net_end
+}
+
+# An experiment spec with [monarch] (magnet-exp run): cubic and reno, each
+# a 1 MB Monarch flow of ICMP echo probes to the remote, magnet recording
+# as in any run. magnet-exp run works where magnet's /proc/net/magnet is,
+# the guest's own namespace, as a user's on a host: a veth from it to the
+# router (mox0 10.63.3.1 - mor2 10.63.3.2), its route to the remote. The
+# guest checks each run's files and that nothing is left, the host
+# reports and checks the comparison (hostcheck.sh exp_monarch:
+# checkexp.py monarch).
+# suite: exp
+case_monarch_exp() {
+	local n
+	monarch_net
+	ip link add mox0 type veth peer name mor2 netns mo-rtr
+	ip addr add 10.63.3.1/24 dev mox0
+	ip -n mo-rtr addr add 10.63.3.2/24 dev mor2
+	ip link set mox0 up
+	ip -n mo-rtr link set mor2 up
+	ip route add 10.63.2.0/24 via 10.63.3.2
+	cat > "$L/expmonarch.toml" <<-EOF
+	test_id = "expmonarch"
+	variants = ["cubic", "reno"]
+	[monarch]
+	remote = "10.63.2.2"
+	probe = "echo"
+	[traffic]
+	size = "1M"
+	[magnet]
+	params = "events=tcp,app omode=1 bufsize=65536"
+	EOF
+	rm -rf "$L/expmonarch"
+	/usr/bin/python3 "$MAGNET_TOP/userspace/magnet-exp" run --no-analyse \
+		--module "$KO" -o "$L/expmonarch" "$L/expmonarch.toml"
+	n=$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' \
+		"$L/expmonarch/runs.json")
+	[ "$n" = 2 ] || { log "expmonarch: $n runs in runs.json, want 2"; return 1; }
+	[ ! -e /sys/module/magnet ] || { log "expmonarch: magnet still loaded"; return 1; }
+	[ "$(ls "$L/expmonarch"/*_magnet.bin.gz | wc -l)" = 2 ]
+	[ "$(ls "$L/expmonarch"/*_monarch/trace.txt | wc -l)" = 2 ]
+	monarch_clean exp -
+	ip route del 10.63.2.0/24
+	monarch_net_end
+	echo exp_monarch >> "$L/host-checks"
 }
