@@ -79,32 +79,44 @@ def sender(v):
     return best["flow"]
 
 
-def cmd_main(d, rate, delay, limit, length):
+def all_runs(d):
+    """summary.json and spec.json of @d; every run the spec asks for
+    analysed (a dropped run is a failure)"""
     s = load(d)
-    # every run the spec asks for, analysed (a dropped run is a failure)
     with open(os.path.join(d, "spec.json")) as f:
         spec = json.load(f)
     want = len(spec["variants"]) * spec["repetitions"]
     if len(s["runs"]) != want:
         fail("%d runs in summary.json, the spec asks for %d" % (
             len(s["runs"]), want))
+    return s, spec
+
+
+def iperf3_apart(name, m, tol_iperf3=0.01):
+    """how far the log's throughput is from iperf3's; fails beyond
+    @tol_iperf3 over iperf3's own window (from the application's
+    records), 3% over the receiver's TCP from its first data"""
+    if not m["throughput_mbps"] or not m["iperf3_mbps"]:
+        fail("%s: no throughput: %s" % (name, m))
+    err = abs(m["throughput_mbps"] / m["iperf3_mbps"] - 1)
+    tol = tol_iperf3 if m.get("window") == "iperf3" else 0.03
+    if err > tol:
+        fail("%s: throughput %.3f Mbit/s from the log (%s window), %.3f "
+             "from iperf3 (%.2f%% apart)" % (
+                 name, m["throughput_mbps"], m.get("window"),
+                 m["iperf3_mbps"], err * 100))
+    return err
+
+
+def cmd_main(d, rate, delay, limit, length):
+    s, spec = all_runs(d)
     for run in s["runs"]:
         name = "%s #%d" % (run["variant"], run["repetition"])
         if run["verdict"] != "confirmed":
             fail("%s: verdict %s: %s" % (name, run["verdict"],
                                          run["reasons"]))
         m = run["metrics"]
-        if not m["throughput_mbps"] or not m["iperf3_mbps"]:
-            fail("%s: no throughput: %s" % (name, m))
-        # iperf3's own window, from the application's records: 1%;
-        # without them the receiver's TCP from its first data, 3%
-        err = abs(m["throughput_mbps"] / m["iperf3_mbps"] - 1)
-        tol = 0.01 if m.get("window") == "iperf3" else 0.03
-        if err > tol:
-            fail("%s: throughput %.3f Mbit/s from the log (%s window), %.3f "
-                 "from iperf3 (%.2f%% apart)" % (
-                     name, m["throughput_mbps"], m.get("window"),
-                     m["iperf3_mbps"], err * 100))
+        err = iperf3_apart(name, m)
         a, v = analysis(d, run)
         flow = sender(v)
         mss = None
@@ -753,13 +765,7 @@ def cmd_monarch(d):
     topology.json names that run's namespaces (sender, receiver), the
     sender's TCP records in the sender's; the comparison a row per
     variant"""
-    s = load(d)
-    with open(os.path.join(d, "spec.json")) as f:
-        spec = json.load(f)
-    want = len(spec["variants"]) * spec["repetitions"]
-    if len(s["runs"]) != want:
-        fail("%d runs in summary.json, the spec asks for %d" % (
-            len(s["runs"]), want))
+    s, spec = all_runs(d)
     for run in s["runs"]:
         name = "%s #%d" % (run["variant"], run["repetition"])
         base = run["log"][:-len("_magnet.bin.gz")]
@@ -773,18 +779,11 @@ def cmd_monarch(d):
             fail("%s: a flow of %s with %s probes" % (name, mo["cc"],
                                                       mo["probe"]))
         m = run["metrics"]
-        if not m["throughput_mbps"] or not m["iperf3_mbps"]:
-            fail("%s: no throughput: %s" % (name, m))
         # as main, but for iperf3's own window 2%: a 1 MB flow lasts
         # under a second, and under emulation iperf3 starts its clock up
         # to 10 ms after the TEST_START write the log has (compare.py);
         # seen 1.02% on reno
-        err = abs(m["throughput_mbps"] / m["iperf3_mbps"] - 1)
-        tol = 0.02 if m.get("window") == "iperf3" else 0.03
-        if err > tol:
-            fail("%s: throughput %.3f Mbit/s from the log, %.3f from "
-                 "iperf3 (%.2f%% apart)" % (name, m["throughput_mbps"],
-                                             m["iperf3_mbps"], err * 100))
+        iperf3_apart(name, m, 0.02)
         _, v = analysis(d, run)
         ns = mo["namespaces"]
         hosts = {f["host"] for f in v["flows"]}
