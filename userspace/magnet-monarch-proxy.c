@@ -83,7 +83,7 @@ static int check_only;	/* -c: does the remote answer this probe? */
 
 /* counts for the summary */
 static uint64_t n_packets, n_probes, n_answered, n_expired, n_unmatched,
-	n_send_err, n_nl_lost, n_gone;
+	n_send_err, n_nl_lost, n_gone, n_held;
 /* the proxy's own added delay: per packet and per response, ns */
 static uint32_t *d_out, *d_back;
 static size_t n_out, n_back, cap_out, cap_back;
@@ -703,6 +703,28 @@ static void expire(uint64_t t)
 		nfq_verdict(last, NF_DROP, 1);
 }
 
+/* at the end: the packets still held, their probes' answers not come (a
+ * run ends as its last packets are in flight); neither answered nor
+ * expired, each a "held" line in the trace; returns their count */
+static uint64_t held_at_end(uint64_t t)
+{
+	uint32_t k = oldest_unanswered;
+	uint64_t n = 0;
+	struct pending *p;
+
+	while (k && k != next_key) {
+		p = &tab[k & (TABLE - 1)];
+		if (p->id && p->key == k) {
+			trace_line(t, "held", p->key, p, 0, -1);
+			n++;
+		}
+		k = ptype == P_TCP ? k + 1 : (k + 1) & 0xffff;
+		if (!k)
+			k = 1;
+	}
+	return n;
+}
+
 /*
  * -c: three probes of 100 bytes 300 ms apart, and up to 3 s for their
  * answers; exit 0 if any came, 3 if none did.
@@ -950,6 +972,7 @@ int main(int argc, char **argv)
 			last_exp = t;
 		}
 	}
+	n_held = held_at_end(now_ns());
 	if (trace)
 		fclose(trace);
 	if (pcap)
@@ -962,6 +985,9 @@ int main(int argc, char **argv)
 	if (n_gone)
 		fprintf(stderr, "magnet-monarch-proxy: %llu verdicts for packets the kernel had let go\n",
 			(unsigned long long)n_gone);
+	if (n_held)
+		fprintf(stderr, "magnet-monarch-proxy: %llu packets still held at the end, their answers not come\n",
+			(unsigned long long)n_held);
 	delay_stats("added delay, packet to probe", d_out, n_out);
 	delay_stats("added delay, response to verdict", d_back, n_back);
 	/* what the proxy cost the machine: its CPU time per packet, and how

@@ -60,12 +60,17 @@ def read_trace(path):
             if ev == "probe":
                 p = {"key": key, "seq": int(r["seq"]), "len": int(r["len"]),
                      "data": int(r.get("data") or 0), "t_probe": t,
-                     "ipid": None, "t_answer": None, "late": False}
+                     "ipid": None, "t_answer": None, "late": False,
+                     "held": False}
                 probes[key] = p
                 order.append(p)
             elif ev == "response" and key in probes:
                 probes[key]["ipid"] = int(r["ip_id"])
                 probes[key]["t_answer"] = t
+            elif ev == "held" and key in probes:
+                # still held when the proxy stopped: the run ended with
+                # its answer on the way
+                probes[key]["held"] = True
             elif ev == "unmatched" and key in probes and \
                     probes[key]["ipid"] is None:
                 # answered after its packet expired: not lost, but the
@@ -79,8 +84,13 @@ def read_trace(path):
 
 
 def diagnose(order):
-    """the diagnosis of a flow's probes (read_trace): a dict"""
-    out = {"probes": len(order), "answered": 0, "unanswered": 0,
+    """the diagnosis of a flow's probes (read_trace): a dict. Probes
+    whose packets were still held when the proxy stopped are neither
+    answered nor lost: counted apart (held_at_end), left out of the rest"""
+    held = sum(1 for p in order if p.get("held"))
+    order = [p for p in order if not p.get("held")]
+    out = {"probes": len(order), "held_at_end": held, "answered": 0,
+           "unanswered": 0,
            "late": 0, "downstream_losses": 0, "upstream_losses": 0,
            "upstream_losses_data": 0, "unclassified": 0,
            "upstream_reorder_max": 0, "upstream_reordered": 0,
