@@ -703,9 +703,34 @@ static void expire(uint64_t t)
 		nfq_verdict(last, NF_DROP, 1);
 }
 
-/* at the end: the packets still held, their probes' answers not come (a
- * run ends as its last packets are in flight); neither answered nor
- * expired, each a "held" line in the trace; returns their count */
+/* how long a run's end waits for the answers on the way */
+#define DRAIN_MS 1000
+
+static uint64_t drain_ns(void)
+{
+	return (uint64_t)(hold_ms < DRAIN_MS ? hold_ms : DRAIN_MS) * 1000000ull;
+}
+
+/* a held packet whose probe went out less than the drain time ago */
+static int young_pending(uint64_t t)
+{
+	uint32_t k = oldest_unanswered;
+	const struct pending *p;
+
+	while (k && k != next_key) {
+		p = &tab[k & (TABLE - 1)];
+		if (p->id && p->key == k && t - p->t_probe < drain_ns())
+			return 1;
+		k = ptype == P_TCP ? k + 1 : (k + 1) & 0xffff;
+		if (!k)
+			k = 1;
+	}
+	return 0;
+}
+
+/* at the end, after the drain: the packets still held, their probes not
+ * answered, not yet expired (lost, or an answer slower than the drain);
+ * each a "held" line in the trace; returns their count */
 static uint64_t held_at_end(uint64_t t)
 {
 	uint32_t k = oldest_unanswered;
@@ -824,7 +849,7 @@ int main(int argc, char **argv)
 	socklen_t sl = sizeof(sa);
 	int c, u, one = 1, use_stdin = 0, i;
 	const char *tpath = NULL, *wpath = NULL;
-	uint64_t t, last_exp = 0;
+	uint64_t t, last_exp = 0, stop_at = 0;
 	struct rusage ru;
 
 	while ((c = getopt(argc, argv, "cq:r:p:P:H:t:w:sh")) != -1) {
@@ -947,9 +972,20 @@ int main(int argc, char **argv)
 	pfd[1].events = POLLIN;
 	pfd[2].fd = use_stdin ? 0 : -1;
 	pfd[2].events = POLLIN;
-	while (!stop) {
-		int r = poll(pfd, 3, 100);
+	for (;;) {
+		int r;
 
+		/* told to stop: the answers on the way still come, for up to
+		 * DRAIN_MS (or the hold time) after the last probe, so that a
+		 * run's last packets are not taken for losses */
+		if (stop) {
+			t = now_ns();
+			if (!stop_at)
+				stop_at = t;
+			if (!young_pending(t) || t - stop_at >= drain_ns())
+				break;
+		}
+		r = poll(pfd, 3, stop ? 10 : 100);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -963,8 +999,10 @@ int main(int argc, char **argv)
 		if (pfd[2].revents) {
 			char b[256];
 
-			if (read(0, b, sizeof(b)) <= 0)
-				break;
+			if (read(0, b, sizeof(b)) <= 0) {
+				stop = 1;
+				pfd[2].fd = -1;
+			}
 		}
 		t = now_ns();
 		if (t - last_exp > 50000000ull) {

@@ -68,8 +68,7 @@ def read_trace(path):
                 probes[key]["ipid"] = int(r["ip_id"])
                 probes[key]["t_answer"] = t
             elif ev == "held" and key in probes:
-                # still held when the proxy stopped: the run ended with
-                # its answer on the way
+                # still held when the proxy stopped, unanswered
                 probes[key]["held"] = True
             elif ev == "unmatched" and key in probes and \
                     probes[key]["ipid"] is None:
@@ -84,13 +83,12 @@ def read_trace(path):
 
 
 def diagnose(order):
-    """the diagnosis of a flow's probes (read_trace): a dict. Probes
-    whose packets were still held when the proxy stopped are neither
-    answered nor lost: counted apart (held_at_end), left out of the rest"""
-    held = sum(1 for p in order if p.get("held"))
-    order = [p for p in order if not p.get("held")]
-    out = {"probes": len(order), "held_at_end": held, "answered": 0,
-           "unanswered": 0,
+    """the diagnosis of a flow's probes (read_trace): a dict. Packets still
+    held when the proxy stopped (after waiting for the answers on the
+    way) are unanswered as the others; held_at_end counts them"""
+    out = {"probes": len(order),
+           "held_at_end": sum(1 for p in order if p.get("held")),
+           "answered": 0, "unanswered": 0,
            "late": 0, "downstream_losses": 0, "upstream_losses": 0,
            "upstream_losses_data": 0, "unclassified": 0,
            "upstream_reorder_max": 0, "upstream_reordered": 0,

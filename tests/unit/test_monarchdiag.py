@@ -183,8 +183,9 @@ class Diagnosis(unittest.TestCase):
         self.assertEqual(d["verdict"], "confirmed")
 
     def test_held_at_end(self):
-        # the run ended with the last packet's answer on the way: a "held"
-        # line, neither answered nor lost
+        # a packet still held when the proxy stopped: a "held" line,
+        # unanswered as the others (the proxy waited for the answers on
+        # the way), counted
         p = trace(["ok"] * 100 + ["down"] * 2)
         with open(p, "a") as f:
             f.write("999999999999\theld\t102\t147696\t1500\t1448\t\t\n")
@@ -193,7 +194,7 @@ class Diagnosis(unittest.TestCase):
         finally:
             os.unlink(p)
         self.assertEqual((d["probes"], d["held_at_end"], d["unanswered"],
-                          d["unclassified"]), (101, 1, 1, 1), d)
+                          d["unclassified"]), (102, 1, 2, 2), d)
 
     def test_rate_limited(self):
         # the remote answers the first 100, then nothing for 40 (its

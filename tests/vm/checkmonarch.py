@@ -96,9 +96,9 @@ def cmd_flow(d, log, answers, min_bytes):
 
 
 def read_trace(d):
-    """the trace's probes by key, the keys answered and expired (or, with
-    "held", still held when the proxy stopped: the run ended with their
-    answers on the way), the count of unmatched answers"""
+    """the trace's probes by key, the keys answered, expired and held (still
+    held when the proxy stopped, unanswered), the count of unmatched
+    answers"""
     probes, answered, expired, unmatched = {}, set(), set(), 0
     held = set()
     with open(d + "/trace.txt") as f:
@@ -170,16 +170,13 @@ def cmd_diag(d, want, drops_out, drops_back):
     # the start's check probes (or their answers) the router dropped
     check_lost = 3 - int(m.group(1))
     g = s["diagnosis"]
-    probes, answered, expired, unmatched, held = read_trace(d)
-    # probes still held at the end (the run ended as their answers came)
-    # count neither way
-    n = len(probes) - len(held)
-    if g["probes"] != n or g["held_at_end"] != len(held) or \
-            g["unanswered"] != n - len(answered):
-        fail("%s: the diagnosis counts %d probes (%d held at the end), %d "
-             "unanswered; the trace %d (%d), %d" % (
-                 d, g["probes"], g["held_at_end"], g["unanswered"], n,
-                 len(held), n - len(answered)))
+    probes, answered, _, _, held = read_trace(d)
+    if g["probes"] != len(probes) or g["held_at_end"] != len(held) or \
+            g["unanswered"] != len(probes) - len(answered):
+        fail("%s: the diagnosis counts %d probes, %d unanswered (%d held at "
+             "the end); the trace %d, %d (%d)" % (
+                 d, g["probes"], g["unanswered"], g["held_at_end"],
+                 len(probes), len(probes) - len(answered), len(held)))
     lost = drops_out + drops_back - check_lost
     if g["unanswered"] != lost:
         fail("%s: %d probes unanswered, the router dropped %d (%d toward "
