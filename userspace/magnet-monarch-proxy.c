@@ -441,6 +441,14 @@ static void trace_line(uint64_t t, const char *what, uint32_t key,
 	fputc('\n', trace);
 }
 
+/* the key after @k: 32 bits for TCP probes (the RST's seq), 16 for the
+ * others (UDP's IP ID, ICMP's seq); never 0 (no key yet) */
+static uint32_t key_after(uint32_t k)
+{
+	k = ptype == P_TCP ? k + 1 : (k + 1) & 0xffff;
+	return k ? k : 1;
+}
+
 static void on_queued(const uint8_t *pl, size_t plen, uint32_t id,
 		      uint64_t t)
 {
@@ -457,9 +465,7 @@ static void on_queued(const uint8_t *pl, size_t plen, uint32_t id,
 	}
 	len = ntohs(ip->tot_len);
 	key = next_key;
-	next_key = ptype == P_TCP ? next_key + 1 : (next_key + 1) & 0xffff;
-	if (!next_key)
-		next_key = 1;
+	next_key = key_after(next_key);
 	p = &tab[key & (TABLE - 1)];
 	if (p->id) {
 		/* 65535 probes unanswered: the oldest is given up */
@@ -693,10 +699,7 @@ static void expire(uint64_t t)
 			last = p->id;
 			p->id = 0;
 		}
-		oldest_unanswered = ptype == P_TCP ? oldest_unanswered + 1 :
-				    (oldest_unanswered + 1) & 0xffff;
-		if (!oldest_unanswered)
-			oldest_unanswered = 1;
+		oldest_unanswered = key_after(oldest_unanswered);
 	}
 	/* one verdict for them all, and for anything older still queued */
 	if (last)
@@ -721,9 +724,7 @@ static int young_pending(uint64_t t)
 		p = &tab[k & (TABLE - 1)];
 		if (p->id && p->key == k && t - p->t_probe < drain_ns())
 			return 1;
-		k = ptype == P_TCP ? k + 1 : (k + 1) & 0xffff;
-		if (!k)
-			k = 1;
+		k = key_after(k);
 	}
 	return 0;
 }
@@ -743,9 +744,7 @@ static uint64_t held_at_end(uint64_t t)
 			trace_line(t, "held", p->key, p, 0, -1);
 			n++;
 		}
-		k = ptype == P_TCP ? k + 1 : (k + 1) & 0xffff;
-		if (!k)
-			k = 1;
+		k = key_after(k);
 	}
 	return n;
 }
