@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs inside the benchmark guest (see bench/monarch.sh).
-# usage: monarch-guest.sh MAGNET_KO OUTDIR TOP COST_BYTES PAIRS ACC_BYTES
+# usage: monarch-guest.sh MAGNET_KO OUTDIR TOP COST_BYTES PAIRS ACC_BYTES [profile]
 #
 # In one boot, over scripts/monarch-net.sh's path (mo-host - mo-rtr -
 # mo-rem), flows from mo-host to the remote 10.63.2.2, alternating a real
@@ -15,6 +15,12 @@
 #             paper's section 4, one way): PAIRS pairs of ACC_BYTES, magnet
 #             recording the sender's TCP (events=tcp), OUTDIR/acc-tcp.N.json
 #             and .bin, acc-monarch.N/ and acc-monarch.N.bin
+#   profile   (with "profile", MONARCH_PROFILE=1) one more real TCP flow
+#             and one more Monarch flow of COST_BYTES on the cost path, each
+#             under `perf record -a -e cpu-clock` (under the instruction
+#             clock a sample every N instructions): OUTDIR/prof-tcp.syms and
+#             prof-monarch.syms, "percent command symbol" per line, the
+#             sample count in .samples, the flows' iperf3 JSON beside
 # then OUTDIR/done.
 set -eu
 ko=$1
@@ -23,6 +29,7 @@ top=$3
 cost_bytes=$4
 pairs=$5
 acc_bytes=$6
+profile=${7:-}
 . "$top/scripts/monarch-net.sh"
 MONARCH="ip netns exec mo-host /usr/bin/python3 $top/userspace/magnet-exp monarch"
 
@@ -67,6 +74,21 @@ for i in $(seq "$pairs"); do
 	tcp_flow cost-tcp.$i "$cost_bytes"
 	monarch cost-monarch.$i "$cost_bytes"
 done
+# profiled NAME CMD...: CMD under perf record -a; OUTDIR/NAME.syms, .samples
+profiled() {
+	local name=$1 data=/dev/shm/perf.data
+	shift
+	perf record -q -a -e cpu-clock -F 20000 -o $data -- "$@"
+	perf report -i $data --sort comm,sym --stdio --no-children -g none \
+		--percent-limit 0.05 2> /dev/null |
+		awk '/^# Samples:/ { n = $3 } /^ +[0-9.]+%/ { p = $1; sub(/%/, "", p); $1 = ""; sub(/^ +/, ""); print p, $0 } END { print n > "/dev/stderr" }' \
+		> "$out/$name.syms" 2> "$out/$name.samples"
+	rm -f $data
+}
+if [ "$profile" = profile ]; then
+	profiled prof-tcp tcp_flow prof-tcp "$cost_bytes"
+	profiled prof-monarch monarch prof-monarch "$cost_bytes"
+fi
 monarch_net_del
 monarch_net_setup "delay 15ms rate 20mbit limit 100 loss 0.5%" "delay 15ms"
 for i in $(seq "$pairs"); do

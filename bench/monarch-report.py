@@ -93,6 +93,50 @@ def pct(x):
     return "%+.1f%%" % (100 * x)
 
 
+def syms(path):
+    """[(percent, command, symbol)] of a profiled flow's perf report"""
+    rows = []
+    for line in open(path):
+        p = line.split(None, 2)
+        if len(p) == 3:
+            rows.append((float(p[0]), p[1], p[2].strip()))
+    return rows
+
+
+def profile(f, cost_bytes):
+    """the profile section (MONARCH_PROFILE=1), if the guest wrote one"""
+    if not os.path.exists(f("prof-monarch.syms")):
+        return
+    print("## Profile: one more flow of each kind, %s, no netem\n" % cost_bytes)
+    print("`perf record -a -e cpu-clock` in the guest, whose clock counts "
+          "instructions: a command's or symbol's share of the samples is its "
+          "share of the instructions executed while the flow's command ran "
+          "(for Monarch: magnet-exp's set-up and tear-down, python3, "
+          "included). Kernel work done in softirq is charged to the command "
+          "that was running (a probe the proxy sends crosses the router and "
+          "the remote, and the answer comes back, inside the proxy's own "
+          "send call, on this one vCPU). Symbols: `[k]` kernel, `[.]` user "
+          "space.\n")
+    for name, label in (("prof-tcp", "real TCP"),
+                        ("prof-monarch", "Monarch")):
+        rows = syms(f(name + ".syms"))
+        n = open(f(name + ".samples")).read().strip()
+        j = json.load(open(f(name + ".json" if name == "prof-tcp"
+                             else os.path.join(name, "iperf3.json"))))
+        by = {}
+        for pc, comm, _ in rows:
+            by[comm] = by.get(comm, 0) + pc
+        print("### %s: %.1f Mbit/s, %s samples\n" % (
+            label, j["end"]["sum_received"]["bits_per_second"] / 1e6, n))
+        print("| command | share |\n|---|---|")
+        for comm, pc in sorted(by.items(), key=lambda kv: -kv[1])[:8]:
+            print("| %s | %.1f%% |" % (comm, pc))
+        print("\n| share | command | symbol |\n|---|---|---|")
+        for pc, comm, sym in sorted(rows, key=lambda r: -r[0])[:25]:
+            print("| %.2f%% | %s | `%s` |" % (pc, comm, sym))
+        print()
+
+
 def main(argv):
     if len(argv) != 7:
         fail("usage: monarch-report.py OUT PAIRS KVER REV COST_BYTES "
@@ -181,6 +225,7 @@ def main(argv):
           "%.1f%%, TCP against TCP %.1f%% (target: Monarch's within 5%% and "
           "no larger than TCP's + 2 points): %s.\n" % (
               100 * med_m, 100 * med_t, "met" if ok else "NOT met"))
+    profile(f, cost_bytes)
     print("The router's qdiscs at the end of the accuracy flows "
           "(`tc -s qdisc`):\n\n```\n%s```" % open(f("acc-qdisc.txt")).read())
 

@@ -20,7 +20,9 @@
 #             it, and each real flow's from the real flow before it (the
 #             path's own run-to-run difference)
 # MONARCH_PAIRS pairs (default 5) of each; MONARCH_COST_BYTES (default
-# 20M) and MONARCH_ACC_BYTES (default 8M) per flow. The report goes to
+# 20M) and MONARCH_ACC_BYTES (default 8M) per flow. MONARCH_PROFILE=1:
+# one more flow of each kind on the cost path under perf (where a
+# packet's instructions go: the report's profile section). The report goes to
 # stdout and bench/results/<date>-<kernel>-monarch.md
 # (bench/monarch-report.py).
 set -eu
@@ -39,7 +41,7 @@ echo "bench-monarch: $kver, $pairs pairs of flows, -icount shift=0,sleep=off"
 cost_bytes=${MONARCH_COST_BYTES:-20M}
 acc_bytes=${MONARCH_ACC_BYTES:-8M}
 bench_boot bench-monarch "$kver" "$out" 5400 monarch-guest.sh "$top" \
-	"$cost_bytes" "$pairs" "$acc_bytes"
+	"$cost_bytes" "$pairs" "$acc_bytes" ${MONARCH_PROFILE:+profile}
 mkdir -p "$top/bench/results"
 report=$top/bench/results/$(date +%Y-%m-%d)-$kver-monarch.md
 MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii python3 "$top/bench/monarch-report.py" "$out" "$pairs" \
