@@ -28,6 +28,13 @@
 #                    scripts/deps.sh list before running it (and purge it if
 #                    something else pulled it in): the run must then fail,
 #                    naming what is missing. Shows the test can fail.
+# MAGNET_FRESH_PHASE=prepare  only the root and deps.sh (twice), into
+#                    MAGNET_FRESH_DIR, which it leaves (unmounted) with a
+#                    mark of the commit it cloned; =demo then goes on from
+#                    such a root of this HEAD (make demo and its checks) and
+#                    removes it. .ci/run prepares while make check runs (the
+#                    downloads wait on the network, not the CPU) and runs
+#                    the demo after it. Default: all of it, in one go.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top"/scripts/kernel-bad.sh
@@ -35,6 +42,8 @@ suite=bookworm
 mirror=http://deb.debian.org/debian
 security=http://deb.debian.org/debian-security
 start=$(date +%s)
+phase=${MAGNET_FRESH_PHASE:-all}
+prepared=0
 
 say() { echo "fresh: $*"; }
 die() {
@@ -43,6 +52,9 @@ die() {
 }
 elapsed() { echo "$(($(date +%s) - start)) s"; }
 
+case $phase in all | prepare | demo) ;; *) die "MAGNET_FRESH_PHASE=$phase: all, prepare or demo" ;; esac
+[ "$phase" = all ] || [ -n "${MAGNET_FRESH_DIR:-}" ] ||
+	die "MAGNET_FRESH_PHASE=$phase needs MAGNET_FRESH_DIR, the root both phases use"
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mounts)"
 for c in debootstrap chroot mount umount git findmnt; do
 	PATH=$PATH:/usr/sbin:/sbin command -v "$c" > /dev/null ||
@@ -70,6 +82,8 @@ cleanup() {
 	# never delete through a mount that is still there
 	if findmnt -rn -o TARGET | grep -q "^$root/"; then
 		echo "fresh: mounts remain under $root; not removing it" >&2
+	elif [ "$prepared" = 1 ]; then
+		:
 	elif [ "${MAGNET_FRESH_KEEP:-0}" = 1 ]; then
 		echo "fresh: root kept in $root"
 	else
@@ -86,6 +100,16 @@ bind() {
 	mounted+=("$root$2")
 }
 
+mark=$root/.magnet-fresh-prepared
+head=$(git -C "$top" rev-parse HEAD)
+if [ "$phase" = demo ]; then
+	[ "$(cat "$mark" 2> /dev/null)" = "prepared $head" ] ||
+		die "$root is not a root MAGNET_FRESH_PHASE=prepare made for $head (its mark: $(cat "$mark" 2> /dev/null || echo none))"
+	[ "$(git -C "$root/root/magnet" rev-parse HEAD)" = "$head" ] ||
+		die "the clone in $root is not $head"
+	say "the demo phase, in the root prepared for $(git -C "$top" rev-parse --short HEAD)"
+else
+rm -f "$mark"
 say "debootstrap --variant=minbase $suite into $root"
 debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || {
 	tail -n 20 "$root.debootstrap.log" >&2
@@ -120,10 +144,6 @@ done
 for f in /etc/pip.conf /etc/xdg/pip/pip.conf; do
 	[ -f "$f" ] && mkdir -p "$root$(dirname "$f")" && cp "$f" "$root$f" && say "pip settings: $f"
 done
-envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb)
-for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_PROXY PIP_INDEX_URL; do
-	[ -n "${!v:-}" ] && envs+=("$v=${!v}") && say "passing $v"
-done
 
 # a clean clone of what is committed here
 git clone -q --no-local "$top" "$root/root/magnet"
@@ -136,6 +156,11 @@ if [ -n "${MAGNET_FRESH_WITHOUT:-}" ]; then
 		die "could not take $MAGNET_FRESH_WITHOUT out of deps.sh's list"
 	say "negative run: $MAGNET_FRESH_WITHOUT taken out of the clone's deps.sh"
 fi
+fi
+envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb)
+for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_PROXY PIP_INDEX_URL; do
+	[ -n "${!v:-}" ] && envs+=("$v=${!v}") && say "passing $v"
+done
 
 bind proc /proc -t proc
 bind sysfs /sys -t sysfs
@@ -147,6 +172,7 @@ in_root() {
 	chroot "$root" /usr/bin/env -i "${envs[@]}" /bin/bash -c "$1"
 }
 
+if [ "$phase" != demo ]; then
 say "scripts/deps.sh in the new root"
 t0=$(date +%s)
 in_root 'cd /root/magnet && scripts/deps.sh' || die "scripts/deps.sh failed in the fresh root (see above)"
@@ -170,6 +196,13 @@ for c in $cmds; do
 	in_root "command -v $c > /dev/null" || absent="$absent $c"
 done
 [ -z "$absent" ] || die "commands missing after deps.sh:$absent"
+fi
+if [ "$phase" = prepare ]; then
+	echo "prepared $(git -C "$root/root/magnet" rev-parse HEAD)" > "$mark"
+	prepared=1
+	say "prepared in $(elapsed); the demo phase: MAGNET_FRESH_PHASE=demo MAGNET_FRESH_DIR=$root"
+	exit 0
+fi
 
 say "smoke run: MAGNET_DEMO_SIZE=1M make demo"
 out=$root/root/magnet/build/demo
