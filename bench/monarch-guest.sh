@@ -76,16 +76,14 @@ for i in $(seq "$pairs"); do
 done
 # profiled NAME CMD...: CMD under perf record -a; OUTDIR/NAME.syms, .samples
 profiled() {
-	local name=$1 data=/dev/shm/perf.data perf
+	local name=$1 data=/dev/shm/perf.data
 	shift
-	# CMD is one of this script's functions: perf records the whole
-	# system while it runs, and stops at SIGINT
-	perf record -q -a -e cpu-clock -F 20000 -o $data &
-	perf=$!
-	sleep 0.3
-	"$@"
-	kill -INT $perf
-	wait $perf || true
+	# CMD is one of this script's functions: exported, as what they use,
+	# for the shell perf starts (perf record -a in the background, stopped
+	# by SIGINT, took one sample in all)
+	export -f "$1"
+	export out MONARCH
+	perf record -q -a -e cpu-clock -F 20000 -o $data -- bash -c "$*"
 	perf report -i $data --sort comm,sym --stdio --no-children -g none \
 		--percent-limit 0.05 2> /dev/null |
 		awk '/^# Samples:/ { n = $3 } /^ +[0-9.]+%/ { p = $1; sub(/%/, "", p); $1 = ""; sub(/^ +/, ""); print p, $0 } END { print n > "/dev/stderr" }' \
