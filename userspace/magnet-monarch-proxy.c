@@ -335,13 +335,28 @@ static void pn_packet(const uint8_t *pkt, size_t len, int out, uint64_t t,
 
 /* the probe of @key, @len bytes of IP (its header included): the bytes
  * sent, or -1 */
+/* probe_text repeated, from a probe's transport header on */
+static const uint8_t *probe_pattern(void)
+{
+	static uint8_t pat[MAX_PKT];
+	static int done;
+	size_t i;
+
+	if (!done) {
+		for (i = 0; i < sizeof(pat); i++)
+			pat[i] = (uint8_t)probe_text[i % (sizeof(probe_text) - 1)];
+		done = 1;
+	}
+	return pat;
+}
+
 static int send_probe(uint32_t key, uint32_t len)
 {
 	static uint8_t pkt[MAX_PKT];
 	struct iphdr *ip = (struct iphdr *)pkt;
 	uint8_t *l4 = pkt + sizeof(*ip);
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr = remote };
-	size_t l4len, i;
+	size_t l4len, hl;
 	uint16_t c;
 
 	if (ptype == P_TSTAMP)
@@ -349,7 +364,8 @@ static int send_probe(uint32_t key, uint32_t len)
 	else if (len < 20 + 20)
 		len = 20 + (ptype == P_TCP ? 20 : 8);
 	l4len = len - sizeof(*ip);
-	memset(pkt, 0, len);
+	hl = ptype == P_TCP ? 20 : 8;
+	memset(pkt, 0, sizeof(*ip) + hl);
 	ip->version = 4;
 	ip->ihl = 5;
 	ip->tot_len = htons((uint16_t)len);
@@ -359,9 +375,12 @@ static int send_probe(uint32_t key, uint32_t len)
 	ip->daddr = remote.s_addr;
 	/* UDP's is the key (not 0), which the answer quotes */
 	ip->id = htons((uint16_t)(key & 0xffff ? key : 1));
-	/* a payload that says what this is */
-	for (i = (ptype == P_TCP ? 20 : 8); i < l4len; i++)
-		l4[i] = (uint8_t)probe_text[i % (sizeof(probe_text) - 1)];
+	/*
+	 * a payload that says what this is, copied from the pattern written
+	 * once (a byte at a time here, with a division each, it was 29% of
+	 * the proxy's instructions in make bench-monarch's profile)
+	 */
+	memcpy(l4 + hl, probe_pattern() + hl, l4len - hl);
 	switch (ptype) {
 	case P_TCP:
 		ip->protocol = IPPROTO_TCP;
@@ -919,6 +938,7 @@ int main(int argc, char **argv)
 	icmp_id = (uint16_t)getpid();
 	sport = (uint16_t)(port - 1);
 
+	probe_pattern();	/* written once, before the first packet */
 	rawtx = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
 	if (rawtx < 0)
 		die("raw socket (needs CAP_NET_RAW)");
