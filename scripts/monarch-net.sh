@@ -44,11 +44,11 @@ monarch_net_setup() {
 		ip -n "${d%:*}" link set "${d#*:}" up
 	done
 	ip -n mo-host route add default via 10.63.1.2
+	ip -n mo-rem route add default via 10.63.2.1
 	ip netns exec mo-host ethtool -K moh0 tso off gso off gro off > /dev/null
 	for d in mo-rtr:mor0 mo-rtr:mor1 mo-rem:moe0; do
 		ip netns exec "${d%:*}" ethtool -K "${d#*:}" gro off > /dev/null
 	done
-	ip -n mo-rem route add default via 10.63.2.1
 	for d in mo-host:moh0:10.63.1.1:mo-rtr:mor0:10.63.1.2 \
 		mo-rtr:mor1:10.63.2.1:mo-rem:moe0:10.63.2.2; do
 		IFS=: read -r n1 d1 a1 n2 d2 a2 <<< "$d"
