@@ -100,6 +100,87 @@ bind() {
 	mounted+=("$root$2")
 }
 
+# the root: debootstrap, the sources, the host's CA certificates and
+# proxy settings, a clean clone (and MAGNET_FRESH_WITHOUT's edit of it)
+build_root() {
+	local f
+	say "debootstrap --variant=minbase $suite into $root"
+	debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || {
+		tail -n 20 "$root.debootstrap.log" >&2
+		die "debootstrap failed (log: $root.debootstrap.log)"
+	}
+	rm -f "$root.debootstrap.log"
+	say "root built ($(elapsed))"
+
+	# the standard three bookworm sources
+	cat > "$root/etc/apt/sources.list" <<-EOF
+		deb $mirror $suite main
+		deb $mirror $suite-updates main
+		deb $security $suite-security main
+	EOF
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	cp /etc/hosts "$root/etc/hosts"
+
+	# The host's trusted CA certificates, each as a local CA of the new root:
+	# the ca-certificates package, which deps.sh installs, then builds the
+	# bundle with them (a TLS-inspecting network needs its CA).
+	mkdir -p "$root/usr/local/share/ca-certificates/host"
+	awk -v d="$root/usr/local/share/ca-certificates/host" '
+		/-----BEGIN CERTIFICATE-----/ { n++; f = sprintf("%s/host-%03d.crt", d, n) }
+		f { print > f }
+		/-----END CERTIFICATE-----/ { close(f); f = "" }' /etc/ssl/certs/ca-certificates.crt
+	say "$(ls "$root/usr/local/share/ca-certificates/host" | wc -l) CA certificates from the host"
+
+	# package-proxy settings for apt and pip, if the host has any
+	for f in /etc/apt/apt.conf /etc/apt/apt.conf.d/*; do
+		[ -f "$f" ] && grep -qi 'proxy' "$f" && cp "$f" "$root$f" && say "apt proxy settings: $f"
+	done
+	for f in /etc/pip.conf /etc/xdg/pip/pip.conf; do
+		[ -f "$f" ] && mkdir -p "$root$(dirname "$f")" && cp "$f" "$root$f" && say "pip settings: $f"
+	done
+
+	# a clean clone of what is committed here
+	git clone -q --no-local "$top" "$root/root/magnet"
+	say "cloned $(git -C "$root/root/magnet" rev-parse --short HEAD) into the root"
+
+	if [ -n "${MAGNET_FRESH_WITHOUT:-}" ]; then
+		sed -i "/^pkgs=/,/\"\$/ s/\\([\" ]\\)${MAGNET_FRESH_WITHOUT}\\([ \"\\\\]\\)/\\1\\2/" \
+			"$root/root/magnet/scripts/deps.sh"
+		! grep -qw -- "$MAGNET_FRESH_WITHOUT" <(sed -n '/^pkgs=/,/"$/p' "$root/root/magnet/scripts/deps.sh") ||
+			die "could not take $MAGNET_FRESH_WITHOUT out of deps.sh's list"
+		say "negative run: $MAGNET_FRESH_WITHOUT taken out of the clone's deps.sh"
+	fi
+}
+
+# deps.sh twice in the root (the second must do nothing), then every
+# command it promises
+install_deps() {
+	local t0 again cmds absent c
+	say "scripts/deps.sh in the new root"
+	t0=$(date +%s)
+	in_root 'cd /root/magnet && scripts/deps.sh' || die "scripts/deps.sh failed in the fresh root (see above)"
+	say "deps installed in $(($(date +%s) - t0)) s; root is $(du -sxh "$root" | cut -f1)"
+
+	if [ -n "${MAGNET_FRESH_WITHOUT:-}" ]; then
+		# something else may pull the package in; then take it out by force
+		in_root "dpkg-query -W -f='\${Status}' $MAGNET_FRESH_WITHOUT 2>/dev/null | grep -q 'ok installed' &&
+			dpkg --purge --force-depends $MAGNET_FRESH_WITHOUT > /dev/null 2>&1 && echo fresh: purged $MAGNET_FRESH_WITHOUT" || true
+	fi
+
+	# deps.sh is idempotent: a second run changes nothing and says nothing
+	again=$(in_root 'cd /root/magnet && scripts/deps.sh' 2>&1) || die "second deps.sh run failed: $again"
+	[ -z "$again" ] || die "second deps.sh run was not quiet: $again"
+
+	# every command deps.sh promises, checked again from outside deps.sh
+	cmds=$(sed -n '/^cmds="/,/"$/p' "$root/root/magnet/scripts/deps.sh" | tr -d '"\\' | sed 's/^cmds=//')
+	[ -n "$cmds" ] || die "no cmds= list in deps.sh"
+	absent=
+	for c in $cmds; do
+		in_root "command -v $c > /dev/null" || absent="$absent $c"
+	done
+	[ -z "$absent" ] || die "commands missing after deps.sh:$absent"
+}
+
 mark=$root/.magnet-fresh-prepared
 head=$(git -C "$top" rev-parse HEAD)
 if [ "$phase" = demo ]; then
@@ -109,53 +190,8 @@ if [ "$phase" = demo ]; then
 		die "the clone in $root is not $head"
 	say "the demo phase, in the root prepared for $(git -C "$top" rev-parse --short HEAD)"
 else
-rm -f "$mark"
-say "debootstrap --variant=minbase $suite into $root"
-debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || {
-	tail -n 20 "$root.debootstrap.log" >&2
-	die "debootstrap failed (log: $root.debootstrap.log)"
-}
-rm -f "$root.debootstrap.log"
-say "root built ($(elapsed))"
-
-# the standard three bookworm sources
-cat > "$root/etc/apt/sources.list" <<-EOF
-	deb $mirror $suite main
-	deb $mirror $suite-updates main
-	deb $security $suite-security main
-EOF
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-cp /etc/hosts "$root/etc/hosts"
-
-# The host's trusted CA certificates, each as a local CA of the new root:
-# the ca-certificates package, which deps.sh installs, then builds the
-# bundle with them (a TLS-inspecting network needs its CA).
-mkdir -p "$root/usr/local/share/ca-certificates/host"
-awk -v d="$root/usr/local/share/ca-certificates/host" '
-	/-----BEGIN CERTIFICATE-----/ { n++; f = sprintf("%s/host-%03d.crt", d, n) }
-	f { print > f }
-	/-----END CERTIFICATE-----/ { close(f); f = "" }' /etc/ssl/certs/ca-certificates.crt
-say "$(ls "$root/usr/local/share/ca-certificates/host" | wc -l) CA certificates from the host"
-
-# package-proxy settings for apt and pip, if the host has any
-for f in /etc/apt/apt.conf /etc/apt/apt.conf.d/*; do
-	[ -f "$f" ] && grep -qi 'proxy' "$f" && cp "$f" "$root$f" && say "apt proxy settings: $f"
-done
-for f in /etc/pip.conf /etc/xdg/pip/pip.conf; do
-	[ -f "$f" ] && mkdir -p "$root$(dirname "$f")" && cp "$f" "$root$f" && say "pip settings: $f"
-done
-
-# a clean clone of what is committed here
-git clone -q --no-local "$top" "$root/root/magnet"
-say "cloned $(git -C "$root/root/magnet" rev-parse --short HEAD) into the root"
-
-if [ -n "${MAGNET_FRESH_WITHOUT:-}" ]; then
-	sed -i "/^pkgs=/,/\"\$/ s/\\([\" ]\\)${MAGNET_FRESH_WITHOUT}\\([ \"\\\\]\\)/\\1\\2/" \
-		"$root/root/magnet/scripts/deps.sh"
-	! grep -qw -- "$MAGNET_FRESH_WITHOUT" <(sed -n '/^pkgs=/,/"$/p' "$root/root/magnet/scripts/deps.sh") ||
-		die "could not take $MAGNET_FRESH_WITHOUT out of deps.sh's list"
-	say "negative run: $MAGNET_FRESH_WITHOUT taken out of the clone's deps.sh"
-fi
+	rm -f "$mark"
+	build_root
 fi
 envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb)
 for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_PROXY PIP_INDEX_URL; do
@@ -172,31 +208,7 @@ in_root() {
 	chroot "$root" /usr/bin/env -i "${envs[@]}" /bin/bash -c "$1"
 }
 
-if [ "$phase" != demo ]; then
-say "scripts/deps.sh in the new root"
-t0=$(date +%s)
-in_root 'cd /root/magnet && scripts/deps.sh' || die "scripts/deps.sh failed in the fresh root (see above)"
-say "deps installed in $(($(date +%s) - t0)) s; root is $(du -sxh "$root" | cut -f1)"
-
-if [ -n "${MAGNET_FRESH_WITHOUT:-}" ]; then
-	# something else may pull the package in; then take it out by force
-	in_root "dpkg-query -W -f='\${Status}' $MAGNET_FRESH_WITHOUT 2>/dev/null | grep -q 'ok installed' &&
-		dpkg --purge --force-depends $MAGNET_FRESH_WITHOUT > /dev/null 2>&1 && echo fresh: purged $MAGNET_FRESH_WITHOUT" || true
-fi
-
-# deps.sh is idempotent: a second run changes nothing and says nothing
-again=$(in_root 'cd /root/magnet && scripts/deps.sh' 2>&1) || die "second deps.sh run failed: $again"
-[ -z "$again" ] || die "second deps.sh run was not quiet: $again"
-
-# every command deps.sh promises, checked again from outside deps.sh
-cmds=$(sed -n '/^cmds="/,/"$/p' "$root/root/magnet/scripts/deps.sh" | tr -d '"\\' | sed 's/^cmds=//')
-[ -n "$cmds" ] || die "no cmds= list in deps.sh"
-absent=
-for c in $cmds; do
-	in_root "command -v $c > /dev/null" || absent="$absent $c"
-done
-[ -z "$absent" ] || die "commands missing after deps.sh:$absent"
-fi
+[ "$phase" = demo ] || install_deps
 if [ "$phase" = prepare ]; then
 	echo "prepared $(git -C "$root/root/magnet" rev-parse HEAD)" > "$mark"
 	prepared=1
