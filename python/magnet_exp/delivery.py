@@ -26,8 +26,11 @@ coalescing) takes in late what arrived during the stall: data moves from
 one window into the next, which then shows more than the path carried
 (make check on 5.10, 2026-11-28: 15.64 then 22.01 Mbit/s in two 100 ms
 windows of a 20 Mbit/s netem bottleneck). The rate over two adjacent
-windows (max2_mbps, their mean) holds what a stall shorter than a window
-moved, so it is the one to compare with a path's rate.
+windows (max2_mbps, their mean) shows half of what a stall moved into
+the later one (when the earlier one is the one it moved from, none); to
+compare a window with a path's rate, take off what the receiver took in
+late at its start: the segments that arrived back to back, faster than
+the path carries them (tests/vm/checkexp.py, taken_late).
 
 The figures' series are decimated (plots.Series), so a window's edges fall
 on the nearest recorded points before them: the largest step between two
