@@ -190,6 +190,64 @@ static inline void magnet_vm_flags_mod(struct vm_area_struct *vma,
 #define magnet_vm_flags_mod(vma, set, clear) vm_flags_mod(vma, set, clear)
 #endif
 
+/*
+ * The skb:kfree_skb tracepoint (a packet freed as dropped), whose probe
+ * takes (data, MAGNET_KFREE_SKB_ARGS): (skb, location) up to 5.16; with
+ * the drop reason from 5.17; and the receiving socket from 6.11 (const
+ * from 6.13: the same call either way). The reason's name: drop_reasons[]
+ * up to 6.4, then a table per subsystem (the reason's high 16 bits), read
+ * under RCU (a tracepoint's probe runs in one); none before 5.17.
+ */
+#include <trace/events/skb.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 17, 0)
+#define MAGNET_KFREE_SKB_ARGS struct sk_buff *skb, void *location
+#define MAGNET_KFREE_SKB_REASON 0U
+#define MAGNET_KFREE_SKB_SIGNATURE_OK \
+	__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *))
+static inline const char *magnet_drop_reason_name(unsigned int reason)
+{
+	return NULL;
+}
+#else
+#include <net/dropreason.h>
+#define MAGNET_KFREE_SKB_REASON ((unsigned int)reason)
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+#define MAGNET_KFREE_SKB_ARGS struct sk_buff *skb, void *location, \
+	enum skb_drop_reason reason
+#define MAGNET_KFREE_SKB_SIGNATURE_OK \
+	__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
+					       enum skb_drop_reason))
+#else
+#define MAGNET_KFREE_SKB_ARGS struct sk_buff *skb, void *location, \
+	enum skb_drop_reason reason, const struct sock *rx_sk
+#define MAGNET_KFREE_SKB_SIGNATURE_OK \
+	(__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
+						enum skb_drop_reason, \
+						const struct sock *)) || \
+	 __same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
+						enum skb_drop_reason, \
+						struct sock *)))
+#endif
+#ifdef SKB_DROP_REASON_SUBSYS_SHIFT
+static inline const char *magnet_drop_reason_name(unsigned int reason)
+{
+	unsigned int subsys = reason >> SKB_DROP_REASON_SUBSYS_SHIFT;
+	unsigned int n = reason & ~SKB_DROP_REASON_SUBSYS_MASK;
+	const struct drop_reason_list *l;
+
+	if (subsys >= SKB_DROP_REASON_SUBSYS_NUM)
+		return NULL;
+	l = rcu_dereference(drop_reasons_by_subsys[subsys]);
+	return l && n < l->n_reasons ? l->reasons[n] : NULL;
+}
+#else
+static inline const char *magnet_drop_reason_name(unsigned int reason)
+{
+	return reason < SKB_DROP_REASON_MAX ? drop_reasons[reason] : NULL;
+}
+#endif
+#endif
+
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #error "magnet needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS (or _WITH_REGS)"
 #endif

@@ -150,6 +150,12 @@ ssize_t magnet_control_write(struct file *file, const char __user *ubuf,
 	case MAGNET_CMD_FILTER:
 		if (magnet_filter_parse(buf, count, &fop, &filt, &err))
 			goto reject;
+		if (fop != MAGNET_FILTER_CLEAR &&
+		    (filt.set & MAGNET_FT_EVENTS) &&
+		    (filt.events & MAGNET_LAYER_DROP) && !magnet_cfg.rate) {
+			err = "events: " MAGNET_DROP_OUTPUTS;
+			goto reject;
+		}
 		ret = magnet_filter_set(fop == MAGNET_FILTER_CLEAR ? NULL : &filt);
 		if (ret) {
 			pr_warn_ratelimited("rejected command \"%*pE\": cannot apply it (%d); the filter is unchanged\n",

@@ -40,10 +40,15 @@ struct magnet_config {
 	 * Derived at load: the output shows TCP and app events' rate part
 	 * (record.h, RF_RATE), so the handlers write it: magnet's version 3
 	 * binary stream and the magnet text. The ttprobe lines, web10g and
-	 * the 256-byte and ttprobe records have no column for it.
+	 * the 256-byte and ttprobe records have no column for it. The same
+	 * outputs are the ones that carry a DROP event (events=drop).
 	 */
 	bool rate;
 };
+
+/* why events=drop is refused with another output */
+#define MAGNET_DROP_OUTPUTS \
+	"drops are written only by omode=3 (magnet text) and omode=1 format=3 (compat=magnet)"
 
 /*
  * compat= values: whose semantics omode=0 and omode=1 follow. The ttprobe

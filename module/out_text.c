@@ -16,7 +16,8 @@ static int magnet_text_emit(struct magnet_reader *rd, char *dst,
 			    const struct magnet_record *rec,
 			    const struct magnet_v3_rate *rate)
 {
-	return magnet_format_text(dst, rec, rate, rd->netns, rd->rt_offset_ns);
+	return magnet_format_text(dst, rec, rate, rd->drop, rd->netns,
+				  rd->rt_offset_ns);
 }
 
 const struct magnet_output magnet_out_text = {

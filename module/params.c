@@ -46,7 +46,7 @@ MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (defa
 module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);
 MODULE_PARM_DESC(fwmark, "Only segments with this fwmark, 0 = any (default: 0)");
 module_param_string(events, magnet_cfg.events_str, sizeof(magnet_cfg.events_str), 0444);
-MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, or all (default: tcp)");
+MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, drop (packets the kernel dropped: omode=3, or omode=1 format=3), or all (the four layers, not drop) (default: tcp)");
 module_param_named(nontcp, magnet_cfg.nontcp, uint, 0444);
 MODULE_PARM_DESC(nontcp, "1 = IP and device events for non-TCP packets too (default: 0)");
 module_param_string(compat, magnet_cfg.compat_str, sizeof(magnet_cfg.compat_str), 0444);
@@ -138,5 +138,11 @@ int magnet_params_validate(void)
 		  (c->omode == MAGNET_OMODE_BINARY &&
 		   c->compat == MAGNET_COMPAT_MAGNET &&
 		   c->format == MAGNET_FORMAT_VERSION_V3);
+	/* the outputs with the rate part are those that carry a drop */
+	if ((c->events & MAGNET_LAYER_DROP) && !c->rate) {
+		pr_err("events=%s is invalid here: %s\n", c->events_str,
+		       MAGNET_DROP_OUTPUTS);
+		return -EINVAL;
+	}
 	return 0;
 }

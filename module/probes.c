@@ -483,6 +483,8 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 		if (ret)
 			return ret;
 	}
+	if (layers & MAGNET_LAYER_DROP)
+		return magnet_drops_register();
 	return 0;
 }
 
@@ -492,6 +494,7 @@ void magnet_probes_unregister(void)
 	size_t i;
 
 	WRITE_ONCE(magnet_bl_on, false);
+	magnet_drops_unregister();
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
 
@@ -558,4 +561,5 @@ void magnet_probes_show(struct seq_file *m)
 				   p->entry ? "kretprobe" : "ftrace",
 				   p->chosen);
 	}
+	magnet_drops_show(m);
 }

@@ -89,6 +89,9 @@ struct magnet_reader {
 	u64 resync_ts;
 	struct magnet_record rec;	/* a record decoded for the output */
 	u32 netns;	/* rec's network namespace, 0 if unknown (v3.h) */
+	/* rec's drop part, if rec is a DROP event (for the text output) */
+	const struct magnet_v3_drop *drop;
+	struct magnet_v3_drop drop_part;
 	bool mapped;		/* the rings are mapped: TAKE may be used */
 	unsigned long reset_gen;	/* v3: the reset its FLOW records
 					 * were last written again for */

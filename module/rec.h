@@ -442,5 +442,17 @@ int magnet_app_return(const struct magnet_app_call *call,
 
 void magnet_record_pkt(const struct sk_buff *skb, const u8 *nh, u16 event,
 		       bool out, bool dev, const struct net *net);
+void magnet_record_drop(const struct sk_buff *skb, const u8 *nh, bool out,
+			unsigned int reason, const void *location);
+
+/* ------------------------------------------------------------- drops.c */
+
+void magnet_drop_fill(struct magnet_v3_drop *d, unsigned int reason,
+		      const void *location);
+struct net_device *magnet_drop_dev(const struct sk_buff *skb);
+int magnet_drops_register(void);
+void magnet_drops_unregister(void);
+struct seq_file;
+void magnet_drops_show(struct seq_file *m);
 
 #endif /* MAGNET_REC_H */

@@ -32,12 +32,16 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
  * @net: the packet's namespace where the probed function is given it
  * (ip_output's): at its entry a reply a kernel control socket sends (a
  * RST, a TIME-WAIT ACK) has neither skb->dev nor skb->sk. NULL: from
- * skb->dev, else skb->sk.
+ * skb->dev, else skb->sk. @drop: a DROP event (drops.c), whose skb->dev is
+ * taken only as magnet_drop_dev() checks it, and whose drop part (@reason,
+ * @location) follows the options.
  */
-void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
-			       u16 event, bool out, bool dev,
-			       const struct net *net)
+static __always_inline void
+magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
+		 bool dev, const struct net *net, bool drop,
+		 unsigned int reason, const void *location)
 {
+	struct magnet_v3_drop d;
 	const struct magnet_filter *f = magnet_filter();
 	struct magnet_flow_key k __uninitialized;	/* no padding: all set */
 	struct magnet_v3_pkt *k3;
@@ -45,6 +49,7 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	struct magnet_pkt p __uninitialized;
 	struct magnet_rec c;
 	struct magnet_pkt_src src;
+	const struct net_device *ndev;
 	const struct sock *sk;
 	unsigned int optlen, alen;
 	u16 lport, rport;
@@ -52,12 +57,16 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 
 	if (unlikely(!skb || !nh))
 		return;
-	if (!(f->events & (dev ? MAGNET_LAYER_DEV : MAGNET_LAYER_IP)) ||
+	if (!(f->events & (drop ? MAGNET_LAYER_DROP :
+			   dev ? MAGNET_LAYER_DEV : MAGNET_LAYER_IP)) ||
 	    !(f->dir & (out ? MAGNET_FDIR_OUT : MAGNET_FDIR_IN)))
 		goto filtered;
 	src.skb = skb;
 	src.nhoff = nh - skb->data;
-	if (unlikely(src.nhoff < 0 || src.nhoff > (int)skb->len)) {
+	/* a drop's network header may be behind data, pulled but in the
+	 * head (skb_header_pointer() reads it there) */
+	if (unlikely((drop ? nh < skb->head : src.nhoff < 0) ||
+		     src.nhoff > (int)skb->len)) {
 		magnet_ring_unparsed();
 		return;
 	}
@@ -75,9 +84,11 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	rport = out ? p.dport : p.sport;
 	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
 		goto filtered;
+	/* a drop's dev field is checked first (drops.c) */
+	ndev = drop ? magnet_drop_dev(skb) : skb->dev;
 	if (!net)
-		net = skb->dev ? dev_net(skb->dev) :
-				 (skb->sk ? sock_net(skb->sk) : NULL);
+		net = ndev ? dev_net(ndev) :
+			     (skb->sk ? sock_net(skb->sk) : NULL);
 	if ((f->set & MAGNET_FT_NETNS) && !magnet_netns_ok(f, net))
 		goto filtered;
 	if ((f->set & MAGNET_FT_ADDR) &&
@@ -85,7 +96,8 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	    !magnet_filter_addr_match(f, p.family, out ? p.daddr : p.saddr))
 		goto filtered;
 
-	flags = MAGNET_RF_IP | MAGNET_RF_HDR | (dev ? MAGNET_RF_DEV : 0) |
+	flags = MAGNET_RF_IP | MAGNET_RF_HDR |
+		(dev && (ndev || !drop) ? MAGNET_RF_DEV : 0) |
 		(p.has_seq ? MAGNET_RF_SEQ : 0);
 	sk = skb->sk;
 	if (out && sk && sk_fullsock(sk))
@@ -104,16 +116,19 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 	memcpy(k.laddr, out ? p.saddr : p.daddr, alen);
 	memcpy(k.raddr, out ? p.daddr : p.saddr, alen);
 	optlen = p.thlen > 20 ? p.thlen - 20U : 0;
+	if (drop)
+		magnet_drop_fill(&d, reason, location);
 
 	k3 = magnet_rec_begin(&c, &k, event, flags,
-			      MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U));
+			      MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U) +
+			      (drop ? MAGNET_V3_DROP_SIZE : 0));
 	if (!k3)
 		return;
 	k3->len = p.len;
 	k3->mark = skb->mark;
 	k3->seq = p.has_seq ? p.seq : 0;
 	k3->end_seq = p.has_seq ? p.end_seq : 0;
-	k3->ifindex = dev && skb->dev ? skb->dev->ifindex : 0;
+	k3->ifindex = dev && ndev ? ndev->ifindex : 0;
 	k3->ip_id = p.id;
 	k3->ip_hlen = p.nhlen;
 	k3->ip_frag = p.frag;
@@ -140,9 +155,33 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 		*(u64 *)(o + ((optlen - 1) & ~7U)) = 0;
 		memcpy(o, p.topts, optlen);
 	}
+	if (drop)
+		memcpy((u8 *)(k3 + 1) + ((optlen + 7) & ~7U), &d, sizeof(d));
 	magnet_rec_end(&c);
 	return;
 filtered:
 	magnet_ring_filtered();
 }
+
+void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
+			       u16 event, bool out, bool dev,
+			       const struct net *net)
+{
+	magnet_pkt_event(skb, nh, event, out, dev, net, false, 0, NULL);
+}
 NOKPROBE_SYMBOL(magnet_record_pkt);
+
+/*
+ * A DROP event: the packet @skb, whose network header is at @nh, as an IP
+ * event has it (a device event when @skb has a device), and the drop part
+ * last (drops.c fills it, for a packet that passed the filter).
+ */
+void notrace magnet_record_drop(const struct sk_buff *skb, const u8 *nh,
+				bool out, unsigned int reason,
+				const void *location)
+{
+	magnet_pkt_event(skb, nh, out ? MAGNET_EV_DROP_OUT : MAGNET_EV_DROP_IN,
+			 out, true, NULL,
+			 true, reason, location);
+}
+NOKPROBE_SYMBOL(magnet_record_drop);

@@ -476,7 +476,7 @@ static void gap_comment(const struct pcapw *w, char *c, size_t n,
 }
 
 int pcapw_record(struct pcapw *w, const struct magnet_record *r,
-		 __u32 netns, char *buf)
+		 const struct magnet_v3_drop *drop, __u32 netns, char *buf)
 {
 	unsigned int layer;
 	int out, id = 0, caplen;
@@ -509,6 +509,15 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 	case MAGNET_EV_DEV_IN:
 		layer = MAGNET_LAYER_DEV;
 		out = r->event == MAGNET_EV_DEV_OUT;
+		break;
+	case MAGNET_EV_DROP_OUT:
+	case MAGNET_EV_DROP_IN:
+		/* only where a comment can say it was dropped */
+		if (!drop || w->fmt != PCAPW_NG)
+			return 0;
+		layer = (r->flags & MAGNET_RF_DEV) ? MAGNET_LAYER_DEV :
+						      MAGNET_LAYER_IP;
+		out = r->event == MAGNET_EV_DROP_OUT;
 		break;
 	default:
 		/* TCP and app events: the state for the comments */
@@ -590,6 +599,17 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 	}
 	if (note)
 		p = put_opt_str(p, OPT_COMMENT, note);
+	if (drop) {
+		char reason[33], where[33];
+
+		clean(reason, drop->reason_name, sizeof(drop->reason_name));
+		clean(where, drop->where, sizeof(drop->where));
+		if (!reason[0] && drop->reason)
+			snprintf(reason, sizeof(reason), "%u", drop->reason);
+		snprintf(comment, sizeof(comment), "magnet drop: %s in %s",
+			 reason[0] ? reason : "unknown", where);
+		p = put_opt_str(p, OPT_COMMENT, comment);
+	}
 	{
 		struct pcapw_flow *f = flow_find(w, r, netns);
 

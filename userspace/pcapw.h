@@ -12,7 +12,10 @@
  * timestamps (if_tsresol 9), the direction in epb_flags, and comments: the
  * kernel's TCP state of the packet's socket as of its latest TCP-layer
  * event (cwnd, ssthresh, srtt, ...), and any gap (LOST and RESET records)
- * before the packet, also counted in epb_dropcount. A classic pcap file has
+ * before the packet, also counted in epb_dropcount. A DROP event (a packet
+ * the kernel dropped, events=drop) is a packet too in pcapng, on the
+ * interface it was dropped at, with the comment "magnet drop: REASON in
+ * WHERE"; a classic pcap file, which has no comments, leaves it out. A classic pcap file has
  * no interfaces: it takes the packets of one interface only, and refuses
  * the first packet of another (w->usage).
  *
@@ -86,10 +89,11 @@ int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
  * comment shows the state of the same flow in the same namespace). Returns
  * the bytes written into @buf, or -1 with w->err set: a record that cannot
  * be a packet (a corrupt log), or with w->usage set, a classic pcap file's
- * second interface.
+ * second interface. @drop: a DROP event's drop part (magnet_v3_drop()),
+ * else NULL (a DROP event without one is left out).
  */
 int pcapw_record(struct pcapw *w, const struct magnet_record *r,
-		 __u32 netns, char *buf);
+		 const struct magnet_v3_drop *drop, __u32 netns, char *buf);
 
 /*
  * End: in pcapng, an interface statistics block per interface (packets,

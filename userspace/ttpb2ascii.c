@@ -143,12 +143,14 @@ static void usage(FILE *f)
 		"               comments with the TCP state (cwnd, ssthresh, srtt,\n"
 		"               ...) of the packet's flow in its namespace as of\n"
 		"               its latest TCP-layer event, and with each gap (lost\n"
-		"               records) where it was\n"
+		"               records) where it was; each drop (events=drop) a\n"
+		"               packet where it was dropped, with the comment\n"
+		"               \"magnet drop: REASON in FUNCTION\"\n"
 		"      pcap     the same packets as a classic tcpdump -w file, of\n"
 		"               one interface (a packet of a second one is an\n"
 		"               error, 1: select one with -n, -I and -L),\n"
 		"               microsecond timestamps, no comments (gaps are only\n"
-		"               counted in a warning)\n"
+		"               counted in a warning, drops left out)\n"
 		"      pcap-ns  classic pcap with nanosecond timestamps\n"
 		"  -c, --compat SEM  field semantics of the ttprobe lines:\n"
 		"      magnet   field 7 counts 1, 2, ...; fields 10 and 11 are\n"
@@ -890,10 +892,13 @@ decoded:
 			break;
 		case FMT_MAGNET: {
 			struct magnet_v3_rate x;
+			struct magnet_v3_drop dp;
 
 			len = magnet_format_text(line, &rec,
 						 v3 && magnet_v3_rate(v3d, &x) ?
-						 &x : NULL, netns,
+						 &x : NULL,
+						 v3 && magnet_v3_drop(v3d, &dp) ?
+						 &dp : NULL, netns,
 						 si.realtime_offset_ns);
 			break;
 		}
@@ -914,8 +919,12 @@ decoded:
 		}
 		case FMT_PCAPNG:
 		case FMT_PCAP:
-		case FMT_PCAP_NS:
-			len = pcapw_record(&pcap_w, &rec, netns, line);
+		case FMT_PCAP_NS: {
+			struct magnet_v3_drop dp;
+
+			len = pcapw_record(&pcap_w, &rec,
+					   v3 && magnet_v3_drop(v3d, &dp) ?
+					   &dp : NULL, netns, line);
 			if (len < 0) {
 				if (!finish_output())
 					return EXIT_BADINPUT;
@@ -924,6 +933,7 @@ decoded:
 				return pcap_w.usage ? EXIT_USAGE : EXIT_BADINPUT;
 			}
 			break;
+		}
 		case FMT_LEGACY: {
 			legacy_t l;
 

@@ -68,6 +68,7 @@ static const struct {
 	{ "tcp", MAGNET_LAYER_TCP },
 	{ "ip", MAGNET_LAYER_IP },
 	{ "dev", MAGNET_LAYER_DEV },
+	{ "drop", MAGNET_LAYER_DROP },
 	{ "all", MAGNET_LAYER_ALL },
 };
 
@@ -80,7 +81,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 	while (len && is_blank(buf[len - 1]))
 		len--;
 	if (!len) {
-		*err = "empty layer list (use app, tcp, ip, dev or all)";
+		*err = "empty layer list (use app, tcp, ip, dev, drop or all)";
 		return -1;
 	}
 	while (pos <= len) {
@@ -99,7 +100,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 			}
 		}
 		if (!found) {
-			*err = "unknown layer (use app, tcp, ip, dev or all, comma-separated)";
+			*err = "unknown layer (use app, tcp, ip, dev, drop or all, comma-separated)";
 			return -1;
 		}
 		pos = end + 1;
@@ -113,7 +114,7 @@ int magnet_format_events(char *buf, size_t size, unsigned int mask)
 	size_t i, n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (!(mask & magnet_layers[i].mask))
 			continue;
 		n += snprintf(buf + n, size > n ? size - n : 0, "%s%s",

@@ -33,7 +33,7 @@ int magnet_cmd_parse(const char *buf, size_t len, struct magnet_cmd *cmd,
 		     const char **err);
 
 /*
- * Parse a layer list such as "tcp" or "app,tcp,ip,dev" (or "all") of @len
+ * Parse a layer list such as "tcp" or "app,tcp,ip,dev,drop" (or "all") of @len
  * bytes into a MAGNET_LAYER_* mask. Returns 0, or -1 with @err set.
  */
 int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,

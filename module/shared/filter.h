@@ -14,7 +14,7 @@
  *              either end. No prefix = a single host. Host bits beyond the
  *              prefix are accepted and masked off.
  *   dir=i|o|io (or oi)
- *   events=L   app,tcp,ip,dev or all (as the events= module parameter)
+ *   events=L   app,tcp,ip,dev,drop or all (as the events= module parameter)
  *   full=0|1
  *   fwmark=N   0..4294967295, decimal or 0x hex (at most 8 hex digits)
  *   netns=N    network namespace inode number, 1..4294967295

@@ -28,6 +28,8 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_DEV_IN] = "dev_in",
 	[MAGNET_EV_LOST] = "lost",
 	[MAGNET_EV_RESET] = "reset",
+	[MAGNET_EV_DROP_OUT] = "drop_out",
+	[MAGNET_EV_DROP_IN] = "drop_in",
 };
 
 /* one 64-bit word into the flow key: multiply, fold the high bits down */
@@ -533,7 +535,7 @@ static const char magnet_text_columns[] =
 	"\trtt_us\tadvmss\tsnd_wscale\trcv_wscale\topts"
 	"\tpacing_rate\tdelivery_rate\tdelivered\tdelivered_ce\tlost_out"
 	"\tsacked_out\tapp_limited\tbbr_bw\tbbr_min_rtt\tbbr_pacing_gain"
-	"\tbbr_cwnd_gain\tlost\n";
+	"\tbbr_cwnd_gain\tdrop_reason\tdrop_where\tlost\n";
 
 int magnet_format_text_header(char *buf)
 {
@@ -584,13 +586,14 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
 #define MAGNET_CC_BBR 16
 
 /*
- * One line of magnet's own text format, 68 tab-separated columns. The
+ * One line of magnet's own text format, 70 tab-separated columns. The
  * widest line (every field at its widest, IPv6, 16-byte comm and ca_name,
- * a BBR rate part, a netns) is 808 bytes (test_format checks);
- * MAGNET_TEXT_LINE_MAX is 1024.
+ * a BBR rate part, a netns, a drop part with 31-byte names) is 872 bytes
+ * (test_format checks); MAGNET_TEXT_LINE_MAX is 1024.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
-		       const struct magnet_v3_rate *rate, __u32 netns,
+		       const struct magnet_v3_rate *rate,
+		       const struct magnet_v3_drop *drop, __u32 netns,
 		       __s64 realtime_offset_ns)
 {
 	const char *name = magnet_event_name(r->event);
@@ -719,6 +722,20 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		}
 	} else {
 		p = magnet_put_tabs(p, 11);
+	}
+	if (drop) {
+		*p++ = '\t';
+		if (drop->reason_name[0])
+			p = magnet_put_clean(p, drop->reason_name,
+					     sizeof(drop->reason_name));
+		else if (drop->reason)
+			p = magnet_put_u32(p, drop->reason);
+		else
+			p = magnet_put_str(p, "unknown");
+		*p++ = '\t';
+		p = magnet_put_clean(p, drop->where, sizeof(drop->where));
+	} else {
+		p = magnet_put_tabs(p, 2);
 	}
 	*p++ = '\t';
 out:

@@ -89,6 +89,9 @@ MAGNET_SWAP_FN(magnet_swap_v3_pkt, MAGNET_V3_PKT_PART)
 #define MAGNET_SWAP_T struct magnet_v3_rate
 MAGNET_SWAP_FN(magnet_swap_v3_rate, MAGNET_V3_RATE_PART)
 #undef MAGNET_SWAP_T
+#define MAGNET_SWAP_T struct magnet_v3_drop
+MAGNET_SWAP_FN(magnet_swap_v3_drop, MAGNET_V3_DROP_PART)
+#undef MAGNET_SWAP_T
 
 /*
  * A version 2 record: the TCP snapshot or, with RF_HDR, the packet header
@@ -129,6 +132,11 @@ static inline void magnet_swap_v3(unsigned char *p)
 	case MAGNET_EV_DEV_OUT:
 	case MAGNET_EV_DEV_IN:
 		magnet_swap_v3_pkt(p + MAGNET_V3_HDR_SIZE);	/* options: bytes */
+		return;
+	case MAGNET_EV_DROP_OUT:	/* the packet part, options, the drop part */
+	case MAGNET_EV_DROP_IN:
+		magnet_swap_v3_pkt(p + MAGNET_V3_HDR_SIZE);
+		magnet_swap_v3_drop(p + len - MAGNET_V3_DROP_SIZE);
 		return;
 	}
 	magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);

@@ -16,12 +16,13 @@
 /*
  * The layout of an event's record, by its type: TCP and app events carry
  * the TCP part (app events the call after it, and either the rate part
- * last when RF_RATE says so), IP and device events the packet part. The
+ * last when RF_RATE says so), IP and device events the packet part, DROP
+ * events the packet part and the drop part last (version 3 only). The
  * flags only say which fields hold values, except that a packet record has
  * no room for a TCP snapshot or a rate part, and a record holds a TCP
  * snapshot or a packet header, not both.
  */
-enum { V3_NONE, V3_TCP, V3_PKT };
+enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP };
 
 static int v3_is_app(unsigned int event)
 {
@@ -45,6 +46,10 @@ static int v3_layout(unsigned int event, unsigned int flags)
 	case MAGNET_EV_DEV_IN:
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
 								    V3_PKT;
+	case MAGNET_EV_DROP_OUT:
+	case MAGNET_EV_DROP_IN:
+		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
+								    V3_DROP;
 	}
 	return V3_NONE;
 }
@@ -484,6 +489,9 @@ V3_GETTER(v3_get_app, struct magnet_record, struct magnet_v3_app,
 	  MAGNET_V3_TCP_SIZE, MAGNET_V3_APP_PART, V3_GET)
 V3_GETTER(v3_get_pkt, struct magnet_record, struct magnet_v3_pkt,
 	  MAGNET_V3_HDR_SIZE, MAGNET_V3_PKT_PART, V3_GET)
+/* the drop part, at @b, into its own struct */
+V3_GETTER(v3_get_drop, struct magnet_v3_drop, struct magnet_v3_drop,
+	  0, MAGNET_V3_DROP_PART, V3_GET_ALL)
 /* the rate part, at @b, into its own struct */
 V3_GETTER(v3_get_rate, struct magnet_v3_rate, struct magnet_v3_rate,
 	  0, MAGNET_V3_RATE_PART, V3_GET_ALL)
@@ -508,6 +516,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 
 	/* no rate part until a record that carries one is decoded */
 	d->rate = NULL;
+	d->drop = NULL;
 	d->netns = 0;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
 		if (len != MAGNET_V3_COUNT_SIZE)
@@ -562,7 +571,9 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		s->used = 1;
 		return 0;
 	}
-	if (event < MAGNET_EV_TCP_OUT || event > MAGNET_EV_DEV_IN) {
+	if (event < MAGNET_EV_TCP_OUT ||
+	    (event > MAGNET_EV_DEV_IN && event != MAGNET_EV_DROP_OUT &&
+	     event != MAGNET_EV_DROP_IN)) {
 		snprintf(d->err, sizeof(d->err), "unknown event code %u",
 			 event);
 		return -1;
@@ -579,7 +590,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 					  v3_is_app(event) ?
 					  (flags & MAGNET_RF_RATE ? "app+rate" : "app") :
 					  (flags & MAGNET_RF_RATE ? "TCP+rate" : "TCP"));
-	} else if (layout == V3_PKT) {
+	} else if (layout == V3_PKT || layout == V3_DROP) {
 		unsigned int th = len >= MAGNET_V3_PKT_SIZE ?
 				  b[V3_OFF(struct magnet_v3_pkt, tcp_hlen)] : 0;
 		unsigned int optlen = th > 20 ? th - 20 : 0;
@@ -590,9 +601,11 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 				 th, 20 + MAGNET_TCP_OPTS_LEN);
 			return -1;
 		}
-		want = MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U);
+		want = MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U) +
+		       (layout == V3_DROP ? MAGNET_V3_DROP_SIZE : 0);
 		if (len != want)
-			return v3_bad_len(d, len, want, "packet");
+			return v3_bad_len(d, len, want, layout == V3_DROP ?
+					  "drop" : "packet");
 	} else {
 		snprintf(d->err, sizeof(d->err),
 			 "event %u with flags 0x%02x: a TCP snapshot and a packet header, or a TCP snapshot in a packet record",
@@ -657,7 +670,22 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		/* what only a TCP snapshot carries */
 		r->ca_state = 0;
 		V3_ZERO(r, segs_out, opts);
+		if (layout == V3_DROP) {
+			d->drop = b + len - MAGNET_V3_DROP_SIZE;
+			d->rate_swapped = sw;
+		}
 	}
+	return 1;
+}
+
+int magnet_v3_drop(const struct magnet_v3_dec *d, struct magnet_v3_drop *x)
+{
+	if (!d->drop)
+		return 0;
+	v3_get_drop(x, d->drop, d->rate_swapped);
+	/* a full field from a writer that did not end it */
+	x->reason_name[sizeof(x->reason_name) - 1] = 0;
+	x->where[sizeof(x->where) - 1] = 0;
 	return 1;
 }
 

@@ -113,6 +113,8 @@ struct magnet_v3_dec {
 	 */
 	const unsigned char *rate;
 	int rate_swapped;
+	/* the drop part of the DROP event decoded last, or NULL */
+	const unsigned char *drop;
 	/*
 	 * The network namespace of the event magnet_v3_decode() returned
 	 * last, from its flow (0: unknown, or a LOST or RESET record): a
@@ -197,5 +199,12 @@ magnet_v3_tcp_flow(const struct magnet_v3_dec *d, const void *buf,
  * one but the magnet text) does not pay for it.
  */
 int magnet_v3_rate(const struct magnet_v3_dec *d, struct magnet_v3_rate *x);
+
+/*
+ * The drop part of the DROP event magnet_v3_decode() returned last (from
+ * its record, which must not have changed since): 1, or 0 if that was no
+ * DROP event. Its names end with a NUL (a full field is cut at 31 bytes).
+ */
+int magnet_v3_drop(const struct magnet_v3_dec *d, struct magnet_v3_drop *x);
 
 #endif /* MAGNET_V3_H */

@@ -42,7 +42,13 @@ enum magnet_event {
 	MAGNET_EV_LOST = 9,	/* `req` records were lost on `cpu` */
 	MAGNET_EV_RESET = 10,	/* `req` buffered records were discarded by
 				 * the reset command (cpu: 0) */
-	MAGNET_EV_MAX = MAGNET_EV_RESET,
+	/* 11 is version 3's FLOW record (MAGNET_V3_FLOW), not an event */
+	/* version 3 only: the kernel freed the packet as dropped
+	 * (skb:kfree_skb), one this host sent or forwards (laddr: its
+	 * source), or one it received (laddr: its destination) */
+	MAGNET_EV_DROP_OUT = 12,
+	MAGNET_EV_DROP_IN = 13,
+	MAGNET_EV_MAX = MAGNET_EV_DROP_IN,
 };
 
 /* the layers of the events= parameter */
@@ -50,7 +56,8 @@ enum magnet_event {
 #define MAGNET_LAYER_TCP 0x2
 #define MAGNET_LAYER_IP 0x4
 #define MAGNET_LAYER_DEV 0x8
-#define MAGNET_LAYER_ALL 0xf
+#define MAGNET_LAYER_ALL 0xf	/* the four layers (all: not drops) */
+#define MAGNET_LAYER_DROP 0x10	/* drops (events=drop), format 3 only */
 
 #define MAGNET_FAMILY_INET 4
 #define MAGNET_FAMILY_INET6 6
@@ -268,6 +275,11 @@ struct magnet_v3_rate {
 	MAGNET_V3_RATE_PART(MAGNET_SCHEMA_MEMBER)
 };
 
+/* DROP, last (after the packet part and its options): why and where */
+struct magnet_v3_drop {
+	MAGNET_V3_DROP_PART(MAGNET_SCHEMA_MEMBER)
+};
+
 /* a table's bytes (an int, as the sizes always were) */
 #define MAGNET_SCHEMA_BYTES(table) ((int)(0 table(MAGNET_SCHEMA_SIZE)))
 
@@ -285,6 +297,7 @@ struct magnet_v3_rate {
 			    MAGNET_SCHEMA_BYTES(MAGNET_V3_APP_PART))
 #define MAGNET_V3_PKT_SIZE (MAGNET_V3_HDR_SIZE + \
 			    MAGNET_SCHEMA_BYTES(MAGNET_V3_PKT_PART))	/* + options */
+#define MAGNET_V3_DROP_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_DROP_PART)	/* the part alone: no header */
 #define MAGNET_V3_MAX_SIZE (MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE)
 
 /* no hidden padding: every byte of a part is a field of its table */
@@ -305,14 +318,17 @@ MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_pkt) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_PKT_SIZE, "v3 packet");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rate) == MAGNET_V3_RATE_SIZE,
 		     "v3 rate part");
-MAGNET_STATIC_ASSERT(MAGNET_V3_PKT_SIZE + MAGNET_TCP_OPTS_LEN <=
-		     MAGNET_V3_MAX_SIZE, "v3 largest record");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_drop) == MAGNET_V3_DROP_SIZE,
+		     "v3 drop part");
+MAGNET_STATIC_ASSERT(MAGNET_V3_PKT_SIZE + MAGNET_TCP_OPTS_LEN +
+		     MAGNET_V3_DROP_SIZE <= MAGNET_V3_MAX_SIZE,
+		     "v3 largest record");
 /* and the writers' 8-byte alignment holds (the rate part comes after the
  * TCP part or the call) */
 MAGNET_STATIC_ASSERT(MAGNET_V3_COUNT_SIZE % 8 == 0 &&
 		     MAGNET_V3_FLOW_SIZE % 8 == 0 && MAGNET_V3_TCP_SIZE % 8 == 0 &&
 		     MAGNET_V3_APP_SIZE % 8 == 0 && MAGNET_V3_PKT_SIZE % 8 == 0 &&
-		     MAGNET_V3_RATE_SIZE % 8 == 0,
+		     MAGNET_V3_RATE_SIZE % 8 == 0 && MAGNET_V3_DROP_SIZE % 8 == 0,
 		     "v3 records are multiples of 8 bytes");
 
 #endif /* MAGNET_RECORD_H */

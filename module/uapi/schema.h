@@ -242,6 +242,27 @@
 	 * TCP events only, where the socket is locked (the rest 0) */	\
 	X(__u32, cc_info, [5], F)
 
+/*
+ * A DROP event (struct magnet_v3_drop): the packet part and its options as
+ * an IP or device event has them (the flags say which fields hold values),
+ * then this part, last: why and where the kernel freed the packet as
+ * dropped (its skb:kfree_skb tracepoint).
+ */
+#define MAGNET_V3_DROP_PART(X)						\
+	/* the kernel's enum skb_drop_reason value, as that kernel numbers	\
+	 * it (the name below is what means the same on every kernel); 0 =	\
+	 * the kernel gives no reason (before 5.17) */			\
+	X(__u32, reason, , F)						\
+	X(__u32, reserved, , R)						\
+	/* the reason's name without SKB_DROP_REASON_ (NOT_SPECIFIED,	\
+	 * QDISC_DROP, NETFILTER_DROP, ...), NUL-padded; empty when the	\
+	 * kernel gives none */						\
+	X(char, reason_name, [32], F)					\
+	/* the function that freed it (kfree_skb's caller, the location	\
+	 * the tracepoint gives) by its name, never its address, with	\
+	 * " [module]" for a module's; NUL-padded, cut at 31 bytes */	\
+	X(char, where, [32], F)
+
 /* ------------------------------------------------------------ version 2 */
 
 /*

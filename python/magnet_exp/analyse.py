@@ -416,6 +416,11 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             cpu_last[cpu] = t
             res.events += 1
             ns_events[r.get("netns")] += 1
+            if ev in ("drop_out", "drop_in"):
+                # a packet the kernel dropped (events=drop): not in the
+                # layers' modulation and latency, which count packets
+                # that went on
+                continue
             layer = ev.split("_")[0]
             if devices is not None and layer == "dev" and \
                     r["ifindex"] not in devices:

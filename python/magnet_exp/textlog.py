@@ -25,7 +25,8 @@ TEXT_COLUMNS = (
     "bytes_sent bytes_received bytes_acked bytes_retrans rcv_nxt "
     "min_rtt_us rtt_us advmss snd_wscale rcv_wscale opts pacing_rate "
     "delivery_rate delivered delivered_ce lost_out sacked_out app_limited "
-    "bbr_bw bbr_min_rtt bbr_pacing_gain bbr_cwnd_gain lost").split()
+    "bbr_bw bbr_min_rtt bbr_pacing_gain bbr_cwnd_gain drop_reason drop_where "
+    "lost").split()
 _INDEX = {n: i for i, n in enumerate(TEXT_COLUMNS)}
 # ttprobe's ASCII line (docs/compat-formats.md, section 1): 17 fields
 _TTPROBE = re.compile(rb"^[oi],[0-9]+\.[0-9]{6},[0-9A-Fa-f.:]+,[0-9]+,"

@@ -637,6 +637,17 @@ for f in native.bin swapped.bin.gz native-v3.bin native-v3s.bin pcap.bin \
 	check "docdecode.py $f: the magnet text byte for byte" \
 		cmp -s "$tmp/doc.out" "$tmp/out"
 done
+# and a real log of drops (drops-7.2.bin: case_drops on 7.2, its FLOW
+# records, four drops each way and four TCP events): the same text, with
+# the drops' reasons and functions
+run -f magnet drops-7.2.bin
+/usr/bin/python3 ./docdecode.py drops-7.2.bin >"$tmp/doc.out" 2>"$tmp/doc.err"
+drc=$?
+check "docdecode.py drops-7.2.bin: exit 0 as ttpb2ascii's ($rc, $drc)" [ "$drc$rc" = 00 ]
+check "docdecode.py drops-7.2.bin: the magnet text byte for byte" \
+	cmp -s "$tmp/doc.out" "$tmp/out"
+check "drops-7.2.bin: 4 drop_out lines of QDISC_DROP, 4 drop_in of NETFILTER_DROP" \
+	[ "$(grep -c '	drop_out	.*	QDISC_DROP	__tcf_kfree_skb_list	' "$tmp/out")$(grep -c '	drop_in	.*	NETFILTER_DROP	nft_do_chain_\[nf_tables\]	' "$tmp/out")" = 44 ]
 # the corner cases docs/binary-format.md states a rule for, each a log
 # NAME-EXIT.bin: ttpb2ascii exits EXIT as the document says, and
 # docdecode.py prints the same text with the same exit code. The rate

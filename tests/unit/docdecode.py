@@ -21,7 +21,7 @@ MAGIC_SW = 0x67452301
 
 EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
             5: 'ip_out', 6: 'ip_in', 7: 'dev_out', 8: 'dev_in',
-            9: 'lost', 10: 'reset'}
+            9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
@@ -35,8 +35,8 @@ COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "rcv_nxt min_rtt_us rtt_us advmss snd_wscale rcv_wscale opts "
            "pacing_rate delivery_rate delivered delivered_ce lost_out "
            "sacked_out app_limited bbr_bw bbr_min_rtt bbr_pacing_gain "
-           "bbr_cwnd_gain lost").split()
-assert len(COLUMNS) == 68
+           "bbr_cwnd_gain drop_reason drop_where lost").split()
+assert len(COLUMNS) == 70
 
 TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
            "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
@@ -220,6 +220,12 @@ class Decoder:
                 r['bbr_min_rtt'] = ci[2]
                 r['bbr_pacing_gain'] = ci[3]
                 r['bbr_cwnd_gain'] = ci[4]
+        # "Drop part": the name, else the number, else unknown
+        if 'drop' in f:
+            q = f['drop']
+            name = clean(q['reason_name'])
+            r['drop_reason'] = name or (q['reason'] or 'unknown')
+            r['drop_where'] = clean(q['where'])
         return r
 
     # ---- version 3 ----
@@ -273,7 +279,7 @@ class Decoder:
             self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                                     req=req, ret=ret)))
             return
-        if ev < 1 or ev > 10:
+        if ev < 1 or ev > 13:
             bad('unknown event %d' % ev)
         if ev in (1, 2, 3, 4):
             if fl & RF_HDR:
@@ -290,6 +296,9 @@ class Decoder:
             # 21 to 60; none when 0 to 20
             nopt = th - 20 if th > 20 else 0
             want = 56 + (nopt + 7) // 8 * 8
+            # "Drop part": 72 bytes last in a DROP event
+            if ev in (12, 13):
+                want += 72
         if ln != want:
             bad('bad len %d want %d' % (ln, want))
         fi = self.flows.get((cpu, flow))
@@ -334,6 +343,12 @@ class Decoder:
              f['ip_frag'], f['state'], f['ip_tos'], f['ip_ttl'],
              f['ip_proto'], f['tcp_flags'], f['tcp_hlen']) = \
                 self.u('IIIIIIHHHHBBBBBB', o)
+            if ev in (12, 13):
+                p = off + ln - 72
+                # "A reader ends each name at 31 bytes"
+                f['drop'] = dict(reason=self.u('I', p)[0],
+                                 reason_name=self.d[p + 8:p + 39],
+                                 where=self.d[p + 40:p + 71])
         self.emit(self.row(f))
 
     # ---- version 2 ----

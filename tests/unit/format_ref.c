@@ -44,6 +44,8 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_DEV_IN] = "dev_in",
 	[MAGNET_EV_LOST] = "lost",
 	[MAGNET_EV_RESET] = "reset",
+	[MAGNET_EV_DROP_OUT] = "drop_out",
+	[MAGNET_EV_DROP_IN] = "drop_in",
 };
 
 static const char *ref_event_name(unsigned int event)
@@ -107,7 +109,8 @@ static void magnet_clean_str(char *dst, const char *src, size_t n)
 }
 
 int ref_format_text(char *buf, const struct magnet_record *r,
-		    const struct magnet_v3_rate *x, __u32 netns,
+		    const struct magnet_v3_rate *x,
+		    const struct magnet_v3_drop *drop, __u32 netns,
 		    __s64 realtime_offset_ns)
 {
 	const size_t size = MAGNET_TEXT_LINE_MAX;
@@ -213,6 +216,22 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 			n += snprintf(buf + n, size - n, "\t\t\t\t");
 	} else {
 		n += snprintf(buf + n, size - n, "\t\t\t\t\t\t\t\t\t\t\t");
+	}
+	if (drop) {
+		char reason[33], where[33];
+
+		magnet_clean_str(reason, drop->reason_name, 32);
+		magnet_clean_str(where, drop->where, 32);
+		if (!reason[0]) {
+			if (drop->reason)
+				snprintf(reason, sizeof(reason), "%u",
+					 drop->reason);
+			else
+				strcpy(reason, "unknown");
+		}
+		n += snprintf(buf + n, size - n, "\t%s\t%s", reason, where);
+	} else {
+		n += snprintf(buf + n, size - n, "\t\t");
 	}
 	n += snprintf(buf + n, size - n, "\t\n");
 	return n;

@@ -17,7 +17,8 @@ import schema  # noqa: E402
 V2_MAIN = ("v2_head", "v2_snap", "v2_tail")
 
 # where DOC draws each part: the text that introduces it, and the offset
-# its offsets count from (version 3: the record's start, but the rate part)
+# its offsets count from (version 3: the record's start, but the rate and
+# drop parts)
 DOC = [
     ("sysinfo", "## SYSINFO header (`struct magnet_sysinfo`", 0),
     (V2_MAIN, "## Records (`struct magnet_record`", 0),
@@ -29,6 +30,7 @@ DOC = [
     ("v3_app", "**Call part** (`struct magnet_v3_app`)", "tcp"),
     ("v3_rate", "**Rate part** (`struct magnet_v3_rate`", 0),
     ("v3_pkt", "**Packet part** (`struct magnet_v3_pkt`)", "hdr"),
+    ("v3_drop", "**Drop part** (`struct magnet_v3_drop`", 0),
 ]
 
 errors = []

@@ -467,6 +467,7 @@ static void test_errors(void)
 	BAD("filter events=tcp,,ip", "events: unknown layer");
 	BAD("filter events=foo", "events: unknown layer");
 	BAD("filter events=TCP", "events: unknown layer");
+	BAD("filter events=drops", "events: unknown layer");
 	BAD("filter events=tcp events=ip", "duplicate term events");
 
 	/* full */
@@ -702,6 +703,8 @@ static void test_format(void)
 	FMT("filter dir=oi", "dir=io");
 	FMT("filter events=all", "events=app,tcp,ip,dev");
 	FMT("filter events=dev,app,dev", "events=app,dev");
+	FMT("filter events=drop,tcp", "events=tcp,drop");
+	FMT("filter events=all,drop", "events=app,tcp,ip,dev,drop");
 	FMT("filter fwmark=16", "fwmark=0x10");
 	FMT("filter fwmark=0", "fwmark=0x0");
 	FMT("filter fwmark=0XABCDEF01", "fwmark=0xabcdef01");

@@ -139,6 +139,24 @@ static int ref_lost_misses(char *line, int len, const struct magnet_record *r)
 }
 
 /* a rate part: random, or (@widest) every field at its widest, BBR's */
+/* a drop part of random bytes: names of any length (some empty, some full
+ * with no NUL), printable or not; the reason 0 half the time */
+static void drop_part(struct magnet_v3_drop *d)
+{
+	size_t i, n = sizeof(d->reason_name);
+
+	for (i = 0; i < sizeof(*d); i++)
+		((unsigned char *)d)[i] = (unsigned char)random();
+	if (random() % 2)
+		d->reason = 0;
+	if (random() % 3 == 0)
+		d->reason_name[0] = 0;
+	else if (random() % 2)
+		d->reason_name[random() % n] = 0;
+	if (random() % 2)
+		d->where[random() % n] = 0;
+}
+
 static void rate_part(struct magnet_v3_rate *x, int widest)
 {
 	static const __u8 attrs[] = { 0, 3, 9, 16, 16, 255 };
@@ -170,6 +188,8 @@ static void compare(const struct magnet_record *r, __u64 counter,
 {
 	struct magnet_v3_rate rate;
 	const struct magnet_v3_rate *x = NULL;
+	struct magnet_v3_drop drop;
+	const struct magnet_v3_drop *d = NULL;
 	__u32 netns;
 	int n, m;
 
@@ -194,8 +214,19 @@ static void compare(const struct magnet_record *r, __u64 counter,
 
 	/* a namespace: none (version 2, a LOST record), or any inode */
 	netns = counter == ~0ULL ? ~0U : (random() % 2 ? (__u32)random() : 0);
-	n = magnet_format_text(tx_new, r, x, netns, offset);
-	m = ref_lost_misses(tx_ref, ref_format_text(tx_ref, r, x, netns,
+	/* a drop part: none, or one (the widest: both names 31 bytes, as
+	 * magnet_v3_drop() ends them; else any bytes, empty names too) */
+	if (counter == ~0ULL) {
+		memset(&drop, 'w', sizeof(drop));
+		drop.reason_name[31] = 0;
+		drop.where[31] = 0;
+		d = &drop;
+	} else if (random() % 2) {
+		drop_part(&drop);
+		d = &drop;
+	}
+	n = magnet_format_text(tx_new, r, x, d, netns, offset);
+	m = ref_lost_misses(tx_ref, ref_format_text(tx_ref, r, x, d, netns,
 						    offset), r);
 	CHECK(n == m && (n == 0 || !memcmp(tx_new, tx_ref, (size_t)n + 1)),
 	      "text, event %u flags %#x: new (%d) '%.*s' ref (%d) '%.*s'",
@@ -359,7 +390,7 @@ int main(void)
 	/* the lines the widest record gives bound every line */
 	CHECK(widest_tt == 256, "widest ttprobe line %d bytes", widest_tt);
 	CHECK(widest_tt < MAGNET_TTPROBE_LINE_MAX, "ttprobe line fits");
-	CHECK(widest_text == 808 && widest_text < MAGNET_TEXT_LINE_MAX,
+	CHECK(widest_text == 872 && widest_text < MAGNET_TEXT_LINE_MAX,
 	      "widest text line %d",
 	      widest_text);
 

@@ -654,8 +654,119 @@ static void test_refuse(void)
 	r = make(MAGNET_EV_IP_OUT, 1, &f, 9);
 	r.flags |= MAGNET_RF_TCP;
 	CHECK(magnet_v3_encode(&e, &r, c) == 0, "a packet with RF_TCP encoded");
-	r.event = 12;
-	CHECK(magnet_v3_encode(&e, &r, c) == 0, "event 12 encoded");
+	/* a DROP event has no version 2 form to encode from */
+	r.event = MAGNET_EV_DROP_OUT;
+	r.flags &= (__u8)~MAGNET_RF_TCP;
+	CHECK(magnet_v3_encode(&e, &r, c) == 0, "a DROP event encoded");
+}
+
+/*
+ * DROP events: a packet record the encoder wrote, made a DROP event as the
+ * module writes one (event 12 or 13, the drop part appended); decoded in
+ * both byte orders into the same packet event (that event) and its drop part,
+ * names ended at 31 bytes; the next record without one clears it. Then
+ * what is refused.
+ */
+static void test_drop(void)
+{
+	static const unsigned int evs[] = { MAGNET_EV_IP_OUT, MAGNET_EV_IP_IN,
+					    MAGNET_EV_DEV_OUT, MAGNET_EV_DEV_IN };
+	static struct magnet_v3_enc e;
+	_Alignas(8) unsigned char b[4 * MAGNET_V3_ENC_MAX];
+	unsigned int k, i, n, m, pkt;
+	struct magnet_record r, got;
+	struct magnet_v3_drop x, y;
+	struct flow f;
+	__u16 len;
+	char why[80];
+	int sw;
+
+	for (k = 0; k < 800; k++)
+		for (sw = 0; sw < 2; sw++) {
+			struct magnet_v3_dec d;
+			size_t off = 0;
+			int rc = 0, events = 0;
+
+			random_flow(&f);
+			magnet_v3_enc_init(&e);
+			r = make(evs[k % 4], (__u16)(rng() % 4), &f, rng());
+			n = magnet_v3_encode(&e, &r, b);
+			CHECK(n > MAGNET_V3_FLOW_SIZE, "%u", n);
+			pkt = n - MAGNET_V3_FLOW_SIZE;
+			for (i = 0; i < sizeof(x); i++)
+				((unsigned char *)&x)[i] = (unsigned char)rng();
+			x.reserved = 0;
+			if (k % 3 == 0)	/* names with no NUL in their 32 */
+				memset(x.reason_name, 'r', sizeof(x.reason_name));
+			memcpy(b + n, &x, sizeof(x));
+			len = (__u16)(pkt + MAGNET_V3_DROP_SIZE);
+			b[MAGNET_V3_FLOW_SIZE + 12] = (unsigned char)
+				(k % 2 ? MAGNET_EV_DROP_IN : MAGNET_EV_DROP_OUT);
+			memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+			n += MAGNET_V3_DROP_SIZE;
+			/* then the same flow's packet without one */
+			m = magnet_v3_encode(&e, &r, b + n);
+			CHECK(m == pkt, "%u", m);
+			n += m;
+			if (sw)
+				for (off = 0; off < n; off += len) {
+					memcpy(&len, b + off + 14, 2);
+					swap_v3(b + off);
+				}
+			magnet_v3_dec_init(&d);
+			for (off = 0; off < n; off += (size_t)rc) {
+				rc = magnet_v3_record_len(&d, b + off, sw);
+				CHECK(rc > 0, "length: %s", d.err);
+				if (rc <= 0)
+					break;
+				memset(&got, 0xa5, sizeof(got));
+				i = (unsigned int)magnet_v3_decode(&d, b + off,
+					(unsigned int)rc, sw, &got);
+				CHECK(i != (unsigned int)-1, "decode: %s", d.err);
+				if (i != 1)
+					continue;
+				memset(&y, 0xa5, sizeof(y));
+				if (events++ == 0) {
+					CHECK(got.event == (k % 2 ?
+							    MAGNET_EV_DROP_IN :
+							    MAGNET_EV_DROP_OUT),
+					      "event %u", got.event);
+					got.event = r.event;
+					CHECK(!memcmp(&got, &r, sizeof(r)),
+					      "swapped %d: the packet differs", sw);
+					CHECK(magnet_v3_drop(&d, &y) == 1 &&
+					      y.reason == x.reason && !y.reserved &&
+					      !memcmp(y.reason_name, x.reason_name, 31) &&
+					      !y.reason_name[31] &&
+					      !memcmp(y.where, x.where, 31) &&
+					      !y.where[31],
+					      "swapped %d: the drop part differs", sw);
+				} else {
+					CHECK(!memcmp(&got, &r, sizeof(r)),
+					      "swapped %d: the packet after differs",
+					      sw);
+					CHECK(magnet_v3_drop(&d, &y) == 0,
+					      "a drop part after a record without one");
+				}
+			}
+			CHECK(events == 2, "%d events", events);
+			magnet_v3_dec_free(&d);
+		}
+
+	/* refused: a DROP record without its drop part, and with RF_TCP */
+	magnet_v3_enc_init(&e);
+	r = make(MAGNET_EV_IP_IN, 1, &f, 5);
+	n = magnet_v3_encode(&e, &r, b);
+	pkt = n - MAGNET_V3_FLOW_SIZE;
+	b[MAGNET_V3_FLOW_SIZE + 12] = MAGNET_EV_DROP_IN;
+	snprintf(why, sizeof(why), "a drop record of %u bytes (version 3 has %u)",
+		 pkt, pkt + MAGNET_V3_DROP_SIZE);
+	refuse("drop, no drop part", b, n, why);
+	memset(b + n, 0, MAGNET_V3_DROP_SIZE);
+	len = (__u16)(pkt + MAGNET_V3_DROP_SIZE);
+	memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+	b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_TCP;
+	refuse("drop with RF_TCP", b, n + MAGNET_V3_DROP_SIZE, "with flags");
 }
 
 /*
@@ -776,6 +887,7 @@ static void test_rate(void)
 
 int main(void)
 {
+	test_drop();
 	test_each();
 	test_stream();
 	test_refuse();

@@ -596,7 +596,8 @@ static const char *const columns[] = {
 	"rcv_nxt", "min_rtt_us", "rtt_us", "advmss", "snd_wscale",
 	"rcv_wscale", "opts", "pacing_rate", "delivery_rate", "delivered",
 	"delivered_ce", "lost_out", "sacked_out", "app_limited", "bbr_bw",
-	"bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain", "lost",
+	"bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain", "drop_reason",
+	"drop_where", "lost",
 };
 
 #define NCOL (sizeof(columns) / sizeof(columns[0]))
@@ -613,7 +614,8 @@ enum col {
 	C_RCV_NXT, C_MIN_RTT, C_RTT, C_ADVMSS, C_SND_WSCALE, C_RCV_WSCALE,
 	C_OPTS, C_PACING_RATE, C_DELIVERY_RATE, C_DELIVERED, C_DELIVERED_CE,
 	C_LOST_OUT, C_SACKED_OUT, C_APP_LIMITED, C_BBR_BW, C_BBR_MIN_RTT,
-	C_BBR_PACING_GAIN, C_BBR_CWND_GAIN, C_LOST,
+	C_BBR_PACING_GAIN, C_BBR_CWND_GAIN, C_DROP_REASON, C_DROP_WHERE,
+	C_LOST,
 };
 
 _Static_assert(NCOL == MAGNET_TEXT_NCOLS, "the text format's column count");
@@ -733,8 +735,9 @@ static void check_line(int i, char *line)
 		return;
 	}
 	CHECK(!*f[C_LOST], "record %d: lost '%s' not empty", i, f[C_LOST]);
-	/* the fixture's records have no rate part (version 2 has none) */
-	for (c = C_PACING_RATE; c <= C_BBR_CWND_GAIN; c++)
+	/* the fixture's records have no rate or drop part (version 2 has
+	 * neither) */
+	for (c = C_PACING_RATE; c <= C_DROP_WHERE; c++)
 		CHECK(!*f[c], "record %d: %s '%s' not empty", i, columns[c],
 		      f[c]);
 

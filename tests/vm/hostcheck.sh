@@ -111,6 +111,25 @@ host_pcapng() {
 	done
 }
 
+# case_drops: in the pcapng export, the packets whose comment says they
+# were dropped, per interface (named nsINODE:ifINDEX, nsINODE:ip):
+# the router's device's as many as netem dropped, the receiver's
+# netfilter ones as many as the rule dropped
+host_drops() {
+	local qd nf rtr rcv got
+	read -r qd nf rtr rcv < "$1/drops.truth"
+	got=$(tshark -r "$1/drops.pcapng" -T fields -E separator=/t \
+		-e frame.interface_name -e frame.comment \
+		-Y 'frame.comment contains "magnet drop:"' 2>/dev/null |
+		awk -F '\t' -v rtr="$rtr" -v rcv="$rcv" '
+			$1 == "ns" rtr ":if7451" { q++ }
+			index($1, "ns" rcv ":") == 1 &&
+			    $2 ~ /magnet drop: (NETFILTER_DROP|unknown in nf_hook_slow)/ { n++ }
+			END { print q + 0, n + 0 }')
+	echo "drops: tshark finds $got dropped packets (router, netfilter); netem dropped $qd, the rule $nf"
+	[ "$got" = "$qd $nf" ]
+}
+
 # case_monarch and case_monarch_probes: tshark reads each flow's pcapng of
 # probes and answers, a frame per line of the proxy's trace
 host_monarch_tcp() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-tcp"; }

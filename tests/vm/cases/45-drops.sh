@@ -1,0 +1,231 @@
+#!/bin/bash -e
+# VM cases: drops (events=drop, the skb:kfree_skb tracepoint).
+#
+# Sourced by tests/vm/guest.sh, after lib.sh, never run by itself (the
+# -e above: its cases run under set -e, which tells shellcheck); a case's
+# "# suite:" line: tests/vm/suite.sh.
+
+# A transfer from md-snd through the router md-rtr to md-rcv, one MSS a
+# packet, with two droppers whose own counters are the truth: netem loss
+# on the router's device toward the receiver, for the flow's packets (the
+# qdisc's "dropped"), and an nftables rule in the receiver's input that
+# drops one data packet in 40 (its counter).
+# magnet records events=tcp,drop for port 5201 in format 3; in
+# ttpb2ascii's text, the drop lines in the router's namespace must be
+# exactly the qdisc's drops, at its device, sent-packet side (laddr the
+# sender's); those in the receiver's with the reason NETFILTER_DROP (5.10
+# has no reasons: "unknown", freed in nf_hook_slow) exactly the rule's,
+# received side (lport 5201); every one with a reason and a function name,
+# never an address. The ends' TCP drops too (a segment it had already, a
+# socket closed with data queued): listed, not counted. Then
+# events=drop is refused where no output carries a drop: at load with
+# format=2, and as a filter command with omode=0. The pcapng export has
+# each drop as a packet on its interface with the comment "magnet drop:
+# REASON in WHERE": tshark (on the host) finds the router's interface's
+# and the receiver's netfilter ones, as many as the counters say.
+# UDP's NoPorts + InErrors + RcvbufErrors (/proc/net/snmp) in namespace
+# $1: datagrams that arrived and did not get into a socket's queue
+udp_not_queued() {
+	ip netns exec "$1" awk '$1 == "Udp:" && $2 ~ /^[0-9]/ {
+		print $3 + $4 + $6 }' /proc/net/snmp
+}
+
+# suite: every-kernel
+case_drops() {
+	local ns qd nf c n out hold
+	for ns in md-snd md-rtr md-rcv; do
+		ip netns add $ns
+		ip -n $ns link set lo up
+	done
+	ip link add mds0 netns md-snd type veth peer name mdr0 netns md-rtr
+	ip link add mdr1 netns md-rtr index 7451 type veth \
+		peer name mdc0 netns md-rcv
+	ip -n md-snd addr add 10.63.1.1/24 dev mds0
+	ip -n md-rtr addr add 10.63.1.2/24 dev mdr0
+	ip -n md-rtr addr add 10.63.2.1/24 dev mdr1
+	ip -n md-rcv addr add 10.63.2.2/24 dev mdc0
+	for c in md-snd:mds0 md-rtr:mdr0 md-rtr:mdr1 md-rcv:mdc0; do
+		ip -n "${c%:*}" link set "${c#*:}" up
+	done
+	ip -n md-snd route add default via 10.63.1.2
+	ip -n md-rcv route add default via 10.63.2.1
+	ip netns exec md-rtr sysctl -q -w net.ipv4.ip_forward=1
+	# one MSS a packet (no 64 KB GSO packets: each would be one drop)
+	ip -n md-snd link set mds0 gso_max_segs 1
+	ip -n md-rcv link set mdc0 gso_max_segs 1
+	# netem for the flow's packets only (its "dropped" would count an
+	# IPv6 neighbour solicitation it dropped too): a prio band of its own
+	tc -n md-rtr qdisc add dev mdr1 root handle 1: prio
+	tc -n md-rtr qdisc add dev mdr1 parent 1:3 handle 30: netem loss 2%
+	tc -n md-rtr filter add dev mdr1 parent 1: protocol ip u32 \
+		match ip dport 5201 0xffff flowid 1:3
+	ip netns exec md-rcv nft -f - <<-EOF
+	table inet md {
+		counter dropped { }
+		chain in {
+			type filter hook input priority 0;
+			tcp dport 5201 meta length > 200 numgen random mod 40 == 0 counter name dropped drop
+		}
+	}
+	EOF
+	insmod "$KO" events=tcp,drop omode=1 port=5201
+	grep -q "probe	drop	tracepoint	skb:kfree_skb" /proc/net/magnet_stats
+	start_reader "$L/drops.bin"
+	xfer md-rcv md-snd 10.63.2.2 5201 "$L/drops.json" -n 2M
+	sleep 1
+	teacup_stop
+	qd=$(tc -n md-rtr -s qdisc show dev mdr1 |
+		awk '$1 == "qdisc" { q = $2 } q == "netem" && /dropped/ {
+			sub(",", "", $7); print $7; exit }')
+	nf=$(ip netns exec md-rcv nft list counter inet md dropped |
+		awk '$1 == "packets" { print $2 }')
+	# recording again: netem deleted with packets in its time queue, whose
+	# reset drops them. With jitter, packets out of their arrival order go
+	# into its tree, whose node overlays the dev field (netem erases them
+	# leftmost first: the field is NULL): those drops come with no device,
+	# and so with no namespace (a forwarded packet has no socket), the ones
+	# in its in-order list with theirs
+	tc -n md-rtr qdisc change dev mdr1 parent 1:3 handle 30: netem delay 300ms 100ms
+	nsexec md-rcv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-s-again.log"
+	wait_listen md-rcv 5201
+	start_reader "$L/drops-reset.bin"
+	nsexec md-snd timeout 20 iperf3 -c 10.63.2.2 -p 5201 -t 6 > /dev/null 2>&1 &
+	c=$!
+	sleep 4
+	n=$(tc -n md-rtr -s qdisc show dev mdr1 | awk '$1 == "qdisc" { q = $2 }
+		q == "netem" && /backlog/ { sub("p", "", $3); print $3; exit }')
+	tc -n md-rtr qdisc del dev mdr1 root
+	wait "$c" || true
+	teacup_stop
+	rmmod magnet
+	$TTPB2ASCII -f magnet -o "$L/drops-reset.txt" "$L/drops-reset.bin"
+	c=$(awk -F '\t' -v ns="$(stat -L -c %i /run/netns/md-rtr)" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$3 == "drop_out" && ($col["netns"] == ns || $col["netns"] == "") {
+			n[$col["ifindex"] == ""]++ }
+		END { print n[1] + 0, n[0] + 0 }' "$L/drops-reset.txt")
+	log "netem deleted with $n packets queued: drops at the router with no device and with one: $c"
+	[ "$n" -gt 0 ]
+	[ "${c% *}" -gt 0 ]
+	# UDP's receive queue overlays the dev field with dev_scratch, not a
+	# pointer: 20 datagrams queued to a socket that never reads, then
+	# closed, are 20 drops at the receiver, with no device; a handler that
+	# took the field for a device would fault (drops.c, magnet_drop_dev:
+	# it did, on 7.2, "general protection fault, probably for non-canonical
+	# address"). The truth: 20 sent, on a path with no qdisc of ours left,
+	# and none the receiver's UDP counted as not queued (InDatagrams counts
+	# a datagram when it is read)
+	insmod "$KO" events=drop nontcp=1 omode=1 port=5301
+	start_reader "$L/drops-udp.bin"
+	c=$(udp_not_queued md-rcv)
+	# (the fifo outside $L, which is copied out over 9p: no special files)
+	hold=$(mktemp -u /tmp/udp-hold.XXXXXX)
+	rm -f "$L/udp-rcv.out"
+	mkfifo "$hold"
+	# the receiver binds, then holds its socket until the fifo closes
+	nsexec md-rcv $PY -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.63.2.2", 5301))
+print("bound", flush=True)
+sys.stdin.read()' < "$hold" > "$L/udp-rcv.out" &
+	n=$!
+	exec 9> "$hold"
+	for _ in $(seq 300); do
+		grep -q bound "$L/udp-rcv.out" && break
+		sleep 0.1
+	done
+	grep -q bound "$L/udp-rcv.out"
+	nsexec md-snd $PY -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(20):
+    s.sendto(b"x" * 100, ("10.63.2.2", 5301))'
+	sleep 0.5
+	c=$(( 20 - ($(udp_not_queued md-rcv) - c) ))
+	exec 9>&-
+	wait "$n"
+	rm -f "$hold"
+	teacup_stop
+	rmmod magnet
+	n=$($TTPB2ASCII -f magnet "$L/drops-udp.bin" | awk -F '\t' '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$3 == "drop_in" && $col["lport"] == 5301 && $col["ifindex"] == "" { n++ }
+		END { print n + 0 }')
+	log "UDP: 20 datagrams sent, $c queued to a socket closed unread, $n drops with no device"
+	[ "$c" = 20 ]
+	[ "$n" = 20 ]
+	log "truth: netem dropped $qd, the nftables rule $nf"
+	[ "$qd" -gt 0 ]
+	[ "$nf" -gt 0 ]
+	$TTPB2ASCII -f magnet -o "$L/drops.txt" "$L/drops.bin"
+	out=$($PY - "$L/drops.txt" "$qd" "$nf" \
+		"$(stat -L -c %i /run/netns/md-snd)" \
+		"$(stat -L -c %i /run/netns/md-rtr)" \
+		"$(stat -L -c %i /run/netns/md-rcv)" <<-'EOF'
+	import collections, re, sys
+	path, qd, nf, snd, rtr, rcv = sys.argv[1:]
+	with open(path) as f:
+	    head = f.readline().rstrip("\n").split("\t")
+	    rows = [dict(zip(head, l.rstrip("\n").split("\t"))) for l in f]
+	drops = [r for r in rows if r["event"].startswith("drop_")]
+	by = collections.Counter(r["netns"] for r in drops)
+	why = collections.Counter((r["netns"], r["drop_reason"], r["drop_where"])
+	                          for r in drops)
+	for k, n in sorted(why.items()):
+	    print("drops: %s %s %s: %d" % (k + (n,)))
+	bad = []
+	if by[rtr] != int(qd):
+	    bad.append("router: %d drop events, netem dropped %s" % (by[rtr], qd))
+	# the rule's: NETFILTER_DROP, or on 5.10 (no reasons) nf_hook_slow's
+	# (the receiver's TCP may drop too: a retransmission it had, OLD_DATA)
+	nfd = sum(1 for r in drops if r["netns"] == rcv and
+	          (r["drop_reason"] == "NETFILTER_DROP" or
+	           (r["drop_reason"] == "unknown" and
+	            r["drop_where"].startswith("nf_hook_slow"))))
+	if nfd != int(nf):
+	    bad.append("receiver: %d netfilter drop events, the rule dropped %s"
+	               % (nfd, nf))
+	for r in drops:
+	    if r["event"] != ("drop_out" if r["netns"] == rtr else
+	                      "drop_in" if r["netns"] == rcv else r["event"]):
+	        bad.append("a drop's direction: %s" % r)
+	    if r["netns"] == rtr and (r["ifindex"] != "7451" or
+	                              r["laddr"] != "10.63.1.1" or
+	                              r["rport"] != "5201"):
+	        bad.append("a router drop: %s" % r)
+	    if r["netns"] == rcv and (r["laddr"] != "10.63.2.2" or
+	                              r["lport"] != "5201"):
+	        bad.append("a receiver drop: %s" % r)
+	    if not r["drop_reason"] or not r["drop_where"] or \
+	            re.search(r"0x[0-9a-f]|ffff", r["drop_where"]):
+	        bad.append("reason or where: %s" % r)
+	for b in bad[:5]:
+	    print("FAIL: " + b)
+	sys.exit(1 if bad else 0)
+	EOF
+	) || { log "$out"; return 1; }
+	log "$out"
+	# pcapng: tshark on the host counts the dropped packets' comments
+	# (tests/vm/hostcheck.sh, host_drops) against the same truth
+	$TTPB2ASCII -f pcapng -L ip,dev -o "$L/drops.pcapng" "$L/drops.bin"
+	echo "$qd $nf $(stat -L -c %i /run/netns/md-rtr) $(stat -L -c %i /run/netns/md-rcv)" > "$L/drops.truth"
+	echo drops >> "$L/host-checks"
+	for ns in md-snd md-rtr md-rcv; do ip netns del $ns; done
+	# refused where no output carries a drop
+	mark_log
+	if insmod "$KO" events=drop omode=1 format=2; then
+		rmmod magnet
+		log "insmod accepted events=drop format=2"
+		return 1
+	fi
+	new_log | grep -q "magnet: events=drop is invalid here: drops are written only by"
+	insmod "$KO" omode=0
+	if echo "filter events=tcp,drop" > /proc/net/magnet; then
+		rmmod magnet
+		log "filter events=tcp,drop accepted with omode=0"
+		return 1
+	fi
+	new_log | grep -q 'rejected command "filter events=tcp,drop": events: drops are written only by'
+	rmmod magnet
+}
