@@ -52,30 +52,35 @@ NOKPROBE_SYMBOL(magnet_drop_fill);
  * out-of-order tree and of netem's time queue, whose reset drops what it
  * holds; UDP's dev_scratch in its receive queue), and a packet in a
  * socket's queue may outlive the device it came in on. So the field is
- * read through only with copy_from_kernel_nofault() (its ifindex), and
- * the pointer taken only if the device of that ifindex in a namespace
- * (the packet's socket's first, else each one's) is it.
+ * read through only with copy_from_kernel_nofault() (its ifindex and
+ * namespace), the namespace taken only if it is one (the packet's
+ * socket's, or one on the list of namespaces: a pointer compare each),
+ * and the device only if that namespace's device of that ifindex is it.
  */
 struct net_device *notrace magnet_drop_dev(const struct sk_buff *skb)
 {
 	struct net_device *dev = READ_ONCE(skb->dev), *found = NULL;
-	struct net *net;
+	struct net *cand, *net;
+	possible_net_t pn;
+	bool known;
 	int idx;
 
 	if (!dev || copy_from_kernel_nofault(&idx, &dev->ifindex, sizeof(idx)) ||
-	    idx <= 0)
+	    idx <= 0 || copy_from_kernel_nofault(&pn, &dev->nd_net, sizeof(pn)))
 		return NULL;
+	cand = read_pnet(&pn);
 	rcu_read_lock();
-	if (skb->sk && dev_get_by_index_rcu(sock_net(skb->sk), idx) == dev) {
-		found = dev;
-	} else {
+	known = skb->sk && sock_net(skb->sk) == cand;
+	if (!known) {
 		for_each_net_rcu(net) {
-			if (dev_get_by_index_rcu(net, idx) == dev) {
-				found = dev;
+			if (net == cand) {
+				known = true;
 				break;
 			}
 		}
 	}
+	if (known && dev_get_by_index_rcu(cand, idx) == dev)
+		found = dev;
 	rcu_read_unlock();
 	return found;
 }

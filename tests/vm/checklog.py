@@ -20,11 +20,12 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py cwnd-changes LOG        no flow has two consecutive lines with
                                       the same cwnd (full=0)
   checklog.py count LOG JSON          print the number of lines of the flow
-  checklog.py text LOG                magnet text (omode=3): a header of 68
-                                      named columns, 68 fields on every line,
+  checklog.py text LOG                magnet text (omode=3): a header of 70
+                                      named columns, 70 fields on every line,
                                       all 8 event types, iperf3 as comm; the
                                       rate part's columns filled on TCP and
-                                      app lines, empty on the others; a
+                                      app lines, empty on the others; the
+                                      drop columns empty (no events=drop); a
                                       namespace on every event line
   checklog.py protos LOG P [includes] magnet text: the set of ip_proto values
                                       on IP/device lines is exactly P (e.g. 6),
@@ -237,7 +238,8 @@ BBR_COLS = ("bbr_bw", "bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain")
 
 def cmd_text(path):
     head, rows = text_rows(path)
-    if len(head) != 68 or head[:3] != ["time", "cpu", "event"] or head[-1] != "lost":
+    if len(head) != 70 or head[:3] != ["time", "cpu", "event"] or \
+            head[-3:] != ["drop_reason", "drop_where", "lost"]:
         fail("header has %d columns: %r" % (len(head), head[:5]))
     kinds = {r["event"] for r in rows}
     want = {"tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
@@ -258,9 +260,12 @@ def cmd_text(path):
             fail("%s line with a rate part: %r" % (r["event"], rate))
         if any(r[c] for c in BBR_COLS) and r["ca_name"] != "bbr":
             fail("%s line of %s with BBR's columns" % (r["event"], r["ca_name"]))
+        if r["drop_reason"] or r["drop_where"]:
+            fail("%s line with drop columns (no events=drop): %r" % (
+                r["event"], (r["drop_reason"], r["drop_where"])))
         if r["event"] not in ("lost", "reset") and not r["netns"].isdigit():
             fail("%s line without its namespace: %r" % (r["event"], r["netns"]))
-    print("text ok: %d lines, 68 columns, event types %s, the rate part on every TCP and app line, a namespace on every event line"
+    print("text ok: %d lines, 70 columns, event types %s, the rate part on every TCP and app line, no drop columns, a namespace on every event line"
           % (len(rows), ",".join(sorted(kinds))))
 
 
