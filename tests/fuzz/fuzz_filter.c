@@ -192,7 +192,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r) {
 		CHECK(mask == 0x5a5a);
 	} else {
-		CHECK(mask && !(mask & ~(unsigned int)MAGNET_LAYER_ALL));
+		CHECK(mask && !(mask & ~(unsigned int)(MAGNET_LAYER_ALL |
+						   MAGNET_LAYER_DROP)));
 		magnet_format_events(ev, sizeof(ev), mask);
 		CHECK(magnet_parse_events(ev, strlen(ev), &mask2, &err) == 0 &&
 		      mask2 == mask);
