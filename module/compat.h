@@ -248,6 +248,33 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 #endif
 #endif
 
+/*
+ * The tcp:tcp_retransmit_skb tracepoint, whose probe takes (data,
+ * MAGNET_RETRANSMIT_ARGS): (sk, skb) for a segment sent again; from 6.17
+ * also err, as it fires for an attempt that failed too (the retransmission
+ * was sent only if err is 0). Neither it nor sock:inet_sock_set_state is
+ * exported to modules: tcpev.c finds them by name.
+ */
+#include <trace/events/tcp.h>
+#include <trace/events/sock.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 17, 0)
+#define MAGNET_RETRANSMIT_ARGS const struct sock *sk, const struct sk_buff *skb
+#define MAGNET_RETRANSMIT_SENT 1
+#define MAGNET_RETRANSMIT_SIGNATURE_OK \
+	__same_type(&trace_tcp_retransmit_skb, \
+		    void (*)(const struct sock *, const struct sk_buff *))
+#else
+#define MAGNET_RETRANSMIT_ARGS const struct sock *sk, \
+	const struct sk_buff *skb, int err
+#define MAGNET_RETRANSMIT_SENT (err == 0)
+#define MAGNET_RETRANSMIT_SIGNATURE_OK \
+	__same_type(&trace_tcp_retransmit_skb, \
+		    void (*)(const struct sock *, const struct sk_buff *, int))
+#endif
+#define MAGNET_SET_STATE_SIGNATURE_OK \
+	__same_type(&trace_inet_sock_set_state, \
+		    void (*)(const struct sock *, const int, const int))
+
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #error "magnet needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS (or _WITH_REGS)"
 #endif

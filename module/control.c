@@ -152,8 +152,8 @@ ssize_t magnet_control_write(struct file *file, const char __user *ubuf,
 			goto reject;
 		if (fop != MAGNET_FILTER_CLEAR &&
 		    (filt.set & MAGNET_FT_EVENTS) &&
-		    (filt.events & MAGNET_LAYER_DROP) && !magnet_cfg.rate) {
-			err = "events: " MAGNET_DROP_OUTPUTS;
+		    (filt.events & MAGNET_LAYER_V3_ONLY) && !magnet_cfg.rate) {
+			err = "events: " MAGNET_V3_ONLY_OUTPUTS;
 			goto reject;
 		}
 		ret = magnet_filter_set(fop == MAGNET_FILTER_CLEAR ? NULL : &filt);

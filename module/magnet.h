@@ -41,14 +41,15 @@ struct magnet_config {
 	 * (record.h, RF_RATE), so the handlers write it: magnet's version 3
 	 * binary stream and the magnet text. The ttprobe lines, web10g and
 	 * the 256-byte and ttprobe records have no column for it. The same
-	 * outputs are the ones that carry a DROP event (events=drop).
+	 * outputs are the ones that carry a DROP event (events=drop) and the
+	 * TCP events (events=retrans, state).
 	 */
 	bool rate;
 };
 
-/* why events=drop is refused with another output */
-#define MAGNET_DROP_OUTPUTS \
-	"drops are written only by omode=3 (magnet text) and omode=1 format=3 (compat=magnet)"
+/* why events=drop, retrans or state is refused with another output */
+#define MAGNET_V3_ONLY_OUTPUTS \
+	"drops, retransmissions and state changes are written only by omode=3 (magnet text) and omode=1 format=3 (compat=magnet)"
 
 /*
  * compat= values: whose semantics omode=0 and omode=1 follow. The ttprobe

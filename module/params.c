@@ -46,7 +46,7 @@ MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (defa
 module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);
 MODULE_PARM_DESC(fwmark, "Only segments with this fwmark, 0 = any (default: 0)");
 module_param_string(events, magnet_cfg.events_str, sizeof(magnet_cfg.events_str), 0444);
-MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, drop (packets the kernel dropped: omode=3, or omode=1 format=3), or all (the four layers, not drop) (default: tcp)");
+MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, drop (packets the kernel dropped), retrans (TCP retransmissions, RTO and TLP fires), state (TCP state changes), or all (the four layers, not the last three, which need omode=3, or omode=1 format=3) (default: tcp)");
 module_param_named(nontcp, magnet_cfg.nontcp, uint, 0444);
 MODULE_PARM_DESC(nontcp, "1 = IP and device events for non-TCP packets too (default: 0)");
 module_param_string(compat, magnet_cfg.compat_str, sizeof(magnet_cfg.compat_str), 0444);
@@ -138,10 +138,11 @@ int magnet_params_validate(void)
 		  (c->omode == MAGNET_OMODE_BINARY &&
 		   c->compat == MAGNET_COMPAT_MAGNET &&
 		   c->format == MAGNET_FORMAT_VERSION_V3);
-	/* the outputs with the rate part are those that carry a drop */
-	if ((c->events & MAGNET_LAYER_DROP) && !c->rate) {
+	/* the outputs with the rate part are those that carry a drop and the
+	 * TCP events */
+	if ((c->events & MAGNET_LAYER_V3_ONLY) && !c->rate) {
 		pr_err("events=%s is invalid here: %s\n", c->events_str,
-		       MAGNET_DROP_OUTPUTS);
+		       MAGNET_V3_ONLY_OUTPUTS);
 		return -EINVAL;
 	}
 	return 0;

@@ -9,6 +9,13 @@
  *   ip     ip_output, ip6_output     ip_rcv_core/ip_rcv, ip6_rcv_core/ipv6_rcv
  *   dev    __dev_queue_xmit          __netif_receive_skb
  *
+ * TCP's decisions (events=retrans): the RTO at tcp_retransmit_timer's
+ * entry (ftrace), the tail loss probe at tcp_send_loss_probe (a
+ * kretprobe: from its entry to its return the CPU's retransmissions of
+ * that socket are the probe's, and its return records it with what it
+ * sent); tcpev.c has their handlers and the tracepoints (retransmissions,
+ * state changes).
+ *
  * Three more handlers record nothing: tcp_add_backlog's (ftrace) notes
  * where a socket's backlog starts; the return of __release_sock (a
  * kretprobe), where the owner has drained it, forgets it, and
@@ -120,6 +127,37 @@ static int notrace magnet_app_recv_ret(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(magnet_app_recv_ret);
 
+/*
+ * tcp_send_loss_probe(sk): its entry keeps the socket and its
+ * tlp_high_seq in the instance (struct magnet_app_call's sk and seq), its
+ * return writes the TLP event (tcpev.c)
+ */
+static int notrace magnet_tlp_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	struct magnet_app_call *call = (struct magnet_app_call *)ri->data;
+
+	magnet_krp_sweep(container_of(get_kretprobe(ri), struct magnet_probe,
+				      krp));
+	call->sk = (struct sock *)regs_get_kernel_argument(regs, 0);
+	if (!call->sk)
+		return 1;	/* no return probe */
+	call->seq = magnet_tcpev_tlp_begin(call->sk);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_tlp_entry);
+
+static int notrace magnet_tlp_ret(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	const struct magnet_app_call *call =
+		(const struct magnet_app_call *)ri->data;
+
+	magnet_tcpev_tlp_end(call->sk, call->seq);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_tlp_ret);
+
 static void notrace magnet_probe_missed(struct ftrace_ops *op)
 {
 	atomic_long_inc(&container_of(op, struct magnet_probe, ops)->missed);
@@ -153,6 +191,9 @@ NOKPROBE_SYMBOL(name)
 
 #define ARG(n) magnet_ftrace_arg(fregs, n)
 #define SKB ((struct sk_buff *)ARG(p->skb_arg))
+
+/* tcp_retransmit_timer(sk): the RTO fired */
+MAGNET_FTRACE_HANDLER(magnet_rto_h, magnet_tcpev_rto((struct sock *)ARG(0)));
 
 /* __tcp_transmit_skb(sk, skb, ...), tcp_v4_do_rcv(sk, skb) */
 MAGNET_FTRACE_HANDLER(magnet_tcp_h,
@@ -299,6 +340,10 @@ MAGNET_FTRACE_HANDLER(magnet_dev_in_h,
 		magnet_dev_vlan(skb, p->event, false);
 	});
 
+static const struct magnet_candidate magnet_rto_c[] = {
+	{ "tcp_retransmit_timer" }, { NULL } };
+static const struct magnet_candidate magnet_tlp_c[] = {
+	{ "tcp_send_loss_probe" }, { NULL } };
 static const struct magnet_candidate magnet_app_send_c[] = {
 	{ "tcp_sendmsg" }, { NULL } };
 static const struct magnet_candidate magnet_app_recv_c[] = {
@@ -369,7 +414,18 @@ static struct magnet_probe magnet_probes[] = {
 		     magnet_dev_out_c, magnet_dev_out_h, MAGNET_EV_DEV_OUT),
 	FTRACE_PROBE("device receive", MAGNET_LAYER_DEV, MAGNET_DIR_IN, false,
 		     magnet_dev_in_c, magnet_dev_in_h, MAGNET_EV_DEV_IN),
+	FTRACE_PROBE("TCP RTO", MAGNET_LAYER_RETRANS, MAGNET_DIR_OUT, false,
+		     magnet_rto_c, magnet_rto_h, MAGNET_EV_RTO),
+	{ .what = "TCP loss probe", .layer = MAGNET_LAYER_RETRANS,
+	  .direction = MAGNET_DIR_OUT, .candidates = magnet_tlp_c,
+	  .entry = magnet_tlp_entry, .ret = magnet_tlp_ret },
 };
+
+/* a kretprobe whose misses lose records (not the backlog's drain) */
+static bool magnet_krp_records(const struct magnet_probe *p)
+{
+	return p->entry && p->layer != MAGNET_LAYER_TCP;
+}
 
 static int magnet_probe_attach(struct magnet_probe *p,
 			       const struct magnet_candidate *c)
@@ -483,9 +539,12 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 		if (ret)
 			return ret;
 	}
-	if (layers & MAGNET_LAYER_DROP)
-		return magnet_drops_register();
-	return 0;
+	if (layers & MAGNET_LAYER_DROP) {
+		ret = magnet_drops_register();
+		if (ret)
+			return ret;
+	}
+	return magnet_tcpev_register(layers);
 }
 
 /* Returns once no handler runs any more on any CPU. */
@@ -495,12 +554,13 @@ void magnet_probes_unregister(void)
 
 	WRITE_ONCE(magnet_bl_on, false);
 	magnet_drops_unregister();
+	magnet_tcpev_unregister();
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
 
 		if (!p->registered)
 			continue;
-		if (p->entry && p->layer == MAGNET_LAYER_APP) {
+		if (magnet_krp_records(p)) {
 			unregister_kretprobe(&p->krp);
 			magnet_krp_sweep(p);
 			atomic_long_add(p->krp.nmissed + p->krp.kp.nmissed,
@@ -526,8 +586,7 @@ void magnet_probes_sweep_missed(void)
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
 
-		if (p->entry && p->layer == MAGNET_LAYER_APP &&
-		    READ_ONCE(p->registered))
+		if (magnet_krp_records(p) && READ_ONCE(p->registered))
 			magnet_krp_sweep(p);
 	}
 }
@@ -541,7 +600,7 @@ unsigned long magnet_probes_nmissed(void)
 		struct magnet_probe *p = &magnet_probes[i];
 
 		n += atomic_long_read(&p->missed);
-		if (p->registered && p->entry && p->layer == MAGNET_LAYER_APP)
+		if (p->registered && magnet_krp_records(p))
 			n += READ_ONCE(p->krp.nmissed) +
 			     READ_ONCE(p->krp.kp.nmissed);
 	}
@@ -562,4 +621,5 @@ void magnet_probes_show(struct seq_file *m)
 				   p->chosen);
 	}
 	magnet_drops_show(m);
+	magnet_tcpev_show(m);
 }

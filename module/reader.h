@@ -92,6 +92,9 @@ struct magnet_reader {
 	/* rec's drop part, if rec is a DROP event (for the text output) */
 	const struct magnet_v3_drop *drop;
 	struct magnet_v3_drop drop_part;
+	/* rec's TCP event part, if rec is a RETRANS, RTO, TLP or STATE */
+	const struct magnet_v3_tcpev *tcpev;
+	struct magnet_v3_tcpev tcpev_part;
 	bool mapped;		/* the rings are mapped: TAKE may be used */
 	unsigned long reset_gen;	/* v3: the reset its FLOW records
 					 * were last written again for */

@@ -433,6 +433,8 @@ struct magnet_app_call {
 };
 
 void magnet_record_tcp(struct sock *sk, const struct sk_buff *skb, u16 event);
+void magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
+			 u8 event, u8 prev_state, u8 kind, u8 n);
 int magnet_app_entry(struct magnet_app_call *call, struct pt_regs *regs,
 		     bool send);
 int magnet_app_return(const struct magnet_app_call *call,
@@ -454,5 +456,14 @@ int magnet_drops_register(void);
 void magnet_drops_unregister(void);
 struct seq_file;
 void magnet_drops_show(struct seq_file *m);
+
+/* ------------------------------------------------------------ tcpev.c */
+
+void magnet_tcpev_rto(struct sock *sk);
+u32 magnet_tcpev_tlp_begin(struct sock *sk);
+void magnet_tcpev_tlp_end(struct sock *sk, u32 high_seq);
+int magnet_tcpev_register(unsigned int layers);
+void magnet_tcpev_unregister(void);
+void magnet_tcpev_show(struct seq_file *m);
 
 #endif /* MAGNET_REC_H */

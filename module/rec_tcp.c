@@ -256,3 +256,65 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 	return 0;
 }
 NOKPROBE_SYMBOL(magnet_app_return);
+
+/*
+ * A TCP event (events=retrans, events=state; tcpev.c) of the full TCP
+ * socket @sk, where it is locked: @event with the TCP snapshot and the
+ * rate part, then the TCP event part (@prev_state and @kind). RETRANS
+ * carries the segment @skb (len, seq, end_seq as a tcp_out record has
+ * them); the others none. @n: STATE's state entered (the TCP part's
+ * state: the tracepoint runs before sk_state changes), RTO's timeouts
+ * before it. The congestion control is asked for its state except at a
+ * STATE event: a socket being cloned for a connection (SYN_RECV) or
+ * connecting has not initialised its own yet.
+ */
+void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
+				 u8 event, u8 prev_state, u8 kind, u8 n)
+{
+	const struct magnet_filter *f = magnet_filter();
+	const struct tcp_congestion_ops *ca;
+	struct magnet_v3_tcpev *ev;
+	struct magnet_v3_tcp *t;
+	struct magnet_rec c;
+	u16 lport, rport;
+	u32 mark;
+
+	if (unlikely(!sk_fullsock(sk)))
+		return;
+	if (!(f->events & (event == MAGNET_EV_STATE ? MAGNET_LAYER_STATE :
+						      MAGNET_LAYER_RETRANS)) ||
+	    (event != MAGNET_EV_STATE && !(f->dir & MAGNET_FDIR_OUT)))
+		goto filtered;
+	lport = ntohs(inet_sk(sk)->inet_sport);
+	rport = ntohs(sk->sk_dport);
+	mark = READ_ONCE(sk->sk_mark);
+	if (!magnet_sock_ok(f, sk, lport, rport, mark))
+		goto filtered;
+	ca = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+	t = magnet_rec_begin_sock(&c, sk, lport, rport, ca, event,
+				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_RATE |
+				  (skb ? MAGNET_RF_SEQ : 0),
+				  MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
+				  MAGNET_V3_TCPEV_SIZE);
+	if (!t)
+		return;
+	t->len = skb ? skb->len : 0;
+	t->mark = mark;
+	t->seq = skb ? TCP_SKB_CB(skb)->seq : 0;
+	t->end_seq = skb ? TCP_SKB_CB(skb)->end_seq : 0;
+	magnet_fill_tcp(t, sk);
+	if (event == MAGNET_EV_STATE)
+		t->state = n;
+	magnet_fill_rate((struct magnet_v3_rate *)(t + 1), sk, ca,
+			 event != MAGNET_EV_STATE);
+	ev = (struct magnet_v3_tcpev *)((char *)(t + 1) + MAGNET_V3_RATE_SIZE);
+	ev->prev_state = prev_state;
+	ev->kind = kind;
+	ev->timeouts = event == MAGNET_EV_RTO ? n : 0;
+	memset(ev->reserved, 0, sizeof(ev->reserved));
+	magnet_rec_end(&c);
+	return;
+filtered:
+	magnet_ring_filtered();
+}
+NOKPROBE_SYMBOL(magnet_record_tcpev);

@@ -116,12 +116,16 @@ bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 
 	if (k <= 0)
 		return k == 0;
-	/* the rate part only for an output that shows it; a drop's part for
-	 * the same outputs (the others refuse events=drop) */
+	/* the rate part only for an output that shows it; a drop's part and
+	 * a TCP event's for the same outputs (the others refuse those
+	 * events) */
 	rate = rd->out->rate && magnet_v3_rate(&magnet_flows_seen, &x);
 	rd->drop = unlikely(rd->rec.event >= MAGNET_EV_DROP_OUT) &&
 		   magnet_v3_drop(&magnet_flows_seen, &rd->drop_part) ?
 		   &rd->drop_part : NULL;
+	rd->tcpev = unlikely(rd->rec.event >= MAGNET_EV_RETRANS) &&
+		    magnet_v3_tcpev(&magnet_flows_seen, &rd->tcpev_part) ?
+		    &rd->tcpev_part : NULL;
 	magnet_stream_emit(rd, &rd->rec, rate ? &x : NULL);
 	return rd->rec.event == MAGNET_EV_LOST;
 }

@@ -848,7 +848,10 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 		}
 		if (swapped)
 			magnet_swap_record(&rec);
-		if (!magnet_event_name(rec.event)) {
+		/* version 2's events are 1 to 10: a drop or a TCP event
+		 * (12 to 17) has no version 2 form */
+		if (!magnet_event_name(rec.event) ||
+		    rec.event > MAGNET_EV_RESET) {
 			if (!finish_output())
 				return EXIT_BADINPUT;
 			msg("%s: record index %llu at byte offset %llu: unknown event code %u",
@@ -893,12 +896,15 @@ decoded:
 		case FMT_MAGNET: {
 			struct magnet_v3_rate x;
 			struct magnet_v3_drop dp;
+			struct magnet_v3_tcpev te;
 
 			len = magnet_format_text(line, &rec,
 						 v3 && magnet_v3_rate(v3d, &x) ?
 						 &x : NULL,
 						 v3 && magnet_v3_drop(v3d, &dp) ?
-						 &dp : NULL, netns,
+						 &dp : NULL,
+						 v3 && magnet_v3_tcpev(v3d, &te) ?
+						 &te : NULL, netns,
 						 si.realtime_offset_ns);
 			break;
 		}

@@ -69,6 +69,8 @@ static const struct {
 	{ "ip", MAGNET_LAYER_IP },
 	{ "dev", MAGNET_LAYER_DEV },
 	{ "drop", MAGNET_LAYER_DROP },
+	{ "retrans", MAGNET_LAYER_RETRANS },
+	{ "state", MAGNET_LAYER_STATE },
 	{ "all", MAGNET_LAYER_ALL },
 };
 
@@ -81,7 +83,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 	while (len && is_blank(buf[len - 1]))
 		len--;
 	if (!len) {
-		*err = "empty layer list (use app, tcp, ip, dev, drop or all)";
+		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state or all)";
 		return -1;
 	}
 	while (pos <= len) {
@@ -100,7 +102,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 			}
 		}
 		if (!found) {
-			*err = "unknown layer (use app, tcp, ip, dev, drop or all, comma-separated)";
+			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state or all, comma-separated)";
 			return -1;
 		}
 		pos = end + 1;
@@ -114,7 +116,9 @@ int magnet_format_events(char *buf, size_t size, unsigned int mask)
 	size_t i, n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < 5; i++) {
+	/* every name but the last, all */
+	for (i = 0; i + 1 < sizeof(magnet_layers) / sizeof(magnet_layers[0]);
+	     i++) {
 		if (!(mask & magnet_layers[i].mask))
 			continue;
 		n += snprintf(buf + n, size > n ? size - n : 0, "%s%s",

@@ -30,6 +30,18 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_RESET] = "reset",
 	[MAGNET_EV_DROP_OUT] = "drop_out",
 	[MAGNET_EV_DROP_IN] = "drop_in",
+	[MAGNET_EV_RETRANS] = "retrans",
+	[MAGNET_EV_RTO] = "rto",
+	[MAGNET_EV_TLP] = "tlp",
+	[MAGNET_EV_STATE] = "state",
+};
+
+/* struct magnet_v3_tcpev's kind: of a RETRANS event, of a TLP event */
+static const char *const magnet_kinds[2][4] = {
+	{ [MAGNET_RETRANS_RTO] = "rto", [MAGNET_RETRANS_FAST] = "fast",
+	  [MAGNET_RETRANS_TLP] = "tlp" },
+	{ [MAGNET_TLP_NONE] = "none", [MAGNET_TLP_NEW] = "new",
+	  [MAGNET_TLP_RETRANS] = "retrans" },
 };
 
 /* one 64-bit word into the flow key: multiply, fold the high bits down */
@@ -535,7 +547,8 @@ static const char magnet_text_columns[] =
 	"\trtt_us\tadvmss\tsnd_wscale\trcv_wscale\topts"
 	"\tpacing_rate\tdelivery_rate\tdelivered\tdelivered_ce\tlost_out"
 	"\tsacked_out\tapp_limited\tbbr_bw\tbbr_min_rtt\tbbr_pacing_gain"
-	"\tbbr_cwnd_gain\tdrop_reason\tdrop_where\tlost\n";
+	"\tbbr_cwnd_gain\tdrop_reason\tdrop_where\tprev_state\tkind"
+	"\ttimeouts\tlost\n";
 
 int magnet_format_text_header(char *buf)
 {
@@ -586,14 +599,15 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
 #define MAGNET_CC_BBR 16
 
 /*
- * One line of magnet's own text format, 70 tab-separated columns. The
+ * One line of magnet's own text format, 73 tab-separated columns. The
  * widest line (every field at its widest, IPv6, 16-byte comm and ca_name,
- * a BBR rate part, a netns, a drop part with 31-byte names) is 872 bytes
- * (test_format checks); MAGNET_TEXT_LINE_MAX is 1024.
+ * a BBR rate part, a netns, a drop part with 31-byte names, a TCP event
+ * part) is 878 bytes (test_format checks); MAGNET_TEXT_LINE_MAX is 1024.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_rate *rate,
-		       const struct magnet_v3_drop *drop, __u32 netns,
+		       const struct magnet_v3_drop *drop,
+		       const struct magnet_v3_tcpev *ev, __u32 netns,
 		       __s64 realtime_offset_ns)
 {
 	const char *name = magnet_event_name(r->event);
@@ -737,6 +751,25 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 	} else {
 		p = magnet_put_tabs(p, 2);
 	}
+	if (ev && r->event == MAGNET_EV_STATE)
+		MAGNET_COL_U32(p, ev->prev_state);
+	else
+		*p++ = '\t';
+	*p++ = '\t';
+	if (ev && (r->event == MAGNET_EV_RETRANS ||
+		   r->event == MAGNET_EV_TLP)) {
+		const char *k = ev->kind < 4 ?
+			magnet_kinds[r->event == MAGNET_EV_TLP][ev->kind] : NULL;
+
+		if (k)
+			p = magnet_put_str(p, k);
+		else
+			p = magnet_put_u32(p, ev->kind);
+	}
+	if (ev && r->event == MAGNET_EV_RTO)
+		MAGNET_COL_U32(p, ev->timeouts);
+	else
+		*p++ = '\t';
 	*p++ = '\t';
 out:
 	*p++ = '\n';

@@ -16,7 +16,7 @@ struct magnet_v3_slot;	/* v3.h */
 /* Longest magnet text line (header or record), newline and NUL included. */
 #define MAGNET_TEXT_LINE_MAX 1024
 /* Columns of the magnet text format (header and every line). */
-#define MAGNET_TEXT_NCOLS 70
+#define MAGNET_TEXT_NCOLS 73
 #define MAGNET_TEXT_COL_RET 18	/* 1-based: where a lost line's misses go */
 /*
  * Longest web10g line (the header is the longest), newline and NUL
@@ -208,7 +208,11 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * event's drop part (magnet_v3_drop()), or NULL: drop_reason is its
  * reason's name ("unknown" when the kernel gives none, the number when it
  * has no name for it), drop_where the function that dropped it; both
- * empty without one. @netns: the
+ * empty without one. @ev: a RETRANS, RTO, TLP or STATE event's TCP event
+ * part (magnet_v3_tcpev()), or NULL: prev_state is a STATE event's state
+ * left, kind a RETRANS event's kind (rto, fast, tlp; the number
+ * if unknown), timeouts an RTO event's timeouts before it; each empty
+ * otherwise. @netns: the
  * event's network namespace (version 3's FLOW record), 0 if unknown: an
  * empty column. @buf must hold
  * MAGNET_TEXT_LINE_MAX bytes. Return the length (0 for an unknown event
@@ -217,7 +221,8 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
 int magnet_format_text_header(char *buf);
 int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_rate *rate,
-		       const struct magnet_v3_drop *drop, __u32 netns,
+		       const struct magnet_v3_drop *drop,
+		       const struct magnet_v3_tcpev *ev, __u32 netns,
 		       __s64 realtime_offset_ns);
 /* tcp_info's delivery rate (bytes/s) of a rate part, with the MSS @mss */
 __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);

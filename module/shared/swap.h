@@ -92,6 +92,9 @@ MAGNET_SWAP_FN(magnet_swap_v3_rate, MAGNET_V3_RATE_PART)
 #define MAGNET_SWAP_T struct magnet_v3_drop
 MAGNET_SWAP_FN(magnet_swap_v3_drop, MAGNET_V3_DROP_PART)
 #undef MAGNET_SWAP_T
+#define MAGNET_SWAP_T struct magnet_v3_tcpev
+MAGNET_SWAP_FN(magnet_swap_v3_tcpev, MAGNET_V3_TCPEV_PART)
+#undef MAGNET_SWAP_T
 
 /*
  * A version 2 record: the TCP snapshot or, with RF_HDR, the packet header
@@ -137,6 +140,16 @@ static inline void magnet_swap_v3(unsigned char *p)
 	case MAGNET_EV_DROP_IN:
 		magnet_swap_v3_pkt(p + MAGNET_V3_HDR_SIZE);
 		magnet_swap_v3_drop(p + len - MAGNET_V3_DROP_SIZE);
+		return;
+	case MAGNET_EV_RETRANS:	/* the TCP part, the rate part, the TCP
+				 * event part */
+	case MAGNET_EV_RTO:
+	case MAGNET_EV_TLP:
+	case MAGNET_EV_STATE:
+		magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);
+		magnet_swap_v3_rate(p + len - MAGNET_V3_TCPEV_SIZE -
+				    MAGNET_V3_RATE_SIZE);
+		magnet_swap_v3_tcpev(p + len - MAGNET_V3_TCPEV_SIZE);
 		return;
 	}
 	magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);

@@ -17,12 +17,14 @@
  * The layout of an event's record, by its type: TCP and app events carry
  * the TCP part (app events the call after it, and either the rate part
  * last when RF_RATE says so), IP and device events the packet part, DROP
- * events the packet part and the drop part last (version 3 only). The
+ * events the packet part and the drop part last, TCP events (RETRANS, RTO,
+ * TLP, STATE) the TCP part, the rate part and the TCP event part last
+ * (version 3 only, always with the rate part). The
  * flags only say which fields hold values, except that a packet record has
  * no room for a TCP snapshot or a rate part, and a record holds a TCP
  * snapshot or a packet header, not both.
  */
-enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP };
+enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV };
 
 static int v3_is_app(unsigned int event)
 {
@@ -50,6 +52,13 @@ static int v3_layout(unsigned int event, unsigned int flags)
 	case MAGNET_EV_DROP_IN:
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
 								    V3_DROP;
+	case MAGNET_EV_RETRANS:
+	case MAGNET_EV_RTO:
+	case MAGNET_EV_TLP:
+	case MAGNET_EV_STATE:
+		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE |
+				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
+		       (MAGNET_RF_TCP | MAGNET_RF_RATE) ? V3_TCPEV : V3_NONE;
 	}
 	return V3_NONE;
 }
@@ -492,6 +501,9 @@ V3_GETTER(v3_get_pkt, struct magnet_record, struct magnet_v3_pkt,
 /* the drop part, at @b, into its own struct */
 V3_GETTER(v3_get_drop, struct magnet_v3_drop, struct magnet_v3_drop,
 	  0, MAGNET_V3_DROP_PART, V3_GET_ALL)
+/* the TCP event part, at @b, into its own struct */
+V3_GETTER(v3_get_tcpev, struct magnet_v3_tcpev, struct magnet_v3_tcpev,
+	  0, MAGNET_V3_TCPEV_PART, V3_GET_ALL)
 /* the rate part, at @b, into its own struct */
 V3_GETTER(v3_get_rate, struct magnet_v3_rate, struct magnet_v3_rate,
 	  0, MAGNET_V3_RATE_PART, V3_GET_ALL)
@@ -517,6 +529,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	/* no rate part until a record that carries one is decoded */
 	d->rate = NULL;
 	d->drop = NULL;
+	d->tcpev = NULL;
 	d->netns = 0;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
 		if (len != MAGNET_V3_COUNT_SIZE)
@@ -571,9 +584,9 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		s->used = 1;
 		return 0;
 	}
-	if (event < MAGNET_EV_TCP_OUT ||
-	    (event > MAGNET_EV_DEV_IN && event != MAGNET_EV_DROP_OUT &&
-	     event != MAGNET_EV_DROP_IN)) {
+	if (event < MAGNET_EV_TCP_OUT || event == MAGNET_EV_LOST ||
+	    event == MAGNET_EV_RESET || event == MAGNET_V3_FLOW ||
+	    event > MAGNET_EV_MAX) {
 		snprintf(d->err, sizeof(d->err), "unknown event code %u",
 			 event);
 		return -1;
@@ -590,6 +603,11 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 					  v3_is_app(event) ?
 					  (flags & MAGNET_RF_RATE ? "app+rate" : "app") :
 					  (flags & MAGNET_RF_RATE ? "TCP+rate" : "TCP"));
+	} else if (layout == V3_TCPEV) {
+		want = MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
+		       MAGNET_V3_TCPEV_SIZE;
+		if (len != want)
+			return v3_bad_len(d, len, want, "TCP event");
 	} else if (layout == V3_PKT || layout == V3_DROP) {
 		unsigned int th = len >= MAGNET_V3_PKT_SIZE ?
 				  b[V3_OFF(struct magnet_v3_pkt, tcp_hlen)] : 0;
@@ -608,7 +626,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 					  "drop" : "packet");
 	} else {
 		snprintf(d->err, sizeof(d->err),
-			 "event %u with flags 0x%02x: a TCP snapshot and a packet header, or a TCP snapshot in a packet record",
+			 "event %u with flags 0x%02x: a TCP snapshot and a packet header, a TCP snapshot in a packet record, or a TCP event without its TCP and rate parts",
 			 event, flags);
 		return -1;
 	}
@@ -648,11 +666,16 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	if (!v3_is_app(event))
 		V3_ZERO(r, pid, comm);
 
-	if (layout == V3_TCP) {
+	if (layout == V3_TCP || layout == V3_TCPEV) {
 		v3_get_tcp(r, b, sw);
 		if (v3_is_app(event))
 			v3_get_app(r, b, sw);
-		if (flags & MAGNET_RF_RATE) {
+		if (layout == V3_TCPEV) {
+			d->rate = b + len - MAGNET_V3_TCPEV_SIZE -
+				  MAGNET_V3_RATE_SIZE;
+			d->tcpev = b + len - MAGNET_V3_TCPEV_SIZE;
+			d->rate_swapped = sw;
+		} else if (flags & MAGNET_RF_RATE) {
 			d->rate = b + len - MAGNET_V3_RATE_SIZE;
 			d->rate_swapped = sw;
 		}
@@ -686,6 +709,14 @@ int magnet_v3_drop(const struct magnet_v3_dec *d, struct magnet_v3_drop *x)
 	/* a full field from a writer that did not end it */
 	x->reason_name[sizeof(x->reason_name) - 1] = 0;
 	x->where[sizeof(x->where) - 1] = 0;
+	return 1;
+}
+
+int magnet_v3_tcpev(const struct magnet_v3_dec *d, struct magnet_v3_tcpev *x)
+{
+	if (!d->tcpev)
+		return 0;
+	v3_get_tcpev(x, d->tcpev, d->rate_swapped);
 	return 1;
 }
 

@@ -115,6 +115,8 @@ struct magnet_v3_dec {
 	int rate_swapped;
 	/* the drop part of the DROP event decoded last, or NULL */
 	const unsigned char *drop;
+	/* the TCP event part of the TCP event decoded last, or NULL */
+	const unsigned char *tcpev;
 	/*
 	 * The network namespace of the event magnet_v3_decode() returned
 	 * last, from its flow (0: unknown, or a LOST or RESET record): a
@@ -206,5 +208,12 @@ int magnet_v3_rate(const struct magnet_v3_dec *d, struct magnet_v3_rate *x);
  * DROP event. Its names end with a NUL (a full field is cut at 31 bytes).
  */
 int magnet_v3_drop(const struct magnet_v3_dec *d, struct magnet_v3_drop *x);
+
+/*
+ * The TCP event part of the RETRANS, RTO, TLP or STATE event
+ * magnet_v3_decode() returned last (its record unchanged since): 1, or 0
+ * if that was no such event.
+ */
+int magnet_v3_tcpev(const struct magnet_v3_dec *d, struct magnet_v3_tcpev *x);
 
 #endif /* MAGNET_V3_H */

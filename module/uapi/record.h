@@ -48,7 +48,14 @@ enum magnet_event {
 	 * source), or one it received (laddr: its destination) */
 	MAGNET_EV_DROP_OUT = 12,
 	MAGNET_EV_DROP_IN = 13,
-	MAGNET_EV_MAX = MAGNET_EV_DROP_IN,
+	/* version 3 only: TCP's decisions, each with the TCP snapshot and
+	 * the TCP event part (struct magnet_v3_tcpev) */
+	MAGNET_EV_RETRANS = 14,	/* a segment retransmitted (sent again) */
+	MAGNET_EV_RTO = 15,	/* the retransmission timer fired */
+	MAGNET_EV_TLP = 16,	/* the tail loss probe timer fired (written
+				 * when TCP is done with it) */
+	MAGNET_EV_STATE = 17,	/* the socket's TCP state changed */
+	MAGNET_EV_MAX = MAGNET_EV_STATE,
 };
 
 /* the layers of the events= parameter */
@@ -58,6 +65,24 @@ enum magnet_event {
 #define MAGNET_LAYER_DEV 0x8
 #define MAGNET_LAYER_ALL 0xf	/* the four layers (all: not drops) */
 #define MAGNET_LAYER_DROP 0x10	/* drops (events=drop), format 3 only */
+/* retransmissions, RTO and TLP fires (events=retrans), format 3 only */
+#define MAGNET_LAYER_RETRANS 0x20
+#define MAGNET_LAYER_STATE 0x40	/* TCP state changes (events=state), too */
+/* what only format 3 carries */
+#define MAGNET_LAYER_V3_ONLY (MAGNET_LAYER_DROP | MAGNET_LAYER_RETRANS | \
+			      MAGNET_LAYER_STATE)
+
+/* struct magnet_v3_tcpev's kind: what made a RETRANS event */
+#define MAGNET_RETRANS_RTO 1	/* in loss recovery (icsk_ca_state Loss):
+				 * the timer's own, and those after it */
+#define MAGNET_RETRANS_FAST 2	/* another state: fast retransmit, RACK */
+#define MAGNET_RETRANS_TLP 3	/* sent by the tail loss probe */
+/* and of a TLP event: what the probe sent */
+#define MAGNET_TLP_NONE 1	/* nothing (a probe was out already, or no
+				 * segment could go): the timer rearmed */
+#define MAGNET_TLP_NEW 2	/* new data */
+#define MAGNET_TLP_RETRANS 3	/* the last segment again (its RETRANS
+				 * event, kind tlp, comes before) */
 
 #define MAGNET_FAMILY_INET 4
 #define MAGNET_FAMILY_INET6 6
@@ -280,6 +305,11 @@ struct magnet_v3_drop {
 	MAGNET_V3_DROP_PART(MAGNET_SCHEMA_MEMBER)
 };
 
+/* RETRANS, RTO, TLP, STATE, last (after the TCP and rate parts) */
+struct magnet_v3_tcpev {
+	MAGNET_V3_TCPEV_PART(MAGNET_SCHEMA_MEMBER)
+};
+
 /* a table's bytes (an int, as the sizes always were) */
 #define MAGNET_SCHEMA_BYTES(table) ((int)(0 table(MAGNET_SCHEMA_SIZE)))
 
@@ -298,6 +328,7 @@ struct magnet_v3_drop {
 #define MAGNET_V3_PKT_SIZE (MAGNET_V3_HDR_SIZE + \
 			    MAGNET_SCHEMA_BYTES(MAGNET_V3_PKT_PART))	/* + options */
 #define MAGNET_V3_DROP_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_DROP_PART)	/* the part alone: no header */
+#define MAGNET_V3_TCPEV_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_TCPEV_PART)	/* the part alone: no header */
 #define MAGNET_V3_MAX_SIZE (MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE)
 
 /* no hidden padding: every byte of a part is a field of its table */
@@ -320,6 +351,11 @@ MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rate) == MAGNET_V3_RATE_SIZE,
 		     "v3 rate part");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_drop) == MAGNET_V3_DROP_SIZE,
 		     "v3 drop part");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_tcpev) == MAGNET_V3_TCPEV_SIZE,
+		     "v3 TCP event part");
+MAGNET_STATIC_ASSERT(MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
+		     MAGNET_V3_TCPEV_SIZE <= MAGNET_V3_MAX_SIZE,
+		     "v3 largest record (TCP event)");
 MAGNET_STATIC_ASSERT(MAGNET_V3_PKT_SIZE + MAGNET_TCP_OPTS_LEN +
 		     MAGNET_V3_DROP_SIZE <= MAGNET_V3_MAX_SIZE,
 		     "v3 largest record");
@@ -328,7 +364,8 @@ MAGNET_STATIC_ASSERT(MAGNET_V3_PKT_SIZE + MAGNET_TCP_OPTS_LEN +
 MAGNET_STATIC_ASSERT(MAGNET_V3_COUNT_SIZE % 8 == 0 &&
 		     MAGNET_V3_FLOW_SIZE % 8 == 0 && MAGNET_V3_TCP_SIZE % 8 == 0 &&
 		     MAGNET_V3_APP_SIZE % 8 == 0 && MAGNET_V3_PKT_SIZE % 8 == 0 &&
-		     MAGNET_V3_RATE_SIZE % 8 == 0 && MAGNET_V3_DROP_SIZE % 8 == 0,
+		     MAGNET_V3_RATE_SIZE % 8 == 0 && MAGNET_V3_DROP_SIZE % 8 == 0 &&
+		     MAGNET_V3_TCPEV_SIZE % 8 == 0,
 		     "v3 records are multiples of 8 bytes");
 
 #endif /* MAGNET_RECORD_H */

@@ -263,6 +263,22 @@
 	 * " [module]" for a module's; NUL-padded, cut at 31 bytes */	\
 	X(char, where, [32], F)
 
+/*
+ * A TCP event (RETRANS, RTO, TLP, STATE; struct magnet_v3_tcpev): the TCP
+ * part and the rate part, as a TCP event has them, then this part, last.
+ * A STATE event's TCP part has the state entered in `state`.
+ */
+#define MAGNET_V3_TCPEV_PART(X)						\
+	/* STATE: the state left (sk_state before); else 0 */		\
+	X(__u8, prev_state, , F)					\
+	/* RETRANS: MAGNET_RETRANS_* (what made it); TLP: MAGNET_TLP_*	\
+	 * (what the probe sent); else 0 */				\
+	X(__u8, kind, , F)						\
+	/* RTO: the timeouts in a row before this one (icsk_retransmits,	\
+	 * 255 at most); else 0 */					\
+	X(__u8, timeouts, , F)						\
+	X(__u8, reserved, [5], R)
+
 /* ------------------------------------------------------------ version 2 */
 
 /*

@@ -250,6 +250,16 @@ class LogAnalysis:
         self.layers = set()
         self.modulation = Modulation()
         self.latency = Latency()
+        # where packets died (events=drop): (the sender's end: family,
+        # address, port, the receiver's address and port), netns, layer,
+        # reason, function -> packets
+        self.drops = Counter()
+        # TCP's decisions (events=retrans, state), by socket (cookie) ->
+        # Counter of "retrans fast", "rto", "tlp new", ...; its states, in
+        # order (prev_state of the first, then each state); its key
+        self.decisions = {}
+        self.state_paths = {}
+        self.sock_keys = {}
 
     def flow_verdict(self, flow):
         return _worst(flow.reasons)
@@ -341,6 +351,29 @@ class LogAnalysis:
                 lambda k: self.flows[k].label(), self.host_keys),
             "latency": self.latency.rows(self.socket_netns(),
                                          self.host_name),
+            # where packets died (events=drop): per packet path (its
+            # sender's end first), host, layer (dev: at a device, ip: none
+            # known), the kernel's reason and the function that freed it
+            "drops": [{
+                "flow": _label(k), "host": self.host_name(ns), "layer": lay,
+                "reason": why, "where": where, "packets": n}
+                for (k, ns, lay, why, where), n in sorted(
+                    self.drops.items(), key=lambda kv: (-kv[1], kv[0]))],
+            # TCP's decisions (events=retrans, state), per connection end
+            "decisions": [{
+                "flow": _label(k), "host": self.host_name(k[5] or ""),
+                "retrans_fast": c["retrans fast"],
+                "retrans_rto": c["retrans rto"],
+                "retrans_tlp": c["retrans tlp"],
+                "rto": c["rto"],
+                "tlp_new": c["tlp new"], "tlp_retrans": c["tlp retrans"],
+                "tlp_none": c["tlp none"],
+                "states": " ".join(TCP_STATES.get(x, str(x)) for x in
+                                   self.state_paths.get(sock, [])),
+            } for sock in sorted(set(self.decisions) | set(self.state_paths),
+                                 key=lambda x: self.sock_keys[x])
+                for k in [self.sock_keys[sock]]
+                for c in [self.decisions.get(sock, Counter())]],
         }
 
     def tcp_flows(self):
@@ -416,10 +449,13 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             cpu_last[cpu] = t
             res.events += 1
             ns_events[r.get("netns")] += 1
-            if ev in ("drop_out", "drop_in"):
-                # a packet the kernel dropped (events=drop): not in the
-                # layers' modulation and latency, which count packets
+            if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
+                      "state"):
+                # a packet the kernel dropped (events=drop), or TCP's
+                # decisions (events=retrans, state): counted apart, not in
+                # the layers' modulation and latency, which count packets
                 # that went on
+                _decision(res, r, ev)
                 continue
             layer = ev.split("_")[0]
             if devices is not None and layer == "dev" and \
@@ -500,6 +536,49 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             % end.message.replace("ttpb2ascii: ", ""), res.t_end))
     _finish(res, gaps, end)
     return res
+
+
+def _decision(res, r, ev):
+    """a drop (counted by the packet's sender's end, where and why) or a
+    TCP decision (counted by its socket's end)"""
+    fam, netns = r["family"], r.get("netns") or ""
+    if ev in ("drop_out", "drop_in"):
+        # a drop_out's laddr is the packet's source, a drop_in's its
+        # destination
+        if ev == "drop_out":
+            k = (fam, r["laddr"], r["lport"], r["raddr"], r["rport"])
+        else:
+            k = (fam, r["raddr"], r["rport"], r["laddr"], r["lport"])
+        res.drops[(k, netns, "dev" if r["ifindex"] else "ip",
+                   r["drop_reason"], r["drop_where"])] += 1
+        return
+    # by the socket (its cookie): a connecting socket's first change
+    # comes before it has its local port
+    sock = r["sock"] or _key(r)
+    if r["lport"] != "0" or sock not in res.sock_keys:
+        res.sock_keys[sock] = _key(r)
+    if ev == "state":
+        path = res.state_paths.setdefault(sock, [])
+        if not path:
+            path.append(r.int_("prev_state"))
+        path.append(r.int_("state"))
+        return
+    c = res.decisions.setdefault(sock, Counter())
+    c[ev + (" " + r["kind"] if r["kind"] else "")] += 1
+
+
+def _label(key):
+    fam, la, lp, ra, rp = key[:5]
+    if fam == "6":
+        return "[%s]:%s -> [%s]:%s" % (la, lp, ra, rp)
+    return "%s:%s -> %s:%s" % (la, lp, ra, rp)
+
+
+# the kernel's TCP states, by number (include/net/tcp_states.h)
+TCP_STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV",
+              4: "FIN_WAIT1", 5: "FIN_WAIT2", 6: "TIME_WAIT", 7: "CLOSE",
+              8: "CLOSE_WAIT", 9: "LAST_ACK", 10: "LISTEN", 11: "CLOSING",
+              12: "NEW_SYN_RECV"}
 
 
 def _tcp(f, r, t, t0, csvs):

@@ -86,7 +86,43 @@ def report_md(d):
                          % (m["host"] or "-", m["direction"], m["from"],
                             m["to"], m["count"], m["mean_us"], m["p10_us"],
                             m["p50_us"], m["p90_us"], m["p99_us"]))
+    if d.get("drops"):
+        lines += ["", "## Where packets died", "",
+                  DROPS_INTRO, "", "| packets of | host | layer | reason | "
+                  "function | packets |", "|---|---|---|---|---|---|"]
+        for m in d["drops"]:
+            lines.append("| %s | %s | %s | %s | %s | %d |" % (
+                m["flow"], m["host"] or "-", m["layer"], m["reason"],
+                m["where"], m["packets"]))
+    if d.get("decisions"):
+        lines += ["", "## TCP's decisions", "", DECISIONS_INTRO, "",
+                  "| connection | host | " + " | ".join(DECISION_HEAD) +
+                  " | states |", "|---|---|" + "---|" * len(DECISION_HEAD) +
+                  "---|"]
+        for m in d["decisions"]:
+            lines.append("| %s | %s | %s | %s |" % (
+                m["flow"], m["host"] or "-",
+                " | ".join(str(m[k]) for k in DECISION_KEYS),
+                m["states"] or "-"))
     return "\n".join(lines) + "\n"
+
+
+DROPS_INTRO = ("Packets the kernel freed as dropped (events=drop), by the "
+               "packets' path (their sender's end first), the host "
+               "(network namespace) and layer where it happened (dev: at a "
+               "device; ip: no device known), the kernel's reason "
+               "(unknown before Linux 5.17) and the function that freed "
+               "them.")
+DECISIONS_INTRO = ("Per connection end (events=retrans, state): its "
+                   "retransmissions by what made them (fast: fast "
+                   "retransmit or RACK; rto: in loss recovery after a "
+                   "timeout; tlp: a tail loss probe), its retransmission "
+                   "timeouts, its tail loss probes by what they sent, and "
+                   "the TCP states it went through.")
+DECISION_KEYS = ("retrans_fast", "retrans_rto", "retrans_tlp", "rto",
+                 "tlp_new", "tlp_retrans", "tlp_none")
+DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp", "RTOs",
+                 "TLP new data", "TLP last segment", "TLP nothing sent")
 
 
 def comparison_md(test_id, tab):
@@ -229,6 +265,22 @@ def report_html(d, outdir):
                  m["count"], m["mean_us"], m["p10_us"], m["p50_us"],
                  m["p90_us"], m["p99_us"]] for m in d["latency"]]
         b.append(_table(head, rows, range(4, len(head))))
+    if d.get("drops"):
+        b += ["<h2>Where packets died</h2>\n", "<p>%s</p>\n" % esc(DROPS_INTRO)]
+        b.append(_table(["packets of", "host", "layer", "reason", "function",
+                         "packets"],
+                        [[m["flow"], m["host"] or "-", m["layer"], m["reason"],
+                          m["where"], m["packets"]] for m in d["drops"]],
+                        (5,)))
+    if d.get("decisions"):
+        b += ["<h2>TCP's decisions</h2>\n",
+              "<p>%s</p>\n" % esc(DECISIONS_INTRO)]
+        b.append(_table(["connection", "host"] + list(DECISION_HEAD) +
+                        ["states"],
+                        [[m["flow"], m["host"] or "-"] +
+                         [m[k] for k in DECISION_KEYS] + [m["states"] or "-"]
+                         for m in d["decisions"]],
+                        range(2, 2 + len(DECISION_KEYS))))
     figs = _figures(d.get("figures", []), outdir)
     if figs:
         b += ["<h2>Figures</h2>\n", figs]

@@ -193,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(mask == 0x5a5a);
 	} else {
 		CHECK(mask && !(mask & ~(unsigned int)(MAGNET_LAYER_ALL |
-						   MAGNET_LAYER_DROP)));
+						   MAGNET_LAYER_V3_ONLY)));
 		magnet_format_events(ev, sizeof(ev), mask);
 		CHECK(magnet_parse_events(ev, strlen(ev), &mask2, &err) == 0 &&
 		      mask2 == mask);

@@ -648,6 +648,20 @@ check "docdecode.py drops-7.2.bin: the magnet text byte for byte" \
 	cmp -s "$tmp/doc.out" "$tmp/out"
 check "drops-7.2.bin: 4 drop_out lines of QDISC_DROP, 4 drop_in of NETFILTER_DROP" \
 	[ "$(grep -c '	drop_out	.*	QDISC_DROP	__tcf_kfree_skb_list	' "$tmp/out")$(grep -c '	drop_in	.*	NETFILTER_DROP	nft_do_chain_\[nf_tables\]	' "$tmp/out")" = 44 ]
+# and a real log of TCP's decisions (tcpev-7.2.bin: the first 37632 bytes
+# of case_tcpev's transfer on 7.2, events=retrans,state): the same text,
+# with each event's columns
+run -f magnet tcpev-7.2.bin
+/usr/bin/python3 ./docdecode.py tcpev-7.2.bin >"$tmp/doc.out" 2>"$tmp/doc.err"
+drc=$?
+check "docdecode.py tcpev-7.2.bin: exit 0 as ttpb2ascii's ($rc, $drc)" [ "$drc$rc" = 00 ]
+check "docdecode.py tcpev-7.2.bin: the magnet text byte for byte" \
+	cmp -s "$tmp/doc.out" "$tmp/out"
+check "tcpev-7.2.bin: 146 fast, 1 rto and 1 tlp retransmissions, 1 RTO, 5 probes of new data and 1 of the last segment, 9 state changes" \
+	[ "$(awk -F '\t' 'NR > 1 { n[$3 " " $(NF - 2)]++ } END {
+		printf "%d %d %d %d %d %d %d", n["retrans fast"], n["retrans rto"],
+			n["retrans tlp"], n["rto "], n["tlp new"], n["tlp retrans"],
+			n["state "] }' "$tmp/out")" = "146 1 1 1 5 1 9" ]
 # the corner cases docs/binary-format.md states a rule for, each a log
 # NAME-EXIT.bin: ttpb2ascii exits EXIT as the document says, and
 # docdecode.py prints the same text with the same exit code. The rate

@@ -21,7 +21,10 @@ MAGIC_SW = 0x67452301
 
 EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
             5: 'ip_out', 6: 'ip_in', 7: 'dev_out', 8: 'dev_in',
-            9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in'}
+            9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in',
+            14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state'}
+RETRANS_KINDS = {1: 'rto', 2: 'fast', 3: 'tlp'}
+TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
@@ -35,8 +38,9 @@ COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "rcv_nxt min_rtt_us rtt_us advmss snd_wscale rcv_wscale opts "
            "pacing_rate delivery_rate delivered delivered_ce lost_out "
            "sacked_out app_limited bbr_bw bbr_min_rtt bbr_pacing_gain "
-           "bbr_cwnd_gain drop_reason drop_where lost").split()
-assert len(COLUMNS) == 70
+           "bbr_cwnd_gain drop_reason drop_where prev_state kind "
+           "timeouts lost").split()
+assert len(COLUMNS) == 73
 
 TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
            "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
@@ -226,6 +230,17 @@ class Decoder:
             name = clean(q['reason_name'])
             r['drop_reason'] = name or (q['reason'] or 'unknown')
             r['drop_where'] = clean(q['where'])
+        # "TCP event part": each column of its event only
+        if 'tcpev' in f:
+            q = f['tcpev']
+            if f['event'] == 17:
+                r['prev_state'] = q['prev_state']
+            elif f['event'] == 14:
+                r['kind'] = RETRANS_KINDS.get(q['kind'], q['kind'])
+            elif f['event'] == 16:
+                r['kind'] = TLP_KINDS.get(q['kind'], q['kind'])
+            elif f['event'] == 15:
+                r['timeouts'] = q['timeouts']
         return r
 
     # ---- version 3 ----
@@ -279,9 +294,16 @@ class Decoder:
             self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                                     req=req, ret=ret)))
             return
-        if ev < 1 or ev > 13:
+        if ev < 1 or ev > 17:
             bad('unknown event %d' % ev)
-        if ev in (1, 2, 3, 4):
+        if ev in (14, 15, 16, 17):
+            # "TCP events": the TCP part, the rate part, the TCP event part
+            if fl & (RF_HDR | RF_APP) or fl & (RF_TCP | RF_RATE) != \
+                    RF_TCP | RF_RATE:
+                bad('TCP event flags 0x%02x' % fl)
+            base = 160
+            want = 160 + 56 + 8
+        elif ev in (1, 2, 3, 4):
             if fl & RF_HDR:
                 bad('RF_HDR on TCP/app event')
             base = 160 if ev <= 2 else 200
@@ -313,7 +335,7 @@ class Decoder:
                  ca_name=fi['ca_name'] if fl & RF_TCP else b'',
                  pid=0, req=0, ret=0, comm=b'', ifindex=0, ip_id=0,
                  ip_tos=0, ip_ttl=0, ip_proto=0)
-        if ev in (1, 2, 3, 4):
+        if ev in (1, 2, 3, 4, 14, 15, 16, 17):
             o = off + 16
             (f['len'], f['mark'], f['seq'], f['end_seq'], f['state'],
              f['ca_state'], f['wscale'], f['opts'], f['advmss'], _r) = \
@@ -324,7 +346,7 @@ class Decoder:
             f.update(zip(TCP_U32B, v))
             v = self.u('4Q', off + 128)
             f.update(zip(TCP_U64, v))
-            if ev >= 3:
+            if ev in (3, 4):
                 f['pid'], _r, f['req'], f['ret'] = self.u('IIQq', off + 160)
                 f['comm'] = self.d[off + 184:off + 200]
             if fl & RF_RATE:
@@ -336,6 +358,9 @@ class Decoder:
                                  lost_out=lo, sacked_out=so, rate_delivered=rd,
                                  rate_interval_us=ri, app_limited=al,
                                  cc_attr=ca, cc_info=ci)
+            if ev >= 14:
+                pv, kd, to = self.u('BBB', off + ln - 8)
+                f['tcpev'] = dict(prev_state=pv, kind=kd, timeouts=to)
         else:
             o = off + 16
             (f['len'], f['mark'], f['seq'], f['end_seq'], f['ifindex'],

@@ -46,6 +46,10 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_RESET] = "reset",
 	[MAGNET_EV_DROP_OUT] = "drop_out",
 	[MAGNET_EV_DROP_IN] = "drop_in",
+	[MAGNET_EV_RETRANS] = "retrans",
+	[MAGNET_EV_RTO] = "rto",
+	[MAGNET_EV_TLP] = "tlp",
+	[MAGNET_EV_STATE] = "state",
 };
 
 static const char *ref_event_name(unsigned int event)
@@ -110,7 +114,8 @@ static void magnet_clean_str(char *dst, const char *src, size_t n)
 
 int ref_format_text(char *buf, const struct magnet_record *r,
 		    const struct magnet_v3_rate *x,
-		    const struct magnet_v3_drop *drop, __u32 netns,
+		    const struct magnet_v3_drop *drop,
+		    const struct magnet_v3_tcpev *ev, __u32 netns,
 		    __s64 realtime_offset_ns)
 {
 	const size_t size = MAGNET_TEXT_LINE_MAX;
@@ -233,6 +238,26 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 	} else {
 		n += snprintf(buf + n, size - n, "\t\t");
 	}
+	/* prev_state, kind, timeouts */
+	if (ev && r->event == MAGNET_EV_STATE)
+		n += snprintf(buf + n, size - n, "\t%u\t\t", ev->prev_state);
+	else if (ev && r->event == MAGNET_EV_RETRANS && ev->kind >= 1 &&
+		 ev->kind <= 3)
+		n += snprintf(buf + n, size - n, "\t\t%s\t",
+			      ev->kind == MAGNET_RETRANS_RTO ? "rto" :
+			      ev->kind == MAGNET_RETRANS_FAST ? "fast" : "tlp");
+	else if (ev && r->event == MAGNET_EV_TLP && ev->kind >= 1 &&
+		 ev->kind <= 3)
+		n += snprintf(buf + n, size - n, "\t\t%s\t",
+			      ev->kind == MAGNET_TLP_NONE ? "none" :
+			      ev->kind == MAGNET_TLP_NEW ? "new" : "retrans");
+	else if (ev && (r->event == MAGNET_EV_RETRANS ||
+			r->event == MAGNET_EV_TLP))
+		n += snprintf(buf + n, size - n, "\t\t%u\t", ev->kind);
+	else if (ev && r->event == MAGNET_EV_RTO)
+		n += snprintf(buf + n, size - n, "\t\t\t%u", ev->timeouts);
+	else
+		n += snprintf(buf + n, size - n, "\t\t\t");
 	n += snprintf(buf + n, size - n, "\t\n");
 	return n;
 }

@@ -54,6 +54,9 @@ int main(void)
 #define T struct magnet_v3_drop
 	PART("v3_drop", MAGNET_V3_DROP_PART)
 #undef T
+#define T struct magnet_v3_tcpev
+	PART("v3_tcpev", MAGNET_V3_TCPEV_PART)
+#undef T
 	/* version 2: offsets in the record */
 #define T struct magnet_record
 	PART("v2_head", MAGNET_V2_HEAD)

@@ -18,7 +18,7 @@ V2_MAIN = ("v2_head", "v2_snap", "v2_tail")
 
 # where DOC draws each part: the text that introduces it, and the offset
 # its offsets count from (version 3: the record's start, but the rate and
-# drop parts)
+# drop and TCP event parts)
 DOC = [
     ("sysinfo", "## SYSINFO header (`struct magnet_sysinfo`", 0),
     (V2_MAIN, "## Records (`struct magnet_record`", 0),
@@ -31,6 +31,7 @@ DOC = [
     ("v3_rate", "**Rate part** (`struct magnet_v3_rate`", 0),
     ("v3_pkt", "**Packet part** (`struct magnet_v3_pkt`)", "hdr"),
     ("v3_drop", "**Drop part** (`struct magnet_v3_drop`", 0),
+    ("v3_tcpev", "**TCP event part** (`struct magnet_v3_tcpev`", 0),
 ]
 
 errors = []

@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from magnet_exp import analyse as an  # noqa: E402
+from magnet_exp import report  # noqa: E402
 from magnet_exp import textlog  # noqa: E402
 
 TTPB = os.path.join(HERE, "ttpb2ascii-asan")
@@ -118,6 +119,59 @@ class Analyse(unittest.TestCase):
             fh.write(lines[0] + b"\n" + lines[1][:20])
         with self.assertRaisesRegex(an.NotALog, "not one complete record"):
             an.analyse(one, tempfile.mkdtemp(dir=FIX), TTPB)
+
+    def test_drops_and_decisions(self):
+        """the real logs of case_drops and case_tcpev on 7.2: the report's
+        drops and TCP decisions are the events counted in ttpb2ascii's
+        text, one by one (an awk-free count here), and both tables are in
+        the Markdown and HTML reports"""
+        for log in ("drops-7.2.bin", "tcpev-7.2.bin"):
+            path = os.path.join(HERE, log)
+            out = tempfile.mkdtemp(dir=FIX)
+            res = an.analyse(path, out, TTPB)
+            d = res.as_dict()
+            text = subprocess.run([TTPB, "-f", "magnet", path],
+                                  capture_output=True, text=True,
+                                  check=True).stdout.splitlines()
+            head = text[0].split("\t")
+            rows = [dict(zip(head, l.split("\t"))) for l in text[1:]]
+            drops = [r for r in rows if r["event"] in ("drop_out", "drop_in")]
+            self.assertEqual(sum(m["packets"] for m in d["drops"]),
+                             len(drops), log)
+            for why in {r["drop_reason"] for r in drops}:
+                self.assertEqual(
+                    sum(m["packets"] for m in d["drops"]
+                        if m["reason"] == why),
+                    sum(1 for r in drops if r["drop_reason"] == why), why)
+            for key, ev, kind in (("retrans_fast", "retrans", "fast"),
+                                  ("retrans_rto", "retrans", "rto"),
+                                  ("retrans_tlp", "retrans", "tlp"),
+                                  ("rto", "rto", ""),
+                                  ("tlp_new", "tlp", "new"),
+                                  ("tlp_retrans", "tlp", "retrans"),
+                                  ("tlp_none", "tlp", "none")):
+                self.assertEqual(
+                    sum(m[key] for m in d["decisions"]),
+                    sum(1 for r in rows if r["event"] == ev and
+                        r["kind"] == kind), (log, key))
+            md = report.report_md(d)
+            html = report.report_html(d, out)
+            if drops:
+                self.assertIn("## Where packets died", md)
+                self.assertIn("<h2>Where packets died</h2>", html)
+        # drops-7.2.bin: 4 at the router's qdisc, 4 by the receiver's rule
+        self.assertEqual(sorted((m["reason"], m["packets"])
+                                for m in an.analyse(
+                                    os.path.join(HERE, "drops-7.2.bin"),
+                                    tempfile.mkdtemp(dir=FIX), TTPB)
+                                .as_dict()["drops"]),
+                         [("NETFILTER_DROP", 4), ("QDISC_DROP", 4)])
+        # tcpev-7.2.bin: the sender's states, and the server's socket's
+        states = {m["states"] for m in d["decisions"]}
+        self.assertIn("CLOSE SYN_SENT ESTABLISHED", states)
+        self.assertIn("LISTEN SYN_RECV ESTABLISHED", states)
+        self.assertIn("## TCP's decisions", md)
+        self.assertIn("<h2>TCP's decisions</h2>", html)
 
     def test_text_columns(self):
         # the magnet text's columns textlog knows: ttpb2ascii's header

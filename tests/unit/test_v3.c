@@ -667,6 +667,82 @@ static void test_refuse(void)
  * names ended at 31 bytes; the next record without one clears it. Then
  * what is refused.
  */
+/*
+ * Decode the @n bytes of records at @b, byte-swapped first (record by
+ * record) if @sw, as a reader of the other order finds them: each event
+ * goes to @fn with the decoder (which gives its parts) and its index.
+ * Returns the number of events.
+ */
+typedef void each_event(struct magnet_v3_dec *d,
+			const struct magnet_record *got, int k, void *ctx);
+
+static int decode_events(unsigned char *b, size_t n, int sw, each_event *fn,
+			 void *ctx)
+{
+	struct magnet_v3_dec d;
+	struct magnet_record got;
+	int rc = 0, k, events = 0;
+	size_t off;
+	__u16 len;
+
+	if (sw)
+		for (off = 0; off < n; off += len) {
+			memcpy(&len, b + off + 14, 2);
+			swap_v3(b + off);
+		}
+	magnet_v3_dec_init(&d);
+	for (off = 0; off < n; off += (size_t)rc) {
+		rc = magnet_v3_record_len(&d, b + off, sw);
+		CHECK(rc > 0, "length: %s", d.err);
+		if (rc <= 0)
+			break;
+		memset(&got, 0xa5, sizeof(got));
+		k = magnet_v3_decode(&d, b + off, (unsigned int)rc, sw, &got);
+		CHECK(k >= 0, "decode: %s", d.err);
+		if (k < 0)
+			break;
+		if (k == 1)
+			fn(&d, &got, events++, ctx);
+	}
+	magnet_v3_dec_free(&d);
+	return events;
+}
+
+/* test_drop's: a DROP event, then the same packet without a drop part */
+struct drop_want {
+	const struct magnet_record *r;
+	const struct magnet_v3_drop *x;
+	unsigned int event;
+	int sw;
+};
+
+static void drop_each(struct magnet_v3_dec *d, const struct magnet_record *got,
+		      int k, void *ctx)
+{
+	const struct drop_want *w = ctx;
+	struct magnet_record g = *got;
+	struct magnet_v3_drop y;
+
+	memset(&y, 0xa5, sizeof(y));
+	if (k == 0) {
+		CHECK(g.event == w->event, "event %u", g.event);
+		g.event = w->r->event;
+		CHECK(!memcmp(&g, w->r, sizeof(g)),
+		      "swapped %d: the packet differs", w->sw);
+		CHECK(magnet_v3_drop(d, &y) == 1 && y.reason == w->x->reason &&
+		      !y.reserved &&
+		      !memcmp(y.reason_name, w->x->reason_name, 31) &&
+		      !y.reason_name[31] &&
+		      !memcmp(y.where, w->x->where, 31) && !y.where[31],
+		      "swapped %d: the drop part differs", w->sw);
+	} else {
+		CHECK(!memcmp(&g, w->r, sizeof(g)),
+		      "swapped %d: the packet after differs", w->sw);
+		CHECK(magnet_v3_drop(d, &y) == 0,
+		      "a drop part after a record without one");
+	}
+}
+
 static void test_drop(void)
 {
 	static const unsigned int evs[] = { MAGNET_EV_IP_OUT, MAGNET_EV_IP_IN,
@@ -674,8 +750,8 @@ static void test_drop(void)
 	static struct magnet_v3_enc e;
 	_Alignas(8) unsigned char b[4 * MAGNET_V3_ENC_MAX];
 	unsigned int k, i, n, m, pkt;
-	struct magnet_record r, got;
-	struct magnet_v3_drop x, y;
+	struct magnet_record r;
+	struct magnet_v3_drop x;
 	struct flow f;
 	__u16 len;
 	char why[80];
@@ -683,10 +759,6 @@ static void test_drop(void)
 
 	for (k = 0; k < 800; k++)
 		for (sw = 0; sw < 2; sw++) {
-			struct magnet_v3_dec d;
-			size_t off = 0;
-			int rc = 0, events = 0;
-
 			random_flow(&f);
 			magnet_v3_enc_init(&e);
 			r = make(evs[k % 4], (__u16)(rng() % 4), &f, rng());
@@ -708,49 +780,11 @@ static void test_drop(void)
 			m = magnet_v3_encode(&e, &r, b + n);
 			CHECK(m == pkt, "%u", m);
 			n += m;
-			if (sw)
-				for (off = 0; off < n; off += len) {
-					memcpy(&len, b + off + 14, 2);
-					swap_v3(b + off);
-				}
-			magnet_v3_dec_init(&d);
-			for (off = 0; off < n; off += (size_t)rc) {
-				rc = magnet_v3_record_len(&d, b + off, sw);
-				CHECK(rc > 0, "length: %s", d.err);
-				if (rc <= 0)
-					break;
-				memset(&got, 0xa5, sizeof(got));
-				i = (unsigned int)magnet_v3_decode(&d, b + off,
-					(unsigned int)rc, sw, &got);
-				CHECK(i != (unsigned int)-1, "decode: %s", d.err);
-				if (i != 1)
-					continue;
-				memset(&y, 0xa5, sizeof(y));
-				if (events++ == 0) {
-					CHECK(got.event == (k % 2 ?
-							    MAGNET_EV_DROP_IN :
-							    MAGNET_EV_DROP_OUT),
-					      "event %u", got.event);
-					got.event = r.event;
-					CHECK(!memcmp(&got, &r, sizeof(r)),
-					      "swapped %d: the packet differs", sw);
-					CHECK(magnet_v3_drop(&d, &y) == 1 &&
-					      y.reason == x.reason && !y.reserved &&
-					      !memcmp(y.reason_name, x.reason_name, 31) &&
-					      !y.reason_name[31] &&
-					      !memcmp(y.where, x.where, 31) &&
-					      !y.where[31],
-					      "swapped %d: the drop part differs", sw);
-				} else {
-					CHECK(!memcmp(&got, &r, sizeof(r)),
-					      "swapped %d: the packet after differs",
-					      sw);
-					CHECK(magnet_v3_drop(&d, &y) == 0,
-					      "a drop part after a record without one");
-				}
-			}
-			CHECK(events == 2, "%d events", events);
-			magnet_v3_dec_free(&d);
+			CHECK(decode_events(b, n, sw, drop_each,
+					    &(struct drop_want){ &r, &x,
+						 k % 2 ? MAGNET_EV_DROP_IN :
+							 MAGNET_EV_DROP_OUT, sw }) == 2,
+			      "two events");
 		}
 
 	/* refused: a DROP record without its drop part, and with RF_TCP */
@@ -775,13 +809,38 @@ static void test_drop(void)
  * into the same event (its flags without RF_RATE) and d.rate, and the next
  * record without one clears d.has_rate. Then what is refused.
  */
+/* test_rate's: a TCP or app event with a rate part, then one without */
+struct rate_want {
+	const struct magnet_record *r;
+	const struct magnet_v3_rate *x;
+	unsigned int ev;
+	int sw;
+};
+
+static void rate_each(struct magnet_v3_dec *d, const struct magnet_record *got,
+		      int k, void *ctx)
+{
+	const struct rate_want *w = ctx;
+	struct magnet_v3_rate y;
+
+	CHECK(!memcmp(got, w->r, sizeof(*got)),
+	      "event %u swapped %d: the record differs", w->ev, w->sw);
+	memset(&y, 0xa5, sizeof(y));
+	if (k == 0)
+		CHECK(magnet_v3_rate(d, &y) == 1 && !memcmp(&y, w->x, sizeof(y)),
+		      "event %u swapped %d: the rate part differs", w->ev, w->sw);
+	else
+		CHECK(magnet_v3_rate(d, &y) == 0,
+		      "event %u: a rate part after a record without one", w->ev);
+}
+
 static void test_rate(void)
 {
 	static struct magnet_v3_enc e;
 	_Alignas(8) unsigned char b[4 * MAGNET_V3_ENC_MAX];
 	unsigned int ev, k, i, n, m;
-	struct magnet_record r, got;
-	struct magnet_v3_rate x, y;
+	struct magnet_record r;
+	struct magnet_v3_rate x;
 	struct flow f;
 	__u16 len;
 	char why[80];
@@ -790,12 +849,9 @@ static void test_rate(void)
 	for (ev = MAGNET_EV_TCP_OUT; ev <= MAGNET_EV_APP_RECV; ev++)
 		for (k = 0; k < 200; k++)
 			for (sw = 0; sw < 2; sw++) {
-				struct magnet_v3_dec d;
 				unsigned int base = ev >= MAGNET_EV_APP_SEND ?
 						    MAGNET_V3_APP_SIZE :
 						    MAGNET_V3_TCP_SIZE;
-				size_t off = 0;
-				int rc = 0, events = 0;
 
 				random_flow(&f);
 				magnet_v3_enc_init(&e);
@@ -823,39 +879,10 @@ static void test_rate(void)
 				m = magnet_v3_encode(&e, &r, b + n);
 				CHECK(m == base, "%u", m);
 				n += m;
-				if (sw)
-					for (off = 0; off < n; off += len) {
-						memcpy(&len, b + off + 14, 2);
-						swap_v3(b + off);
-					}
-				magnet_v3_dec_init(&d);
-				for (off = 0; off < n; off += (size_t)rc) {
-					rc = magnet_v3_record_len(&d, b + off, sw);
-					CHECK(rc > 0, "length: %s", d.err);
-					if (rc <= 0)
-						break;
-					memset(&got, 0xa5, sizeof(got));
-					i = (unsigned int)magnet_v3_decode(&d, b + off,
-						(unsigned int)rc, sw, &got);
-					CHECK(i != (unsigned int)-1, "decode: %s", d.err);
-					if (i != 1)
-						continue;
-					CHECK(!memcmp(&got, &r, sizeof(r)),
-					      "event %u swapped %d: the record differs",
-					      ev, sw);
-					memset(&y, 0xa5, sizeof(y));
-					if (events++ == 0)
-						CHECK(magnet_v3_rate(&d, &y) == 1 &&
-						      !memcmp(&y, &x, sizeof(x)),
-						      "event %u swapped %d: the rate part differs",
-						      ev, sw);
-					else
-						CHECK(magnet_v3_rate(&d, &y) == 0,
-						      "event %u: a rate part after a record without one",
-						      ev);
-				}
-				CHECK(events == 2, "%d events", events);
-				magnet_v3_dec_free(&d);
+				CHECK(decode_events(b, n, sw, rate_each,
+						    &(struct rate_want){ &r, &x,
+							 ev, sw }) == 2,
+				      "two events");
 			}
 
 	/* refused: the lengths, and a rate part on a packet record */
@@ -885,9 +912,119 @@ static void test_rate(void)
 	refuse("packet with a rate part", b, n, "with flags");
 }
 
+/* test_tcpev's: a TCP event, then the same flow's TCP record without */
+struct tcpev_want {
+	const struct magnet_record *r;
+	const struct magnet_v3_rate *x;
+	const struct magnet_v3_tcpev *t;
+	unsigned int event;
+	int sw;
+};
+
+static void tcpev_each(struct magnet_v3_dec *d,
+		       const struct magnet_record *got, int k, void *ctx)
+{
+	const struct tcpev_want *w = ctx;
+	struct magnet_record g = *got;
+	struct magnet_v3_rate xr;
+	struct magnet_v3_tcpev tr;
+
+	memset(&tr, 0xa5, sizeof(tr));
+	if (k == 0) {
+		CHECK(g.event == w->event, "event %u", g.event);
+		g.event = w->r->event;
+		CHECK(!memcmp(&g, w->r, sizeof(g)),
+		      "swapped %d: the TCP part differs", w->sw);
+		CHECK(magnet_v3_rate(d, &xr) == 1 &&
+		      !memcmp(&xr, w->x, sizeof(xr)),
+		      "swapped %d: the rate part differs", w->sw);
+		CHECK(magnet_v3_tcpev(d, &tr) == 1 &&
+		      !memcmp(&tr, w->t, sizeof(tr)),
+		      "swapped %d: the TCP event part differs", w->sw);
+	} else {
+		CHECK(!memcmp(&g, w->r, sizeof(g)),
+		      "swapped %d: the record after differs", w->sw);
+		CHECK(magnet_v3_tcpev(d, &tr) == 0 &&
+		      magnet_v3_rate(d, &xr) == 0,
+		      "a TCP event part after a record without one");
+	}
+}
+
+/*
+ * A TCP event (RETRANS, RTO, TLP, STATE): a TCP record's parts, the rate
+ * part, then the TCP event part, decoded (either byte order) to the TCP
+ * record, its rate part and its TCP event part; the same flow's TCP record
+ * after it has none. Refused without the rate part, or without the TCP
+ * event part.
+ */
+static void test_tcpev(void)
+{
+	static const unsigned int evs[] = { MAGNET_EV_RETRANS, MAGNET_EV_RTO,
+					    MAGNET_EV_TLP, MAGNET_EV_STATE };
+	static struct magnet_v3_enc e;
+	_Alignas(8) unsigned char b[4 * MAGNET_V3_ENC_MAX];
+	const unsigned int whole = MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
+				   MAGNET_V3_TCPEV_SIZE;
+	unsigned int k, i, n, m;
+	struct magnet_record r;
+	struct magnet_v3_rate x;
+	struct magnet_v3_tcpev t;
+	struct flow f;
+	__u16 len;
+	char why[80];
+	int sw;
+
+	for (k = 0; k < 800; k++)
+		for (sw = 0; sw < 2; sw++) {
+			random_flow(&f);
+			magnet_v3_enc_init(&e);
+			r = make(MAGNET_EV_TCP_OUT, (__u16)(rng() % 4), &f, rng());
+			n = magnet_v3_encode(&e, &r, b);
+			CHECK(n == MAGNET_V3_FLOW_SIZE + MAGNET_V3_TCP_SIZE, "%u", n);
+			for (i = 0; i < sizeof(x); i++)
+				((unsigned char *)&x)[i] = (unsigned char)rng();
+			x.reserved = 0;
+			for (i = 0; i < sizeof(t); i++)
+				((unsigned char *)&t)[i] = (unsigned char)rng();
+			memset(t.reserved, 0, sizeof(t.reserved));
+			memcpy(b + n, &x, sizeof(x));
+			memcpy(b + n + sizeof(x), &t, sizeof(t));
+			n += MAGNET_V3_RATE_SIZE + MAGNET_V3_TCPEV_SIZE;
+			len = (__u16)whole;
+			b[MAGNET_V3_FLOW_SIZE + 12] = (unsigned char)evs[k % 4];
+			b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_RATE;
+			memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+			/* then the same flow's TCP record without them */
+			m = magnet_v3_encode(&e, &r, b + n);
+			CHECK(m == MAGNET_V3_TCP_SIZE, "%u", m);
+			n += m;
+			CHECK(decode_events(b, n, sw, tcpev_each,
+					    &(struct tcpev_want){ &r, &x, &t,
+						 evs[k % 4], sw }) == 2,
+			      "two events");
+		}
+
+	/* refused: without the rate part's flag, and without the TCP event
+	 * part */
+	magnet_v3_enc_init(&e);
+	r = make(MAGNET_EV_TCP_OUT, 1, &f, 5);
+	n = magnet_v3_encode(&e, &r, b);
+	b[MAGNET_V3_FLOW_SIZE + 12] = MAGNET_EV_RTO;
+	refuse("TCP event, no rate part", b, n, "with flags");
+	memset(b + n, 0, MAGNET_V3_RATE_SIZE);
+	len = (__u16)(MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE);
+	memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+	b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_RATE;
+	snprintf(why, sizeof(why),
+		 "a TCP event record of %u bytes (version 3 has %u)",
+		 (unsigned int)len, whole);
+	refuse("TCP event, no TCP event part", b, n + MAGNET_V3_RATE_SIZE, why);
+}
+
 int main(void)
 {
 	test_drop();
+	test_tcpev();
 	test_each();
 	test_stream();
 	test_refuse();

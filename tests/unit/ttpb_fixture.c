@@ -597,7 +597,7 @@ static const char *const columns[] = {
 	"rcv_wscale", "opts", "pacing_rate", "delivery_rate", "delivered",
 	"delivered_ce", "lost_out", "sacked_out", "app_limited", "bbr_bw",
 	"bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain", "drop_reason",
-	"drop_where", "lost",
+	"drop_where", "prev_state", "kind", "timeouts", "lost",
 };
 
 #define NCOL (sizeof(columns) / sizeof(columns[0]))
@@ -615,7 +615,7 @@ enum col {
 	C_OPTS, C_PACING_RATE, C_DELIVERY_RATE, C_DELIVERED, C_DELIVERED_CE,
 	C_LOST_OUT, C_SACKED_OUT, C_APP_LIMITED, C_BBR_BW, C_BBR_MIN_RTT,
 	C_BBR_PACING_GAIN, C_BBR_CWND_GAIN, C_DROP_REASON, C_DROP_WHERE,
-	C_LOST,
+	C_PREV_STATE, C_KIND, C_TIMEOUTS, C_LOST,
 };
 
 _Static_assert(NCOL == MAGNET_TEXT_NCOLS, "the text format's column count");
@@ -735,9 +735,9 @@ static void check_line(int i, char *line)
 		return;
 	}
 	CHECK(!*f[C_LOST], "record %d: lost '%s' not empty", i, f[C_LOST]);
-	/* the fixture's records have no rate or drop part (version 2 has
-	 * neither) */
-	for (c = C_PACING_RATE; c <= C_DROP_WHERE; c++)
+	/* the fixture's records have no rate, drop or TCP event part
+	 * (version 2 has none) */
+	for (c = C_PACING_RATE; c <= C_TIMEOUTS; c++)
 		CHECK(!*f[c], "record %d: %s '%s' not empty", i, columns[c],
 		      f[c]);
 

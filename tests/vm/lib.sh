@@ -113,6 +113,36 @@ wait_file() {
 	return 1
 }
 
+# routed_path P NET [ARGS1 [ARGS2 [ARGS3 [ARGS4]]]]: three namespaces on a
+# line, P-snd, the router P-rtr (forwarding) and P-rcv: a veth from
+# P-snd's Ps0 (10.NET.1.1) to P-rtr's Pr0 (10.NET.1.2), another from
+# P-rtr's Pr1 (10.NET.2.1) to P-rcv's Pc0 (10.NET.2.2), each end's default
+# route through the router. ARGS1 to ARGS4: more `ip link add` words for
+# Ps0, Pr0, Pr1 and Pc0 (an index: "index 7451"), in that order.
+routed_path() {
+	local p=$1 net=$2 ns d
+	for ns in $p-snd $p-rtr $p-rcv; do
+		ip netns add "$ns"
+		ip -n "$ns" link set lo up
+	done
+	# shellcheck disable=SC2086 # the ARGS are words
+	ip link add "${p}s0" netns "$p-snd" ${3:-} type veth \
+		peer name "${p}r0" netns "$p-rtr" ${4:-}
+	# shellcheck disable=SC2086
+	ip link add "${p}r1" netns "$p-rtr" ${5:-} type veth \
+		peer name "${p}c0" netns "$p-rcv" ${6:-}
+	ip -n "$p-snd" addr add "10.$net.1.1/24" dev "${p}s0"
+	ip -n "$p-rtr" addr add "10.$net.1.2/24" dev "${p}r0"
+	ip -n "$p-rtr" addr add "10.$net.2.1/24" dev "${p}r1"
+	ip -n "$p-rcv" addr add "10.$net.2.2/24" dev "${p}c0"
+	for d in "$p-snd:${p}s0" "$p-rtr:${p}r0" "$p-rtr:${p}r1" "$p-rcv:${p}c0"; do
+		ip -n "${d%:*}" link set "${d#*:}" up
+	done
+	ip -n "$p-snd" route add default via "10.$net.1.2"
+	ip -n "$p-rcv" route add default via "10.$net.2.1"
+	ip netns exec "$p-rtr" sysctl -q -w net.ipv4.ip_forward=1
+}
+
 # wait_open PID: PID has $PROC open (a reader started in the background
 # reads from before the traffic it must see; a python3 one takes seconds
 # to start in a slow guest, and one that opened after `finish` missed the

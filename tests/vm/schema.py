@@ -35,6 +35,7 @@ TABLES = {
     "MAGNET_V3_PKT_PART": "v3_pkt",
     "MAGNET_V3_RATE_PART": "v3_rate",
     "MAGNET_V3_DROP_PART": "v3_drop",
+    "MAGNET_V3_TCPEV_PART": "v3_tcpev",
     "MAGNET_V2_HEAD": "v2_head",
     "MAGNET_V2_SNAP": "v2_snap",
     "MAGNET_V2_HDR": "v2_hdr",

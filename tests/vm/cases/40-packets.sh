@@ -100,24 +100,7 @@ case_pkt_headers() {
 case_netns() {
 	local ns dev ev hook kind c n
 	: > "$L/netns-net"
-	for ns in mn-snd mn-rtr mn-rcv; do
-		ip netns add $ns
-		ip -n $ns link set lo up
-	done
-	ip link add mns0 netns mn-snd index 7441 type veth \
-		peer name mnr0 netns mn-rtr index 7442
-	ip link add mnr1 netns mn-rtr index 7441 type veth \
-		peer name mnc0 netns mn-rcv index 7442
-	ip -n mn-snd addr add 10.61.1.1/24 dev mns0
-	ip -n mn-rtr addr add 10.61.1.2/24 dev mnr0
-	ip -n mn-rtr addr add 10.61.2.1/24 dev mnr1
-	ip -n mn-rcv addr add 10.61.2.2/24 dev mnc0
-	for dev in mn-snd:mns0 mn-rtr:mnr0 mn-rtr:mnr1 mn-rcv:mnc0; do
-		ip -n "${dev%:*}" link set "${dev#*:}" up
-	done
-	ip -n mn-snd route add default via 10.61.1.2
-	ip -n mn-rcv route add default via 10.61.2.1
-	ip netns exec mn-rtr sysctl -q -w net.ipv4.ip_forward=1
+	routed_path mn 61 "index 7441" "index 7442" "index 7441" "index 7442"
 	# a counter per namespace, device, hook and kind
 	for dev in mn-snd:mns0 mn-rtr:mnr0 mn-rtr:mnr1 mn-rcv:mnc0; do
 		ns=${dev%:*} dev=${dev#*:}

@@ -33,23 +33,7 @@ udp_not_queued() {
 # suite: every-kernel
 case_drops() {
 	local ns qd nf c n out hold
-	for ns in md-snd md-rtr md-rcv; do
-		ip netns add $ns
-		ip -n $ns link set lo up
-	done
-	ip link add mds0 netns md-snd type veth peer name mdr0 netns md-rtr
-	ip link add mdr1 netns md-rtr index 7451 type veth \
-		peer name mdc0 netns md-rcv
-	ip -n md-snd addr add 10.63.1.1/24 dev mds0
-	ip -n md-rtr addr add 10.63.1.2/24 dev mdr0
-	ip -n md-rtr addr add 10.63.2.1/24 dev mdr1
-	ip -n md-rcv addr add 10.63.2.2/24 dev mdc0
-	for c in md-snd:mds0 md-rtr:mdr0 md-rtr:mdr1 md-rcv:mdc0; do
-		ip -n "${c%:*}" link set "${c#*:}" up
-	done
-	ip -n md-snd route add default via 10.63.1.2
-	ip -n md-rcv route add default via 10.63.2.1
-	ip netns exec md-rtr sysctl -q -w net.ipv4.ip_forward=1
+	routed_path md 63 "" "" "index 7451"
 	# one MSS a packet (no 64 KB GSO packets: each would be one drop)
 	ip -n md-snd link set mds0 gso_max_segs 1
 	ip -n md-rcv link set mdc0 gso_max_segs 1
@@ -219,13 +203,13 @@ for i in range(20):
 		log "insmod accepted events=drop format=2"
 		return 1
 	fi
-	new_log | grep -q "magnet: events=drop is invalid here: drops are written only by"
+	new_log | grep -q "magnet: events=drop is invalid here: drops, retransmissions and state changes are written only by"
 	insmod "$KO" omode=0
 	if echo "filter events=tcp,drop" > /proc/net/magnet; then
 		rmmod magnet
 		log "filter events=tcp,drop accepted with omode=0"
 		return 1
 	fi
-	new_log | grep -q 'rejected command "filter events=tcp,drop": events: drops are written only by'
+	new_log | grep -q 'rejected command "filter events=tcp,drop": events: drops, retransmissions and state changes are written only by'
 	rmmod magnet
 }

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP's decisions (events=retrans, events=state): each a TCP event with
+ * the socket's TCP snapshot and rate part (rec_tcp.c), then the TCP event
+ * part (record.h, struct magnet_v3_tcpev).
+ *
+ *   event    where                                   events=
+ *   RETRANS  tcp:tcp_retransmit_skb (tracepoint)     retrans
+ *   RTO      tcp_retransmit_timer's entry (ftrace)   retrans
+ *   TLP      tcp_send_loss_probe's return (kretprobe) retrans
+ *   STATE    sock:inet_sock_set_state (tracepoint)   state
+ *
+ * The two tracepoints are not exported to modules: they are found by name
+ * among the kernel's (for_each_kernel_tracepoint()). The RTO and TLP
+ * probes are in probes.c's table; what they share with the retransmission
+ * handler is here: while tcp_send_loss_probe() runs (its kretprobe's entry
+ * to its return), this CPU's loss probe socket is set, so a retransmission
+ * of that socket then is the probe's (MAGNET_RETRANS_TLP). The socket is
+ * locked all along, so no other retransmission of it can run in between.
+ */
+#include <linux/percpu.h>
+#include <linux/tracepoint.h>
+#include <linux/seq_file.h>
+#include <net/tcp.h>
+#include "compat.h"
+#include "rec.h"
+
+/* the socket whose tail loss probe this CPU is sending, or NULL */
+static DEFINE_PER_CPU(const struct sock *, magnet_tlp_sk);
+
+struct magnet_tracepoint {
+	const char *name;
+	void *probe;
+	unsigned int layer;		/* MAGNET_LAYER_* */
+	struct tracepoint *tp;		/* found at registration */
+	bool registered;
+};
+
+static void notrace magnet_retransmit(void *data, MAGNET_RETRANSMIT_ARGS)
+{
+	struct sock *s = (struct sock *)sk;
+	u8 kind;
+
+	if (unlikely(!s || !skb) || !(MAGNET_RETRANSMIT_SENT))
+		return;
+	/* the socket is locked: its state is what the retransmission saw */
+	if (__this_cpu_read(magnet_tlp_sk) == sk)
+		kind = MAGNET_RETRANS_TLP;
+	else if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss)
+		kind = MAGNET_RETRANS_RTO;
+	else
+		kind = MAGNET_RETRANS_FAST;
+	magnet_record_tcpev(s, skb, MAGNET_EV_RETRANS, 0, kind, 0);
+}
+NOKPROBE_SYMBOL(magnet_retransmit);
+
+static void notrace magnet_set_state(void *data, const struct sock *sk,
+				     const int oldstate, const int newstate)
+{
+	if (unlikely(!sk) || sk->sk_protocol != IPPROTO_TCP)
+		return;
+	/*
+	 * A connection's socket, cloned from its listener, enters SYN_RECV
+	 * before it has its own ends and cookie on some kernels (5.10, 6.1,
+	 * 6.12: they are the listener's until inet_csk_clone_lock() sets
+	 * them, after; 7.2 sets them first):
+	 * such a change is not written, as it would be the listener's. The
+	 * socket's first event, to ESTABLISHED, says it left SYN_RECV.
+	 */
+	if (newstate == TCP_SYN_RECV && !READ_ONCE(sk->sk_dport))
+		return;
+	magnet_record_tcpev((struct sock *)sk, NULL, MAGNET_EV_STATE,
+			    (u8)oldstate, 0, (u8)newstate);
+}
+NOKPROBE_SYMBOL(magnet_set_state);
+
+/* tcp_retransmit_timer(sk)'s entry: the RTO fired */
+void notrace magnet_tcpev_rto(struct sock *sk)
+{
+	if (unlikely(!sk))
+		return;
+	magnet_record_tcpev(sk, NULL, MAGNET_EV_RTO, 0, 0,
+			    READ_ONCE(inet_csk(sk)->icsk_retransmits));
+}
+NOKPROBE_SYMBOL(magnet_tcpev_rto);
+
+/*
+ * tcp_send_loss_probe(sk)'s entry: until its return, a retransmission of
+ * @sk on this CPU is the probe's. Returns tlp_high_seq, for the return.
+ */
+u32 notrace magnet_tcpev_tlp_begin(struct sock *sk)
+{
+	__this_cpu_write(magnet_tlp_sk, sk);
+	return READ_ONCE(tcp_sk(sk)->tlp_high_seq);
+}
+NOKPROBE_SYMBOL(magnet_tcpev_tlp_begin);
+
+/*
+ * Its return: the TLP event, with what the probe sent. TCP sends at most
+ * one probe at a time: with one out (tlp_high_seq set at entry) the timer
+ * only rearms; a probe sent sets tlp_high_seq (the kernel counts it in
+ * TCPLossProbes there), and tlp_retrans if it was the last segment again.
+ */
+void notrace magnet_tcpev_tlp_end(struct sock *sk, u32 high_seq)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u8 kind;
+
+	__this_cpu_write(magnet_tlp_sk, NULL);
+	if (high_seq || !READ_ONCE(tp->tlp_high_seq))
+		kind = MAGNET_TLP_NONE;
+	else
+		kind = tp->tlp_retrans ? MAGNET_TLP_RETRANS : MAGNET_TLP_NEW;
+	magnet_record_tcpev(sk, NULL, MAGNET_EV_TLP, 0, kind, 0);
+}
+NOKPROBE_SYMBOL(magnet_tcpev_tlp_end);
+
+static struct magnet_tracepoint magnet_tracepoints[] = {
+	{ "tcp_retransmit_skb", (void *)magnet_retransmit,
+	  MAGNET_LAYER_RETRANS },
+	{ "inet_sock_set_state", (void *)magnet_set_state,
+	  MAGNET_LAYER_STATE },
+};
+
+static void magnet_tracepoint_find(struct tracepoint *tp, void *priv)
+{
+	struct magnet_tracepoint *t = priv;
+
+	if (!t->tp && !strcmp(tp->name, t->name))
+		t->tp = tp;
+}
+
+/*
+ * Register the tracepoints of @layers not registered yet (process
+ * context, serialised by the caller). On failure, those registered stay.
+ */
+int magnet_tcpev_register(unsigned int layers)
+{
+	size_t i;
+	int ret;
+
+	/* fail the build if a tracepoint's arguments change */
+	BUILD_BUG_ON(!MAGNET_RETRANSMIT_SIGNATURE_OK);
+	BUILD_BUG_ON(!MAGNET_SET_STATE_SIGNATURE_OK);
+	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++) {
+		struct magnet_tracepoint *t = &magnet_tracepoints[i];
+
+		if (t->registered || !(layers & t->layer))
+			continue;
+		if (!t->tp)
+			for_each_kernel_tracepoint(magnet_tracepoint_find, t);
+		if (!t->tp) {
+			pr_err("the %s tracepoint is not in this kernel\n",
+			       t->name);
+			return -ENOENT;
+		}
+		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
+		if (ret) {
+			pr_err("the %s tracepoint cannot be probed (error %d)\n",
+			       t->name, ret);
+			return ret;
+		}
+		t->registered = true;
+	}
+	return 0;
+}
+
+/* Returns once no probe of ours runs on any CPU. */
+void magnet_tcpev_unregister(void)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++) {
+		struct magnet_tracepoint *t = &magnet_tracepoints[i];
+
+		if (!t->registered)
+			continue;
+		tracepoint_probe_unregister(t->tp, t->probe, NULL);
+		t->registered = false;
+		any = true;
+	}
+	if (any)
+		tracepoint_synchronize_unregister();
+}
+
+void magnet_tcpev_show(struct seq_file *m)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++)
+		if (magnet_tracepoints[i].registered)
+			seq_printf(m, "probe\t%s\ttracepoint\t%s\n",
+				   magnet_tracepoints[i].layer ==
+				   MAGNET_LAYER_STATE ? "TCP state" :
+				   "TCP retransmission",
+				   magnet_tracepoints[i].name);
+}

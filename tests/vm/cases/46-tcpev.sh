@@ -1,0 +1,164 @@
+#!/bin/bash -e
+# VM cases: TCP's decisions (events=retrans, events=state; module/tcpev.c).
+#
+# Sourced by tests/vm/guest.sh, after lib.sh, never run by itself (the
+# -e above: its cases run under set -e, which tells shellcheck); a case's
+# "# suite:" line: tests/vm/suite.sh.
+
+# the sender namespace's TCP counters, "name value" a line
+tcp_mib() {
+	ip netns exec "$1" $PY -c '
+v = {}
+for f in ("/proc/net/snmp", "/proc/net/netstat"):
+    lines = open(f).read().split("\n")
+    for a, b in zip(lines[0::2], lines[1::2]):
+        a, b = a.split(), b.split()
+        if a:
+            for k, x in zip(a[1:], b[1:]):
+                v[a[0][:-1] + k] = x
+for k in ("TcpRetransSegs", "TcpExtTCPFastRetrans", "TcpExtTCPTimeouts",
+          "TcpExtTCPLossProbes"):
+    print(k, v[k])'
+}
+
+# what ss shows of port $2's sockets in namespace $1, as "T0 T1 STATE
+# COOKIE" lines (the wall clock before and after it)
+ss_point() {
+	local t0 t1 out
+	t0=$(date +%s.%N)
+	out=$(ip netns exec "$1" ss -tanOe state all "( sport = :$2 or dport = :$2 )")
+	t1=$(date +%s.%N)
+	echo "$out" | awk -v t0="$t0" -v t1="$t1" 'NR > 1 {
+		for (i = 1; i <= NF; i++) if ($i ~ /^sk:/) print t0, t1, $1, substr($i, 4) }'
+}
+
+# A transfer from mt-snd through the router mt-rtr to mt-rcv, one MSS a
+# packet: netem drops 1% of the flow's packets at the router (fast
+# retransmissions, tail loss probes), and an nftables rule drops all of
+# them for a second mid-transfer (a blackhole: the RTO fires, and again,
+# backed off). The sender namespace's own counters are the truth
+# (checktcpev.py retrans): retransmissions = TcpRetransSegs, those of kind
+# fast = TcpExtTCPFastRetrans, RTO events = TcpExtTCPTimeouts, TLP events
+# that sent a probe = TcpExtTCPLossProbes. Then a connection's life (checktcpev.py states):
+# connected, half closed by the client, closed by the server; at each
+# point ss's state of each socket (by its cookie, ss's sk:) must be the
+# last state change recorded for it.
+# suite: every-kernel
+case_tcpev() {
+	local ns c srv cli
+	routed_path mt 64
+	# one MSS a segment: TcpRetransSegs counts segments
+	ip -n mt-snd link set mts0 gso_max_segs 1
+	tc -n mt-rtr qdisc add dev mtr1 root handle 1: prio
+	tc -n mt-rtr qdisc add dev mtr1 parent 1:3 handle 30: netem loss 1%
+	tc -n mt-rtr filter add dev mtr1 parent 1: protocol ip u32 \
+		match ip dport 5201 0xffff flowid 1:3
+	insmod "$KO" events=retrans,state omode=1 port=5201
+	grep -q "probe	TCP retransmission	tracepoint	tcp_retransmit_skb" /proc/net/magnet_stats
+	grep -q "probe	TCP RTO	ftrace	tcp_retransmit_timer" /proc/net/magnet_stats
+	grep -q "probe	TCP loss probe	kretprobe	tcp_send_loss_probe" /proc/net/magnet_stats
+	start_reader "$L/tcpev.bin"
+	# the blackhole a second into the transfer's data, its counter kept;
+	# its table made first, with a rule of the same kinds for another port
+	# (a first nft in a slow guest loads nf_tables' modules for seconds)
+	ip netns exec mt-rtr nft -f - <<-EOF
+	table inet mt {
+		chain hole {
+			type filter hook forward priority 0;
+			tcp dport 5999 meta length > 200 counter drop
+		}
+	}
+	EOF
+	(
+		data_flowing mt-snd 5201 60 || exit 1
+		sleep 1
+		ip netns exec mt-rtr nft add rule inet mt hole \
+			tcp dport 5201 meta length \> 200 counter drop
+		sleep 1
+		ip netns exec mt-rtr nft list chain inet mt hole > "$L/tcpev.hole"
+		ip netns exec mt-rtr nft flush chain inet mt hole
+	) &
+	c=$!
+	xfer mt-rcv mt-snd 10.64.2.2 5201 "$L/tcpev.json" -t 8 -b 50M
+	wait "$c" || { log "no blackhole: the transfer's data never flowed"; return 1; }
+	c=$(awk '$1 == "tcp" && $3 == 5201 { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' "$L/tcpev.hole")
+	log "the blackhole dropped $c packets"
+	[ "$c" -gt 0 ]
+	sleep 1
+	teacup_stop
+	rmmod magnet
+	tcp_mib mt-snd > "$L/tcpev.mib"
+	$TTPB2ASCII -f magnet "$L/tcpev.bin" |
+		awk -F '\t' -v ns="$(stat -L -c %i /run/netns/mt-snd)" '
+			NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print; next }
+			$col["netns"] == ns || $3 == "lost"' > "$L/tcpev.txt"
+	$PY "$HERE/checktcpev.py" retrans "$L/tcpev.txt" "$L/tcpev.mib" |
+		while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+
+	# a connection's life: the server (mt-rcv) accepts and reads to the
+	# end; the client (mt-snd) sends, then shuts its side; the server
+	# closes; the client closes last
+	insmod "$KO" events=state omode=1 port=5202
+	start_reader "$L/states.bin"
+	rm -f "$L"/life-*
+	nsexec mt-rcv $PY -c '
+import os, socket, time
+def wait(f):
+    while not os.path.exists("'"$L"'/life-" + f):
+        time.sleep(0.05)
+l = socket.socket()
+l.bind(("10.64.2.2", 5202))
+l.listen()
+c, _ = l.accept()
+while c.recv(65536):
+    pass
+open("'"$L"'/life-eof", "w").close()
+wait("close")
+c.close()
+open("'"$L"'/life-closed", "w").close()
+wait("end")
+l.close()' &
+	srv=$!
+	wait_listen mt-rcv 5202
+	nsexec mt-snd $PY -c '
+import os, socket, time
+def wait(f):
+    while not os.path.exists("'"$L"'/life-" + f):
+        time.sleep(0.05)
+s = socket.create_connection(("10.64.2.2", 5202))
+s.sendall(b"x" * 1000)
+open("'"$L"'/life-connected", "w").close()
+wait("shut")
+s.shutdown(socket.SHUT_WR)
+wait("end")
+s.close()' &
+	cli=$!
+	# each point once the last step is done and its packets have crossed
+	: > "$L/life.points"
+	for c in connected:shut eof:close closed:end; do
+		wait_file "$L/life-${c%:*}" 30
+		sleep 0.5
+		for ns in mt-snd mt-rcv; do ss_point $ns 5202 >> "$L/life.points"; done
+		touch "$L/life-${c#*:}"
+	done
+	wait "$cli"
+	wait "$srv"
+	sleep 0.2
+	teacup_stop
+	rmmod magnet
+	$TTPB2ASCII -f magnet -o "$L/states.txt" "$L/states.bin"
+	$PY "$HERE/checktcpev.py" states "$L/states.txt" "$L/life.points" |
+		while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+	for ns in mt-snd mt-rtr mt-rcv; do ip netns del $ns; done
+	# refused where no output carries them
+	mark_log
+	if insmod "$KO" events=retrans omode=0 2>/dev/null ||
+		insmod "$KO" events=state omode=2; then
+		rmmod magnet
+		log "insmod accepted events=retrans or state with an output that cannot carry them"
+		return 1
+	fi
+	new_log | grep -q "magnet: events=state is invalid here: drops, retransmissions and state changes are written only by"
+}
