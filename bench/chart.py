@@ -40,7 +40,9 @@ def main():
                     xs.append(j + (i - (len(rounds) - 1) / 2) * width)
                     ys.append(ratio)
                     colors.append("tab:gray" if name in ANCHORS else "tab:blue")
-        ax.bar(xs, ys, width * 0.95, color=colors, alpha=1.0 - 0.35 * i,
+        # lighter round by round, the last still visible (BENCH_REPS > 2)
+        ax.bar(xs, ys, width * 0.95, color=colors,
+               alpha=1.0 - 0.35 * i * min(1.0, 2.0 / len(rounds)),
                label="round %s" % rnd)
     for j, name in enumerate(names):
         lost = [lo for _, _, lo in data[name] if lo not in ("0", "-")]

@@ -150,27 +150,34 @@ kprobe:tcp_v4_do_rcv { printf("i %llu %u %u\n", nsecs, cpu, ((struct tcp_sock *)
 	stats "$out/$name.$round.stats" "$(grep -c '^[oi] ' $LOG)" "$lost"
 }
 
+# want NAME: the configuration is asked for (bench/run.sh's BENCH_CONFIGS,
+# written to $out/configs; every one if it is empty)
+want() {
+	[ ! -s "$out/configs" ] || grep -qxF "$1" "$out/configs"
+}
+
 one_round() {
 	local r=$1
 	transfer baseline "$r"; echo "bench: baseline.$r"
-	tcpdump_run tcpdump-96 "$r" 96; echo "bench: tcpdump-96.$r"
-	tcpdump_run tcpdump-full "$r" 262144; echo "bench: tcpdump-full.$r"
-	tracepoint_run tracepoint "$r"; echo "bench: tracepoint.$r"
-	bpftrace_run bpftrace "$r"; echo "bench: bpftrace.$r"
-	magnet tcp-ascii "$r" live events=tcp omode=0 port=5201; echo "bench: tcp-ascii.$r"
-	magnet tcp-binary "$r" live events=tcp omode=1 format=2 port=5201; echo "bench: tcp-binary.$r"
-	magnet all-binary "$r" live events=all omode=1 format=2 port=5201 bufsize=16384; echo "bench: all-binary.$r"
-	magnet tcp-binary-v3 "$r" live events=tcp omode=1 format=3 port=5201; echo "bench: tcp-binary-v3.$r"
-	magnet all-binary-v3 "$r" live events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-binary-v3.$r"
-	magnet tcp-record "$r" record events=tcp omode=1 format=3 port=5201; echo "bench: tcp-record.$r"
-	magnet all-record "$r" record events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-record.$r"
-	magnet tcp-handlers "$r" deferred events=tcp omode=1 port=5201 bufsize=262144; echo "bench: tcp-handlers.$r"
-	magnet handlers "$r" deferred events=all omode=1 port=5201 bufsize=1048576; echo "bench: handlers.$r"
+	if want tcpdump-96; then tcpdump_run tcpdump-96 "$r" 96; echo "bench: tcpdump-96.$r"; fi
+	if want tcpdump-full; then tcpdump_run tcpdump-full "$r" 262144; echo "bench: tcpdump-full.$r"; fi
+	if want tracepoint; then tracepoint_run tracepoint "$r"; echo "bench: tracepoint.$r"; fi
+	if want bpftrace; then bpftrace_run bpftrace "$r"; echo "bench: bpftrace.$r"; fi
+	if want tcp-ascii; then magnet tcp-ascii "$r" live events=tcp omode=0 port=5201; echo "bench: tcp-ascii.$r"; fi
+	if want tcp-binary; then magnet tcp-binary "$r" live events=tcp omode=1 format=2 port=5201; echo "bench: tcp-binary.$r"; fi
+	if want all-binary; then magnet all-binary "$r" live events=all omode=1 format=2 port=5201 bufsize=16384; echo "bench: all-binary.$r"; fi
+	if want tcp-binary-v3; then magnet tcp-binary-v3 "$r" live events=tcp omode=1 format=3 port=5201; echo "bench: tcp-binary-v3.$r"; fi
+	if want all-binary-v3; then magnet all-binary-v3 "$r" live events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-binary-v3.$r"; fi
+	if want all-ev-v3; then magnet all-ev-v3 "$r" live events=all,drop,retrans,state omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-ev-v3.$r"; fi
+	if want tcp-record; then magnet tcp-record "$r" record events=tcp omode=1 format=3 port=5201; echo "bench: tcp-record.$r"; fi
+	if want all-record; then magnet all-record "$r" record events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-record.$r"; fi
+	if want tcp-handlers; then magnet tcp-handlers "$r" deferred events=tcp omode=1 port=5201 bufsize=262144; echo "bench: tcp-handlers.$r"; fi
+	if want handlers; then magnet handlers "$r" deferred events=all omode=1 port=5201 bufsize=1048576; echo "bench: handlers.$r"; fi
 	transfer udp-baseline "$r" udp; echo "bench: udp-baseline.$r"
-	tcpdump_run udp-tcpdump-96 "$r" 96 udp; echo "bench: udp-tcpdump-96.$r"
-	magnet udp-magnet "$r" live udp events=ip,dev nontcp=1 omode=1 format=2 bufsize=16384; echo "bench: udp-magnet.$r"
-	magnet udp-magnet-v3 "$r" live udp events=ip,dev nontcp=1 omode=1 format=3 bufsize=16384; echo "bench: udp-magnet-v3.$r"
-	magnet udp-record "$r" record udp events=ip,dev nontcp=1 omode=1 format=3 bufsize=16384; echo "bench: udp-record.$r"
+	if want udp-tcpdump-96; then tcpdump_run udp-tcpdump-96 "$r" 96 udp; echo "bench: udp-tcpdump-96.$r"; fi
+	if want udp-magnet; then magnet udp-magnet "$r" live udp events=ip,dev nontcp=1 omode=1 format=2 bufsize=16384; echo "bench: udp-magnet.$r"; fi
+	if want udp-magnet-v3; then magnet udp-magnet-v3 "$r" live udp events=ip,dev nontcp=1 omode=1 format=3 bufsize=16384; echo "bench: udp-magnet-v3.$r"; fi
+	if want udp-record; then magnet udp-record "$r" record udp events=ip,dev nontcp=1 omode=1 format=3 bufsize=16384; echo "bench: udp-record.$r"; fi
 }
 
 for r in $(seq "$reps"); do

@@ -19,6 +19,10 @@
 #   all-binary     magnet events=all omode=1 format=2 (every layer)
 #   tcp-binary-v3, all-binary-v3   the same in format=3, the default
 #                  (records sized by what they carry, docs/binary-format.md)
+#   all-ev-v3      all-binary-v3 with drops, retransmissions and state
+#                  changes on too (events=all,drop,retrans,state): what
+#                  they cost when the transfer drops and retransmits
+#                  nothing (its ratio beside all-binary-v3's)
 #   tcp-record, all-record   the same read by magnet-record (records written
 #                  to the log from the mapped rings) instead of cat
 #   tcp-handlers   events=tcp, reader started after the transfer: what the
@@ -35,6 +39,10 @@
 # to <date>-<kernel>.png (bench/chart.py).
 # KVER defaults to the 6.1 line. One vCPU: QEMU's icount mode hangs
 # bringing up a second one, so every reader shares the CPU with the traffic.
+#
+# BENCH_CONFIGS="NAME ...": only these configurations (and the
+# baselines), e.g. BENCH_CONFIGS="all-binary-v3 all-ev-v3" BENCH_REPS=6 for
+# a pair's difference over more rounds in one boot.
 #
 # BENCH_BASE=REV (a commit): the module of REV too, built from its own tree
 # (git archive) with its own scripts/build-module.sh, run in the same boot
@@ -53,6 +61,11 @@ reps=${BENCH_REPS:-2}
 out=$top/build/bench/$kver
 rm -rf "$out"
 mkdir -p "$out"
+# BENCH_CONFIGS: the configurations to run (names as below; baseline and
+# udp-baseline always), every one if empty
+: > "$out/configs"
+# shellcheck disable=SC2086 # a list of words
+[ -z "${BENCH_CONFIGS:-}" ] || printf '%s\n' $BENCH_CONFIGS > "$out/configs"
 for t in tcpdump bpftrace iperf3; do
 	command -v $t > /dev/null || { echo "bench: $t is missing; run make deps" >&2; exit 1; }
 done
@@ -112,12 +125,14 @@ def extra_per_event(name, r, base):
 
 tcp = ["baseline", "tcpdump-96", "tcpdump-full", "tracepoint", "bpftrace",
        "tcp-ascii", "tcp-binary", "all-binary", "tcp-binary-v3",
-       "all-binary-v3", "tcp-record", "all-record", "tcp-handlers", "handlers"]
+       "all-binary-v3", "all-ev-v3", "tcp-record", "all-record",
+       "tcp-handlers", "handlers"]
 udp = ["udp-baseline", "udp-tcpdump-96", "udp-magnet", "udp-magnet-v3",
        "udp-record"]
 handler_of = {"tcp-ascii": "tcp-handlers", "tcp-binary": "tcp-handlers",
               "all-binary": "handlers", "tcp-binary-v3": "tcp-handlers",
-              "all-binary-v3": "handlers", "tcp-record": "tcp-handlers",
+              "all-binary-v3": "handlers", "all-ev-v3": "handlers",
+              "tcp-record": "tcp-handlers",
               "all-record": "handlers", "tcp-handlers": "tcp-handlers",
               "handlers": "handlers"}
 if baserev:
@@ -126,6 +141,10 @@ if baserev:
     udp = [m for n in udp for m in ([n + "@base", n] if n.startswith("udp-") and
                                     n not in ("udp-baseline", "udp-tcpdump-96") else [n])]
     handler_of.update({k + "@base": v + "@base" for k, v in list(handler_of.items())})
+# the configurations this boot ran (BENCH_CONFIGS)
+import os
+tcp = [n for n in tcp if os.path.exists("%s/%s.1.json" % (out, n))]
+udp = [n for n in udp if os.path.exists("%s/%s.1.json" % (out, n))]
 bases = [iperf("baseline", r)["rate"] for r in rounds + ["last"]]
 base = sum(bases) / len(bases)
 ubase = sum(iperf("udp-baseline", r)["rate"] for r in rounds) / reps
@@ -146,7 +165,7 @@ for name in tcp:
         i, c = iperf(name, r), counts(name, r)
         per = extra_per_event(name, r, "baseline") if c else None
         h = rd = None
-        if name in handler_of and per is not None:
+        if name in handler_of and handler_of[name] in tcp and per is not None:
             h = extra_per_event(handler_of[name], r, "baseline")
             if name != handler_of[name] and h is not None:
                 rd = per - h
@@ -174,6 +193,19 @@ for name in udp:
         print("| %s | %s | %.1f | %.3f | %s | %s | %s | %s |" % (
             name, r, i["rate"], i["rate"] / ubase, fmt(ev), fmt(c.get("lost") if c else None),
             fmt(bpe, "%.0f"), fmt(per, "%.0f")))
+if "all-binary-v3" in tcp and "all-ev-v3" in tcp:
+    print("\nDrops, retransmissions and state changes on (all-ev-v3) against off "
+          "(all-binary-v3), each round's runs one after the other: ratio, and "
+          "all-ev-v3's against all-binary-v3's.\n")
+    print("| round | all-binary-v3 | all-ev-v3 | apart |")
+    print("|---|---|---|---|")
+    for r in rounds:
+        a = iperf("all-binary-v3", r)["rate"] / base
+        b = iperf("all-ev-v3", r)["rate"] / base
+        print("| %s | %.3f | %.3f | %+.1f%% |" % (r, a, b, (b / a - 1) * 100))
+    a = sum(iperf("all-binary-v3", r)["rate"] for r in rounds) / reps / base
+    b = sum(iperf("all-ev-v3", r)["rate"] for r in rounds) / reps / base
+    print("| mean | %.3f | %.3f | %+.1f%% |" % (a, b, (b / a - 1) * 100))
 if baserev:
     print("\nThe same boot, %s's module (CONFIG@base, run right before each) against this "
           "tree's (%s): mean ratio over the rounds, and this tree's against %s's (negative: "
