@@ -271,6 +271,12 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 	__same_type(&trace_tcp_retransmit_skb, \
 		    void (*)(const struct sock *, const struct sk_buff *, int))
 #endif
+/* qdisc:qdisc_dequeue (qdisc.c), the same on every kernel since 5.0 */
+#include <trace/events/qdisc.h>
+#define MAGNET_QDISC_DEQUEUE_SIGNATURE_OK \
+	__same_type(&trace_qdisc_dequeue, \
+		    void (*)(struct Qdisc *, const struct netdev_queue *, int, \
+			     struct sk_buff *))
 #define MAGNET_SET_STATE_SIGNATURE_OK \
 	__same_type(&trace_inet_sock_set_state, \
 		    void (*)(const struct sock *, const int, const int))

@@ -49,7 +49,7 @@ struct magnet_config {
 
 /* why events=drop, retrans or state is refused with another output */
 #define MAGNET_V3_ONLY_OUTPUTS \
-	"drops, retransmissions and state changes are written only by omode=3 (magnet text) and omode=1 format=3 (compat=magnet)"
+	"drops, retransmissions, state changes and qdisc events are written only by omode=3 (magnet text) and omode=1 format=3 (compat=magnet)"
 
 /*
  * compat= values: whose semantics omode=0 and omode=1 follow. The ttprobe

@@ -95,6 +95,9 @@ struct magnet_reader {
 	/* rec's TCP event part, if rec is a RETRANS, RTO, TLP or STATE */
 	const struct magnet_v3_tcpev *tcpev;
 	struct magnet_v3_tcpev tcpev_part;
+	/* rec's qdisc part, if rec is a QDISC event */
+	const struct magnet_v3_qdisc *qdisc;
+	struct magnet_v3_qdisc qdisc_part;
 	bool mapped;		/* the rings are mapped: TAKE may be used */
 	unsigned long reset_gen;	/* v3: the reset its FLOW records
 					 * were last written again for */

@@ -446,6 +446,9 @@ void magnet_record_pkt(const struct sk_buff *skb, const u8 *nh, u16 event,
 		       bool out, bool dev, const struct net *net);
 void magnet_record_drop(const struct sk_buff *skb, const u8 *nh, bool out,
 			unsigned int reason, const void *location);
+struct Qdisc;
+void magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
+			 const struct Qdisc *q, const struct net_device *dev);
 
 /* ------------------------------------------------------------- drops.c */
 
@@ -456,6 +459,13 @@ int magnet_drops_register(void);
 void magnet_drops_unregister(void);
 struct seq_file;
 void magnet_drops_show(struct seq_file *m);
+
+/* ------------------------------------------------------------ qdisc.c */
+
+void magnet_qdisc_fill(struct magnet_v3_qdisc *qd, const struct Qdisc *q);
+void magnet_qdisc_dequeue(void *data, struct Qdisc *q,
+			  const struct netdev_queue *txq, int packets,
+			  struct sk_buff *skb);
 
 /* ------------------------------------------------------------ tcpev.c */
 

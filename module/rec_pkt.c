@@ -34,14 +34,17 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
  * RST, a TIME-WAIT ACK) has neither skb->dev nor skb->sk. NULL: from
  * skb->dev, else skb->sk. @drop: a DROP event (drops.c), whose skb->dev is
  * taken only as magnet_drop_dev() checks it, and whose drop part (@reason,
- * @location) follows the options.
+ * @location) follows the options. @q: a QDISC event's qdisc (qdisc.c),
+ * whose part follows the options, the device @qdev.
  */
 static __always_inline void
 magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 		 bool dev, const struct net *net, bool drop,
-		 unsigned int reason, const void *location)
+		 unsigned int reason, const void *location,
+		 const struct Qdisc *q, const struct net_device *qdev)
 {
 	struct magnet_v3_drop d;
+	struct magnet_v3_qdisc qd;
 	const struct magnet_filter *f = magnet_filter();
 	struct magnet_flow_key k __uninitialized;	/* no padding: all set */
 	struct magnet_v3_pkt *k3;
@@ -57,7 +60,7 @@ magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 
 	if (unlikely(!skb || !nh))
 		return;
-	if (!(f->events & (drop ? MAGNET_LAYER_DROP :
+	if (!(f->events & (drop ? MAGNET_LAYER_DROP : q ? MAGNET_LAYER_QDISC :
 			   dev ? MAGNET_LAYER_DEV : MAGNET_LAYER_IP)) ||
 	    !(f->dir & (out ? MAGNET_FDIR_OUT : MAGNET_FDIR_IN)))
 		goto filtered;
@@ -85,7 +88,7 @@ magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
 		goto filtered;
 	/* a drop's dev field is checked first (drops.c) */
-	ndev = drop ? magnet_drop_dev(skb) : skb->dev;
+	ndev = drop ? magnet_drop_dev(skb) : q ? qdev : skb->dev;
 	if (!net)
 		net = ndev ? dev_net(ndev) :
 			     (skb->sk ? sock_net(skb->sk) : NULL);
@@ -118,10 +121,13 @@ magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 	optlen = p.thlen > 20 ? p.thlen - 20U : 0;
 	if (drop)
 		magnet_drop_fill(&d, reason, location);
+	if (q)
+		magnet_qdisc_fill(&qd, q);
 
 	k3 = magnet_rec_begin(&c, &k, event, flags,
 			      MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U) +
-			      (drop ? MAGNET_V3_DROP_SIZE : 0));
+			      (drop ? MAGNET_V3_DROP_SIZE :
+			       q ? MAGNET_V3_QDISC_SIZE : 0));
 	if (!k3)
 		return;
 	k3->len = p.len;
@@ -157,6 +163,8 @@ magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 	}
 	if (drop)
 		memcpy((u8 *)(k3 + 1) + ((optlen + 7) & ~7U), &d, sizeof(d));
+	if (q)
+		memcpy((u8 *)(k3 + 1) + ((optlen + 7) & ~7U), &qd, sizeof(qd));
 	magnet_rec_end(&c);
 	return;
 filtered:
@@ -167,7 +175,8 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 			       u16 event, bool out, bool dev,
 			       const struct net *net)
 {
-	magnet_pkt_event(skb, nh, event, out, dev, net, false, 0, NULL);
+	magnet_pkt_event(skb, nh, event, out, dev, net, false, 0, NULL, NULL,
+			 NULL);
 }
 NOKPROBE_SYMBOL(magnet_record_pkt);
 
@@ -182,6 +191,20 @@ void notrace magnet_record_drop(const struct sk_buff *skb, const u8 *nh,
 {
 	magnet_pkt_event(skb, nh, out ? MAGNET_EV_DROP_OUT : MAGNET_EV_DROP_IN,
 			 out, true, NULL,
-			 true, reason, location);
+			 true, reason, location, NULL, NULL);
 }
 NOKPROBE_SYMBOL(magnet_record_drop);
+
+/*
+ * A QDISC event: the packet @skb, whose network header is at @nh, that
+ * the qdisc @q of the device @dev let go toward the driver, as a device
+ * event has it, and the qdisc part last (qdisc.c).
+ */
+void notrace magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
+				 const struct Qdisc *q,
+				 const struct net_device *dev)
+{
+	magnet_pkt_event(skb, nh, MAGNET_EV_QDISC, true, true, dev_net(dev),
+			 false, 0, NULL, q, dev);
+}
+NOKPROBE_SYMBOL(magnet_record_qdisc);

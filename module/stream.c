@@ -126,6 +126,9 @@ bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 	rd->tcpev = unlikely(rd->rec.event >= MAGNET_EV_RETRANS) &&
 		    magnet_v3_tcpev(&magnet_flows_seen, &rd->tcpev_part) ?
 		    &rd->tcpev_part : NULL;
+	rd->qdisc = unlikely(rd->rec.event == MAGNET_EV_QDISC) &&
+		    magnet_v3_qdisc(&magnet_flows_seen, &rd->qdisc_part) ?
+		    &rd->qdisc_part : NULL;
 	magnet_stream_emit(rd, &rd->rec, rate ? &x : NULL);
 	return rd->rec.event == MAGNET_EV_LOST;
 }

@@ -10,6 +10,9 @@
  *   TLP      tcp_send_loss_probe's return (kretprobe) retrans
  *   STATE    sock:inet_sock_set_state (tracepoint)   state
  *
+ * The table of tracepoints found by name (not exported to modules) also
+ * has queueing's, qdisc:qdisc_dequeue, whose probe is in qdisc.c.
+ *
  * The two tracepoints are not exported to modules: they are found by name
  * among the kernel's (for_each_kernel_tracepoint()). The RTO and TLP
  * probes are in probes.c's table; what they share with the retransmission
@@ -120,6 +123,8 @@ static struct magnet_tracepoint magnet_tracepoints[] = {
 	  MAGNET_LAYER_RETRANS },
 	{ "inet_sock_set_state", (void *)magnet_set_state,
 	  MAGNET_LAYER_STATE },
+	/* queueing's (qdisc.c): found the same way */
+	{ "qdisc_dequeue", (void *)magnet_qdisc_dequeue, MAGNET_LAYER_QDISC },
 };
 
 static void magnet_tracepoint_find(struct tracepoint *tp, void *priv)
@@ -142,6 +147,7 @@ int magnet_tcpev_register(unsigned int layers)
 	/* fail the build if a tracepoint's arguments change */
 	BUILD_BUG_ON(!MAGNET_RETRANSMIT_SIGNATURE_OK);
 	BUILD_BUG_ON(!MAGNET_SET_STATE_SIGNATURE_OK);
+	BUILD_BUG_ON(!MAGNET_QDISC_DEQUEUE_SIGNATURE_OK);
 	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++) {
 		struct magnet_tracepoint *t = &magnet_tracepoints[i];
 
@@ -193,6 +199,8 @@ void magnet_tcpev_show(struct seq_file *m)
 			seq_printf(m, "probe\t%s\ttracepoint\t%s\n",
 				   magnet_tracepoints[i].layer ==
 				   MAGNET_LAYER_STATE ? "TCP state" :
+				   magnet_tracepoints[i].layer ==
+				   MAGNET_LAYER_QDISC ? "qdisc dequeue" :
 				   "TCP retransmission",
 				   magnet_tracepoints[i].name);
 }

@@ -897,6 +897,7 @@ decoded:
 			struct magnet_v3_rate x;
 			struct magnet_v3_drop dp;
 			struct magnet_v3_tcpev te;
+			struct magnet_v3_qdisc qd;
 
 			len = magnet_format_text(line, &rec,
 						 v3 && magnet_v3_rate(v3d, &x) ?
@@ -904,7 +905,9 @@ decoded:
 						 v3 && magnet_v3_drop(v3d, &dp) ?
 						 &dp : NULL,
 						 v3 && magnet_v3_tcpev(v3d, &te) ?
-						 &te : NULL, netns,
+						 &te : NULL,
+						 v3 && magnet_v3_qdisc(v3d, &qd) ?
+						 &qd : NULL, netns,
 						 si.realtime_offset_ns);
 			break;
 		}

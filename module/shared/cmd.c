@@ -71,6 +71,7 @@ static const struct {
 	{ "drop", MAGNET_LAYER_DROP },
 	{ "retrans", MAGNET_LAYER_RETRANS },
 	{ "state", MAGNET_LAYER_STATE },
+	{ "qdisc", MAGNET_LAYER_QDISC },
 	{ "all", MAGNET_LAYER_ALL },
 };
 
@@ -83,7 +84,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 	while (len && is_blank(buf[len - 1]))
 		len--;
 	if (!len) {
-		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state or all)";
+		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state, qdisc or all)";
 		return -1;
 	}
 	while (pos <= len) {
@@ -102,7 +103,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 			}
 		}
 		if (!found) {
-			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state or all, comma-separated)";
+			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc or all, comma-separated)";
 			return -1;
 		}
 		pos = end + 1;

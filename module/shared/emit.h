@@ -163,6 +163,17 @@ static inline char *magnet_put_s64(char *p, __s64 v)
 	return magnet_put_u64(p, 0 - (__u64)v);	/* no overflow at S64_MIN */
 }
 
+/* %x of a 16-bit value */
+static inline char *magnet_put_hex(char *p, __u32 v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int n = v >= 0x1000 ? 4 : v >= 0x100 ? 3 : v >= 0x10 ? 2 : 1, i;
+
+	for (i = n - 1; i >= 0; i--, v >>= 4)
+		p[i] = hex[v & 0xf];
+	return p + n;
+}
+
 /* %016llx */
 static inline char *magnet_put_hex64(char *p, __u64 v)
 {

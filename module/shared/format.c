@@ -34,6 +34,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_RTO] = "rto",
 	[MAGNET_EV_TLP] = "tlp",
 	[MAGNET_EV_STATE] = "state",
+	[MAGNET_EV_QDISC] = "qdisc",
 };
 
 /* struct magnet_v3_tcpev's kind: of a RETRANS event, of a TLP event */
@@ -548,7 +549,7 @@ static const char magnet_text_columns[] =
 	"\tpacing_rate\tdelivery_rate\tdelivered\tdelivered_ce\tlost_out"
 	"\tsacked_out\tapp_limited\tbbr_bw\tbbr_min_rtt\tbbr_pacing_gain"
 	"\tbbr_cwnd_gain\tdrop_reason\tdrop_where\tprev_state\tkind"
-	"\ttimeouts\tlost\n";
+	"\ttimeouts\tqdisc\tqdisc_handle\tqdisc_qlen\tqdisc_backlog\tlost\n";
 
 int magnet_format_text_header(char *buf)
 {
@@ -599,15 +600,17 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
 #define MAGNET_CC_BBR 16
 
 /*
- * One line of magnet's own text format, 73 tab-separated columns. The
+ * One line of magnet's own text format, 77 tab-separated columns. The
  * widest line (every field at its widest, IPv6, 16-byte comm and ca_name,
  * a BBR rate part, a netns, a drop part with 31-byte names, a TCP event
- * part) is 878 bytes (test_format checks); MAGNET_TEXT_LINE_MAX is 1024.
+ * part, a qdisc part) is 920 bytes (test_format checks);
+ * MAGNET_TEXT_LINE_MAX is 1024.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_rate *rate,
 		       const struct magnet_v3_drop *drop,
-		       const struct magnet_v3_tcpev *ev, __u32 netns,
+		       const struct magnet_v3_tcpev *ev,
+		       const struct magnet_v3_qdisc *qd, __u32 netns,
 		       __s64 realtime_offset_ns)
 {
 	const char *name = magnet_event_name(r->event);
@@ -770,6 +773,24 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, ev->timeouts);
 	else
 		*p++ = '\t';
+	if (qd && r->event == MAGNET_EV_QDISC) {
+		*p++ = '\t';
+		p = magnet_put_clean(p, qd->kind, sizeof(qd->kind));
+		*p++ = '\t';
+		p = magnet_put_hex(p, qd->handle >> 16);
+		*p++ = ':';
+		p = magnet_put_hex(p, qd->handle & 0xffffU);
+		if (qd->qlen != ~0U)
+			MAGNET_COL_U32(p, qd->qlen);
+		else
+			*p++ = '\t';
+		if (qd->backlog != ~0U)
+			MAGNET_COL_U32(p, qd->backlog);
+		else
+			*p++ = '\t';
+	} else {
+		p = magnet_put_tabs(p, 4);
+	}
 	*p++ = '\t';
 out:
 	*p++ = '\n';

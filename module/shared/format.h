@@ -16,7 +16,7 @@ struct magnet_v3_slot;	/* v3.h */
 /* Longest magnet text line (header or record), newline and NUL included. */
 #define MAGNET_TEXT_LINE_MAX 1024
 /* Columns of the magnet text format (header and every line). */
-#define MAGNET_TEXT_NCOLS 73
+#define MAGNET_TEXT_NCOLS 77
 #define MAGNET_TEXT_COL_RET 18	/* 1-based: where a lost line's misses go */
 /*
  * Longest web10g line (the header is the longest), newline and NUL
@@ -212,7 +212,10 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * part (magnet_v3_tcpev()), or NULL: prev_state is a STATE event's state
  * left, kind a RETRANS event's kind (rto, fast, tlp; the number
  * if unknown), timeouts an RTO event's timeouts before it; each empty
- * otherwise. @netns: the
+ * otherwise. @qd: a QDISC event's qdisc part (magnet_v3_qdisc()), or
+ * NULL: qdisc its kind, qdisc_handle its handle as tc writes it (hex
+ * major:minor), qdisc_qlen and qdisc_backlog what it still held (empty
+ * when not known); each empty otherwise. @netns: the
  * event's network namespace (version 3's FLOW record), 0 if unknown: an
  * empty column. @buf must hold
  * MAGNET_TEXT_LINE_MAX bytes. Return the length (0 for an unknown event
@@ -222,7 +225,8 @@ int magnet_format_text_header(char *buf);
 int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_rate *rate,
 		       const struct magnet_v3_drop *drop,
-		       const struct magnet_v3_tcpev *ev, __u32 netns,
+		       const struct magnet_v3_tcpev *ev,
+		       const struct magnet_v3_qdisc *qd, __u32 netns,
 		       __s64 realtime_offset_ns);
 /* tcp_info's delivery rate (bytes/s) of a rate part, with the MSS @mss */
 __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);

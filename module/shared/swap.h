@@ -92,6 +92,9 @@ MAGNET_SWAP_FN(magnet_swap_v3_rate, MAGNET_V3_RATE_PART)
 #define MAGNET_SWAP_T struct magnet_v3_drop
 MAGNET_SWAP_FN(magnet_swap_v3_drop, MAGNET_V3_DROP_PART)
 #undef MAGNET_SWAP_T
+#define MAGNET_SWAP_T struct magnet_v3_qdisc
+MAGNET_SWAP_FN(magnet_swap_v3_qdisc, MAGNET_V3_QDISC_PART)
+#undef MAGNET_SWAP_T
 #define MAGNET_SWAP_T struct magnet_v3_tcpev
 MAGNET_SWAP_FN(magnet_swap_v3_tcpev, MAGNET_V3_TCPEV_PART)
 #undef MAGNET_SWAP_T
@@ -140,6 +143,10 @@ static inline void magnet_swap_v3(unsigned char *p)
 	case MAGNET_EV_DROP_IN:
 		magnet_swap_v3_pkt(p + MAGNET_V3_HDR_SIZE);
 		magnet_swap_v3_drop(p + len - MAGNET_V3_DROP_SIZE);
+		return;
+	case MAGNET_EV_QDISC:	/* the packet part, options, the qdisc part */
+		magnet_swap_v3_pkt(p + MAGNET_V3_HDR_SIZE);
+		magnet_swap_v3_qdisc(p + len - MAGNET_V3_QDISC_SIZE);
 		return;
 	case MAGNET_EV_RETRANS:	/* the TCP part, the rate part, the TCP
 				 * event part */

@@ -19,12 +19,13 @@
  * last when RF_RATE says so), IP and device events the packet part, DROP
  * events the packet part and the drop part last, TCP events (RETRANS, RTO,
  * TLP, STATE) the TCP part, the rate part and the TCP event part last
- * (version 3 only, always with the rate part). The
+ * (version 3 only, always with the rate part), QDISC events the packet
+ * part and the qdisc part last (version 3 only). The
  * flags only say which fields hold values, except that a packet record has
  * no room for a TCP snapshot or a rate part, and a record holds a TCP
  * snapshot or a packet header, not both.
  */
-enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV };
+enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV, V3_QDISC };
 
 static int v3_is_app(unsigned int event)
 {
@@ -52,6 +53,9 @@ static int v3_layout(unsigned int event, unsigned int flags)
 	case MAGNET_EV_DROP_IN:
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
 								    V3_DROP;
+	case MAGNET_EV_QDISC:
+		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
+								    V3_QDISC;
 	case MAGNET_EV_RETRANS:
 	case MAGNET_EV_RTO:
 	case MAGNET_EV_TLP:
@@ -501,6 +505,9 @@ V3_GETTER(v3_get_pkt, struct magnet_record, struct magnet_v3_pkt,
 /* the drop part, at @b, into its own struct */
 V3_GETTER(v3_get_drop, struct magnet_v3_drop, struct magnet_v3_drop,
 	  0, MAGNET_V3_DROP_PART, V3_GET_ALL)
+/* the qdisc part, at @b, into its own struct */
+V3_GETTER(v3_get_qdisc, struct magnet_v3_qdisc, struct magnet_v3_qdisc,
+	  0, MAGNET_V3_QDISC_PART, V3_GET_ALL)
 /* the TCP event part, at @b, into its own struct */
 V3_GETTER(v3_get_tcpev, struct magnet_v3_tcpev, struct magnet_v3_tcpev,
 	  0, MAGNET_V3_TCPEV_PART, V3_GET_ALL)
@@ -530,6 +537,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	d->rate = NULL;
 	d->drop = NULL;
 	d->tcpev = NULL;
+	d->qdisc = NULL;
 	d->netns = 0;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
 		if (len != MAGNET_V3_COUNT_SIZE)
@@ -608,7 +616,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		       MAGNET_V3_TCPEV_SIZE;
 		if (len != want)
 			return v3_bad_len(d, len, want, "TCP event");
-	} else if (layout == V3_PKT || layout == V3_DROP) {
+	} else if (layout == V3_PKT || layout == V3_DROP ||
+		   layout == V3_QDISC) {
 		unsigned int th = len >= MAGNET_V3_PKT_SIZE ?
 				  b[V3_OFF(struct magnet_v3_pkt, tcp_hlen)] : 0;
 		unsigned int optlen = th > 20 ? th - 20 : 0;
@@ -620,10 +629,12 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 			return -1;
 		}
 		want = MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U) +
-		       (layout == V3_DROP ? MAGNET_V3_DROP_SIZE : 0);
+		       (layout == V3_DROP ? MAGNET_V3_DROP_SIZE :
+			layout == V3_QDISC ? MAGNET_V3_QDISC_SIZE : 0);
 		if (len != want)
 			return v3_bad_len(d, len, want, layout == V3_DROP ?
-					  "drop" : "packet");
+					  "drop" : layout == V3_QDISC ?
+					  "qdisc" : "packet");
 	} else {
 		snprintf(d->err, sizeof(d->err),
 			 "event %u with flags 0x%02x: a TCP snapshot and a packet header, a TCP snapshot in a packet record, or a TCP event without its TCP and rate parts",
@@ -696,6 +707,9 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		if (layout == V3_DROP) {
 			d->drop = b + len - MAGNET_V3_DROP_SIZE;
 			d->rate_swapped = sw;
+		} else if (layout == V3_QDISC) {
+			d->qdisc = b + len - MAGNET_V3_QDISC_SIZE;
+			d->rate_swapped = sw;
 		}
 	}
 	return 1;
@@ -709,6 +723,16 @@ int magnet_v3_drop(const struct magnet_v3_dec *d, struct magnet_v3_drop *x)
 	/* a full field from a writer that did not end it */
 	x->reason_name[sizeof(x->reason_name) - 1] = 0;
 	x->where[sizeof(x->where) - 1] = 0;
+	return 1;
+}
+
+int magnet_v3_qdisc(const struct magnet_v3_dec *d, struct magnet_v3_qdisc *x)
+{
+	if (!d->qdisc)
+		return 0;
+	v3_get_qdisc(x, d->qdisc, d->rate_swapped);
+	/* a full name from a writer that did not end it */
+	x->kind[sizeof(x->kind) - 1] = 0;
 	return 1;
 }
 

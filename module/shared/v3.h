@@ -117,6 +117,8 @@ struct magnet_v3_dec {
 	const unsigned char *drop;
 	/* the TCP event part of the TCP event decoded last, or NULL */
 	const unsigned char *tcpev;
+	/* the qdisc part of the QDISC event decoded last, or NULL */
+	const unsigned char *qdisc;
 	/*
 	 * The network namespace of the event magnet_v3_decode() returned
 	 * last, from its flow (0: unknown, or a LOST or RESET record): a
@@ -215,5 +217,12 @@ int magnet_v3_drop(const struct magnet_v3_dec *d, struct magnet_v3_drop *x);
  * if that was no such event.
  */
 int magnet_v3_tcpev(const struct magnet_v3_dec *d, struct magnet_v3_tcpev *x);
+
+/*
+ * The qdisc part of the QDISC event magnet_v3_decode() returned last (its
+ * record unchanged since): 1, or 0 if that was no QDISC event. Its kind
+ * ends with a NUL (a full field is cut at 15 bytes).
+ */
+int magnet_v3_qdisc(const struct magnet_v3_dec *d, struct magnet_v3_qdisc *x);
 
 #endif /* MAGNET_V3_H */

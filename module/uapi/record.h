@@ -55,7 +55,11 @@ enum magnet_event {
 	MAGNET_EV_TLP = 16,	/* the tail loss probe timer fired (written
 				 * when TCP is done with it) */
 	MAGNET_EV_STATE = 17,	/* the socket's TCP state changed */
-	MAGNET_EV_MAX = MAGNET_EV_STATE,
+	/* version 3 only: a packet its device's qdisc let go toward the
+	 * driver (qdisc:qdisc_dequeue), the packet part and the qdisc part
+	 * (struct magnet_v3_qdisc) */
+	MAGNET_EV_QDISC = 18,
+	MAGNET_EV_MAX = MAGNET_EV_QDISC,
 };
 
 /* the layers of the events= parameter */
@@ -68,9 +72,10 @@ enum magnet_event {
 /* retransmissions, RTO and TLP fires (events=retrans), format 3 only */
 #define MAGNET_LAYER_RETRANS 0x20
 #define MAGNET_LAYER_STATE 0x40	/* TCP state changes (events=state), too */
+#define MAGNET_LAYER_QDISC 0x80	/* qdisc dequeues (events=qdisc), too */
 /* what only format 3 carries */
 #define MAGNET_LAYER_V3_ONLY (MAGNET_LAYER_DROP | MAGNET_LAYER_RETRANS | \
-			      MAGNET_LAYER_STATE)
+			      MAGNET_LAYER_STATE | MAGNET_LAYER_QDISC)
 
 /* struct magnet_v3_tcpev's kind: what made a RETRANS event */
 #define MAGNET_RETRANS_RTO 1	/* in loss recovery (icsk_ca_state Loss):
@@ -310,6 +315,11 @@ struct magnet_v3_tcpev {
 	MAGNET_V3_TCPEV_PART(MAGNET_SCHEMA_MEMBER)
 };
 
+/* QDISC, last (after the packet part and its options): the qdisc */
+struct magnet_v3_qdisc {
+	MAGNET_V3_QDISC_PART(MAGNET_SCHEMA_MEMBER)
+};
+
 /* a table's bytes (an int, as the sizes always were) */
 #define MAGNET_SCHEMA_BYTES(table) ((int)(0 table(MAGNET_SCHEMA_SIZE)))
 
@@ -329,6 +339,7 @@ struct magnet_v3_tcpev {
 			    MAGNET_SCHEMA_BYTES(MAGNET_V3_PKT_PART))	/* + options */
 #define MAGNET_V3_DROP_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_DROP_PART)	/* the part alone: no header */
 #define MAGNET_V3_TCPEV_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_TCPEV_PART)	/* the part alone: no header */
+#define MAGNET_V3_QDISC_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_QDISC_PART)	/* the part alone: no header */
 #define MAGNET_V3_MAX_SIZE (MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE)
 
 /* no hidden padding: every byte of a part is a field of its table */
@@ -353,6 +364,10 @@ MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_drop) == MAGNET_V3_DROP_SIZE,
 		     "v3 drop part");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_tcpev) == MAGNET_V3_TCPEV_SIZE,
 		     "v3 TCP event part");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_qdisc) == MAGNET_V3_QDISC_SIZE &&
+		     MAGNET_V3_QDISC_SIZE % 8 == 0 &&
+		     MAGNET_V3_QDISC_SIZE <= MAGNET_V3_DROP_SIZE,
+		     "v3 qdisc part (a QDISC record no longer than a DROP one)");
 MAGNET_STATIC_ASSERT(MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
 		     MAGNET_V3_TCPEV_SIZE <= MAGNET_V3_MAX_SIZE,
 		     "v3 largest record (TCP event)");

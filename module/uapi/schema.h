@@ -279,6 +279,25 @@
 	X(__u8, timeouts, , F)						\
 	X(__u8, reserved, [5], R)
 
+/*
+ * A QDISC event (struct magnet_v3_qdisc): the packet part and its options
+ * as a device event has them (the device the qdisc is on), then this
+ * part, last: the qdisc the packet left toward the driver (the device's
+ * root qdisc, which qdisc:qdisc_dequeue reports) and what it still holds.
+ */
+#define MAGNET_V3_QDISC_PART(X)						\
+	/* its handle and its parent's, as tc numbers them (major << 16 |	\
+	 * minor: 0x10000 is "1:") */					\
+	X(__u32, handle, , F)						\
+	X(__u32, parent, , F)						\
+	/* packets and bytes still in it after the dequeue that took this	\
+	 * one (one dequeue may take several); ~0 = not known (a qdisc that	\
+	 * counts per CPU) */						\
+	X(__u32, qlen, , F)						\
+	X(__u32, backlog, , F)						\
+	/* its kind (tbf, netem, fq_codel, ...), NUL-padded */		\
+	X(char, kind, [16], F)
+
 /* ------------------------------------------------------------ version 2 */
 
 /*

@@ -349,8 +349,13 @@ class LogAnalysis:
             "namespaces": self.namespaces,
             "modulation": self.modulation.rows(
                 lambda k: self.flows[k].label(), self.host_keys),
-            "latency": self.latency.rows(self.socket_netns(),
-                                         self.host_name),
+            "latency": [m for m in self.latency.rows(self.socket_netns(),
+                                                     self.host_name)
+                        if m["to"] != "qdisc"],
+            # where packets waited in a qdisc (events=qdisc): per host,
+            # routers too, from dev_out (the enqueue) to the dequeue
+            "queues": [m for m in self.latency.rows(None, self.host_name)
+                       if m["to"] == "qdisc"],
             # where packets died (events=drop): per packet path (its
             # sender's end first), host, layer (dev: at a device, ip: none
             # known), the kernel's reason and the function that freed it
@@ -449,6 +454,14 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             cpu_last[cpu] = t
             res.events += 1
             ns_events[r.get("netns")] += 1
+            if ev == "qdisc":
+                # a packet its device's qdisc let go (events=qdisc): how
+                # long it waited there, from its dev_out (the latency
+                # table's dev_out -> qdisc, every host's: routers' too)
+                f = res.flows.get(_key(r)) if r["lport"] else None
+                if f is not None:
+                    res.latency.add(f, ev, t, r)
+                continue
             if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
                       "state"):
                 # a packet the kernel dropped (events=drop), or TCP's

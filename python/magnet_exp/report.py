@@ -86,6 +86,14 @@ def report_md(d):
                          % (m["host"] or "-", m["direction"], m["from"],
                             m["to"], m["count"], m["mean_us"], m["p10_us"],
                             m["p50_us"], m["p90_us"], m["p99_us"]))
+    if d.get("queues"):
+        lines += ["", "## Where packets waited", "", QUEUES_INTRO, "",
+                  "| host | packets | mean | p10 | p50 | p90 | p99 |",
+                  "|---|---|---|---|---|---|---|"]
+        for m in d["queues"]:
+            lines.append("| %s | %d | %s | %s | %s | %s | %s |" % (
+                m["host"] or "-", m["count"], m["mean_us"], m["p10_us"],
+                m["p50_us"], m["p90_us"], m["p99_us"]))
     if d.get("drops"):
         lines += ["", "## Where packets died", "",
                   DROPS_INTRO, "", "| packets of | host | layer | reason | "
@@ -107,6 +115,13 @@ def report_md(d):
     return "\n".join(lines) + "\n"
 
 
+QUEUES_INTRO = ("Per host (network namespace), routers too (events=qdisc): "
+                "the time a packet spent in its device's qdisc, from its "
+                "dev_out (before the enqueue) to the qdisc's dequeue toward "
+                "the driver, matched by connection and sequence range; "
+                "microseconds. A packet an empty qdisc hands straight to "
+                "the driver (pfifo_fast, fq_codel) has no dequeue and is "
+                "not counted.")
 DROPS_INTRO = ("Packets the kernel freed as dropped (events=drop), by the "
                "packets' path (their sender's end first), the host "
                "(network namespace) and layer where it happened (dev: at a "
@@ -265,6 +280,14 @@ def report_html(d, outdir):
                  m["count"], m["mean_us"], m["p10_us"], m["p50_us"],
                  m["p90_us"], m["p99_us"]] for m in d["latency"]]
         b.append(_table(head, rows, range(4, len(head))))
+    if d.get("queues"):
+        b += ["<h2>Where packets waited</h2>\n",
+              "<p>%s</p>\n" % esc(QUEUES_INTRO)]
+        b.append(_table(["host", "packets", "mean", "p10", "p50", "p90",
+                         "p99"],
+                        [[m["host"] or "-", m["count"], m["mean_us"],
+                          m["p10_us"], m["p50_us"], m["p90_us"], m["p99_us"]]
+                         for m in d["queues"]], range(1, 7)))
     if d.get("drops"):
         b += ["<h2>Where packets died</h2>\n", "<p>%s</p>\n" % esc(DROPS_INTRO)]
         b.append(_table(["packets of", "host", "layer", "reason", "function",

@@ -637,31 +637,37 @@ for f in native.bin swapped.bin.gz native-v3.bin native-v3s.bin pcap.bin \
 	check "docdecode.py $f: the magnet text byte for byte" \
 		cmp -s "$tmp/doc.out" "$tmp/out"
 done
-# and a real log of drops (drops-7.2.bin: case_drops on 7.2, its FLOW
-# records, four drops each way and four TCP events): the same text, with
-# the drops' reasons and functions
-run -f magnet drops-7.2.bin
-/usr/bin/python3 ./docdecode.py drops-7.2.bin >"$tmp/doc.out" 2>"$tmp/doc.err"
-drc=$?
-check "docdecode.py drops-7.2.bin: exit 0 as ttpb2ascii's ($rc, $drc)" [ "$drc$rc" = 00 ]
-check "docdecode.py drops-7.2.bin: the magnet text byte for byte" \
-	cmp -s "$tmp/doc.out" "$tmp/out"
+# and real logs of 7.2, each decoded by docdecode.py to the same text:
+# drops-7.2.bin (case_drops: its FLOW records, four drops each way and four
+# TCP events), tcpev-7.2.bin (the first 37632 bytes of case_tcpev's
+# transfer, events=retrans,state), qdisc-7.2.bin (the first 24008 bytes of
+# case_qdisc's log, events=dev,drop,qdisc); then each one's own columns,
+# found by the header's names
+for f in drops-7.2.bin tcpev-7.2.bin qdisc-7.2.bin; do
+	run -f magnet $f
+	/usr/bin/python3 ./docdecode.py $f >"$tmp/doc.out" 2>"$tmp/doc.err"
+	drc=$?
+	check "docdecode.py $f: exit 0 as ttpb2ascii's ($rc, $drc)" [ "$drc$rc" = 00 ]
+	check "docdecode.py $f: the magnet text byte for byte" \
+		cmp -s "$tmp/doc.out" "$tmp/out"
+	cp "$tmp/out" "$tmp/$f.txt"
+done
+# count COLUMNS... TEXT: the lines' values of those columns, counted
+count() {
+	awk -F '\t' -v want="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
+		n = split(want, w, " "); next }
+		{ k = ""; for (i = 1; i <= n; i++) k = k (i > 1 ? " " : "") $c[w[i]]; m[k]++ }
+		END { for (k in m) print m[k] "\t" k }' "$2" | LC_ALL=C sort -k2
+}
 check "drops-7.2.bin: 4 drop_out lines of QDISC_DROP, 4 drop_in of NETFILTER_DROP" \
-	[ "$(grep -c '	drop_out	.*	QDISC_DROP	__tcf_kfree_skb_list	' "$tmp/out")$(grep -c '	drop_in	.*	NETFILTER_DROP	nft_do_chain_\[nf_tables\]	' "$tmp/out")" = 44 ]
-# and a real log of TCP's decisions (tcpev-7.2.bin: the first 37632 bytes
-# of case_tcpev's transfer on 7.2, events=retrans,state): the same text,
-# with each event's columns
-run -f magnet tcpev-7.2.bin
-/usr/bin/python3 ./docdecode.py tcpev-7.2.bin >"$tmp/doc.out" 2>"$tmp/doc.err"
-drc=$?
-check "docdecode.py tcpev-7.2.bin: exit 0 as ttpb2ascii's ($rc, $drc)" [ "$drc$rc" = 00 ]
-check "docdecode.py tcpev-7.2.bin: the magnet text byte for byte" \
-	cmp -s "$tmp/doc.out" "$tmp/out"
+	[ "$(count "event drop_reason drop_where" "$tmp/drops-7.2.bin.txt" | grep drop_ | tr '\n\t' '; ')" = \
+	  "4 drop_in NETFILTER_DROP nft_do_chain_[nf_tables];4 drop_out QDISC_DROP __tcf_kfree_skb_list;" ]
 check "tcpev-7.2.bin: 146 fast, 1 rto and 1 tlp retransmissions, 1 RTO, 5 probes of new data and 1 of the last segment, 9 state changes" \
-	[ "$(awk -F '\t' 'NR > 1 { n[$3 " " $(NF - 2)]++ } END {
-		printf "%d %d %d %d %d %d %d", n["retrans fast"], n["retrans rto"],
-			n["retrans tlp"], n["rto "], n["tlp new"], n["tlp retrans"],
-			n["state "] }' "$tmp/out")" = "146 1 1 1 5 1 9" ]
+	[ "$(count "event kind" "$tmp/tcpev-7.2.bin.txt" | tr '\n\t' '; ')" = \
+	  "146 retrans fast;1 retrans rto;1 retrans tlp;1 rto ;9 state ;5 tlp new;1 tlp retrans;" ]
+check "qdisc-7.2.bin: 32 qdisc lines, each of tbf 1:0" \
+	[ "$(count "event qdisc qdisc_handle" "$tmp/qdisc-7.2.bin.txt" | grep qdisc | tr '\n\t' '; ')" = \
+	  "32 qdisc tbf 1:0;" ]
 # the corner cases docs/binary-format.md states a rule for, each a log
 # NAME-EXIT.bin: ttpb2ascii exits EXIT as the document says, and
 # docdecode.py prints the same text with the same exit code. The rate

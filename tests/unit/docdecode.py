@@ -22,7 +22,7 @@ MAGIC_SW = 0x67452301
 EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
             5: 'ip_out', 6: 'ip_in', 7: 'dev_out', 8: 'dev_in',
             9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in',
-            14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state'}
+            14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state', 18: 'qdisc'}
 RETRANS_KINDS = {1: 'rto', 2: 'fast', 3: 'tlp'}
 TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
@@ -39,8 +39,8 @@ COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "pacing_rate delivery_rate delivered delivered_ce lost_out "
            "sacked_out app_limited bbr_bw bbr_min_rtt bbr_pacing_gain "
            "bbr_cwnd_gain drop_reason drop_where prev_state kind "
-           "timeouts lost").split()
-assert len(COLUMNS) == 73
+           "timeouts qdisc qdisc_handle qdisc_qlen qdisc_backlog lost").split()
+assert len(COLUMNS) == 77
 
 TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
            "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
@@ -241,6 +241,14 @@ class Decoder:
                 r['kind'] = TLP_KINDS.get(q['kind'], q['kind'])
             elif f['event'] == 15:
                 r['timeouts'] = q['timeouts']
+        # "Qdisc part": the kind cleaned, the handle as tc writes it
+        if 'qdisc' in f:
+            q = f['qdisc']
+            r['qdisc'] = clean(q['kind'])
+            r['qdisc_handle'] = '%x:%x' % (q['handle'] >> 16,
+                                           q['handle'] & 0xffff)
+            for k in ('qlen', 'backlog'):
+                r['qdisc_' + k] = q[k] if q[k] != 0xffffffff else ''
         return r
 
     # ---- version 3 ----
@@ -294,7 +302,7 @@ class Decoder:
             self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                                     req=req, ret=ret)))
             return
-        if ev < 1 or ev > 17:
+        if ev < 1 or ev > 18:
             bad('unknown event %d' % ev)
         if ev in (14, 15, 16, 17):
             # "TCP events": the TCP part, the rate part, the TCP event part
@@ -318,9 +326,12 @@ class Decoder:
             # 21 to 60; none when 0 to 20
             nopt = th - 20 if th > 20 else 0
             want = 56 + (nopt + 7) // 8 * 8
-            # "Drop part": 72 bytes last in a DROP event
+            # "Drop part": 72 bytes last in a DROP event; "Qdisc part": 32
+            # in a QDISC event
             if ev in (12, 13):
                 want += 72
+            elif ev == 18:
+                want += 32
         if ln != want:
             bad('bad len %d want %d' % (ln, want))
         fi = self.flows.get((cpu, flow))
@@ -374,6 +385,12 @@ class Decoder:
                 f['drop'] = dict(reason=self.u('I', p)[0],
                                  reason_name=self.d[p + 8:p + 39],
                                  where=self.d[p + 40:p + 71])
+            elif ev == 18:
+                p = off + ln - 32
+                h, pa, ql, bl = self.u('IIII', p)
+                # "A reader ends the kind at 15 bytes"
+                f['qdisc'] = dict(handle=h, parent=pa, qlen=ql, backlog=bl,
+                                  kind=self.d[p + 16:p + 31])
         self.emit(self.row(f))
 
     # ---- version 2 ----

@@ -50,6 +50,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_RTO] = "rto",
 	[MAGNET_EV_TLP] = "tlp",
 	[MAGNET_EV_STATE] = "state",
+	[MAGNET_EV_QDISC] = "qdisc",
 };
 
 static const char *ref_event_name(unsigned int event)
@@ -115,7 +116,8 @@ static void magnet_clean_str(char *dst, const char *src, size_t n)
 int ref_format_text(char *buf, const struct magnet_record *r,
 		    const struct magnet_v3_rate *x,
 		    const struct magnet_v3_drop *drop,
-		    const struct magnet_v3_tcpev *ev, __u32 netns,
+		    const struct magnet_v3_tcpev *ev,
+		    const struct magnet_v3_qdisc *qd, __u32 netns,
 		    __s64 realtime_offset_ns)
 {
 	const size_t size = MAGNET_TEXT_LINE_MAX;
@@ -258,6 +260,24 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 		n += snprintf(buf + n, size - n, "\t\t\t%u", ev->timeouts);
 	else
 		n += snprintf(buf + n, size - n, "\t\t\t");
+	/* qdisc, qdisc_handle, qdisc_qlen, qdisc_backlog */
+	if (qd && r->event == MAGNET_EV_QDISC) {
+		char kind[17];
+
+		magnet_clean_str(kind, qd->kind, 16);
+		n += snprintf(buf + n, size - n, "\t%s\t%x:%x", kind,
+			      qd->handle >> 16, qd->handle & 0xffffU);
+		if (qd->qlen != ~0U)
+			n += snprintf(buf + n, size - n, "\t%u", qd->qlen);
+		else
+			n += snprintf(buf + n, size - n, "\t");
+		if (qd->backlog != ~0U)
+			n += snprintf(buf + n, size - n, "\t%u", qd->backlog);
+		else
+			n += snprintf(buf + n, size - n, "\t");
+	} else {
+		n += snprintf(buf + n, size - n, "\t\t\t\t");
+	}
 	n += snprintf(buf + n, size - n, "\t\n");
 	return n;
 }

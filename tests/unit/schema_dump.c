@@ -57,6 +57,9 @@ int main(void)
 #define T struct magnet_v3_tcpev
 	PART("v3_tcpev", MAGNET_V3_TCPEV_PART)
 #undef T
+#define T struct magnet_v3_qdisc
+	PART("v3_qdisc", MAGNET_V3_QDISC_PART)
+#undef T
 	/* version 2: offsets in the record */
 #define T struct magnet_record
 	PART("v2_head", MAGNET_V2_HEAD)

@@ -18,7 +18,7 @@ V2_MAIN = ("v2_head", "v2_snap", "v2_tail")
 
 # where DOC draws each part: the text that introduces it, and the offset
 # its offsets count from (version 3: the record's start, but the rate and
-# drop and TCP event parts)
+# drop, TCP event and qdisc parts)
 DOC = [
     ("sysinfo", "## SYSINFO header (`struct magnet_sysinfo`", 0),
     (V2_MAIN, "## Records (`struct magnet_record`", 0),
@@ -32,6 +32,7 @@ DOC = [
     ("v3_pkt", "**Packet part** (`struct magnet_v3_pkt`)", "hdr"),
     ("v3_drop", "**Drop part** (`struct magnet_v3_drop`", 0),
     ("v3_tcpev", "**TCP event part** (`struct magnet_v3_tcpev`", 0),
+    ("v3_qdisc", "**Qdisc part** (`struct magnet_v3_qdisc`", 0),
 ]
 
 errors = []

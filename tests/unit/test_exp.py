@@ -173,6 +173,36 @@ class Analyse(unittest.TestCase):
         self.assertIn("## TCP's decisions", md)
         self.assertIn("<h2>TCP's decisions</h2>", html)
 
+    def test_queues(self):
+        """a real log of a tbf's dequeues (qdisc-7.2.bin): the report's
+        waits in the router's qdisc are those of its data packets whose
+        dev_out came before their dequeue, counted and averaged here from
+        ttpb2ascii's text"""
+        path = os.path.join(HERE, "qdisc-7.2.bin")
+        out = tempfile.mkdtemp(dir=FIX)
+        d = an.analyse(path, out, TTPB).as_dict()
+        text = subprocess.run([TTPB, "-f", "magnet", path],
+                              capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+        head = text[0].split("\t")
+        rows = [dict(zip(head, l.split("\t"))) for l in text[1:]]
+        seen, waits = {}, []
+        for r in rows:
+            if r["seq"] == r["end_seq"] or not r["seq"]:
+                continue
+            k = (r["netns"], r["laddr"], r["lport"], r["seq"], r["end_seq"])
+            if r["event"] == "dev_out":
+                seen[k] = int(r["time"].replace(".", ""))
+            elif r["event"] == "qdisc" and k in seen:
+                waits.append(int(r["time"].replace(".", "")) - seen.pop(k))
+        self.assertEqual(len(d["queues"]), 1, d["queues"])
+        q = d["queues"][0]
+        self.assertEqual(q["count"], len(waits))
+        self.assertGreater(len(waits), 10)
+        self.assertAlmostEqual(q["mean_us"], sum(waits) / len(waits) / 1e3,
+                               delta=0.01)
+        self.assertIn("## Where packets waited", report.report_md(d))
+
     def test_text_columns(self):
         # the magnet text's columns textlog knows: ttpb2ascii's header
         from magnet_exp import textlog

@@ -192,6 +192,8 @@ static void compare(const struct magnet_record *r, __u64 counter,
 	const struct magnet_v3_drop *d = NULL;
 	struct magnet_v3_tcpev tcpev;
 	const struct magnet_v3_tcpev *e = NULL;
+	struct magnet_v3_qdisc qdisc;
+	const struct magnet_v3_qdisc *q = NULL;
 	__u32 netns;
 	int n, m;
 
@@ -242,9 +244,28 @@ static void compare(const struct magnet_record *r, __u64 counter,
 		tcpev.kind %= 5;
 		e = &tcpev;
 	}
-	n = magnet_format_text(tx_new, r, x, d, e, netns, offset);
-	m = ref_lost_misses(tx_ref, ref_format_text(tx_ref, r, x, d, e, netns,
-						    offset), r);
+	/* a qdisc part: none, or one (the widest: 10-digit numbers, a
+	 * 15-byte kind; else any bytes, "not known" too) */
+	if (counter == ~0ULL) {
+		memset(&qdisc, 'k', sizeof(qdisc));
+		qdisc.handle = 0xffffffffU;
+		qdisc.qlen = 0xfffffffeU;
+		qdisc.backlog = 0xfffffffeU;
+		qdisc.kind[15] = 0;
+		q = &qdisc;
+	} else if (random() % 2) {
+		unsigned int i;
+
+		for (i = 0; i < sizeof(qdisc); i++)
+			((unsigned char *)&qdisc)[i] = (unsigned char)random();
+		if (random() % 4 == 0)
+			qdisc.qlen = qdisc.backlog = ~0U;
+		qdisc.kind[15] = 0;	/* as magnet_v3_qdisc() ends it */
+		q = &qdisc;
+	}
+	n = magnet_format_text(tx_new, r, x, d, e, q, netns, offset);
+	m = ref_lost_misses(tx_ref, ref_format_text(tx_ref, r, x, d, e, q,
+						    netns, offset), r);
 	CHECK(n == m && (n == 0 || !memcmp(tx_new, tx_ref, (size_t)n + 1)),
 	      "text, event %u flags %#x: new (%d) '%.*s' ref (%d) '%.*s'",
 	      r->event, r->flags, n, n, tx_new, m, m, tx_ref);
@@ -407,7 +428,7 @@ int main(void)
 	/* the lines the widest record gives bound every line */
 	CHECK(widest_tt == 256, "widest ttprobe line %d bytes", widest_tt);
 	CHECK(widest_tt < MAGNET_TTPROBE_LINE_MAX, "ttprobe line fits");
-	CHECK(widest_text == 878 && widest_text < MAGNET_TEXT_LINE_MAX,
+	CHECK(widest_text == 920 && widest_text < MAGNET_TEXT_LINE_MAX,
 	      "widest text line %d",
 	      widest_text);
 

@@ -711,7 +711,7 @@ static int decode_events(unsigned char *b, size_t n, int sw, each_event *fn,
 /* test_drop's: a DROP event, then the same packet without a drop part */
 struct drop_want {
 	const struct magnet_record *r;
-	const struct magnet_v3_drop *x;
+	const void *x;			/* the part: drop, qdisc */
 	unsigned int event;
 	int sw;
 };
@@ -720,6 +720,7 @@ static void drop_each(struct magnet_v3_dec *d, const struct magnet_record *got,
 		      int k, void *ctx)
 {
 	const struct drop_want *w = ctx;
+	const struct magnet_v3_drop *x = w->x;
 	struct magnet_record g = *got;
 	struct magnet_v3_drop y;
 
@@ -729,11 +730,11 @@ static void drop_each(struct magnet_v3_dec *d, const struct magnet_record *got,
 		g.event = w->r->event;
 		CHECK(!memcmp(&g, w->r, sizeof(g)),
 		      "swapped %d: the packet differs", w->sw);
-		CHECK(magnet_v3_drop(d, &y) == 1 && y.reason == w->x->reason &&
+		CHECK(magnet_v3_drop(d, &y) == 1 && y.reason == x->reason &&
 		      !y.reserved &&
-		      !memcmp(y.reason_name, w->x->reason_name, 31) &&
+		      !memcmp(y.reason_name, x->reason_name, 31) &&
 		      !y.reason_name[31] &&
-		      !memcmp(y.where, w->x->where, 31) && !y.where[31],
+		      !memcmp(y.where, x->where, 31) && !y.where[31],
 		      "swapped %d: the drop part differs", w->sw);
 	} else {
 		CHECK(!memcmp(&g, w->r, sizeof(g)),
@@ -743,64 +744,79 @@ static void drop_each(struct magnet_v3_dec *d, const struct magnet_record *got,
 	}
 }
 
+/*
+ * A packet event of type @base with a part of @size bytes after its
+ * options as event @event: @part's bytes (the caller's, made for round
+ * @k), then the same flow's packet without one, decoded in either byte
+ * order, each event to @fn with a struct drop_want (its x: @part); then
+ * refused without the part, and with RF_TCP.
+ */
+static void tail_part(unsigned int base, unsigned int event, const void *part,
+		      unsigned int size, each_event *fn, int k, int sw,
+		      const char *what)
+{
+	static struct magnet_v3_enc e;
+	_Alignas(8) unsigned char b[4 * MAGNET_V3_ENC_MAX];
+	struct magnet_record r;
+	unsigned int n, m, pkt;
+	struct flow f;
+	char why[80];
+	__u16 len;
+
+	random_flow(&f);
+	magnet_v3_enc_init(&e);
+	r = make(base, (__u16)(rng() % 4), &f, rng());
+	n = magnet_v3_encode(&e, &r, b);
+	CHECK(n > MAGNET_V3_FLOW_SIZE, "%u", n);
+	pkt = n - MAGNET_V3_FLOW_SIZE;
+	memcpy(b + n, part, size);
+	len = (__u16)(pkt + size);
+	b[MAGNET_V3_FLOW_SIZE + 12] = (unsigned char)event;
+	memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+	n += size;
+	/* then the same flow's packet without one */
+	m = magnet_v3_encode(&e, &r, b + n);
+	CHECK(m == pkt, "%u", m);
+	n += m;
+	CHECK(decode_events(b, n, sw, fn,
+			    &(struct drop_want){ &r, part, event, sw }) == 2,
+	      "two events");
+	if (k)
+		return;
+	/* refused: without its part, and with RF_TCP */
+	magnet_v3_enc_init(&e);
+	n = magnet_v3_encode(&e, &r, b);
+	b[MAGNET_V3_FLOW_SIZE + 12] = (unsigned char)event;
+	snprintf(why, sizeof(why), "a %s record of %u bytes (version 3 has %u)",
+		 what, pkt, pkt + size);
+	refuse(what, b, n, why);
+	memset(b + n, 0, size);
+	len = (__u16)(pkt + size);
+	memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
+	b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_TCP;
+	refuse(what, b, n + size, "with flags");
+}
+
+/* DROP events: any bytes in the drop part, names with no NUL too */
 static void test_drop(void)
 {
 	static const unsigned int evs[] = { MAGNET_EV_IP_OUT, MAGNET_EV_IP_IN,
 					    MAGNET_EV_DEV_OUT, MAGNET_EV_DEV_IN };
-	static struct magnet_v3_enc e;
-	_Alignas(8) unsigned char b[4 * MAGNET_V3_ENC_MAX];
-	unsigned int k, i, n, m, pkt;
-	struct magnet_record r;
 	struct magnet_v3_drop x;
-	struct flow f;
-	__u16 len;
-	char why[80];
-	int sw;
+	unsigned int i;
+	int k, sw;
 
 	for (k = 0; k < 800; k++)
 		for (sw = 0; sw < 2; sw++) {
-			random_flow(&f);
-			magnet_v3_enc_init(&e);
-			r = make(evs[k % 4], (__u16)(rng() % 4), &f, rng());
-			n = magnet_v3_encode(&e, &r, b);
-			CHECK(n > MAGNET_V3_FLOW_SIZE, "%u", n);
-			pkt = n - MAGNET_V3_FLOW_SIZE;
 			for (i = 0; i < sizeof(x); i++)
 				((unsigned char *)&x)[i] = (unsigned char)rng();
 			x.reserved = 0;
 			if (k % 3 == 0)	/* names with no NUL in their 32 */
 				memset(x.reason_name, 'r', sizeof(x.reason_name));
-			memcpy(b + n, &x, sizeof(x));
-			len = (__u16)(pkt + MAGNET_V3_DROP_SIZE);
-			b[MAGNET_V3_FLOW_SIZE + 12] = (unsigned char)
-				(k % 2 ? MAGNET_EV_DROP_IN : MAGNET_EV_DROP_OUT);
-			memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
-			n += MAGNET_V3_DROP_SIZE;
-			/* then the same flow's packet without one */
-			m = magnet_v3_encode(&e, &r, b + n);
-			CHECK(m == pkt, "%u", m);
-			n += m;
-			CHECK(decode_events(b, n, sw, drop_each,
-					    &(struct drop_want){ &r, &x,
-						 k % 2 ? MAGNET_EV_DROP_IN :
-							 MAGNET_EV_DROP_OUT, sw }) == 2,
-			      "two events");
+			tail_part(evs[k % 4], k % 2 ? MAGNET_EV_DROP_IN :
+				  MAGNET_EV_DROP_OUT, &x, sizeof(x), drop_each,
+				  k, sw, "drop");
 		}
-
-	/* refused: a DROP record without its drop part, and with RF_TCP */
-	magnet_v3_enc_init(&e);
-	r = make(MAGNET_EV_IP_IN, 1, &f, 5);
-	n = magnet_v3_encode(&e, &r, b);
-	pkt = n - MAGNET_V3_FLOW_SIZE;
-	b[MAGNET_V3_FLOW_SIZE + 12] = MAGNET_EV_DROP_IN;
-	snprintf(why, sizeof(why), "a drop record of %u bytes (version 3 has %u)",
-		 pkt, pkt + MAGNET_V3_DROP_SIZE);
-	refuse("drop, no drop part", b, n, why);
-	memset(b + n, 0, MAGNET_V3_DROP_SIZE);
-	len = (__u16)(pkt + MAGNET_V3_DROP_SIZE);
-	memcpy(b + MAGNET_V3_FLOW_SIZE + 14, &len, 2);
-	b[MAGNET_V3_FLOW_SIZE + 13] |= MAGNET_RF_TCP;
-	refuse("drop with RF_TCP", b, n + MAGNET_V3_DROP_SIZE, "with flags");
 }
 
 /*
@@ -1021,9 +1037,54 @@ static void test_tcpev(void)
 	refuse("TCP event, no TCP event part", b, n + MAGNET_V3_RATE_SIZE, why);
 }
 
+/* test_qdisc's: a QDISC event, then the same packet without a qdisc part */
+static void qdisc_each(struct magnet_v3_dec *d,
+		       const struct magnet_record *got, int k, void *ctx)
+{
+	const struct drop_want *w = ctx;
+	const struct magnet_v3_qdisc *x = w->x;
+	struct magnet_record g = *got;
+	struct magnet_v3_qdisc y;
+
+	memset(&y, 0xa5, sizeof(y));
+	if (k == 0) {
+		CHECK(g.event == MAGNET_EV_QDISC, "event %u", g.event);
+		g.event = w->r->event;
+		CHECK(!memcmp(&g, w->r, sizeof(g)),
+		      "swapped %d: the packet differs", w->sw);
+		CHECK(magnet_v3_qdisc(d, &y) == 1 && y.handle == x->handle &&
+		      y.parent == x->parent && y.qlen == x->qlen &&
+		      y.backlog == x->backlog &&
+		      !memcmp(y.kind, x->kind, 15) && !y.kind[15],
+		      "swapped %d: the qdisc part differs", w->sw);
+	} else {
+		CHECK(!memcmp(&g, w->r, sizeof(g)),
+		      "swapped %d: the packet after differs", w->sw);
+		CHECK(magnet_v3_qdisc(d, &y) == 0 && magnet_v3_drop(d, NULL) == 0,
+		      "a qdisc part after a record without one");
+	}
+}
+
+/* QDISC events: any bytes in the qdisc part, a kind with no NUL too */
+static void test_qdisc(void)
+{
+	struct magnet_v3_qdisc x;
+	unsigned int i;
+	int k, sw;
+
+	for (k = 0; k < 800; k++)
+		for (sw = 0; sw < 2; sw++) {
+			for (i = 0; i < sizeof(x); i++)
+				((unsigned char *)&x)[i] = (unsigned char)rng();
+			tail_part(MAGNET_EV_DEV_OUT, MAGNET_EV_QDISC, &x,
+				  sizeof(x), qdisc_each, k, sw, "qdisc");
+		}
+}
+
 int main(void)
 {
 	test_drop();
+	test_qdisc();
 	test_tcpev();
 	test_each();
 	test_stream();

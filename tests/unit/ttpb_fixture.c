@@ -597,7 +597,8 @@ static const char *const columns[] = {
 	"rcv_wscale", "opts", "pacing_rate", "delivery_rate", "delivered",
 	"delivered_ce", "lost_out", "sacked_out", "app_limited", "bbr_bw",
 	"bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain", "drop_reason",
-	"drop_where", "prev_state", "kind", "timeouts", "lost",
+	"drop_where", "prev_state", "kind", "timeouts", "qdisc",
+	"qdisc_handle", "qdisc_qlen", "qdisc_backlog", "lost",
 };
 
 #define NCOL (sizeof(columns) / sizeof(columns[0]))
@@ -615,7 +616,8 @@ enum col {
 	C_OPTS, C_PACING_RATE, C_DELIVERY_RATE, C_DELIVERED, C_DELIVERED_CE,
 	C_LOST_OUT, C_SACKED_OUT, C_APP_LIMITED, C_BBR_BW, C_BBR_MIN_RTT,
 	C_BBR_PACING_GAIN, C_BBR_CWND_GAIN, C_DROP_REASON, C_DROP_WHERE,
-	C_PREV_STATE, C_KIND, C_TIMEOUTS, C_LOST,
+	C_PREV_STATE, C_KIND, C_TIMEOUTS, C_QDISC, C_QDISC_HANDLE,
+	C_QDISC_QLEN, C_QDISC_BACKLOG, C_LOST,
 };
 
 _Static_assert(NCOL == MAGNET_TEXT_NCOLS, "the text format's column count");
@@ -735,9 +737,9 @@ static void check_line(int i, char *line)
 		return;
 	}
 	CHECK(!*f[C_LOST], "record %d: lost '%s' not empty", i, f[C_LOST]);
-	/* the fixture's records have no rate, drop or TCP event part
+	/* the fixture's records have no rate, drop, TCP event or qdisc part
 	 * (version 2 has none) */
-	for (c = C_PACING_RATE; c <= C_TIMEOUTS; c++)
+	for (c = C_PACING_RATE; c <= C_QDISC_BACKLOG; c++)
 		CHECK(!*f[c], "record %d: %s '%s' not empty", i, columns[c],
 		      f[c]);
 

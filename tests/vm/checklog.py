@@ -20,8 +20,8 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py cwnd-changes LOG        no flow has two consecutive lines with
                                       the same cwnd (full=0)
   checklog.py count LOG JSON          print the number of lines of the flow
-  checklog.py text LOG                magnet text (omode=3): a header of 73
-                                      named columns, 73 fields on every line,
+  checklog.py text LOG                magnet text (omode=3): a header of 77
+                                      named columns, 77 fields on every line,
                                       all 8 event types, iperf3 as comm; the
                                       rate part's columns filled on TCP and
                                       app lines, empty on the others; the
@@ -238,9 +238,10 @@ BBR_COLS = ("bbr_bw", "bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain")
 
 def cmd_text(path):
     head, rows = text_rows(path)
-    if len(head) != 73 or head[:3] != ["time", "cpu", "event"] or \
-            head[-6:] != ["drop_reason", "drop_where", "prev_state",
-                          "kind", "timeouts", "lost"]:
+    if len(head) != 77 or head[:3] != ["time", "cpu", "event"] or \
+            head[-10:] != ["drop_reason", "drop_where", "prev_state",
+                           "kind", "timeouts", "qdisc", "qdisc_handle",
+                           "qdisc_qlen", "qdisc_backlog", "lost"]:
         fail("header has %d columns: %r" % (len(head), head[:5]))
     kinds = {r["event"] for r in rows}
     want = {"tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
@@ -264,13 +265,13 @@ def cmd_text(path):
         if r["drop_reason"] or r["drop_where"]:
             fail("%s line with drop columns (no events=drop): %r" % (
                 r["event"], (r["drop_reason"], r["drop_where"])))
-        if r["prev_state"] or r["kind"] or r["timeouts"]:
+        if r["prev_state"] or r["kind"] or r["timeouts"] or r["qdisc"]:
             fail("%s line with TCP event columns (no events=retrans or "
                  "state): %r" % (r["event"], (r["prev_state"],
                                  r["kind"], r["timeouts"])))
         if r["event"] not in ("lost", "reset") and not r["netns"].isdigit():
             fail("%s line without its namespace: %r" % (r["event"], r["netns"]))
-    print("text ok: %d lines, 73 columns, event types %s, the rate part on every TCP and app line, no drop or TCP event columns, a namespace on every event line"
+    print("text ok: %d lines, 77 columns, event types %s, the rate part on every TCP and app line, no drop or TCP event columns, a namespace on every event line"
           % (len(rows), ",".join(sorted(kinds))))
 
 

@@ -6,7 +6,7 @@
 # -e above: its cases run under set -e, which tells shellcheck); a case's
 # "# suite:" line: tests/vm/suite.sh.
 
-# omode=3: a header naming 70 columns, every event type, 70 fields per
+# omode=3: a header naming 77 columns, every event type, 77 fields per
 # line, the namespace on every event: also on the RST that refuses a
 # connection (no server yet), which the kernel's control socket sends with
 # neither skb->dev nor skb->sk at ip6_output (5.10)

@@ -203,13 +203,13 @@ for i in range(20):
 		log "insmod accepted events=drop format=2"
 		return 1
 	fi
-	new_log | grep -q "magnet: events=drop is invalid here: drops, retransmissions and state changes are written only by"
+	new_log | grep -q "magnet: events=drop is invalid here: drops, retransmissions, state changes and qdisc events are written only by"
 	insmod "$KO" omode=0
 	if echo "filter events=tcp,drop" > /proc/net/magnet; then
 		rmmod magnet
 		log "filter events=tcp,drop accepted with omode=0"
 		return 1
 	fi
-	new_log | grep -q 'rejected command "filter events=tcp,drop": events: drops, retransmissions and state changes are written only by'
+	new_log | grep -q 'rejected command "filter events=tcp,drop": events: drops, retransmissions, state changes and qdisc events are written only by'
 	rmmod magnet
 }

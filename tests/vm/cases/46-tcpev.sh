@@ -160,5 +160,5 @@ s.close()' &
 		log "insmod accepted events=retrans or state with an output that cannot carry them"
 		return 1
 	fi
-	new_log | grep -q "magnet: events=state is invalid here: drops, retransmissions and state changes are written only by"
+	new_log | grep -q "magnet: events=state is invalid here: drops, retransmissions, state changes and qdisc events are written only by"
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""case_qdisc's checks of the QDISC events (events=qdisc) at a router's
+tbf, in ttpb2ascii's magnet text, against tbf's own counters and its
+configuration.
+
+  checkqdisc.py TEXT NETNS IFINDEX SENT_PKTS SENT_BYTES DROPPED RATE BURST
+
+TEXT: the router's log; NETNS, IFINDEX: the router's namespace and the
+device tbf is on; SENT_PKTS, SENT_BYTES, DROPPED: `tc -s qdisc`'s numbers;
+RATE, BURST: tbf's, bytes per second and bytes. The router's QDISC events
+on that device must be tbf's sent packets, their bytes (the IP packet and
+the 14-byte Ethernet header tbf counts) its sent bytes, its drop events
+tbf's drops; each must name tbf. And every packet's wait (its QDISC
+event's time minus its dev_out event's, matched by sequence range and IP
+id) must agree with tbf's rate: a token bucket of rate R and depth B lets
+go, while a packet waits a time w, between R*w - B and R*w + B bytes (the
+packets that left after it came, itself included), give or take two
+packets (the one being sent when it came, the one taking the last
+tokens). And while tbf holds packets (its qlen after a dequeue above
+0) it lets them go at its rate: over the runs of such dequeues longer
+than 0.2 s, the bytes over the time must be its rate within 1%.
+"""
+import collections
+import sys
+
+
+def main(text, netns, ifindex, pkts, nbytes, dropped, rate, burst):
+    pkts, nbytes, dropped = int(pkts), int(nbytes), int(dropped)
+    rate, burst = float(rate), float(burst)
+    with open(text) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(head, l.rstrip("\n").split("\t"))) for l in f]
+    bad = []
+    if any(r["event"] == "lost" for r in rows):
+        bad.append("LOST records")
+    here = [r for r in rows if r["netns"] == netns]
+    q = [r for r in here if r["event"] == "qdisc" and r["ifindex"] == ifindex]
+    d = [r for r in here if r["event"].startswith("drop_")]
+    wire = sum(int(r["len"]) + 14 for r in q)
+    kinds = collections.Counter((r["qdisc"], r["qdisc_handle"]) for r in q)
+    print("tbf: sent %d packets, %d bytes, dropped %d; magnet: %d qdisc "
+          "events, %d bytes, %d drops; qdiscs named %s" % (
+              pkts, nbytes, dropped, len(q), wire, len(d), dict(kinds)))
+    if len(q) != pkts:
+        bad.append("%d qdisc events, tbf sent %d packets" % (len(q), pkts))
+    if wire != nbytes:
+        bad.append("%d bytes in qdisc events, tbf sent %d" % (wire, nbytes))
+    if len(d) != dropped:
+        bad.append("%d drops, tbf dropped %d" % (len(d), dropped))
+    if set(kinds) != {("tbf", "1:0")}:
+        bad.append("qdiscs named %s, not tbf 1:0" % dict(kinds))
+    # the waits: each dequeue after its dev_out, in order
+    t = lambda r: float(r["time"])
+    pending = collections.defaultdict(collections.deque)
+    for r in here:
+        if r["ifindex"] != ifindex or not r["seq"]:
+            continue
+        k = (r["seq"], r["end_seq"], r["ip_id"], r["lport"], r["rport"])
+        if r["event"] == "dev_out":
+            pending[k].append(t(r))
+    times = [t(r) for r in q]
+    cum = [0]
+    for r in q:
+        cum.append(cum[-1] + int(r["len"]) + 14)
+    waits, worst, matched = [], 0.0, 0
+    import bisect
+    for i, r in enumerate(q):
+        k = (r["seq"], r["end_seq"], r["ip_id"], r["lport"], r["rport"])
+        if not r["seq"] or not pending[k]:
+            continue
+        t0 = pending[k].popleft()
+        w = t(r) - t0
+        if w < 0:
+            bad.append("a dequeue before its dev_out: %s" % r)
+            continue
+        matched += 1
+        waits.append(w)
+        # the bytes dequeued in (t0, t(r)]
+        j = bisect.bisect_right(times, t0)
+        left = cum[i + 1] - cum[j]
+        dev = abs(left - rate * w)
+        worst = max(worst, dev - burst)
+    waits.sort()
+    if not waits:
+        bad.append("no packet's wait")
+    else:
+        p50, p90 = waits[len(waits) // 2], waits[len(waits) * 9 // 10]
+        print("waits of %d packets matched to their dev_out: median %.2f ms, "
+              "p90 %.2f ms, longest %.2f ms; the bytes that left while each "
+              "waited against tbf's rate: at most %.0f bytes beyond the "
+              "bucket's %d" % (matched, p50 * 1e3, p90 * 1e3, waits[-1] * 1e3,
+                               max(worst, 0), burst))
+        if matched < len(q) * 0.9:
+            bad.append("only %d of %d dequeues matched" % (matched, len(q)))
+        if p90 < 0.005:
+            bad.append("no queue: p90 wait %.2f ms" % (p90 * 1e3))
+        if worst > 2 * 1514:
+            bad.append("a wait that tbf's rate does not explain: %.0f bytes "
+                       "beyond its bucket" % worst)
+    # the rate tbf let packets go at while it held some (its qlen after a
+    # dequeue above 0): over each run of such dequeues longer than 0.2 s,
+    # the bytes after the run's first over the run's time
+    runs, cur = [], []
+    for r in q:
+        cur.append(r)
+        if r["qdisc_qlen"] == "0":
+            runs.append(cur)
+            cur = []
+    runs.append(cur)
+    left = span = 0.0
+    for run in runs:
+        if len(run) > 1 and t(run[-1]) - t(run[0]) > 0.2:
+            left += sum(int(r["len"]) + 14 for r in run[1:])
+            span += t(run[-1]) - t(run[0])
+    if not span:
+        bad.append("tbf never held packets for 0.2 s")
+    else:
+        got = left / span
+        print("while tbf held packets (%.2f s): %.0f bytes/s, its rate %.0f "
+              "(%+.2f%%)" % (span, got, rate, (got / rate - 1) * 100))
+        if abs(got / rate - 1) > 0.01:
+            bad.append("tbf let %.0f bytes/s go while it held packets, its "
+                       "rate is %.0f" % (got, rate))
+    for b in bad[:8]:
+        print("FAIL: " + b)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
