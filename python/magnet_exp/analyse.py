@@ -15,10 +15,10 @@ Verdicts, after Monarch's self-diagnosis:
 """
 import csv
 import os
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 
 from magnet_exp import delivery, textlog
-from magnet_exp.modulation import Latency, Modulation
+from magnet_exp.modulation import PCTS, Latency, Modulation, Stat
 from magnet_exp.plots import Series
 
 CONFIRMED, INDETERMINATE, INACCURATE = "confirmed", "indeterminate", "inaccurate"
@@ -250,6 +250,7 @@ class LogAnalysis:
         self.layers = set()
         self.modulation = Modulation()
         self.latency = Latency()
+        self.queues = Queues()
         # where packets died (events=drop): (the sender's end: family,
         # address, port, the receiver's address and port), netns, layer,
         # reason, function -> packets
@@ -349,13 +350,12 @@ class LogAnalysis:
             "namespaces": self.namespaces,
             "modulation": self.modulation.rows(
                 lambda k: self.flows[k].label(), self.host_keys),
-            "latency": [m for m in self.latency.rows(self.socket_netns(),
-                                                     self.host_name)
-                        if m["to"] != "qdisc"],
+            "latency": self.latency.rows(self.socket_netns(),
+                                         self.host_name),
             # where packets waited in a qdisc (events=qdisc): per host,
-            # routers too, from dev_out (the enqueue) to the dequeue
-            "queues": [m for m in self.latency.rows(None, self.host_name)
-                       if m["to"] == "qdisc"],
+            # routers too, device and qdisc, from dev_out (before the
+            # enqueue) to the dequeue
+            "queues": self.queues.rows(self.host_name),
             # where packets died (events=drop): per packet path (its
             # sender's end first), host, layer (dev: at a device, ip: none
             # known), the kernel's reason and the function that freed it
@@ -454,13 +454,14 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             cpu_last[cpu] = t
             res.events += 1
             ns_events[r.get("netns")] += 1
-            if ev == "qdisc":
-                # a packet its device's qdisc let go (events=qdisc): how
-                # long it waited there, from its dev_out (the latency
-                # table's dev_out -> qdisc, every host's: routers' too)
-                f = res.flows.get(_key(r)) if r["lport"] else None
-                if f is not None:
-                    res.latency.add(f, ev, t, r)
+            # how long packets waited in their device's qdisc
+            # (events=qdisc): from dev_out (before the enqueue) to the
+            # dequeue, on every device, routers' too (before the filter of
+            # devices below)
+            if ev == "dev_out":
+                res.queues.dev_out(r, t)
+            elif ev == "qdisc":
+                res.queues.dequeued(r, t)
                 continue
             if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
                       "state"):
@@ -549,6 +550,57 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             % end.message.replace("ttpb2ascii: ", ""), res.t_end))
     _finish(res, gaps, end)
     return res
+
+
+class Queues:
+    """Per host (network namespace), device and qdisc (events=qdisc): the
+    time each packet waited in the qdisc, from its dev_out (before the
+    enqueue) to its dequeue, matched by connection, sequence range and IP
+    id, in order"""
+
+    def __init__(self):
+        self.pending = {}       # packet -> deque of dev_out times
+        self.npending = 0
+        self.stats = {}         # (netns, ifindex, qdisc) -> Stat
+
+    @staticmethod
+    def _packet(r):
+        return (r.get("netns"), r["ifindex"], r["laddr"], r["lport"],
+                r["raddr"], r["rport"], r["seq"], r["end_seq"], r["ip_id"])
+
+    def dev_out(self, r, t):
+        self.pending.setdefault(self._packet(r), deque()).append(t)
+        self.npending += 1
+        if self.npending > 65536:
+            # packets no qdisc let go (none, or one that let them by):
+            # forget the oldest
+            for k in list(self.pending)[:4096]:
+                self.npending -= len(self.pending.pop(k))
+
+    def dequeued(self, r, t):
+        k = self._packet(r)
+        q = self.pending.get(k)
+        if not q:
+            return
+        t0 = q.popleft()
+        self.npending -= 1
+        if not q:
+            del self.pending[k]
+        key = (k[0] or "", k[1], "%s %s" % (r["qdisc"], r["qdisc_handle"]))
+        st = self.stats.get(key)
+        if st is None:
+            st = self.stats[key] = Stat()
+        st.add(t - t0)
+
+    def rows(self, name_of):
+        out = []
+        for (ns, dev, qd), st in sorted(self.stats.items()):
+            row = {"host": name_of(ns), "device": dev, "qdisc": qd,
+                   "count": st.n, "mean_us": round(st.mean() / 1e3, 3)}
+            for p in PCTS:
+                row["p%d_us" % p] = round(st.pct(p) / 1e3, 3)
+            out.append(row)
+        return out
 
 
 def _decision(res, r, ev):

@@ -69,8 +69,8 @@ class Stat:
 
 
 def _dir(ev):
-    return "out" if ev in ("app_send", "tcp_out", "ip_out", "dev_out",
-                           "qdisc") else "in"
+    return "out" if ev in ("app_send", "tcp_out", "ip_out", "dev_out") \
+        else "in"
 
 
 class Modulation:
@@ -159,13 +159,12 @@ class Modulation:
 
 
 # the layers a segment crosses, in order, per direction
-_PATH = {"out": ("tcp_out", "ip_out", "dev_out", "qdisc"),
+_PATH = {"out": ("tcp_out", "ip_out", "dev_out"),
          "in": ("dev_in", "ip_in", "tcp_in")}
 
 
 # the rows of the latency table, in order
 _ORDER = (("out", "tcp_out", "ip_out"), ("out", "ip_out", "dev_out"),
-          ("out", "dev_out", "qdisc"),
           ("in", "dev_in", "ip_in"), ("in", "ip_in", "tcp_in"),
           ("in", "tcp_in", "app_recv"))
 

@@ -88,12 +88,13 @@ def report_md(d):
                             m["p50_us"], m["p90_us"], m["p99_us"]))
     if d.get("queues"):
         lines += ["", "## Where packets waited", "", QUEUES_INTRO, "",
-                  "| host | packets | mean | p10 | p50 | p90 | p99 |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| host | device | qdisc | packets | mean | p10 | p50 | p90 | "
+                  "p99 |", "|---|---|---|---|---|---|---|---|---|"]
         for m in d["queues"]:
-            lines.append("| %s | %d | %s | %s | %s | %s | %s |" % (
-                m["host"] or "-", m["count"], m["mean_us"], m["p10_us"],
-                m["p50_us"], m["p90_us"], m["p99_us"]))
+            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                m["host"] or "-", m["device"], m["qdisc"], m["count"],
+                m["mean_us"], m["p10_us"], m["p50_us"], m["p90_us"],
+                m["p99_us"]))
     if d.get("drops"):
         lines += ["", "## Where packets died", "",
                   DROPS_INTRO, "", "| packets of | host | layer | reason | "
@@ -115,10 +116,11 @@ def report_md(d):
     return "\n".join(lines) + "\n"
 
 
-QUEUES_INTRO = ("Per host (network namespace), routers too (events=qdisc): "
-                "the time a packet spent in its device's qdisc, from its "
-                "dev_out (before the enqueue) to the qdisc's dequeue toward "
-                "the driver, matched by connection and sequence range; "
+QUEUES_INTRO = ("Per host (network namespace), routers too, device "
+                "(ifindex) and qdisc (kind and handle) (events=qdisc): the "
+                "time a packet spent in the qdisc, from its dev_out (before "
+                "the enqueue) to the qdisc's dequeue toward the driver, "
+                "matched by connection, sequence range and IP id; "
                 "microseconds. A packet an empty qdisc hands straight to "
                 "the driver (pfifo_fast, fq_codel) has no dequeue and is "
                 "not counted.")
@@ -283,11 +285,12 @@ def report_html(d, outdir):
     if d.get("queues"):
         b += ["<h2>Where packets waited</h2>\n",
               "<p>%s</p>\n" % esc(QUEUES_INTRO)]
-        b.append(_table(["host", "packets", "mean", "p10", "p50", "p90",
-                         "p99"],
-                        [[m["host"] or "-", m["count"], m["mean_us"],
-                          m["p10_us"], m["p50_us"], m["p90_us"], m["p99_us"]]
-                         for m in d["queues"]], range(1, 7)))
+        b.append(_table(["host", "device", "qdisc", "packets", "mean",
+                         "p10", "p50", "p90", "p99"],
+                        [[m["host"] or "-", m["device"], m["qdisc"],
+                          m["count"], m["mean_us"], m["p10_us"], m["p50_us"],
+                          m["p90_us"], m["p99_us"]]
+                         for m in d["queues"]], range(3, 9)))
     if d.get("drops"):
         b += ["<h2>Where packets died</h2>\n", "<p>%s</p>\n" % esc(DROPS_INTRO)]
         b.append(_table(["packets of", "host", "layer", "reason", "function",

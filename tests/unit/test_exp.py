@@ -175,9 +175,9 @@ class Analyse(unittest.TestCase):
 
     def test_queues(self):
         """a real log of a tbf's dequeues (qdisc-7.2.bin): the report's
-        waits in the router's qdisc are those of its data packets whose
-        dev_out came before their dequeue, counted and averaged here from
-        ttpb2ascii's text"""
+        waits in the router's qdisc are those of its packets whose dev_out
+        came before their dequeue (the same packet: connection, sequence
+        range, IP id), counted and averaged here from ttpb2ascii's text"""
         path = os.path.join(HERE, "qdisc-7.2.bin")
         out = tempfile.mkdtemp(dir=FIX)
         d = an.analyse(path, out, TTPB).as_dict()
@@ -188,15 +188,16 @@ class Analyse(unittest.TestCase):
         rows = [dict(zip(head, l.split("\t"))) for l in text[1:]]
         seen, waits = {}, []
         for r in rows:
-            if r["seq"] == r["end_seq"] or not r["seq"]:
-                continue
-            k = (r["netns"], r["laddr"], r["lport"], r["seq"], r["end_seq"])
+            k = tuple(r[c] for c in ("netns", "ifindex", "laddr", "lport",
+                                     "raddr", "rport", "seq", "end_seq",
+                                     "ip_id"))
             if r["event"] == "dev_out":
-                seen[k] = int(r["time"].replace(".", ""))
-            elif r["event"] == "qdisc" and k in seen:
-                waits.append(int(r["time"].replace(".", "")) - seen.pop(k))
+                seen.setdefault(k, []).append(int(r["time"].replace(".", "")))
+            elif r["event"] == "qdisc" and seen.get(k):
+                waits.append(int(r["time"].replace(".", "")) - seen[k].pop(0))
         self.assertEqual(len(d["queues"]), 1, d["queues"])
         q = d["queues"][0]
+        self.assertEqual(q["qdisc"], "tbf 1:0")
         self.assertEqual(q["count"], len(waits))
         self.assertGreater(len(waits), 10)
         self.assertAlmostEqual(q["mean_us"], sum(waits) / len(waits) / 1e3,
