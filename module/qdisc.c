@@ -40,18 +40,13 @@ void notrace magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 				  const struct netdev_queue *txq, int packets,
 				  struct sk_buff *skb)
 {
-	struct net_device *dev;
 	int i;
 
-	if (unlikely(!skb || !q || !txq))
-		return;
-	dev = txq->dev;
-	if (unlikely(!dev))
+	if (unlikely(!q))
 		return;
 	for (i = 0; skb && i < packets; i++, skb = skb->next)
-		if (skb->protocol == htons(ETH_P_IP) ||
-		    skb->protocol == htons(ETH_P_IPV6))
-			magnet_record_qdisc(skb, skb_network_header(skb), q,
-					    dev);
+		if (skb->dev && (skb->protocol == htons(ETH_P_IP) ||
+				 skb->protocol == htons(ETH_P_IPV6)))
+			magnet_record_qdisc(skb, skb_network_header(skb), q);
 }
 NOKPROBE_SYMBOL(magnet_qdisc_dequeue);

@@ -448,7 +448,7 @@ void magnet_record_drop(const struct sk_buff *skb, const u8 *nh, bool out,
 			unsigned int reason, const void *location);
 struct Qdisc;
 void magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
-			 const struct Qdisc *q, const struct net_device *dev);
+			 const struct Qdisc *q);
 
 /* ------------------------------------------------------------- drops.c */
 

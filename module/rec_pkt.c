@@ -35,13 +35,13 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
  * skb->dev, else skb->sk. @drop: a DROP event (drops.c), whose skb->dev is
  * taken only as magnet_drop_dev() checks it, and whose drop part (@reason,
  * @location) follows the options. @q: a QDISC event's qdisc (qdisc.c),
- * whose part follows the options, the device @qdev.
+ * whose part follows the options (skb->dev is the qdisc's device).
  */
 static __always_inline void
 magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 		 bool dev, const struct net *net, bool drop,
 		 unsigned int reason, const void *location,
-		 const struct Qdisc *q, const struct net_device *qdev)
+		 const struct Qdisc *q)
 {
 	struct magnet_v3_drop d;
 	struct magnet_v3_qdisc qd;
@@ -88,7 +88,7 @@ magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
 		goto filtered;
 	/* a drop's dev field is checked first (drops.c) */
-	ndev = drop ? magnet_drop_dev(skb) : q ? qdev : skb->dev;
+	ndev = drop ? magnet_drop_dev(skb) : skb->dev;
 	if (!net)
 		net = ndev ? dev_net(ndev) :
 			     (skb->sk ? sock_net(skb->sk) : NULL);
@@ -175,8 +175,7 @@ void notrace magnet_record_pkt(const struct sk_buff *skb, const u8 *nh,
 			       u16 event, bool out, bool dev,
 			       const struct net *net)
 {
-	magnet_pkt_event(skb, nh, event, out, dev, net, false, 0, NULL, NULL,
-			 NULL);
+	magnet_pkt_event(skb, nh, event, out, dev, net, false, 0, NULL, NULL);
 }
 NOKPROBE_SYMBOL(magnet_record_pkt);
 
@@ -191,20 +190,20 @@ void notrace magnet_record_drop(const struct sk_buff *skb, const u8 *nh,
 {
 	magnet_pkt_event(skb, nh, out ? MAGNET_EV_DROP_OUT : MAGNET_EV_DROP_IN,
 			 out, true, NULL,
-			 true, reason, location, NULL, NULL);
+			 true, reason, location, NULL);
 }
 NOKPROBE_SYMBOL(magnet_record_drop);
 
 /*
  * A QDISC event: the packet @skb, whose network header is at @nh, that
- * the qdisc @q of the device @dev let go toward the driver, as a device
- * event has it, and the qdisc part last (qdisc.c).
+ * the qdisc @q of its device (skb->dev, which __dev_queue_xmit() queued it
+ * on) let go toward the driver, as a device event has it, and the qdisc
+ * part last (qdisc.c).
  */
 void notrace magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
-				 const struct Qdisc *q,
-				 const struct net_device *dev)
+				 const struct Qdisc *q)
 {
-	magnet_pkt_event(skb, nh, MAGNET_EV_QDISC, true, true, dev_net(dev),
-			 false, 0, NULL, q, dev);
+	magnet_pkt_event(skb, nh, MAGNET_EV_QDISC, true, true, NULL, false, 0,
+			 NULL, q);
 }
 NOKPROBE_SYMBOL(magnet_record_qdisc);

@@ -33,6 +33,7 @@ static DEFINE_PER_CPU(const struct sock *, magnet_tlp_sk);
 
 struct magnet_tracepoint {
 	const char *name;
+	const char *what;		/* in the statistics */
 	void *probe;
 	unsigned int layer;		/* MAGNET_LAYER_* */
 	struct tracepoint *tp;		/* found at registration */
@@ -119,12 +120,13 @@ void notrace magnet_tcpev_tlp_end(struct sock *sk, u32 high_seq)
 NOKPROBE_SYMBOL(magnet_tcpev_tlp_end);
 
 static struct magnet_tracepoint magnet_tracepoints[] = {
-	{ "tcp_retransmit_skb", (void *)magnet_retransmit,
-	  MAGNET_LAYER_RETRANS },
-	{ "inet_sock_set_state", (void *)magnet_set_state,
+	{ "tcp_retransmit_skb", "TCP retransmission",
+	  (void *)magnet_retransmit, MAGNET_LAYER_RETRANS },
+	{ "inet_sock_set_state", "TCP state", (void *)magnet_set_state,
 	  MAGNET_LAYER_STATE },
 	/* queueing's (qdisc.c): found the same way */
-	{ "qdisc_dequeue", (void *)magnet_qdisc_dequeue, MAGNET_LAYER_QDISC },
+	{ "qdisc_dequeue", "qdisc dequeue", (void *)magnet_qdisc_dequeue,
+	  MAGNET_LAYER_QDISC },
 };
 
 static void magnet_tracepoint_find(struct tracepoint *tp, void *priv)
@@ -197,10 +199,6 @@ void magnet_tcpev_show(struct seq_file *m)
 	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++)
 		if (magnet_tracepoints[i].registered)
 			seq_printf(m, "probe\t%s\ttracepoint\t%s\n",
-				   magnet_tracepoints[i].layer ==
-				   MAGNET_LAYER_STATE ? "TCP state" :
-				   magnet_tracepoints[i].layer ==
-				   MAGNET_LAYER_QDISC ? "qdisc dequeue" :
-				   "TCP retransmission",
+				   magnet_tracepoints[i].what,
 				   magnet_tracepoints[i].name);
 }
