@@ -26,8 +26,22 @@
 #   bench-monarch (2026-11-28) the real flows ran at 7.3 to 11.4 Mbit/s,
 #   the Monarch flows at 6.2 to 7.9.
 # monarch_net_del: remove it.
+# fixed_neighbours NS1:DEV1:ADDR1:NS2:DEV2:ADDR2 ...: each link's two ends
+#   know each other's MAC address for good (no ARP on it); case_qdisc
+#   uses it too.
+
+fixed_neighbours() {
+	local d n1 d1 a1 n2 d2 a2
+	for d in "$@"; do
+		IFS=: read -r n1 d1 a1 n2 d2 a2 <<< "$d"
+		ip -n "$n1" neigh replace "$a2" dev "$d1" nud permanent \
+			lladdr "$(ip -n "$n2" -br link show dev "$d2" | awk '{ print $3 }')"
+		ip -n "$n2" neigh replace "$a1" dev "$d2" nud permanent \
+			lladdr "$(ip -n "$n1" -br link show dev "$d1" | awk '{ print $3 }')"
+	done
+}
 monarch_net_setup() {
-	local ns d n1 d1 a1 n2 d2 a2
+	local ns d
 	for ns in mo-host mo-rtr mo-rem; do
 		ip netns add $ns
 		ip -n $ns link set lo up
@@ -49,14 +63,8 @@ monarch_net_setup() {
 	for d in mo-rtr:mor0 mo-rtr:mor1 mo-rem:moe0; do
 		ip netns exec "${d%:*}" ethtool -K "${d#*:}" gro off > /dev/null
 	done
-	for d in mo-host:moh0:10.63.1.1:mo-rtr:mor0:10.63.1.2 \
-		mo-rtr:mor1:10.63.2.1:mo-rem:moe0:10.63.2.2; do
-		IFS=: read -r n1 d1 a1 n2 d2 a2 <<< "$d"
-		ip -n $n1 neigh replace $a2 dev $d1 nud permanent \
-			lladdr "$(ip -n $n2 -br link show dev $d2 | awk '{ print $3 }')"
-		ip -n $n2 neigh replace $a1 dev $d2 nud permanent \
-			lladdr "$(ip -n $n1 -br link show dev $d1 | awk '{ print $3 }')"
-	done
+	fixed_neighbours mo-host:moh0:10.63.1.1:mo-rtr:mor0:10.63.1.2 \
+		mo-rtr:mor1:10.63.2.1:mo-rem:moe0:10.63.2.2
 	ip netns exec mo-rem sh -c 'echo 1 > /sys/class/net/moe0/queues/rx-0/rps_cpus'
 	ip netns exec mo-rtr sysctl -q -w net.ipv4.ip_forward=1
 	if [ $# = 2 ]; then

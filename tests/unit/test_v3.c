@@ -669,15 +669,16 @@ static void test_refuse(void)
  */
 /*
  * Decode the @n bytes of records at @b, byte-swapped first (record by
- * record) if @sw, as a reader of the other order finds them: each event
- * goes to @fn with the decoder (which gives its parts) and its index.
- * Returns the number of events.
+ * record) if @sw, as a reader of the other order finds them: the first
+ * event must be @r with the event code @event, every other @r itself;
+ * each goes to @fn with the decoder (which gives its parts) and its index,
+ * to check its parts. Returns the number of events.
  */
-typedef void each_event(struct magnet_v3_dec *d,
-			const struct magnet_record *got, int k, void *ctx);
+typedef void each_event(struct magnet_v3_dec *d, int k, void *ctx);
 
-static int decode_events(unsigned char *b, size_t n, int sw, each_event *fn,
-			 void *ctx)
+static int decode_events(unsigned char *b, size_t n, int sw,
+			 const struct magnet_record *r, unsigned int event,
+			 each_event *fn, void *ctx)
 {
 	struct magnet_v3_dec d;
 	struct magnet_record got;
@@ -701,8 +702,14 @@ static int decode_events(unsigned char *b, size_t n, int sw, each_event *fn,
 		CHECK(k >= 0, "decode: %s", d.err);
 		if (k < 0)
 			break;
-		if (k == 1)
-			fn(&d, &got, events++, ctx);
+		if (k != 1)
+			continue;
+		CHECK(got.event == (events ? r->event : event), "event %u",
+		      got.event);
+		got.event = r->event;
+		CHECK(!memcmp(&got, r, sizeof(got)),
+		      "swapped %d: event %d differs", sw, events);
+		fn(&d, events++, ctx);
 	}
 	magnet_v3_dec_free(&d);
 	return events;
@@ -710,26 +717,18 @@ static int decode_events(unsigned char *b, size_t n, int sw, each_event *fn,
 
 /* test_drop's: a DROP event, then the same packet without a drop part */
 struct drop_want {
-	const struct magnet_record *r;
 	const void *x;			/* the part: drop, qdisc */
-	unsigned int event;
 	int sw;
 };
 
-static void drop_each(struct magnet_v3_dec *d, const struct magnet_record *got,
-		      int k, void *ctx)
+static void drop_each(struct magnet_v3_dec *d, int k, void *ctx)
 {
 	const struct drop_want *w = ctx;
 	const struct magnet_v3_drop *x = w->x;
-	struct magnet_record g = *got;
 	struct magnet_v3_drop y;
 
 	memset(&y, 0xa5, sizeof(y));
 	if (k == 0) {
-		CHECK(g.event == w->event, "event %u", g.event);
-		g.event = w->r->event;
-		CHECK(!memcmp(&g, w->r, sizeof(g)),
-		      "swapped %d: the packet differs", w->sw);
 		CHECK(magnet_v3_drop(d, &y) == 1 && y.reason == x->reason &&
 		      !y.reserved &&
 		      !memcmp(y.reason_name, x->reason_name, 31) &&
@@ -737,8 +736,6 @@ static void drop_each(struct magnet_v3_dec *d, const struct magnet_record *got,
 		      !memcmp(y.where, x->where, 31) && !y.where[31],
 		      "swapped %d: the drop part differs", w->sw);
 	} else {
-		CHECK(!memcmp(&g, w->r, sizeof(g)),
-		      "swapped %d: the packet after differs", w->sw);
 		CHECK(magnet_v3_drop(d, &y) == 0,
 		      "a drop part after a record without one");
 	}
@@ -778,8 +775,8 @@ static void tail_part(unsigned int base, unsigned int event, const void *part,
 	m = magnet_v3_encode(&e, &r, b + n);
 	CHECK(m == pkt, "%u", m);
 	n += m;
-	CHECK(decode_events(b, n, sw, fn,
-			    &(struct drop_want){ &r, part, event, sw }) == 2,
+	CHECK(decode_events(b, n, sw, &r, event, fn,
+			    &(struct drop_want){ part, sw }) == 2,
 	      "two events");
 	if (k)
 		return;
@@ -827,20 +824,16 @@ static void test_drop(void)
  */
 /* test_rate's: a TCP or app event with a rate part, then one without */
 struct rate_want {
-	const struct magnet_record *r;
 	const struct magnet_v3_rate *x;
 	unsigned int ev;
 	int sw;
 };
 
-static void rate_each(struct magnet_v3_dec *d, const struct magnet_record *got,
-		      int k, void *ctx)
+static void rate_each(struct magnet_v3_dec *d, int k, void *ctx)
 {
 	const struct rate_want *w = ctx;
 	struct magnet_v3_rate y;
 
-	CHECK(!memcmp(got, w->r, sizeof(*got)),
-	      "event %u swapped %d: the record differs", w->ev, w->sw);
 	memset(&y, 0xa5, sizeof(y));
 	if (k == 0)
 		CHECK(magnet_v3_rate(d, &y) == 1 && !memcmp(&y, w->x, sizeof(y)),
@@ -895,9 +888,9 @@ static void test_rate(void)
 				m = magnet_v3_encode(&e, &r, b + n);
 				CHECK(m == base, "%u", m);
 				n += m;
-				CHECK(decode_events(b, n, sw, rate_each,
-						    &(struct rate_want){ &r, &x,
-							 ev, sw }) == 2,
+				CHECK(decode_events(b, n, sw, &r, ev, rate_each,
+						    &(struct rate_want){ &x, ev,
+							 sw }) == 2,
 				      "two events");
 			}
 
@@ -930,27 +923,19 @@ static void test_rate(void)
 
 /* test_tcpev's: a TCP event, then the same flow's TCP record without */
 struct tcpev_want {
-	const struct magnet_record *r;
 	const struct magnet_v3_rate *x;
 	const struct magnet_v3_tcpev *t;
-	unsigned int event;
 	int sw;
 };
 
-static void tcpev_each(struct magnet_v3_dec *d,
-		       const struct magnet_record *got, int k, void *ctx)
+static void tcpev_each(struct magnet_v3_dec *d, int k, void *ctx)
 {
 	const struct tcpev_want *w = ctx;
-	struct magnet_record g = *got;
 	struct magnet_v3_rate xr;
 	struct magnet_v3_tcpev tr;
 
 	memset(&tr, 0xa5, sizeof(tr));
 	if (k == 0) {
-		CHECK(g.event == w->event, "event %u", g.event);
-		g.event = w->r->event;
-		CHECK(!memcmp(&g, w->r, sizeof(g)),
-		      "swapped %d: the TCP part differs", w->sw);
 		CHECK(magnet_v3_rate(d, &xr) == 1 &&
 		      !memcmp(&xr, w->x, sizeof(xr)),
 		      "swapped %d: the rate part differs", w->sw);
@@ -958,8 +943,6 @@ static void tcpev_each(struct magnet_v3_dec *d,
 		      !memcmp(&tr, w->t, sizeof(tr)),
 		      "swapped %d: the TCP event part differs", w->sw);
 	} else {
-		CHECK(!memcmp(&g, w->r, sizeof(g)),
-		      "swapped %d: the record after differs", w->sw);
 		CHECK(magnet_v3_tcpev(d, &tr) == 0 &&
 		      magnet_v3_rate(d, &xr) == 0,
 		      "a TCP event part after a record without one");
@@ -1014,9 +997,8 @@ static void test_tcpev(void)
 			m = magnet_v3_encode(&e, &r, b + n);
 			CHECK(m == MAGNET_V3_TCP_SIZE, "%u", m);
 			n += m;
-			CHECK(decode_events(b, n, sw, tcpev_each,
-					    &(struct tcpev_want){ &r, &x, &t,
-						 evs[k % 4], sw }) == 2,
+			CHECK(decode_events(b, n, sw, &r, evs[k % 4], tcpev_each,
+					    &(struct tcpev_want){ &x, &t, sw }) == 2,
 			      "two events");
 		}
 
@@ -1038,28 +1020,20 @@ static void test_tcpev(void)
 }
 
 /* test_qdisc's: a QDISC event, then the same packet without a qdisc part */
-static void qdisc_each(struct magnet_v3_dec *d,
-		       const struct magnet_record *got, int k, void *ctx)
+static void qdisc_each(struct magnet_v3_dec *d, int k, void *ctx)
 {
 	const struct drop_want *w = ctx;
 	const struct magnet_v3_qdisc *x = w->x;
-	struct magnet_record g = *got;
 	struct magnet_v3_qdisc y;
 
 	memset(&y, 0xa5, sizeof(y));
 	if (k == 0) {
-		CHECK(g.event == MAGNET_EV_QDISC, "event %u", g.event);
-		g.event = w->r->event;
-		CHECK(!memcmp(&g, w->r, sizeof(g)),
-		      "swapped %d: the packet differs", w->sw);
 		CHECK(magnet_v3_qdisc(d, &y) == 1 && y.handle == x->handle &&
 		      y.parent == x->parent && y.qlen == x->qlen &&
 		      y.backlog == x->backlog &&
 		      !memcmp(y.kind, x->kind, 15) && !y.kind[15],
 		      "swapped %d: the qdisc part differs", w->sw);
 	} else {
-		CHECK(!memcmp(&g, w->r, sizeof(g)),
-		      "swapped %d: the packet after differs", w->sw);
 		CHECK(magnet_v3_qdisc(d, &y) == 0 && magnet_v3_drop(d, NULL) == 0,
 		      "a qdisc part after a record without one");
 	}

@@ -6,6 +6,9 @@
 # -e above: its cases run under set -e, which tells shellcheck); a case's
 # "# suite:" line: tests/vm/suite.sh.
 
+# fixed_neighbours
+. "$MAGNET_TOP/scripts/monarch-net.sh"
+
 # A transfer from mq-snd through the router mq-rtr to mq-rcv, one MSS a
 # packet, through a tbf bottleneck on the router's device toward the
 # receiver (10 Mbit/s, a 15 KiB bucket, 30 KB of queue: it drops). Nothing
@@ -19,20 +22,14 @@
 # packets (the qlen of the events) it lets them go at its rate, within 1%.
 # suite: every-kernel
 case_qdisc() {
-	local ns d n1 d1 a1 n2 d2 a2 idx sent bytes dropped
+	local ns idx sent bytes dropped
 	routed_path mq 66
 	for ns in mq-snd mq-rtr mq-rcv; do
 		ip netns exec $ns sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
 			net.ipv6.conf.default.disable_ipv6=1
 	done
-	for d in mq-snd:mqs0:10.66.1.1:mq-rtr:mqr0:10.66.1.2 \
-		mq-rtr:mqr1:10.66.2.1:mq-rcv:mqc0:10.66.2.2; do
-		IFS=: read -r n1 d1 a1 n2 d2 a2 <<< "$d"
-		ip -n $n1 neigh replace $a2 dev $d1 nud permanent \
-			lladdr "$(ip -n $n2 -br link show dev $d2 | awk '{ print $3 }')"
-		ip -n $n2 neigh replace $a1 dev $d2 nud permanent \
-			lladdr "$(ip -n $n1 -br link show dev $d1 | awk '{ print $3 }')"
-	done
+	fixed_neighbours mq-snd:mqs0:10.66.1.1:mq-rtr:mqr0:10.66.1.2 \
+		mq-rtr:mqr1:10.66.2.1:mq-rcv:mqc0:10.66.2.2
 	# one MSS a packet, and none merged on the router's way in
 	ip -n mq-snd link set mqs0 gso_max_segs 1
 	ip netns exec mq-rtr ethtool -K mqr0 gro off > /dev/null
