@@ -19,7 +19,8 @@
 # wait there (its QDISC event's time minus its dev_out's) agrees with
 # tbf's rate: the bytes that left while it waited are the rate times its
 # wait, give or take the bucket and two packets; and while tbf holds
-# packets (the qlen of the events) it lets them go at its rate, within 1%.
+# packets (the qlen of the events) it lets them go at its rate, within 1%
+# (both away from the emulator's stalls: checkqdisc.py says how).
 # suite: every-kernel
 case_qdisc() {
 	local ns idx sent bytes dropped
