@@ -194,7 +194,8 @@ static inline void magnet_vm_flags_mod(struct vm_area_struct *vma,
  * The skb:kfree_skb tracepoint (a packet freed as dropped), whose probe
  * takes (data, MAGNET_KFREE_SKB_ARGS): (skb, location) up to 5.16; with
  * the drop reason from 5.17; and the receiving socket from 6.11 (const
- * from 6.13: the same call either way). The reason's name: drop_reasons[]
+ * from 6.13: the same call either way; MAGNET_KFREE_SKB_RX_SK, NULL
+ * before). The reason's name: drop_reasons[]
  * up to 6.4, then a table per subsystem (the reason's high 16 bits), read
  * under RCU (a tracepoint's probe runs in one); none before 5.17.
  */
@@ -202,6 +203,7 @@ static inline void magnet_vm_flags_mod(struct vm_area_struct *vma,
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 17, 0)
 #define MAGNET_KFREE_SKB_ARGS struct sk_buff *skb, void *location
 #define MAGNET_KFREE_SKB_REASON 0U
+#define MAGNET_KFREE_SKB_RX_SK NULL
 #define MAGNET_KFREE_SKB_SIGNATURE_OK \
 	__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *))
 static inline const char *magnet_drop_reason_name(unsigned int reason)
@@ -214,12 +216,14 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 #define MAGNET_KFREE_SKB_ARGS struct sk_buff *skb, void *location, \
 	enum skb_drop_reason reason
+#define MAGNET_KFREE_SKB_RX_SK NULL
 #define MAGNET_KFREE_SKB_SIGNATURE_OK \
 	__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
 					       enum skb_drop_reason))
 #else
 #define MAGNET_KFREE_SKB_ARGS struct sk_buff *skb, void *location, \
 	enum skb_drop_reason reason, const struct sock *rx_sk
+#define MAGNET_KFREE_SKB_RX_SK rx_sk
 #define MAGNET_KFREE_SKB_SIGNATURE_OK \
 	(__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
 						enum skb_drop_reason, \
@@ -277,6 +281,21 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 	__same_type(&trace_qdisc_dequeue, \
 		    void (*)(struct Qdisc *, const struct netdev_queue *, int, \
 			     struct sk_buff *))
+/*
+ * qdisc:qdisc_enqueue (qdisc.c): used from 6.1, the first kernel the VM
+ * suite runs that has it; 5.10 has none, and the probe is not registered
+ * there (nor on a kernel between, which may or may not have it)
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define MAGNET_HAVE_QDISC_ENQUEUE 1
+#define MAGNET_QDISC_ENQUEUE_SIGNATURE_OK \
+	__same_type(&trace_qdisc_enqueue, \
+		    void (*)(struct Qdisc *, const struct netdev_queue *, \
+			     struct sk_buff *))
+#else
+#define MAGNET_HAVE_QDISC_ENQUEUE 0
+#define MAGNET_QDISC_ENQUEUE_SIGNATURE_OK 1
+#endif
 #define MAGNET_SET_STATE_SIGNATURE_OK \
 	__same_type(&trace_inet_sock_set_state, \
 		    void (*)(const struct sock *, const int, const int))

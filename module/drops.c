@@ -56,8 +56,14 @@ NOKPROBE_SYMBOL(magnet_drop_fill);
  * namespace), the namespace taken only if it is one (the packet's
  * socket's, or one on the list of namespaces: a pointer compare each),
  * and the device only if that namespace's device of that ifindex is it.
+ *
+ * TCP sets the field to NULL as it takes a packet in (tcp_v4_rcv), so its
+ * own drops of received packets have none. Where the kernel gives the
+ * receiving socket (@rx_net, its namespace: from 6.11), the device is
+ * the one the packet came in on (skb_iif) in that namespace.
  */
-struct net_device *notrace magnet_drop_dev(const struct sk_buff *skb)
+struct net_device *notrace magnet_drop_dev(const struct sk_buff *skb,
+					   const struct net *rx_net)
 {
 	struct net_device *dev = READ_ONCE(skb->dev), *found = NULL;
 	struct net *cand, *net;
@@ -65,12 +71,21 @@ struct net_device *notrace magnet_drop_dev(const struct sk_buff *skb)
 	bool known;
 	int idx;
 
-	if (!dev || copy_from_kernel_nofault(&idx, &dev->ifindex, sizeof(idx)) ||
+	if (!dev) {
+		if (!rx_net || skb->skb_iif <= 0)
+			return NULL;
+		rcu_read_lock();
+		found = dev_get_by_index_rcu((struct net *)rx_net,
+					     skb->skb_iif);
+		rcu_read_unlock();
+		return found;
+	}
+	if (copy_from_kernel_nofault(&idx, &dev->ifindex, sizeof(idx)) ||
 	    idx <= 0 || copy_from_kernel_nofault(&pn, &dev->nd_net, sizeof(pn)))
 		return NULL;
 	cand = read_pnet(&pn);
 	rcu_read_lock();
-	known = skb->sk && sock_net(skb->sk) == cand;
+	known = (skb->sk && sock_net(skb->sk) == cand) || rx_net == cand;
 	if (!known) {
 		for_each_net_rcu(net) {
 			if (net == cand) {
@@ -108,7 +123,8 @@ static void notrace magnet_kfree_skb(void *data, MAGNET_KFREE_SKB_ARGS)
 	 * qdisc or driver dropped it). Else as it was received.
 	 */
 	magnet_record_drop(skb, nh, !skb->skb_iif || skb->data < nh,
-			   MAGNET_KFREE_SKB_REASON, location);
+			   MAGNET_KFREE_SKB_REASON, location,
+			   MAGNET_KFREE_SKB_RX_SK);
 }
 NOKPROBE_SYMBOL(magnet_kfree_skb);
 

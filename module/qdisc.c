@@ -2,15 +2,19 @@
 /*
  * Queueing (events=qdisc): the qdisc:qdisc_dequeue tracepoint, which the
  * kernel fires when a device's root qdisc lets packets go toward the
- * driver (one dequeue may take several, chained). Each IP packet that
- * passes the filter becomes a QDISC event (rec_pkt.c): its headers as a
- * device event has them, on the qdisc's device, and the qdisc part: which
- * qdisc, and what it still holds. How long a packet waited is its QDISC
- * event's time minus its dev_out event's (__dev_queue_xmit's entry,
- * before the enqueue). A packet an empty qdisc hands straight to the
- * driver (TCQ_F_CAN_BYPASS: pfifo_fast, fq_codel) is never dequeued and
- * has no QDISC event; tbf, netem, prio and htb never bypass. The
- * tracepoint is found by name, as tcpev.c's are (it is not exported).
+ * driver (one dequeue may take several, chained), and qdisc:qdisc_enqueue
+ * (used from 6.1; 5.10 has none: compat.h), which it fires when the root qdisc has
+ * taken a packet in. Each IP packet that passes the filter becomes a
+ * QDISC event, and a QDISC_ENQ one (rec_pkt.c): its headers as a device
+ * event has them, on the qdisc's device, and the qdisc part: which qdisc,
+ * and what it holds (after the dequeue; with the packet, after the
+ * enqueue). How long a packet waited is its QDISC event's time minus its
+ * QDISC_ENQ event's, or without one its dev_out event's
+ * (__dev_queue_xmit's entry, before the enqueue). A packet an empty
+ * qdisc hands straight to the driver (TCQ_F_CAN_BYPASS: pfifo_fast,
+ * fq_codel) is never enqueued nor dequeued and has neither event; tbf,
+ * netem, prio and htb never bypass. The tracepoints are found by name,
+ * as tcpev.c's are (they are not exported).
  */
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
@@ -47,6 +51,28 @@ void notrace magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 	for (i = 0; skb && i < packets; i++, skb = skb->next)
 		if (skb->dev && (skb->protocol == htons(ETH_P_IP) ||
 				 skb->protocol == htons(ETH_P_IPV6)))
-			magnet_record_qdisc(skb, skb_network_header(skb), q);
+			magnet_record_qdisc(skb, skb_network_header(skb), q,
+					    MAGNET_EV_QDISC);
 }
 NOKPROBE_SYMBOL(magnet_qdisc_dequeue);
+
+/*
+ * qdisc:qdisc_enqueue's probe: @skb, which the qdisc @q took in. The
+ * kernel fires it after the enqueue. A qdisc that takes no lock
+ * (TCQ_F_NOLOCK: pfifo_fast) may have let the packet go on another CPU
+ * by then, and the driver freed it: its packets are not read (nor are
+ * its numbers known, it counts per CPU). Any other qdisc enqueues and
+ * dequeues under its root lock, which the kernel holds here.
+ */
+void notrace magnet_qdisc_enqueue(void *data, struct Qdisc *q,
+				  const struct netdev_queue *txq,
+				  struct sk_buff *skb)
+{
+	if (unlikely(!q || !skb) || (q->flags & TCQ_F_NOLOCK))
+		return;
+	if (skb->dev && (skb->protocol == htons(ETH_P_IP) ||
+			 skb->protocol == htons(ETH_P_IPV6)))
+		magnet_record_qdisc(skb, skb_network_header(skb), q,
+				    MAGNET_EV_QDISC_ENQ);
+}
+NOKPROBE_SYMBOL(magnet_qdisc_enqueue);

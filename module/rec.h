@@ -445,16 +445,18 @@ int magnet_app_return(const struct magnet_app_call *call,
 void magnet_record_pkt(const struct sk_buff *skb, const u8 *nh, u16 event,
 		       bool out, bool dev, const struct net *net);
 void magnet_record_drop(const struct sk_buff *skb, const u8 *nh, bool out,
-			unsigned int reason, const void *location);
+			unsigned int reason, const void *location,
+			const struct sock *rx_sk);
 struct Qdisc;
 void magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
-			 const struct Qdisc *q);
+			 const struct Qdisc *q, u16 event);
 
 /* ------------------------------------------------------------- drops.c */
 
 void magnet_drop_fill(struct magnet_v3_drop *d, unsigned int reason,
 		      const void *location);
-struct net_device *magnet_drop_dev(const struct sk_buff *skb);
+struct net_device *magnet_drop_dev(const struct sk_buff *skb,
+				   const struct net *rx_net);
 int magnet_drops_register(void);
 void magnet_drops_unregister(void);
 struct seq_file;
@@ -466,6 +468,8 @@ void magnet_qdisc_fill(struct magnet_v3_qdisc *qd, const struct Qdisc *q);
 void magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 			  const struct netdev_queue *txq, int packets,
 			  struct sk_buff *skb);
+void magnet_qdisc_enqueue(void *data, struct Qdisc *q,
+			  const struct netdev_queue *txq, struct sk_buff *skb);
 
 /* ------------------------------------------------------------ tcpev.c */
 

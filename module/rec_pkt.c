@@ -33,7 +33,8 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
  * (ip_output's): at its entry a reply a kernel control socket sends (a
  * RST, a TIME-WAIT ACK) has neither skb->dev nor skb->sk. NULL: from
  * skb->dev, else skb->sk. @drop: a DROP event (drops.c), whose skb->dev is
- * taken only as magnet_drop_dev() checks it, and whose drop part (@reason,
+ * taken only as magnet_drop_dev() checks it (@net: the receiving
+ * socket's namespace where the kernel gives that socket, else NULL), and whose drop part (@reason,
  * @location) follows the options. @q: a QDISC event's qdisc (qdisc.c),
  * whose part follows the options (skb->dev is the qdisc's device).
  */
@@ -87,8 +88,9 @@ magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 	rport = out ? p.dport : p.sport;
 	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
 		goto filtered;
-	/* a drop's dev field is checked first (drops.c) */
-	ndev = drop ? magnet_drop_dev(skb) : skb->dev;
+	/* a drop's dev field is checked first (drops.c); @net is the
+	 * receiving socket's namespace there, if the kernel gives it */
+	ndev = drop ? magnet_drop_dev(skb, net) : skb->dev;
 	if (!net)
 		net = ndev ? dev_net(ndev) :
 			     (skb->sk ? sock_net(skb->sk) : NULL);
@@ -186,24 +188,23 @@ NOKPROBE_SYMBOL(magnet_record_pkt);
  */
 void notrace magnet_record_drop(const struct sk_buff *skb, const u8 *nh,
 				bool out, unsigned int reason,
-				const void *location)
+				const void *location, const struct sock *rx_sk)
 {
 	magnet_pkt_event(skb, nh, out ? MAGNET_EV_DROP_OUT : MAGNET_EV_DROP_IN,
-			 out, true, NULL,
+			 out, true, rx_sk ? sock_net(rx_sk) : NULL,
 			 true, reason, location, NULL);
 }
 NOKPROBE_SYMBOL(magnet_record_drop);
 
 /*
- * A QDISC event: the packet @skb, whose network header is at @nh, that
- * the qdisc @q of its device (skb->dev, which __dev_queue_xmit() queued it
- * on) let go toward the driver, as a device event has it, and the qdisc
- * part last (qdisc.c).
+ * A QDISC (@event: or QDISC_ENQ) event: the packet @skb, whose network
+ * header is at @nh, that the qdisc @q of its device (skb->dev, which
+ * __dev_queue_xmit() queued it on) let go toward the driver (took in), as
+ * a device event has it, and the qdisc part last (qdisc.c).
  */
 void notrace magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
-				 const struct Qdisc *q)
+				 const struct Qdisc *q, u16 event)
 {
-	magnet_pkt_event(skb, nh, MAGNET_EV_QDISC, true, true, NULL, false, 0,
-			 NULL, q);
+	magnet_pkt_event(skb, nh, event, true, true, NULL, false, 0, NULL, q);
 }
 NOKPROBE_SYMBOL(magnet_record_qdisc);

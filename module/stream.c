@@ -120,13 +120,15 @@ bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 	 * a TCP event's for the same outputs (the others refuse those
 	 * events) */
 	rate = rd->out->rate && magnet_v3_rate(&magnet_flows_seen, &x);
-	rd->drop = unlikely(rd->rec.event >= MAGNET_EV_DROP_OUT) &&
+	rd->drop = unlikely(rd->rec.event == MAGNET_EV_DROP_OUT ||
+			    rd->rec.event == MAGNET_EV_DROP_IN) &&
 		   magnet_v3_drop(&magnet_flows_seen, &rd->drop_part) ?
 		   &rd->drop_part : NULL;
 	rd->tcpev = unlikely(rd->rec.event >= MAGNET_EV_RETRANS) &&
 		    magnet_v3_tcpev(&magnet_flows_seen, &rd->tcpev_part) ?
 		    &rd->tcpev_part : NULL;
-	rd->qdisc = unlikely(rd->rec.event == MAGNET_EV_QDISC) &&
+	rd->qdisc = unlikely(rd->rec.event == MAGNET_EV_QDISC ||
+			     rd->rec.event == MAGNET_EV_QDISC_ENQ) &&
 		    magnet_v3_qdisc(&magnet_flows_seen, &rd->qdisc_part) ?
 		    &rd->qdisc_part : NULL;
 	magnet_stream_emit(rd, &rd->rec, rate ? &x : NULL);

@@ -11,7 +11,8 @@
  *   STATE    sock:inet_sock_set_state (tracepoint)   state
  *
  * The table of tracepoints found by name (not exported to modules) also
- * has queueing's, qdisc:qdisc_dequeue, whose probe is in qdisc.c.
+ * has queueing's, qdisc:qdisc_dequeue and qdisc:qdisc_enqueue, whose
+ * probes are in qdisc.c.
  *
  * The two tracepoints are not exported to modules: they are found by name
  * among the kernel's (for_each_kernel_tracepoint()). The RTO and TLP
@@ -127,6 +128,10 @@ static struct magnet_tracepoint magnet_tracepoints[] = {
 	/* queueing's (qdisc.c): found the same way */
 	{ "qdisc_dequeue", "qdisc dequeue", (void *)magnet_qdisc_dequeue,
 	  MAGNET_LAYER_QDISC },
+#if MAGNET_HAVE_QDISC_ENQUEUE
+	{ "qdisc_enqueue", "qdisc enqueue", (void *)magnet_qdisc_enqueue,
+	  MAGNET_LAYER_QDISC },
+#endif
 };
 
 static void magnet_tracepoint_find(struct tracepoint *tp, void *priv)
@@ -150,6 +155,7 @@ int magnet_tcpev_register(unsigned int layers)
 	BUILD_BUG_ON(!MAGNET_RETRANSMIT_SIGNATURE_OK);
 	BUILD_BUG_ON(!MAGNET_SET_STATE_SIGNATURE_OK);
 	BUILD_BUG_ON(!MAGNET_QDISC_DEQUEUE_SIGNATURE_OK);
+	BUILD_BUG_ON(!MAGNET_QDISC_ENQUEUE_SIGNATURE_OK);
 	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++) {
 		struct magnet_tracepoint *t = &magnet_tracepoints[i];
 

@@ -848,8 +848,8 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 		}
 		if (swapped)
 			magnet_swap_record(&rec);
-		/* version 2's events are 1 to 10: a drop or a TCP event
-		 * (12 to 17) has no version 2 form */
+		/* version 2's events are 1 to 10: a drop, a TCP or a qdisc
+		 * event (12 to 19) has no version 2 form */
 		if (!magnet_event_name(rec.event) ||
 		    rec.event > MAGNET_EV_RESET) {
 			if (!finish_output())

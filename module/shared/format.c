@@ -35,6 +35,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_TLP] = "tlp",
 	[MAGNET_EV_STATE] = "state",
 	[MAGNET_EV_QDISC] = "qdisc",
+	[MAGNET_EV_QDISC_ENQ] = "qdisc_enq",
 };
 
 /* struct magnet_v3_tcpev's kind: of a RETRANS event, of a TLP event */
@@ -603,7 +604,7 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
  * One line of magnet's own text format, 77 tab-separated columns. The
  * widest line (every field at its widest, IPv6, 16-byte comm and ca_name,
  * a BBR rate part, a netns, a drop part with 31-byte names, a TCP event
- * part, a qdisc part) is 920 bytes (test_format checks);
+ * part, a qdisc part) is 924 bytes (test_format checks);
  * MAGNET_TEXT_LINE_MAX is 1024.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
@@ -773,7 +774,8 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, ev->timeouts);
 	else
 		*p++ = '\t';
-	if (qd && r->event == MAGNET_EV_QDISC) {
+	if (qd && (r->event == MAGNET_EV_QDISC ||
+		   r->event == MAGNET_EV_QDISC_ENQ)) {
 		*p++ = '\t';
 		p = magnet_put_clean(p, qd->kind, sizeof(qd->kind));
 		*p++ = '\t';

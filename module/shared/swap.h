@@ -145,6 +145,7 @@ static inline void magnet_swap_v3(unsigned char *p)
 		magnet_swap_v3_drop(p + len - MAGNET_V3_DROP_SIZE);
 		return;
 	case MAGNET_EV_QDISC:	/* the packet part, options, the qdisc part */
+	case MAGNET_EV_QDISC_ENQ:
 		magnet_swap_v3_pkt(p + MAGNET_V3_HDR_SIZE);
 		magnet_swap_v3_qdisc(p + len - MAGNET_V3_QDISC_SIZE);
 		return;

@@ -54,6 +54,7 @@ static int v3_layout(unsigned int event, unsigned int flags)
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
 								    V3_DROP;
 	case MAGNET_EV_QDISC:
+	case MAGNET_EV_QDISC_ENQ:
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
 								    V3_QDISC;
 	case MAGNET_EV_RETRANS:

@@ -59,7 +59,11 @@ enum magnet_event {
 	 * driver (qdisc:qdisc_dequeue), the packet part and the qdisc part
 	 * (struct magnet_v3_qdisc) */
 	MAGNET_EV_QDISC = 18,
-	MAGNET_EV_MAX = MAGNET_EV_QDISC,
+	/* version 3 only: a packet its device's qdisc took in
+	 * (qdisc:qdisc_enqueue, where the kernel has it), the packet part
+	 * and the qdisc part, what it holds with this packet */
+	MAGNET_EV_QDISC_ENQ = 19,
+	MAGNET_EV_MAX = MAGNET_EV_QDISC_ENQ,
 };
 
 /* the layers of the events= parameter */
@@ -72,7 +76,7 @@ enum magnet_event {
 /* retransmissions, RTO and TLP fires (events=retrans), format 3 only */
 #define MAGNET_LAYER_RETRANS 0x20
 #define MAGNET_LAYER_STATE 0x40	/* TCP state changes (events=state), too */
-#define MAGNET_LAYER_QDISC 0x80	/* qdisc dequeues (events=qdisc), too */
+#define MAGNET_LAYER_QDISC 0x80	/* qdisc enqueues, dequeues (events=qdisc), too */
 /* what only format 3 carries */
 #define MAGNET_LAYER_V3_ONLY (MAGNET_LAYER_DROP | MAGNET_LAYER_RETRANS | \
 			      MAGNET_LAYER_STATE | MAGNET_LAYER_QDISC)

@@ -13,7 +13,9 @@ Verdicts, after Monarch's self-diagnosis:
   indeterminate  the log cannot tell (the capture ended with the connection
                  still open, so its end is not in the log).
 """
+import bisect
 import csv
+import math
 import os
 from collections import Counter, OrderedDict, deque
 
@@ -251,6 +253,7 @@ class LogAnalysis:
         self.modulation = Modulation()
         self.latency = Latency()
         self.queues = Queues()
+        self.received = Received()
         # where packets died (events=drop): (the sender's end: family,
         # address, port, the receiver's address and port), netns, layer,
         # reason, function -> packets
@@ -353,16 +356,20 @@ class LogAnalysis:
             "latency": self.latency.rows(self.socket_netns(),
                                          self.host_name),
             # where packets waited in a qdisc (events=qdisc): per host,
-            # routers too, device and qdisc, from dev_out (before the
-            # enqueue) to the dequeue
+            # routers too, device and qdisc, from the enqueue (or dev_out,
+            # before it) to the dequeue
             "queues": self.queues.rows(self.host_name),
             # where packets died (events=drop): per packet path (its
             # sender's end first), host, layer (dev: at a device, ip: none
             # known), the kernel's reason and the function that freed it
+            # and for a qdisc's drop, the device's qdisc as its qdisc
+            # events name it
             "drops": [{
                 "flow": _label(k), "host": self.host_name(ns), "layer": lay,
-                "reason": why, "where": where, "packets": n}
-                for (k, ns, lay, why, where), n in sorted(
+                "reason": why, "where": where,
+                "qdisc": self.queues.qdisc_of(ns, dev) if dev else None,
+                "packets": n}
+                for (k, ns, lay, why, where, dev), n in sorted(
                     self.drops.items(), key=lambda kv: (-kv[1], kv[0]))],
             # TCP's decisions (events=retrans, state), per connection end
             "decisions": [{
@@ -370,6 +377,8 @@ class LogAnalysis:
                 "retrans_fast": c["retrans fast"],
                 "retrans_rto": c["retrans rto"],
                 "retrans_tlp": c["retrans tlp"],
+                "retrans_reached": c["retrans reached"],
+                "retrans_not_reached": c["retrans not reached"],
                 "rto": c["rto"],
                 "tlp_new": c["tlp new"], "tlp_retrans": c["tlp retrans"],
                 "tlp_none": c["tlp none"],
@@ -455,14 +464,22 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             res.events += 1
             ns_events[r.get("netns")] += 1
             # how long packets waited in their device's qdisc
-            # (events=qdisc): from dev_out (before the enqueue) to the
-            # dequeue, on every device, routers' too (before the filter of
+            # (events=qdisc): from the enqueue (or dev_out, before it)
+            # to the dequeue, on every device, routers' too (before the filter of
             # devices below)
             if ev == "dev_out":
                 res.queues.dev_out(r, t)
             elif ev == "qdisc":
                 res.queues.dequeued(r, t)
                 continue
+            elif ev == "qdisc_enq":
+                res.queues.enqueued(r, t)
+                continue
+            elif ev == "tcp_in" and r["seq"] and r["seq"] != r["end_seq"]:
+                # what each end's TCP took in: whether a retransmitted
+                # segment's original had reached the peer
+                res.received.add(_key(r)[:5], int(r["seq"]),
+                                 int(r["end_seq"]))
             if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
                       "state"):
                 # a packet the kernel dropped (events=drop), or TCP's
@@ -552,16 +569,92 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
     return res
 
 
-class Queues:
-    """Per host (network namespace), device and qdisc (events=qdisc): the
-    time each packet waited in the qdisc, from its dev_out (before the
-    enqueue) to its dequeue, matched by connection, sequence range and IP
-    id, in order"""
+class _Pending:
+    """per packet (a key), the times of its earlier events, oldest first,
+    at most LIMIT in all (the oldest packets forgotten past it)"""
+    LIMIT = 65536
 
     def __init__(self):
-        self.pending = {}       # packet -> deque of dev_out times
-        self.npending = 0
-        self.stats = {}         # (netns, ifindex, qdisc) -> Stat
+        self.d = {}
+        self.n = 0
+
+    def add(self, k, v):
+        self.d.setdefault(k, deque()).append(v)
+        self.n += 1
+        if self.n > self.LIMIT:
+            for old in list(self.d)[:4096]:
+                self.n -= len(self.d.pop(old))
+
+    def take(self, k):
+        q = self.d.get(k)
+        if not q:
+            return None
+        v = q.popleft()
+        self.n -= 1
+        if not q:
+            del self.d[k]
+        return v
+
+
+class Received:
+    """per receiving end (its 5-tuple), the sequence ranges its TCP took
+    in (tcp_in events), merged, as offsets from the first one's start
+    (a flow of less than 2 GB from it either way)"""
+
+    def __init__(self):
+        self.d = {}     # key -> [base, sorted disjoint [start, end] lists]
+
+    @staticmethod
+    def _off(seq, base):
+        o = (seq - base) & 0xffffffff
+        return o - 2 ** 32 if o >= 2 ** 31 else o
+
+    def add(self, k, seq, end):
+        e = self.d.get(k)
+        if e is None:
+            e = self.d[k] = [seq, []]
+        s = self._off(seq, e[0])
+        t = s + ((end - seq) & 0xffffffff)
+        iv = e[1]
+        if iv and iv[-1][0] <= s <= iv[-1][1]:
+            # in order: the usual case
+            iv[-1][1] = max(iv[-1][1], t)
+            return
+        i = bisect.bisect_left(iv, [s, s])
+        if i > 0 and iv[i - 1][1] >= s:
+            i -= 1
+        j = i
+        while j < len(iv) and iv[j][0] <= t:
+            s, t = min(s, iv[j][0]), max(t, iv[j][1])
+            j += 1
+        iv[i:j] = [[s, t]]
+
+    def covers(self, k, seq, end):
+        """True if the end k's TCP took in all of [seq, end), False if
+        not, None if the log has nothing it took in"""
+        e = self.d.get(k)
+        if e is None:
+            return None
+        s = self._off(seq, e[0])
+        t = s + ((end - seq) & 0xffffffff)
+        iv = e[1]
+        i = bisect.bisect_right(iv, [s, float("inf")]) - 1
+        return i >= 0 and iv[i][0] <= s and t <= iv[i][1]
+
+
+class Queues:
+    """Per host (network namespace), device and qdisc (events=qdisc): the
+    time each packet waited in the qdisc (its sojourn), from its enqueue
+    (a qdisc_enq event: Linux 6.1 on) or else its dev_out (before the
+    enqueue) to its dequeue, and the packets ahead of it at its enqueue
+    (the qdisc's qlen after it, less itself), matched by connection,
+    sequence range and IP id, in order"""
+
+    def __init__(self):
+        self.devout = _Pending()        # packet -> dev_out times
+        self.enq = _Pending()           # packet -> (time, qlen) enqueues
+        self.stats = {}         # (netns, ifindex, qdisc, from) -> Stat
+        self.ahead = {}         # the same -> Counter of packets ahead
 
     @staticmethod
     def _packet(r):
@@ -569,38 +662,66 @@ class Queues:
                 r["raddr"], r["rport"], r["seq"], r["end_seq"], r["ip_id"])
 
     def dev_out(self, r, t):
-        self.pending.setdefault(self._packet(r), deque()).append(t)
-        self.npending += 1
-        if self.npending > 65536:
-            # packets no qdisc let go (none, or one that let them by):
-            # forget the oldest
-            for k in list(self.pending)[:4096]:
-                self.npending -= len(self.pending.pop(k))
+        self.devout.add(self._packet(r), t)
+
+    def enqueued(self, r, t):
+        ql = r["qdisc_qlen"]
+        self.enq.add(self._packet(r), (t, int(ql) if ql else None))
 
     def dequeued(self, r, t):
         k = self._packet(r)
-        q = self.pending.get(k)
-        if not q:
+        t_dev = self.devout.take(k)
+        e = self.enq.take(k)
+        if e is not None:
+            t0, qlen, basis = e[0], e[1], "enqueue"
+        elif t_dev is not None:
+            t0, qlen, basis = t_dev, None, "dev_out"
+        else:
             return
-        t0 = q.popleft()
-        self.npending -= 1
-        if not q:
-            del self.pending[k]
-        key = (k[0] or "", k[1], "%s %s" % (r["qdisc"], r["qdisc_handle"]))
+        key = (k[0] or "", k[1], "%s %s" % (r["qdisc"], r["qdisc_handle"]),
+               basis)
         st = self.stats.get(key)
         if st is None:
             st = self.stats[key] = Stat()
         st.add(t - t0)
+        if qlen:
+            self.ahead.setdefault(key, Counter())[qlen - 1] += 1
+
+    def qdisc_of(self, ns, dev):
+        """the qdiscs (kind and handle) whose dequeues were seen on device
+        dev of namespace ns, or None"""
+        names = sorted({qd for (n, d, qd, _) in self.stats
+                        if n == (ns or "") and d == dev})
+        return ", ".join(names) or None
 
     def rows(self, name_of):
         out = []
-        for (ns, dev, qd), st in sorted(self.stats.items()):
+        for key, st in sorted(self.stats.items()):
+            ns, dev, qd, basis = key
             row = {"host": name_of(ns), "device": dev, "qdisc": qd,
-                   "count": st.n, "mean_us": round(st.mean() / 1e3, 3)}
+                   "from": basis, "count": st.n,
+                   "mean_us": round(st.mean() / 1e3, 3)}
             for p in PCTS:
                 row["p%d_us" % p] = round(st.pct(p) / 1e3, 3)
+            a = self.ahead.get(key)
+            n = sum(a.values()) if a else 0
+            row["ahead_mean"] = round(sum(k * c for k, c in a.items()) / n,
+                                      2) if n else None
+            row["ahead_p50"] = _count_pct(a, 50) if n else None
+            row["ahead_p99"] = _count_pct(a, 99) if n else None
             out.append(row)
         return out
+
+
+def _count_pct(c, p):
+    """the p-th percentile (nearest rank) of the integers counted in c"""
+    want = math.ceil(sum(c.values()) * p / 100)
+    seen = 0
+    for k in sorted(c):
+        seen += c[k]
+        if seen >= want:
+            return k
+    return None
 
 
 def _decision(res, r, ev):
@@ -615,7 +736,9 @@ def _decision(res, r, ev):
         else:
             k = (fam, r["raddr"], r["rport"], r["laddr"], r["lport"])
         res.drops[(k, netns, "dev" if r["ifindex"] else "ip",
-                   r["drop_reason"], r["drop_where"])] += 1
+                   r["drop_reason"], r["drop_where"],
+                   r["ifindex"] if ev == "drop_out" and _qdisc_drop(r)
+                   else "")] += 1
         return
     # by the socket (its cookie): a connecting socket's first change
     # comes before it has its local port
@@ -630,6 +753,24 @@ def _decision(res, r, ev):
         return
     c = res.decisions.setdefault(sock, Counter())
     c[ev + (" " + r["kind"] if r["kind"] else "")] += 1
+    if ev == "retrans" and r["seq"]:
+        # had the peer's TCP taken in the original (all its bytes) by
+        # then? Only where the log has the peer's tcp_in events
+        got = res.received.covers((r["family"], r["raddr"], r["rport"],
+                                   r["laddr"], r["lport"]),
+                                  int(r["seq"]), int(r["end_seq"]))
+        if got is not None:
+            c["retrans reached" if got else "retrans not reached"] += 1
+
+
+def _qdisc_drop(r):
+    """a drop a qdisc made: its reason says so (QDISC_DROP, or 7.x's
+    qdisc reasons), or without reasons (5.10) it was freed where the
+    kernel frees what a qdisc refused (kfree_skb_list, from
+    __dev_xmit_skb)"""
+    why = r["drop_reason"]
+    return why.startswith("QDISC") or (
+        why == "unknown" and r["drop_where"].startswith("kfree_skb_list"))
 
 
 def _label(key):

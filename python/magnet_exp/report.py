@@ -88,21 +88,26 @@ def report_md(d):
                             m["p50_us"], m["p90_us"], m["p99_us"]))
     if d.get("queues"):
         lines += ["", "## Where packets waited", "", QUEUES_INTRO, "",
-                  "| host | device | qdisc | packets | mean | p10 | p50 | p90 | "
-                  "p99 |", "|---|---|---|---|---|---|---|---|---|"]
+                  "| host | device | qdisc | from | packets | mean | p10 | p50 | "
+                  "p90 | p99 | ahead: mean | p50 | p99 |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for m in d["queues"]:
-            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
-                m["host"] or "-", m["device"], m["qdisc"], m["count"],
-                m["mean_us"], m["p10_us"], m["p50_us"], m["p90_us"],
-                m["p99_us"]))
+            lines.append("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s "
+                         "| %s | %s | %s |" % (
+                             m["host"] or "-", m["device"], m["qdisc"],
+                             m["from"], m["count"], m["mean_us"],
+                             m["p10_us"], m["p50_us"], m["p90_us"],
+                             m["p99_us"], _dash(m["ahead_mean"]),
+                             _dash(m["ahead_p50"]), _dash(m["ahead_p99"])))
     if d.get("drops"):
         lines += ["", "## Where packets died", "",
                   DROPS_INTRO, "", "| packets of | host | layer | reason | "
-                  "function | packets |", "|---|---|---|---|---|---|"]
+                  "function | qdisc | packets |",
+                  "|---|---|---|---|---|---|---|"]
         for m in d["drops"]:
-            lines.append("| %s | %s | %s | %s | %s | %d |" % (
+            lines.append("| %s | %s | %s | %s | %s | %s | %d |" % (
                 m["flow"], m["host"] or "-", m["layer"], m["reason"],
-                m["where"], m["packets"]))
+                m["where"], _dash(m["qdisc"]), m["packets"]))
     if d.get("decisions"):
         lines += ["", "## TCP's decisions", "", DECISIONS_INTRO, "",
                   "| connection | host | " + " | ".join(DECISION_HEAD) +
@@ -118,27 +123,42 @@ def report_md(d):
 
 QUEUES_INTRO = ("Per host (network namespace), routers too, device "
                 "(ifindex) and qdisc (kind and handle) (events=qdisc): the "
-                "time a packet spent in the qdisc, from its dev_out (before "
-                "the enqueue) to the qdisc's dequeue toward the driver, "
+                "time a packet spent in the qdisc (its sojourn), from its "
+                "enqueue (from: enqueue; the qdisc_enq event, Linux 6.1 "
+                "on) or else its dev_out, before the enqueue (from: "
+                "dev_out), to the qdisc's dequeue toward the driver, "
                 "matched by connection, sequence range and IP id; "
-                "microseconds. A packet an empty qdisc hands straight to "
-                "the driver (pfifo_fast, fq_codel) has no dequeue and is "
-                "not counted.")
+                "microseconds. Ahead: the packets in the qdisc before it "
+                "at its enqueue (the qdisc's own count after the enqueue, "
+                "less the packet; '-' without enqueue events, or for a "
+                "qdisc that counts per CPU). A packet an empty qdisc hands "
+                "straight to the driver (pfifo_fast, fq_codel) has no "
+                "dequeue and is not counted.")
 DROPS_INTRO = ("Packets the kernel freed as dropped (events=drop), by the "
                "packets' path (their sender's end first), the host "
                "(network namespace) and layer where it happened (dev: at a "
                "device; ip: no device known), the kernel's reason "
                "(unknown before Linux 5.17) and the function that freed "
-               "them.")
+               "them; for a qdisc's drop (its reason QDISC_..., or on 5.10 "
+               "freed in kfree_skb_list at a device it was sent on), the "
+               "device's root qdisc as its qdisc events (events=qdisc) "
+               "name it, '-' without them.")
 DECISIONS_INTRO = ("Per connection end (events=retrans, state): its "
                    "retransmissions by what made them (fast: fast "
                    "retransmit or RACK; rto: in loss recovery after a "
-                   "timeout; tlp: a tail loss probe), its retransmission "
-                   "timeouts, its tail loss probes by what they sent, and "
-                   "the TCP states it went through.")
-DECISION_KEYS = ("retrans_fast", "retrans_rto", "retrans_tlp", "rto",
+                   "timeout; tlp: a tail loss probe), and by whether the "
+                   "original had reached the peer's TCP when it was sent "
+                   "again (a tcp_in event of the peer's took in all its "
+                   "bytes before; counted only where the log has the "
+                   "peer's tcp_in events: neither column counts the "
+                   "others), its retransmission timeouts, its tail loss "
+                   "probes by what they sent, and the TCP states it went "
+                   "through.")
+DECISION_KEYS = ("retrans_fast", "retrans_rto", "retrans_tlp",
+                 "retrans_reached", "retrans_not_reached", "rto",
                  "tlp_new", "tlp_retrans", "tlp_none")
-DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp", "RTOs",
+DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp",
+                 "original had reached", "original had not", "RTOs",
                  "TLP new data", "TLP last segment", "TLP nothing sent")
 
 
@@ -285,19 +305,23 @@ def report_html(d, outdir):
     if d.get("queues"):
         b += ["<h2>Where packets waited</h2>\n",
               "<p>%s</p>\n" % esc(QUEUES_INTRO)]
-        b.append(_table(["host", "device", "qdisc", "packets", "mean",
-                         "p10", "p50", "p90", "p99"],
+        b.append(_table(["host", "device", "qdisc", "from", "packets",
+                         "mean", "p10", "p50", "p90", "p99", "ahead: mean",
+                         "p50", "p99"],
                         [[m["host"] or "-", m["device"], m["qdisc"],
-                          m["count"], m["mean_us"], m["p10_us"], m["p50_us"],
-                          m["p90_us"], m["p99_us"]]
-                         for m in d["queues"]], range(3, 9)))
+                          m["from"], m["count"], m["mean_us"], m["p10_us"],
+                          m["p50_us"], m["p90_us"], m["p99_us"],
+                          _dash(m["ahead_mean"]), _dash(m["ahead_p50"]),
+                          _dash(m["ahead_p99"])]
+                         for m in d["queues"]], range(4, 13)))
     if d.get("drops"):
         b += ["<h2>Where packets died</h2>\n", "<p>%s</p>\n" % esc(DROPS_INTRO)]
         b.append(_table(["packets of", "host", "layer", "reason", "function",
-                         "packets"],
+                         "qdisc", "packets"],
                         [[m["flow"], m["host"] or "-", m["layer"], m["reason"],
-                          m["where"], m["packets"]] for m in d["drops"]],
-                        (5,)))
+                          m["where"], _dash(m["qdisc"]), m["packets"]]
+                         for m in d["drops"]],
+                        (6,)))
     if d.get("decisions"):
         b += ["<h2>TCP's decisions</h2>\n",
               "<p>%s</p>\n" % esc(DECISIONS_INTRO)]

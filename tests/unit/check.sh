@@ -640,8 +640,9 @@ done
 # and real logs of 7.2, each decoded by docdecode.py to the same text:
 # drops-7.2.bin (case_drops: its FLOW records, four drops each way and four
 # TCP events), tcpev-7.2.bin (the first 37632 bytes of case_tcpev's
-# transfer, events=retrans,state), qdisc-7.2.bin (the first 24008 bytes of
-# case_qdisc's log, events=dev,drop,qdisc); then each one's own columns,
+# transfer, events=retrans,state), qdisc-7.2.bin (the first 50872 bytes of
+# case_qdisc's log, events=dev,drop,qdisc: enqueues, dequeues and tbf's
+# first drop); then each one's own columns,
 # found by the header's names
 for f in drops-7.2.bin tcpev-7.2.bin qdisc-7.2.bin; do
 	run -f magnet $f
@@ -665,9 +666,9 @@ check "drops-7.2.bin: 4 drop_out lines of QDISC_DROP, 4 drop_in of NETFILTER_DRO
 check "tcpev-7.2.bin: 146 fast, 1 rto and 1 tlp retransmissions, 1 RTO, 5 probes of new data and 1 of the last segment, 9 state changes" \
 	[ "$(count "event kind" "$tmp/tcpev-7.2.bin.txt" | tr '\n\t' '; ')" = \
 	  "146 retrans fast;1 retrans rto;1 retrans tlp;1 rto ;9 state ;5 tlp new;1 tlp retrans;" ]
-check "qdisc-7.2.bin: 32 qdisc lines, each of tbf 1:0" \
+check "qdisc-7.2.bin: 59 qdisc lines and 80 qdisc_enq lines, each of tbf 1:0" \
 	[ "$(count "event qdisc qdisc_handle" "$tmp/qdisc-7.2.bin.txt" | grep qdisc | tr '\n\t' '; ')" = \
-	  "32 qdisc tbf 1:0;" ]
+	  "59 qdisc tbf 1:0;80 qdisc_enq tbf 1:0;" ]
 # the corner cases docs/binary-format.md states a rule for, each a log
 # NAME-EXIT.bin: ttpb2ascii exits EXIT as the document says, and
 # docdecode.py prints the same text with the same exit code. The rate

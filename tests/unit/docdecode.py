@@ -22,7 +22,8 @@ MAGIC_SW = 0x67452301
 EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
             5: 'ip_out', 6: 'ip_in', 7: 'dev_out', 8: 'dev_in',
             9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in',
-            14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state', 18: 'qdisc'}
+            14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state', 18: 'qdisc',
+            19: 'qdisc_enq'}
 RETRANS_KINDS = {1: 'rto', 2: 'fast', 3: 'tlp'}
 TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
@@ -302,7 +303,7 @@ class Decoder:
             self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                                     req=req, ret=ret)))
             return
-        if ev < 1 or ev > 18:
+        if ev < 1 or ev > 19:
             bad('unknown event %d' % ev)
         if ev in (14, 15, 16, 17):
             # "TCP events": the TCP part, the rate part, the TCP event part
@@ -327,10 +328,10 @@ class Decoder:
             nopt = th - 20 if th > 20 else 0
             want = 56 + (nopt + 7) // 8 * 8
             # "Drop part": 72 bytes last in a DROP event; "Qdisc part": 32
-            # in a QDISC event
+            # in a QDISC or QDISC_ENQ event
             if ev in (12, 13):
                 want += 72
-            elif ev == 18:
+            elif ev in (18, 19):
                 want += 32
         if ln != want:
             bad('bad len %d want %d' % (ln, want))
@@ -385,7 +386,7 @@ class Decoder:
                 f['drop'] = dict(reason=self.u('I', p)[0],
                                  reason_name=self.d[p + 8:p + 39],
                                  where=self.d[p + 40:p + 71])
-            elif ev == 18:
+            elif ev in (18, 19):
                 p = off + ln - 32
                 h, pa, ql, bl = self.u('IIII', p)
                 # "A reader ends the kind at 15 bytes"

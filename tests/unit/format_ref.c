@@ -51,6 +51,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_TLP] = "tlp",
 	[MAGNET_EV_STATE] = "state",
 	[MAGNET_EV_QDISC] = "qdisc",
+	[MAGNET_EV_QDISC_ENQ] = "qdisc_enq",
 };
 
 static const char *ref_event_name(unsigned int event)
@@ -261,7 +262,8 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 	else
 		n += snprintf(buf + n, size - n, "\t\t\t");
 	/* qdisc, qdisc_handle, qdisc_qlen, qdisc_backlog */
-	if (qd && r->event == MAGNET_EV_QDISC) {
+	if (qd && (r->event == MAGNET_EV_QDISC ||
+		   r->event == MAGNET_EV_QDISC_ENQ)) {
 		char kind[17];
 
 		magnet_clean_str(kind, qd->kind, 16);

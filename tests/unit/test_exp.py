@@ -174,10 +174,12 @@ class Analyse(unittest.TestCase):
         self.assertIn("<h2>TCP's decisions</h2>", html)
 
     def test_queues(self):
-        """a real log of a tbf's dequeues (qdisc-7.2.bin): the report's
-        waits in the router's qdisc are those of its packets whose dev_out
-        came before their dequeue (the same packet: connection, sequence
-        range, IP id), counted and averaged here from ttpb2ascii's text"""
+        """a real log of a tbf's enqueues and dequeues (qdisc-7.2.bin): the
+        report's sojourns in the router's qdisc are those of its packets
+        whose enqueue came before their dequeue (the same packet:
+        connection, sequence range, IP id), and the packets ahead of each
+        its enqueue's qlen less one, counted and averaged here from
+        ttpb2ascii's text"""
         path = os.path.join(HERE, "qdisc-7.2.bin")
         out = tempfile.mkdtemp(dir=FIX)
         d = an.analyse(path, out, TTPB).as_dict()
@@ -186,22 +188,33 @@ class Analyse(unittest.TestCase):
                               check=True).stdout.splitlines()
         head = text[0].split("\t")
         rows = [dict(zip(head, l.split("\t"))) for l in text[1:]]
-        seen, waits = {}, []
+        seen, waits, ahead = {}, [], []
         for r in rows:
             k = tuple(r[c] for c in ("netns", "ifindex", "laddr", "lport",
                                      "raddr", "rport", "seq", "end_seq",
                                      "ip_id"))
-            if r["event"] == "dev_out":
-                seen.setdefault(k, []).append(int(r["time"].replace(".", "")))
+            if r["event"] == "qdisc_enq":
+                seen.setdefault(k, []).append(
+                    (int(r["time"].replace(".", "")), int(r["qdisc_qlen"])))
             elif r["event"] == "qdisc" and seen.get(k):
-                waits.append(int(r["time"].replace(".", "")) - seen[k].pop(0))
+                t0, qlen = seen[k].pop(0)
+                waits.append(int(r["time"].replace(".", "")) - t0)
+                ahead.append(qlen - 1)
         self.assertEqual(len(d["queues"]), 1, d["queues"])
         q = d["queues"][0]
-        self.assertEqual(q["qdisc"], "tbf 1:0")
+        self.assertEqual((q["qdisc"], q["from"]), ("tbf 1:0", "enqueue"))
         self.assertEqual(q["count"], len(waits))
-        self.assertGreater(len(waits), 10)
+        self.assertGreater(len(waits), 40)
         self.assertAlmostEqual(q["mean_us"], sum(waits) / len(waits) / 1e3,
                                delta=0.01)
+        self.assertAlmostEqual(q["ahead_mean"], sum(ahead) / len(ahead),
+                               delta=0.01)
+        self.assertEqual(q["ahead_p50"], sorted(ahead)[(len(ahead) + 1) // 2 - 1])
+        self.assertGreater(max(ahead), 5)
+        # tbf's first drop, named by the router's qdisc events
+        self.assertEqual([(m["reason"], m["qdisc"], m["packets"])
+                          for m in d["drops"]],
+                         [("QDISC_DROP", "tbf 1:0", 1)])
         self.assertIn("## Where packets waited", report.report_md(d))
 
     def test_text_columns(self):
@@ -1180,6 +1193,33 @@ class IpIds(unittest.TestCase):
         self.assertEqual(self.holes([100, 101, 103]), [102])
 
 
+class Received(unittest.TestCase):
+    def test_covers(self):
+        """the ranges an end's TCP took in, merged, against a set of every
+        byte taken in: random ranges in and out of order, across the
+        sequence space's wrap"""
+        import random
+        rnd = random.Random(20261129)
+        for base in (1000, 2 ** 32 - 5000):
+            rec, bytes_in = an.Received(), set()
+            k = ("4", "a", "1", "b", "2")
+            self.assertIsNone(rec.covers(k, base, base + 10))
+            for _ in range(400):
+                s = rnd.randrange(0, 20000)
+                e = s + rnd.randrange(1, 1500)
+                rec.add(k, (base + s) & 0xffffffff, (base + e) & 0xffffffff)
+                bytes_in.update(range(s, e))
+                # random ranges, and the one just taken in, and one more
+                # byte on either side of it (the edges)
+                for a, b in [(a, a + rnd.randrange(1, 3000)) for a in
+                             rnd.sample(range(21000), 5)] + [
+                                 (s, e), (s, e + 1), (s - 1, e)]:
+                    self.assertEqual(
+                        rec.covers(k, (base + a) & 0xffffffff,
+                                   (base + b) & 0xffffffff),
+                        all(x in bytes_in for x in range(a, b)), (a, b))
+
+
 class Stats(unittest.TestCase):
     STATS = ("version\t0.1.0\ncpu\thits\twritten\tlost\tfiltered\tmissed"
              "\tfill\n0\t%d\t%d\t0\t0\t0\t0/8192\ntotal\t%d\t%d\t0\t0\t0\t0"
@@ -1816,8 +1856,8 @@ if __name__ == "__main__":
     FIX = sys.argv.pop(1)
     suite = unittest.TestSuite(
         unittest.defaultTestLoader.loadTestsFromTestCase(c)
-        for c in (Analyse, Spec, Stacks, IpIds, Stats, TextLogs, Clocks, Compare,
-                  Report))
+        for c in (Analyse, Spec, Stacks, IpIds, Received, Stats, TextLogs,
+                  Clocks, Compare, Report))
     r = unittest.TextTestRunner(verbosity=1).run(suite)
     bad = len(r.failures) + len(r.errors)
     print("test_exp: %d passed, %d failed" % (r.testsRun - bad, bad))

@@ -1,6 +1,6 @@
 #!/bin/bash -e
-# VM cases: queueing (events=qdisc, the qdisc:qdisc_dequeue tracepoint;
-# module/qdisc.c).
+# VM cases: queueing (events=qdisc, the qdisc:qdisc_dequeue and
+# qdisc:qdisc_enqueue tracepoints; module/qdisc.c).
 #
 # Sourced by tests/vm/guest.sh, after lib.sh, never run by itself (the
 # -e above: its cases run under set -e, which tells shellcheck); a case's
@@ -20,10 +20,13 @@
 # tbf's rate: the bytes that left while it waited are the rate times its
 # wait, give or take the bucket and two packets; and while tbf holds
 # packets (the qlen of the events) it lets them go at its rate, within 1%
-# (both away from the emulator's stalls: checkqdisc.py says how).
+# (both away from the emulator's stalls: checkqdisc.py says how). From
+# 6.1 the enqueues too (QDISC_ENQ): one per packet tbf sent, the packets
+# ahead of each at its enqueue exactly the dequeues before its own, and
+# its sojourn what tbf's backlog then takes at its rate, less the bucket.
 # suite: every-kernel
 case_qdisc() {
-	local ns idx sent bytes dropped
+	local ns idx sent bytes dropped enq
 	routed_path mq 66
 	for ns in mq-snd mq-rtr mq-rcv; do
 		ip netns exec $ns sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
@@ -39,6 +42,14 @@ case_qdisc() {
 	idx=$(ip netns exec mq-rtr cat /sys/class/net/mqr1/ifindex)
 	insmod "$KO" events=dev,drop,qdisc omode=1 port=5201
 	grep -q "probe	qdisc dequeue	tracepoint	qdisc_dequeue" /proc/net/magnet_stats
+	# qdisc:qdisc_enqueue too, from 6.1 (module/compat.h)
+	enq=0
+	case $(uname -r) in 5.*) ;; *) enq=1 ;; esac
+	if grep -q "probe	qdisc enqueue	tracepoint	qdisc_enqueue" /proc/net/magnet_stats; then
+		[ $enq = 1 ]
+	else
+		[ $enq = 0 ]
+	fi
 	start_reader "$L/qdisc.bin"
 	xfer mq-rcv mq-snd 10.66.2.2 5201 "$L/qdisc.json" -t 4
 	sleep 1
@@ -52,7 +63,7 @@ case_qdisc() {
 	# 10 Mbit/s is 1250000 bytes/s; 15k is 15360 bytes
 	$PY "$HERE/checkqdisc.py" "$L/qdisc.txt" \
 		"$(stat -L -c %i /run/netns/mq-rtr)" "$idx" "$sent" "$bytes" \
-		"$dropped" 1250000 15360 | while read -r l; do log "$l"; done
+		"$dropped" 1250000 15360 $enq | while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
 	for ns in mq-snd mq-rtr mq-rcv; do ip netns del $ns; done
 }
