@@ -475,11 +475,12 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             elif ev == "qdisc_enq":
                 res.queues.enqueued(r, t)
                 continue
-            elif ev == "tcp_in" and r["seq"] and r["seq"] != r["end_seq"]:
-                # what each end's TCP took in: whether a retransmitted
-                # segment's original had reached the peer
-                res.received.add(_key(r)[:5], int(r["seq"]),
-                                 int(r["end_seq"]))
+            if ev in ("tcp_in", "ip_in", "dev_in", "tcp_out") and \
+                    r["seq"] and r["seq"] != r["end_seq"]:
+                # what each end's host got (its device, IP or TCP), and
+                # whether it had got a segment TCP sends again
+                res.received.event(ev, _key(r), int(r["seq"]),
+                                   int(r["end_seq"]))
             if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
                       "state"):
                 # a packet the kernel dropped (events=drop), or TCP's
@@ -597,12 +598,36 @@ class _Pending:
 
 
 class Received:
-    """per receiving end (its 5-tuple), the sequence ranges its TCP took
-    in (tcp_in events), merged, as offsets from the first one's start
-    (a flow of less than 2 GB from it either way)"""
+    """per receiving end (its 5-tuple and namespace), the sequence ranges
+    its host got (tcp_in, ip_in, dev_in events: the earliest that saw
+    them), merged, as offsets from the first one's start (a flow of less
+    than 2 GB from it either way); and for each segment a sender's TCP
+    sends (tcp_out), whether the peer had got it all by then, kept for its
+    RETRANS event, which the kernel fires after the transmission (on one
+    machine the peer may have got the copy before it)"""
+
+    SENT = 4096         # tcp_outs whose RETRANS may come: the last ones
 
     def __init__(self):
         self.d = {}     # key -> [base, sorted disjoint [start, end] lists]
+        self.end_ns = {}        # 5-tuple -> namespace of its tcp_in
+        self.at_send = OrderedDict()    # (5-tuple, seq, end) -> bool
+
+    def event(self, ev, key, seq, end):
+        k5, ns = key[:5], key[5] or ""
+        if ev == "tcp_out":
+            peer = (k5[0], k5[3], k5[4], k5[1], k5[2])
+            pns = self.end_ns.get(peer)
+            if pns is None:
+                return
+            self.at_send[(k5, seq, end)] = self.covers((peer, pns), seq, end)
+            self.at_send.move_to_end((k5, seq, end))
+            if len(self.at_send) > self.SENT:
+                self.at_send.popitem(last=False)
+            return
+        if ev == "tcp_in":
+            self.end_ns[k5] = ns
+        self.add((k5, ns), seq, end)
 
     @staticmethod
     def _off(seq, base):
@@ -754,11 +779,11 @@ def _decision(res, r, ev):
     c = res.decisions.setdefault(sock, Counter())
     c[ev + (" " + r["kind"] if r["kind"] else "")] += 1
     if ev == "retrans" and r["seq"]:
-        # had the peer's TCP taken in the original (all its bytes) by
-        # then? Only where the log has the peer's tcp_in events
-        got = res.received.covers((r["family"], r["raddr"], r["rport"],
-                                   r["laddr"], r["lport"]),
-                                  int(r["seq"]), int(r["end_seq"]))
+        # had the peer's host got the original (all its bytes) when TCP
+        # sent the segment again (its tcp_out, just before)? Only where
+        # the log has the peer's tcp_in events and the sender's tcp_out
+        got = res.received.at_send.pop(
+            (_key(r)[:5], int(r["seq"]), int(r["end_seq"])), None)
         if got is not None:
             c["retrans reached" if got else "retrans not reached"] += 1
 

@@ -1219,6 +1219,26 @@ class Received(unittest.TestCase):
                                    (base + b) & 0xffffffff),
                         all(x in bytes_in for x in range(a, b)), (a, b))
 
+    def test_at_send(self):
+        """a segment sent again: whether the peer's host had got it when
+        its copy was sent (tcp_out), from the peer's tcp_in, ip_in or
+        dev_in events in its namespace (a router's are not the peer's)"""
+        rec = an.Received()
+        snd = ("4", "10.0.0.1", "40000", "10.0.0.2", "5201", "1")
+        rcv = ("4", "10.0.0.2", "5201", "10.0.0.1", "40000", "2")
+        rtr = rcv[:5] + ("3",)
+        rec.event("tcp_out", snd, 1000, 2000)
+        self.assertEqual(dict(rec.at_send), {})         # no peer known
+        rec.event("tcp_in", rcv, 0, 1000)
+        rec.event("dev_in", rtr, 1000, 3000)            # at the router
+        rec.event("tcp_out", snd, 1000, 2000)
+        self.assertIs(rec.at_send[(snd[:5], 1000, 2000)], False)
+        rec.event("dev_in", rcv, 1000, 2000)            # at the peer
+        rec.event("tcp_out", snd, 1000, 2000)
+        rec.event("tcp_out", snd, 1500, 2500)
+        self.assertIs(rec.at_send[(snd[:5], 1000, 2000)], True)
+        self.assertIs(rec.at_send[(snd[:5], 1500, 2500)], False)
+
 
 class Stats(unittest.TestCase):
     STATS = ("version\t0.1.0\ncpu\thits\twritten\tlost\tfiltered\tmissed"

@@ -39,13 +39,18 @@ ss_point() {
 # backed off). The sender namespace's own counters are the truth
 # (checktcpev.py retrans): retransmissions = TcpRetransSegs, those of kind
 # fast = TcpExtTCPFastRetrans, RTO events = TcpExtTCPTimeouts, TLP events
-# that sent a probe = TcpExtTCPLossProbes. Then a connection's life (checktcpev.py states):
+# that sent a probe = TcpExtTCPLossProbes. And whether each
+# retransmission's original had reached the receiver when its copy was
+# sent, in magnet-exp's report (from the sender's tcp_out and the
+# receiver's dev_in events), must be what tcpdump on the two devices saw
+# (checktcpev.py reached). Then a
+# connection's life (checktcpev.py states):
 # connected, half closed by the client, closed by the server; at each
 # point ss's state of each socket (by its cookie, ss's sk:) must be the
 # last state change recorded for it.
 # suite: every-kernel
 case_tcpev() {
-	local ns c srv cli
+	local ns c srv cli td tds
 	routed_path mt 64
 	# one MSS a segment: TcpRetransSegs counts segments
 	ip -n mt-snd link set mts0 gso_max_segs 1
@@ -53,11 +58,25 @@ case_tcpev() {
 	tc -n mt-rtr qdisc add dev mtr1 parent 1:3 handle 30: netem loss 1%
 	tc -n mt-rtr filter add dev mtr1 parent 1: protocol ip u32 \
 		match ip dport 5201 0xffff flowid 1:3
-	insmod "$KO" events=retrans,state omode=1 port=5201
+	insmod "$KO" events=tcp,dev,retrans,state omode=1 port=5201
 	grep -q "probe	TCP retransmission	tracepoint	tcp_retransmit_skb" /proc/net/magnet_stats
 	grep -q "probe	TCP RTO	ftrace	tcp_retransmit_timer" /proc/net/magnet_stats
 	grep -q "probe	TCP loss probe	kretprobe	tcp_send_loss_probe" /proc/net/magnet_stats
 	start_reader "$L/tcpev.bin"
+	# what the sender's device sends and the receiver's gets
+	ip netns exec mt-snd tcpdump -i mts0 -n -s 128 -U -w "$L/tcpev-snd.pcap" \
+		tcp dst port 5201 2> "$L/tcpdump-snd.err" &
+	tds=$!
+	ip netns exec mt-rcv tcpdump -i mtc0 -n -s 128 -U -w "$L/tcpev-rcv.pcap" \
+		tcp dst port 5201 2> "$L/tcpdump.err" &
+	td=$!
+	for _ in $(seq 100); do
+		grep -q "listening on" "$L/tcpdump.err" &&
+			grep -q "listening on" "$L/tcpdump-snd.err" && break
+		sleep 0.1
+	done
+	grep -q "listening on" "$L/tcpdump.err"
+	grep -q "listening on" "$L/tcpdump-snd.err"
 	# the blackhole a second into the transfer's data, its counter kept;
 	# its table made first, with a rule of the same kinds for another port
 	# (a first nft in a slow guest loads nf_tables' modules for seconds)
@@ -87,6 +106,11 @@ case_tcpev() {
 	sleep 1
 	teacup_stop
 	rmmod magnet
+	kill -INT "$td" "$tds"
+	wait "$td" || true
+	wait "$tds" || true
+	grep -q "^0 packets dropped by kernel" "$L/tcpdump.err"
+	grep -q "^0 packets dropped by kernel" "$L/tcpdump-snd.err"
 	tcp_mib mt-snd > "$L/tcpev.mib"
 	$TTPB2ASCII -f magnet "$L/tcpev.bin" |
 		awk -F '\t' -v ns="$(stat -L -c %i /run/netns/mt-snd)" '
@@ -94,6 +118,19 @@ case_tcpev() {
 			$col["netns"] == ns || $3 == "lost"' > "$L/tcpev.txt"
 	$PY "$HERE/checktcpev.py" retrans "$L/tcpev.txt" "$L/tcpev.mib" |
 		while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+	# whether each retransmission's original had reached the receiver:
+	# magnet-exp's report (the receiver's tcp_in events) against tcpdump
+	$TTPB2ASCII -f magnet "$L/tcpev.bin" |
+		awk -F '\t' 'NR == 1 || $3 == "retrans"' > "$L/tcpev-retrans.txt"
+	tcpdump -r "$L/tcpev-rcv.pcap" -tt -n -S 2> /dev/null > "$L/tcpev-rcv.txt"
+	tcpdump -r "$L/tcpev-snd.pcap" -tt -n -S 2> /dev/null > "$L/tcpev-snd.txt"
+	$PY "$MAGNET_TOP/userspace/magnet-exp" analyse --no-figures \
+		--ttpb2ascii "$TTPB2ASCII" -o "$L/tcpev.an" "$L/tcpev.bin" \
+		> "$L/tcpev.an.log" 2>&1
+	$PY "$HERE/checktcpev.py" reached "$L/tcpev-retrans.txt" "$L/tcpev-snd.txt" \
+		"$L/tcpev-rcv.txt" \
+		"$L/tcpev.an/verdict.json" 10.64.1.1 | while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
 
 	# a connection's life: the server (mt-rcv) accepts and reads to the
