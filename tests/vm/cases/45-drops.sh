@@ -30,9 +30,36 @@ udp_not_queued() {
 		print $3 + $4 + $6 }' /proc/net/snmp
 }
 
+# hold_start NS OUT CODE: run the Python CODE in namespace NS, its output
+# in OUT and its stdin a fifo this shell holds open (fd 9) until hold_end,
+# so that CODE can hold its sockets open by reading stdin; returns once
+# CODE printed "bound". The fifo ($HOLD) is outside $L, which is copied
+# out over 9p: no special files there.
+hold_start() {
+	HOLD=$(mktemp -u /tmp/hold.XXXXXX)
+	rm -f "$2"
+	mkfifo "$HOLD"
+	nsexec "$1" $PY -c "$3" < "$HOLD" > "$2" &
+	HOLD_PID=$!
+	exec 9> "$HOLD"
+	for _ in $(seq 300); do
+		grep -q bound "$2" && break
+		sleep 0.1
+	done
+	grep -q bound "$2"
+}
+
+# hold_end: close the fifo (the program held reads its end) and wait for
+# the program
+hold_end() {
+	exec 9>&-
+	wait "$HOLD_PID"
+	rm -f "$HOLD"
+}
+
 # suite: every-kernel
 case_drops() {
-	local ns qd nf c n out hold
+	local ns qd nf c n out
 	routed_path md 63 "" "" "index 7451"
 	# one MSS a packet (no 64 KB GSO packets: each would be one drop)
 	ip -n md-snd link set mds0 gso_max_segs 1
@@ -102,24 +129,13 @@ case_drops() {
 	insmod "$KO" events=drop nontcp=1 omode=1 port=5301
 	start_reader "$L/drops-udp.bin"
 	c=$(udp_not_queued md-rcv)
-	# (the fifo outside $L, which is copied out over 9p: no special files)
-	hold=$(mktemp -u /tmp/udp-hold.XXXXXX)
-	rm -f "$L/udp-rcv.out"
-	mkfifo "$hold"
-	# the receiver binds, then holds its socket until the fifo closes
-	nsexec md-rcv $PY -c '
+	# the receiver binds, then holds its socket until hold_end
+	hold_start md-rcv "$L/udp-rcv.out" '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("10.63.2.2", 5301))
 print("bound", flush=True)
-sys.stdin.read()' < "$hold" > "$L/udp-rcv.out" &
-	n=$!
-	exec 9> "$hold"
-	for _ in $(seq 300); do
-		grep -q bound "$L/udp-rcv.out" && break
-		sleep 0.1
-	done
-	grep -q bound "$L/udp-rcv.out"
+sys.stdin.read()'
 	nsexec md-snd $PY -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -127,9 +143,7 @@ for i in range(20):
     s.sendto(b"x" * 100, ("10.63.2.2", 5301))'
 	sleep 0.5
 	c=$(( 20 - ($(udp_not_queued md-rcv) - c) ))
-	exec 9>&-
-	wait "$n"
-	rm -f "$hold"
+	hold_end
 	teacup_stop
 	rmmod magnet
 	n=$($TTPB2ASCII -f magnet "$L/drops-udp.bin" | awk -F '\t' '
@@ -244,17 +258,14 @@ for f in ("/proc/net/snmp", "/proc/net/netstat"):
 # recorded, and the case says how many the counters have.
 # suite: every-kernel
 case_rcvbuf() {
-	local hold n s out
+	local s out
 	routed_path mr 65
 	insmod "$KO" events=tcp,drop nontcp=1 omode=1 port=5202
 	all_mib mr-rcv > "$L/rcvbuf-mib0"
 	start_reader "$L/rcvbuf.bin"
-	hold=$(mktemp -u /tmp/rcv-hold.XXXXXX)
-	rm -f "$L/rcvbuf-rcv.out"
-	mkfifo "$hold"
-	# (both ends hold their sockets until the fifo closes: the sender
-	# without its write end, fd 9)
-	nsexec mr-rcv $PY -c '
+	# both ends hold their sockets until hold_end (the sender reads the
+	# fifo too, without its write end, fd 9)
+	hold_start mr-rcv "$L/rcvbuf-rcv.out" '
 import socket, sys
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 u.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -266,14 +277,7 @@ print("bound", flush=True)
 c, a = t.accept()
 c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 print("accepted", flush=True)
-sys.stdin.read()' < "$hold" > "$L/rcvbuf-rcv.out" &
-	n=$!
-	exec 9> "$hold"
-	for _ in $(seq 300); do
-		grep -q bound "$L/rcvbuf-rcv.out" && break
-		sleep 0.1
-	done
-	grep -q bound "$L/rcvbuf-rcv.out"
+sys.stdin.read()'
 	nsexec mr-snd $PY -c '
 import socket, sys, time
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -290,7 +294,7 @@ while time.time() < end:
     except BlockingIOError:
         time.sleep(0.01)
 print("TCP: %d bytes sent" % sent, flush=True)
-sys.stdin.read()' < "$hold" > "$L/rcvbuf-snd.out" 2>&1 9>&- &
+sys.stdin.read()' < "$HOLD" > "$L/rcvbuf-snd.out" 2>&1 9>&- &
 	s=$!
 	for _ in $(seq 100); do
 		grep -q sent "$L/rcvbuf-snd.out" && break
@@ -301,10 +305,8 @@ sys.stdin.read()' < "$hold" > "$L/rcvbuf-snd.out" 2>&1 9>&- &
 	sleep 0.5
 	all_mib mr-rcv > "$L/rcvbuf-mib1"
 	teacup_stop
-	exec 9>&-
-	wait "$n"
+	hold_end
 	wait "$s"
-	rm -f "$hold"
 	rmmod magnet
 	log "$(cat "$L/rcvbuf-snd.out")"
 	$TTPB2ASCII -f magnet -o "$L/rcvbuf.txt" "$L/rcvbuf.bin"
