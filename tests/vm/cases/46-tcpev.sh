@@ -36,7 +36,8 @@ ss_point() {
 # packet: netem drops 1% of the flow's packets at the router (fast
 # retransmissions, tail loss probes), and an nftables rule drops all of
 # them for a second mid-transfer (a blackhole: the RTO fires, and again,
-# backed off). The sender namespace's own counters are the truth
+# backed off), then, a second later, all the receiver's packets for a
+# second (the RTO sends again data that had arrived). The sender namespace's own counters are the truth
 # (checktcpev.py retrans): retransmissions = TcpRetransSegs, those of kind
 # fast = TcpExtTCPFastRetrans, RTO events = TcpExtTCPTimeouts, TLP events
 # that sent a probe = TcpExtTCPLossProbes. And whether each
@@ -96,12 +97,23 @@ case_tcpev() {
 		sleep 1
 		ip netns exec mt-rtr nft list chain inet mt hole > "$L/tcpev.hole"
 		ip netns exec mt-rtr nft flush chain inet mt hole
+		# then the return path's: the receiver's ACKs dropped for a
+		# second, so that the RTO sends again data that had arrived
+		sleep 1
+		ip netns exec mt-rtr nft add rule inet mt hole \
+			tcp sport 5201 counter drop
+		sleep 1
+		ip netns exec mt-rtr nft list chain inet mt hole > "$L/tcpev.ackhole"
+		ip netns exec mt-rtr nft flush chain inet mt hole
 	) &
 	c=$!
 	xfer mt-rcv mt-snd 10.64.2.2 5201 "$L/tcpev.json" -t 8 -b 50M
 	wait "$c" || { log "no blackhole: the transfer's data never flowed"; return 1; }
 	c=$(awk '$1 == "tcp" && $3 == 5201 { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' "$L/tcpev.hole")
 	log "the blackhole dropped $c packets"
+	[ "$c" -gt 0 ]
+	c=$(awk '$1 == "tcp" && $2 == "sport" && $3 == 5201 { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' "$L/tcpev.ackhole")
+	log "the return path's blackhole dropped $c packets"
 	[ "$c" -gt 0 ]
 	sleep 1
 	teacup_stop
