@@ -19,10 +19,11 @@
 #   all-binary     magnet events=all omode=1 format=2 (every layer)
 #   tcp-binary-v3, all-binary-v3   the same in format=3, the default
 #                  (records sized by what they carry, docs/binary-format.md)
-#   all-ev-v3      all-binary-v3 with drops, retransmissions and state
-#                  changes on too (events=all,drop,retrans,state): what
-#                  they cost when the transfer drops and retransmits
-#                  nothing (its ratio beside all-binary-v3's)
+#   all-ev-v3      all-binary-v3 with drops, retransmissions, state
+#                  changes and qdisc events on too
+#                  (events=all,drop,retrans,state,qdisc): what they cost
+#                  when the transfer drops and retransmits nothing (its
+#                  ratio beside all-binary-v3's)
 #   tcp-record, all-record   the same read by magnet-record (records written
 #                  to the log from the mapped rings) instead of cat
 #   tcp-handlers   events=tcp, reader started after the transfer: what the
@@ -194,7 +195,7 @@ for name in udp:
             name, r, i["rate"], i["rate"] / ubase, fmt(ev), fmt(c.get("lost") if c else None),
             fmt(bpe, "%.0f"), fmt(per, "%.0f")))
 if "all-binary-v3" in tcp and "all-ev-v3" in tcp:
-    print("\nDrops, retransmissions and state changes on (all-ev-v3) against off "
+    print("\nDrops, retransmissions, state changes and qdisc events on (all-ev-v3) against off "
           "(all-binary-v3), each round's runs one after the other: ratio, and "
           "all-ev-v3's against all-binary-v3's.\n")
     print("| round | all-binary-v3 | all-ev-v3 | apart |")
