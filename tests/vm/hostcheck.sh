@@ -130,6 +130,22 @@ host_drops() {
 	[ "$got" = "$qd $nf" ]
 }
 
+# case_tcpev: magnet-exp's report of whether each retransmission's
+# original had reached the receiver when its copy was sent, against
+# tcpdump on the sender's and the receiver's devices (checktcpev.py
+# reached)
+host_tcpev() {
+	"$MAGNET_TTPB2ASCII" -f magnet "$1/tcpev.bin" |
+		awk -F '\t' 'NR == 1 || $3 == "retrans"' > "$1/tcpev-retrans.txt"
+	tcpdump -r "$1/tcpev-rcv.pcap" -tt -n -S 2> /dev/null > "$1/tcpev-rcv.txt"
+	tcpdump -r "$1/tcpev-snd.pcap" -tt -n -S 2> /dev/null > "$1/tcpev-snd.txt"
+	$EXP analyse --no-figures -o "$1/tcpev.an" "$1/tcpev.bin" \
+		> "$1/tcpev.an.log" 2>&1
+	$PY "$top/tests/vm/checktcpev.py" reached "$1/tcpev-retrans.txt" \
+		"$1/tcpev-snd.txt" "$1/tcpev-rcv.txt" "$1/tcpev.an/verdict.json" \
+		10.64.1.1
+}
+
 # case_monarch and case_monarch_probes: tshark reads each flow's pcapng of
 # probes and answers, a frame per line of the proxy's trace
 host_monarch_tcp() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-tcp"; }

@@ -44,7 +44,7 @@ ss_point() {
 # retransmission's original had reached the receiver when its copy was
 # sent, in magnet-exp's report (from the sender's tcp_out and the
 # receiver's dev_in events), must be what tcpdump on the two devices saw
-# (checktcpev.py reached). Then a
+# (checktcpev.py reached, on the host: hostcheck.sh host_tcpev). Then a
 # connection's life (checktcpev.py states):
 # connected, half closed by the client, closed by the server; at each
 # point ss's state of each socket (by its cookie, ss's sk:) must be the
@@ -132,18 +132,10 @@ case_tcpev() {
 		while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
 	# whether each retransmission's original had reached the receiver:
-	# magnet-exp's report (the receiver's tcp_in events) against tcpdump
-	$TTPB2ASCII -f magnet "$L/tcpev.bin" |
-		awk -F '\t' 'NR == 1 || $3 == "retrans"' > "$L/tcpev-retrans.txt"
-	tcpdump -r "$L/tcpev-rcv.pcap" -tt -n -S 2> /dev/null > "$L/tcpev-rcv.txt"
-	tcpdump -r "$L/tcpev-snd.pcap" -tt -n -S 2> /dev/null > "$L/tcpev-snd.txt"
-	$PY "$MAGNET_TOP/userspace/magnet-exp" analyse --no-figures \
-		--ttpb2ascii "$TTPB2ASCII" -o "$L/tcpev.an" "$L/tcpev.bin" \
-		> "$L/tcpev.an.log" 2>&1
-	$PY "$HERE/checktcpev.py" reached "$L/tcpev-retrans.txt" "$L/tcpev-snd.txt" \
-		"$L/tcpev-rcv.txt" \
-		"$L/tcpev.an/verdict.json" 10.64.1.1 | while read -r l; do log "$l"; done
-	[ "${PIPESTATUS[0]}" = 0 ]
+	# magnet-exp's report against tcpdump, on the host
+	# (tests/vm/hostcheck.sh, host_tcpev: the analysis takes minutes
+	# under emulation)
+	echo tcpev >> "$L/host-checks"
 
 	# a connection's life: the server (mt-rcv) accepts and reads to the
 	# end; the client (mt-snd) sends, then shuts its side; the server
