@@ -3,8 +3,8 @@
  * Queueing (events=qdisc): the qdisc:qdisc_dequeue tracepoint, which the
  * kernel fires when a device's root qdisc lets packets go toward the
  * driver (one dequeue may take several, chained), and qdisc:qdisc_enqueue
- * (used from 6.1; 5.10 has none: compat.h), which it fires when the root qdisc has
- * taken a packet in. Each IP packet that passes the filter becomes a
+ * (used from 6.1; 5.10 has none: compat.h), which it fires when the root
+ * qdisc has taken a packet in. Each IP packet that passes the filter becomes a
  * QDISC event, and a QDISC_ENQ one (rec_pkt.c): its headers as a device
  * event has them, on the qdisc's device, and the qdisc part: which qdisc,
  * and what it holds (after the dequeue; with the packet, after the
@@ -39,6 +39,16 @@ void notrace magnet_qdisc_fill(struct magnet_v3_qdisc *qd, const struct Qdisc *q
 }
 NOKPROBE_SYMBOL(magnet_qdisc_fill);
 
+/* an IP packet on a device: its event (@event), the qdisc @q's part last */
+static __always_inline void magnet_qdisc_packet(struct sk_buff *skb,
+						const struct Qdisc *q,
+						u16 event)
+{
+	if (skb->dev && (skb->protocol == htons(ETH_P_IP) ||
+			 skb->protocol == htons(ETH_P_IPV6)))
+		magnet_record_qdisc(skb, skb_network_header(skb), q, event);
+}
+
 /* the tracepoint's probe: @packets packets from @skb on, chained */
 void notrace magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 				  const struct netdev_queue *txq, int packets,
@@ -49,10 +59,7 @@ void notrace magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 	if (unlikely(!q))
 		return;
 	for (i = 0; skb && i < packets; i++, skb = skb->next)
-		if (skb->dev && (skb->protocol == htons(ETH_P_IP) ||
-				 skb->protocol == htons(ETH_P_IPV6)))
-			magnet_record_qdisc(skb, skb_network_header(skb), q,
-					    MAGNET_EV_QDISC);
+		magnet_qdisc_packet(skb, q, MAGNET_EV_QDISC);
 }
 NOKPROBE_SYMBOL(magnet_qdisc_dequeue);
 
@@ -70,9 +77,6 @@ void notrace magnet_qdisc_enqueue(void *data, struct Qdisc *q,
 {
 	if (unlikely(!q || !skb) || (q->flags & TCQ_F_NOLOCK))
 		return;
-	if (skb->dev && (skb->protocol == htons(ETH_P_IP) ||
-			 skb->protocol == htons(ETH_P_IPV6)))
-		magnet_record_qdisc(skb, skb_network_header(skb), q,
-				    MAGNET_EV_QDISC_ENQ);
+	magnet_qdisc_packet(skb, q, MAGNET_EV_QDISC_ENQ);
 }
 NOKPROBE_SYMBOL(magnet_qdisc_enqueue);

@@ -34,8 +34,8 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
  * RST, a TIME-WAIT ACK) has neither skb->dev nor skb->sk. NULL: from
  * skb->dev, else skb->sk. @drop: a DROP event (drops.c), whose skb->dev is
  * taken only as magnet_drop_dev() checks it (@net: the receiving
- * socket's namespace where the kernel gives that socket, else NULL), and whose drop part (@reason,
- * @location) follows the options. @q: a QDISC event's qdisc (qdisc.c),
+ * socket's namespace where the kernel gives that socket, else NULL), and
+ * whose drop part (@reason, @location) follows the options. @q: a QDISC event's qdisc (qdisc.c),
  * whose part follows the options (skb->dev is the qdisc's device).
  */
 static __always_inline void

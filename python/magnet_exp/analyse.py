@@ -465,8 +465,8 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             ns_events[r.get("netns")] += 1
             # how long packets waited in their device's qdisc
             # (events=qdisc): from the enqueue (or dev_out, before it)
-            # to the dequeue, on every device, routers' too (before the filter of
-            # devices below)
+            # to the dequeue, on every device, routers' too (before the
+            # filter of devices below)
             if ev == "dev_out":
                 res.queues.dev_out(r, t)
             elif ev == "qdisc":
@@ -655,8 +655,8 @@ class Received:
         iv[i:j] = [[s, t]]
 
     def covers(self, k, seq, end):
-        """True if the end k's TCP took in all of [seq, end), False if
-        not, None if the log has nothing it took in"""
+        """True if the end k's host got all of [seq, end), False if not,
+        None if the log has nothing it got"""
         e = self.d.get(k)
         if e is None:
             return None
