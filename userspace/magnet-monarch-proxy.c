@@ -262,6 +262,30 @@ static uint32_t pseudo_sum(uint8_t proto, size_t len)
 static const char probe_text[] =
 	"magnet-monarch probe: a TCP emulation measuring this path; see Monarch (IMC'06). ";
 
+/* ---- text: numbers and strings written by hand (printf parses its format
+ * every time; these run a few times a packet) ---- */
+
+static char *put_u(char *b, unsigned long long v)
+{
+	char d[20];
+	int n = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*b++ = d[--n];
+	return b;
+}
+
+static char *put_s(char *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(b, s, n);
+	return b + n;
+}
+
 /* ---- the pcapng trace: probes out, answers in, LINKTYPE_RAW ---- */
 
 static size_t pn_opt(uint8_t *b, size_t off, uint16_t code, const void *v,
@@ -334,8 +358,12 @@ static void pn_packet(const uint8_t *pkt, size_t len, int out, uint64_t t,
 }
 
 /* probe_text repeated, from a probe's transport header on: main() writes
- * it once, before the first packet */
+ * it once, before the first packet, and the sums of its 16-bit words
+ * from the payload's start (after a header of probe_hl bytes, an even
+ * number): pat_sum[k], the first k words' */
 static uint8_t probe_pat[MAX_PKT];
+static uint32_t pat_sum[MAX_PKT / 2 + 1];
+static size_t probe_hl;
 
 static void probe_pattern_init(void)
 {
@@ -343,6 +371,23 @@ static void probe_pattern_init(void)
 
 	for (i = 0; i < sizeof(probe_pat); i++)
 		probe_pat[i] = (uint8_t)probe_text[i % (sizeof(probe_text) - 1)];
+	probe_hl = ptype == P_TCP ? 20 : 8;
+	for (i = 0; probe_hl + 2 * i + 1 < sizeof(probe_pat) &&
+		    i + 1 < sizeof(pat_sum) / sizeof(pat_sum[0]); i++)
+		pat_sum[i + 1] = pat_sum[i] +
+				 (uint32_t)(probe_pat[probe_hl + 2 * i] << 8 |
+					    probe_pat[probe_hl + 2 * i + 1]);
+}
+
+/* the sum of a probe's first @n payload bytes, as csum() adds them (at most
+ * 32767 words of at most 0xffff: below 2^31) */
+static uint32_t payload_sum(size_t n)
+{
+	uint32_t s = pat_sum[n / 2];
+
+	if (n & 1)
+		s += (uint32_t)probe_pat[probe_hl + n - 1] << 8;
+	return s;
 }
 
 /* the probe of @key, @len bytes of IP (its header included): the bytes
@@ -361,7 +406,7 @@ static int send_probe(uint32_t key, uint32_t len)
 	else if (len < 20 + 20)
 		len = 20 + (ptype == P_TCP ? 20 : 8);
 	l4len = len - sizeof(*ip);
-	hl = ptype == P_TCP ? 20 : 8;
+	hl = probe_hl;
 	memset(pkt, 0, sizeof(*ip) + hl);
 	ip->version = 4;
 	ip->ihl = 5;
@@ -389,7 +434,8 @@ static int send_probe(uint32_t key, uint32_t len)
 		l4[12] = 5 << 4;
 		l4[13] = 0x10;		/* ACK */
 		l4[14] = 0xff; l4[15] = 0xff;
-		c = csum(l4, l4len, pseudo_sum(IPPROTO_TCP, l4len));
+		c = csum(l4, hl, pseudo_sum(IPPROTO_TCP, l4len) +
+				 payload_sum(l4len - hl));
 		l4[16] = c >> 8; l4[17] = c & 0xff;
 		break;
 	case P_UDP:
@@ -397,7 +443,8 @@ static int send_probe(uint32_t key, uint32_t len)
 		l4[0] = sport >> 8; l4[1] = sport & 0xff;
 		l4[2] = port >> 8; l4[3] = port & 0xff;
 		l4[4] = (uint8_t)(l4len >> 8); l4[5] = (uint8_t)l4len;
-		c = csum(l4, l4len, pseudo_sum(IPPROTO_UDP, l4len));
+		c = csum(l4, hl, pseudo_sum(IPPROTO_UDP, l4len) +
+				 payload_sum(l4len - hl));
 		if (!c)
 			c = 0xffff;
 		l4[6] = c >> 8; l4[7] = c & 0xff;
@@ -408,9 +455,11 @@ static int send_probe(uint32_t key, uint32_t len)
 		l4[0] = ptype == P_ECHO ? 8 : 13;
 		l4[4] = icmp_id >> 8; l4[5] = icmp_id & 0xff;
 		l4[6] = (uint8_t)(key >> 8); l4[7] = (uint8_t)key;
+		/* a timestamp request's 12 bytes of timestamps are 0 */
 		if (ptype == P_TSTAMP)
 			memset(l4 + 8, 0, 12);
-		c = csum(l4, l4len, 0);
+		c = csum(l4, hl, ptype == P_TSTAMP ? 0 :
+				 payload_sum(l4len - hl));
 		l4[2] = c >> 8; l4[3] = c & 0xff;
 		break;
 	}
@@ -422,12 +471,17 @@ static int send_probe(uint32_t key, uint32_t len)
 		char com[128];
 		const struct pending *p = &tab[key & (TABLE - 1)];
 
-		if (check_only)
+		if (check_only) {
 			snprintf(com, sizeof(com), "check probe %u", key);
-		else
-			snprintf(com, sizeof(com),
-				 "probe %u for the held packet of TCP seq %u, IP length %u",
-				 key, p->tcp_seq, p->len);
+		} else {
+			char *b = put_s(com, "probe ");
+
+			b = put_u(b, key);
+			b = put_s(b, " for the held packet of TCP seq ");
+			b = put_u(b, p->tcp_seq);
+			b = put_s(b, ", IP length ");
+			*put_u(b, p->len) = 0;
+		}
 		pn_packet(pkt, len, 1, now_ns(), com);
 	}
 	return (int)len;
@@ -442,19 +496,36 @@ static int send_probe(uint32_t key, uint32_t len)
 static void trace_line(uint64_t t, const char *what, uint32_t key,
 		       const struct pending *p, unsigned int wire, int ipid)
 {
+	/* written by hand, not by fprintf: two lines a packet, and printf's
+	 * parsing of the format was a tenth of the proxy's time */
+	char line[160], *b = line;
+
 	if (!trace)
 		return;
-	fprintf(trace, "%llu\t%s\t%u\t", (unsigned long long)t, what, key);
-	if (p)
-		fprintf(trace, "%u\t%u\t%u\t", p->tcp_seq, p->len, p->data);
-	else
-		fputs("\t\t\t", trace);
+	b = put_u(b, t);
+	*b++ = '\t';
+	b = put_s(b, what);
+	*b++ = '\t';
+	b = put_u(b, key);
+	*b++ = '\t';
+	if (p) {
+		b = put_u(b, p->tcp_seq);
+		*b++ = '\t';
+		b = put_u(b, p->len);
+		*b++ = '\t';
+		b = put_u(b, p->data);
+	} else {
+		*b++ = '\t';
+		*b++ = '\t';
+	}
+	*b++ = '\t';
 	if (wire)
-		fprintf(trace, "%u", wire);
-	fputc('\t', trace);
+		b = put_u(b, wire);
+	*b++ = '\t';
 	if (ipid >= 0)
-		fprintf(trace, "%d", ipid);
-	fputc('\n', trace);
+		b = put_u(b, (unsigned int)ipid);
+	*b++ = '\n';
+	fwrite(line, 1, (size_t)(b - line), trace);
 }
 
 /* the key after @k: 32 bits for TCP probes (the RST's seq), 16 for the
@@ -632,9 +703,12 @@ static void answered(uint32_t key, unsigned int rlen, unsigned int ipid,
 	if (pcap) {
 		char com[128];
 
-		snprintf(com, sizeof(com),
-			 "answer to probe %u: the held packet of TCP seq %u delivered",
-			 key, p->tcp_seq);
+		char *b = put_s(com, "answer to probe ");
+
+		b = put_u(b, key);
+		b = put_s(b, ": the held packet of TCP seq ");
+		b = put_u(b, p->tcp_seq);
+		put_s(b, " delivered")[0] = 0;
 		pn_packet(ans_pkt, ans_len, 0, t, com);
 	}
 	p->id = 0;
