@@ -10,7 +10,9 @@
 #   cost      the path without delay, rate or loss: PAIRS pairs of
 #             COST_BYTES; OUTDIR/cost-tcp.N.json (iperf3) and cost-monarch.N/
 #             (magnet-exp monarch -o: its iperf3.json, proxy.txt with the
-#             proxy's own added delay)
+#             proxy's own added delay); then what no proxy can save, once:
+#             a flow through Monarch's namespaces without the proxy, and
+#             ping floods to the remote (below)
 #   accuracy  20 Mbit/s, 15 ms each way, 0.5% loss toward the remote (the
 #             paper's section 4, one way): PAIRS pairs of ACC_BYTES, magnet
 #             recording the sender's TCP (events=tcp), OUTDIR/acc-tcp.N.json
@@ -73,6 +75,48 @@ monarch() {
 for i in $(seq "$pairs"); do
 	tcp_flow cost-tcp.$i "$cost_bytes"
 	monarch cost-monarch.$i "$cost_bytes"
+done
+# the parts of a Monarch flow's cost that no proxy can save, each measured:
+# plumbing  a TCP flow through Monarch's own namespaces, veths, routes and
+#           nftables table (magnet_exp.monarch.Setup), its queue rule
+#           replaced by an accept: the sender's and receiver's path
+#           without the proxy (cost-plumbing.json)
+# ping      3000 ICMP echo round trips to the remote, flooded (ping -f
+#           sends the next when the answer comes), 40 and 1500 bytes: what
+#           a probe and its answer cost on this path with the least a
+#           process can do around them (cost-ping-40.txt, cost-ping-1500.txt)
+ip netns exec mo-host python3 - "$top" "$out" "$cost_bytes" <<'PY'
+import subprocess, sys, time
+sys.path.insert(0, sys.argv[1] + "/python")
+from magnet_exp import monarch
+st = monarch.Setup("10.63.2.2")
+try:
+    st.make()
+    for cmd in (["flush", "chain", "ip", st.table, "hold"],
+                ["add", "rule", "ip", st.table, "hold", "iifname", st.hs,
+                 "notrack"],
+                ["add", "rule", "ip", st.table, "hold", "iifname", st.hr,
+                 "notrack"]):
+        subprocess.run(["nft"] + cmd, check=True)
+    srv = subprocess.Popen(["ip", "netns", "exec", st.rcv, "iperf3", "-s",
+                            "-1", "-B", monarch.LOCAL],
+                           stdout=subprocess.DEVNULL)
+    for _ in range(50):
+        if "5201" in subprocess.run(["ip", "netns", "exec", st.rcv, "ss",
+                                     "-ltnH"], capture_output=True,
+                                    text=True).stdout:
+            break
+        time.sleep(0.1)
+    with open(sys.argv[2] + "/cost-plumbing.json", "w") as f:
+        subprocess.run(["ip", "netns", "exec", st.snd, "iperf3", "-c",
+                        "10.63.2.2", "-C", "cubic", "-J", "-n", sys.argv[3]],
+                       stdout=f, check=True)
+    srv.wait()
+finally:
+    st.undo()
+PY
+for s in 12 1472; do
+	ip netns exec mo-host ping -q -f -c 3000 -s $s 10.63.2.2 > "$out/cost-ping-$((s + 28)).txt"
 done
 # profiled NAME CMD...: CMD under perf record -a; OUTDIR/NAME.syms, .samples
 profiled() {

@@ -137,6 +137,53 @@ def profile(f, cost_bytes):
         print()
 
 
+def ping_ipg(path):
+    """the mean µs between a ping flood's requests (ping -f: the next is
+    sent when the answer comes), from ping's ipg/ewma line"""
+    for line in open(path):
+        m = re.match(r"(?:rtt .*, )?ipg/ewma ([\d.]+)/", line.strip())
+        if m:
+            return float(m.group(1)) * 1e3
+    fail("%s: no ipg/ewma line" % path)
+
+
+def ceiling(f, cost_bytes, tcp_rates):
+    """the section on what no proxy can save (bench/monarch-guest.sh's
+    plumbing flow and ping floods), if the guest wrote it"""
+    if not os.path.exists(f("cost-plumbing.json")):
+        return
+    us = lambda mbps: 1448 * 8 / mbps	# a full segment's time, in us
+    t = statistics.mean(tcp_rates)
+    p = iperf_mbps(f("cost-plumbing.json"))
+    small, full = ping_ipg(f("cost-ping-40.txt")), \
+        ping_ipg(f("cost-ping-1500.txt"))
+    print("## What no proxy can save: the cost's floor\n")
+    print("On one vCPU every packet's work is done in turn, so a flow's "
+          "time a packet is the sum of what each packet costs. A Monarch "
+          "packet crosses Monarch's own namespaces, and its probe makes a "
+          "round trip to the remote; neither depends on the proxy. "
+          "Measured once, %s, after the pairs above:\n" % cost_bytes)
+    print("| what | Mbit/s | us a packet (1448-byte segments) |")
+    print("|---|---|---|")
+    print("| real TCP to the remote (the pairs' mean) | %.1f | %.1f |"
+          % (t, us(t)))
+    print("| TCP through Monarch's namespaces, routes and nftables table, "
+          "its queue rule an accept (no proxy) | %.1f | %.1f |"
+          % (p, us(p)))
+    print("| a 40-byte ICMP echo round trip to the remote (ping -f, its "
+          "interval) | | %.1f |" % small)
+    print("| a 1500-byte one | | %.1f |" % full)
+    print("\nA probe's round trip is of the same kind as a small echo's: a "
+          "packet each way through the router, the remote's answer, a "
+          "process that sends and receives (the probe is as large as its "
+          "packet, the TCP probe's answer a 40-byte RST). Taking the "
+          "40-byte echo's interval for it, a proxy that cost nothing would "
+          "still leave a ratio of about %.1f / (%.1f + %.1f) = **%.2f** at "
+          "most; the proxy's own work (the queue's messages and verdicts, "
+          "the probe's build, its trace) comes on top.\n"
+          % (us(t), us(p), small, us(t) / (us(p) + small)))
+
+
 def main(argv):
     if len(argv) != 7:
         fail("usage: monarch-report.py OUT PAIRS KVER REV COST_BYTES "
@@ -158,9 +205,10 @@ def main(argv):
           "Monarch flow's guest us a packet | proxy CPU us a packet | "
           "proxy preempted |")
     print("|---|---|---|---|---|---|---|---|---|")
-    ratios, meds = [], []
+    ratios, meds, tcp_rates = [], [], []
     for i in range(1, pairs + 1):
         t = iperf_mbps(f("cost-tcp.%d.json" % i))
+        tcp_rates.append(t)
         m = iperf_mbps(f("cost-monarch.%d" % i, "iperf3.json"))
         d = proxy_delays(f("cost-monarch.%d" % i, "proxy.txt"))
         ratios.append(m / t)
@@ -180,6 +228,7 @@ def main(argv):
           "instructions and the time the one vCPU waited); proxy CPU: its "
           "own user and system time (getrusage) over the same packets.\n"
           % (statistics.median(ratios), statistics.median(meds)))
+    ceiling(f, cost_bytes, tcp_rates)
     # accuracy
     print("## Accuracy: 20 Mbit/s, 15 ms each way, 0.5%% loss toward the "
           "remote, %s a flow\n" % acc_bytes)

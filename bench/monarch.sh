@@ -20,7 +20,7 @@
 #             it, and each real flow's from the real flow before it (the
 #             path's own run-to-run difference)
 # MONARCH_PAIRS pairs (default 5) of each; MONARCH_COST_BYTES (default
-# 20M) and MONARCH_ACC_BYTES (default 8M) per flow. MONARCH_PROFILE=1:
+# 20M) and MONARCH_ACC_BYTES (default 64M) per flow. MONARCH_PROFILE=1:
 # one more flow of each kind on the cost path under perf (where a
 # packet's instructions go: the report's profile section). The report goes to
 # stdout and bench/results/<date>-<kernel>-monarch.md
@@ -39,7 +39,7 @@ make -s -C "$top/userspace"
 pairs=${MONARCH_PAIRS:-5}
 echo "bench-monarch: $kver, $pairs pairs of flows, -icount shift=0,sleep=off"
 cost_bytes=${MONARCH_COST_BYTES:-20M}
-acc_bytes=${MONARCH_ACC_BYTES:-8M}
+acc_bytes=${MONARCH_ACC_BYTES:-64M}
 bench_boot bench-monarch "$kver" "$out" 5400 monarch-guest.sh "$top" \
 	"$cost_bytes" "$pairs" "$acc_bytes" ${MONARCH_PROFILE:+profile}
 mkdir -p "$top/bench/results"
