@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs inside the benchmark guest (see bench/monarch.sh).
-# usage: monarch-guest.sh MAGNET_KO OUTDIR TOP COST_BYTES PAIRS ACC_BYTES [profile]
+# usage: monarch-guest.sh MAGNET_KO OUTDIR TOP COST_BYTES PAIRS ACC_BYTES LOSS [profile]
 #
 # In one boot, over scripts/monarch-net.sh's path (mo-host - mo-rtr -
 # mo-rem), flows from mo-host to the remote 10.63.2.2, alternating a real
@@ -16,7 +16,11 @@
 #   accuracy  20 Mbit/s, 15 ms each way, 0.5% loss toward the remote (the
 #             paper's section 4, one way): PAIRS pairs of ACC_BYTES, magnet
 #             recording the sender's TCP (events=tcp), OUTDIR/acc-tcp.N.json
-#             and .bin, acc-monarch.N/ and acc-monarch.N.bin
+#             and .bin, acc-monarch.N/ and acc-monarch.N.bin. LOSS fixed:
+#             the router drops the same 5 of every 1000 full-sized packets
+#             it forwards toward the remote in every flow (fixed_loss below;
+#             OUTDIR/acc-*.N.lost, its count); random: netem's loss 0.5%, a
+#             new draw for every packet. OUTDIR/acc-loss names which
 #   profile   (with "profile", MONARCH_PROFILE=1) one more real TCP flow
 #             and one more Monarch flow of COST_BYTES on the cost path, each
 #             under `perf record -a -e cpu-clock` (under the instruction
@@ -31,7 +35,8 @@ top=$3
 cost_bytes=$4
 pairs=$5
 acc_bytes=$6
-profile=${7:-}
+loss=$7
+profile=${8:-}
 . "$top/scripts/monarch-net.sh"
 MONARCH="ip netns exec mo-host /usr/bin/python3 $top/userspace/magnet-exp monarch"
 
@@ -138,11 +143,54 @@ if [ "$profile" = profile ]; then
 	profiled prof-tcp tcp_flow prof-tcp "$cost_bytes"
 	profiled prof-monarch monarch prof-monarch "$cost_bytes"
 fi
+# fixed_loss: from now on the router drops the 97th, 311th, 502nd, 688th
+# and 941st of every 1000 packets over 200 bytes it forwards toward the
+# remote (nftables' numgen, counted from 0 again: each flow meets its
+# losses at the same packets, the small ones aside, such as a Monarch
+# run's three check probes). With netem's random loss the flows' throughput
+# followed how many packets each lost (5 pairs of 64 MB: 194 to 258, 6.59
+# to 5.50 Mbit/s, bench/results/2026-11-29-6.1.0-56-amd64-monarch-random-loss.md),
+# so that a pair's difference was mostly the draws'; here it is what
+# Monarch changes
+fixed_loss() {
+	ip netns exec mo-rtr nft delete table ip mo_loss 2> /dev/null || true
+	ip netns exec mo-rtr nft -f - <<-EOF
+	table ip mo_loss {
+		chain lost {
+			counter drop
+		}
+		chain lose {
+			type filter hook forward priority 0; policy accept;
+			oifname "mor1" ip length > 200 numgen inc mod 1000 vmap { 97 : jump lost, 311 : jump lost, 502 : jump lost, 688 : jump lost, 941 : jump lost }
+		}
+	}
+	EOF
+}
+# lossy NAME CMD...: CMD, with its own fixed losses (LOSS fixed), their
+# count then in OUTDIR/NAME.lost
+lossy() {
+	local name=$1
+	shift
+	if [ "$loss" = fixed ]; then
+		fixed_loss
+	fi
+	"$@"
+	if [ "$loss" = fixed ]; then
+		ip netns exec mo-rtr nft list chain ip mo_loss lost |
+			awk '/counter/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' \
+			> "$out/$name.lost"
+	fi
+}
 monarch_net_del
-monarch_net_setup "delay 15ms rate 20mbit limit 100 loss 0.5%" "delay 15ms"
+if [ "$loss" = fixed ]; then
+	monarch_net_setup "delay 15ms rate 20mbit limit 100" "delay 15ms"
+else
+	monarch_net_setup "delay 15ms rate 20mbit limit 100 loss 0.5%" "delay 15ms"
+fi
+echo "$loss" > "$out/acc-loss"
 for i in $(seq "$pairs"); do
-	recorded acc-tcp.$i tcp_flow acc-tcp.$i "$acc_bytes"
-	recorded acc-monarch.$i monarch acc-monarch.$i "$acc_bytes"
+	lossy acc-tcp.$i recorded acc-tcp.$i tcp_flow acc-tcp.$i "$acc_bytes"
+	lossy acc-monarch.$i recorded acc-monarch.$i monarch acc-monarch.$i "$acc_bytes"
 done
 ip netns exec mo-rtr tc -s qdisc show > "$out/acc-qdisc.txt"
 monarch_net_del

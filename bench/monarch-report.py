@@ -230,18 +230,34 @@ def main(argv):
           % (statistics.median(ratios), statistics.median(meds)))
     ceiling(f, cost_bytes, tcp_rates)
     # accuracy
+    loss = open(f("acc-loss")).read().strip() if \
+        os.path.exists(f("acc-loss")) else "random"
     print("## Accuracy: 20 Mbit/s, 15 ms each way, 0.5%% loss toward the "
-          "remote, %s a flow\n" % acc_bytes)
+          "remote (%s), %s a flow\n" % (loss, acc_bytes))
+    if loss == "fixed":
+        print("Loss fixed: the router drops the same 5 of every 1000 packets "
+              "over 200 bytes it forwards toward the remote, counted from "
+              "each flow's start (nftables' numgen), so that the two flows "
+              "of a pair meet their losses at the same packets and differ "
+              "by what Monarch changes, not by the draws of a random loss. "
+              "dropped: that rule's counter for the flow.\n")
+    else:
+        print("Loss random: netem's, a new draw for every packet.\n")
     print("RTT: the sender's tcp_in `rtt_us` (the RTT of the latest "
           "acknowledged data), minimum and maximum; 10-90%: seconds from "
           "10% to 90% of the bytes acknowledged (`bytes_acked`); from "
           "magnet's log through `ttpb2ascii -f magnet`. diff: Monarch's "
           "against the TCP flow of its pair; TCP's against the TCP flow "
           "before it (the path's own run-to-run difference).\n")
-    print("| pair | flow | Mbit/s | min RTT ms | max RTT ms | 10-90% s | "
-          "Mbit/s diff | min RTT diff | max RTT diff | 10-90% diff | "
-          "self-diagnosis |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| pair | flow | Mbit/s | dropped | min RTT ms | max RTT ms | "
+          "10-90% s | Mbit/s diff | min RTT diff | max RTT diff | "
+          "10-90% diff | self-diagnosis |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+    def dropped(name):
+        p = f(name + ".lost")
+        return open(p).read().strip() or "-" if os.path.exists(p) else "-"
+
     dm, dt = [], []
     prev = None
     for i in range(1, pairs + 1):
@@ -259,12 +275,14 @@ def main(argv):
             ds = " | ".join(pct(x) for x in d)
         else:
             ds = " | ".join(["-"] * 4)
-        print("| %d | TCP | %.2f | %.1f | %.1f | %.2f | %s | |" % (
-            i, tm, ts[0] / 1e3, ts[1] / 1e3, ts[2], ds))
+        print("| %d | TCP | %.2f | %s | %.1f | %.1f | %.2f | %s | |" % (
+            i, tm, dropped("acc-tcp.%d" % i), ts[0] / 1e3, ts[1] / 1e3,
+            ts[2], ds))
         d = [rel(a, b) for a, b in zip(mv, tv)]
         dm.append(abs(d[0]))
-        print("| %d | Monarch | %.2f | %.1f | %.1f | %.2f | %s | %s |" % (
-            i, mm, ms[0] / 1e3, ms[1] / 1e3, ms[2],
+        print("| %d | Monarch | %.2f | %s | %.1f | %.1f | %.2f | %s | %s |" % (
+            i, mm, dropped("acc-monarch.%d" % i), ms[0] / 1e3, ms[1] / 1e3,
+            ms[2],
             " | ".join(pct(x) for x in d), diag))
         prev = tv
     med_m = statistics.median(dm)
