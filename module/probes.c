@@ -13,8 +13,8 @@
  * entry (ftrace), the tail loss probe at tcp_send_loss_probe (a
  * kretprobe: from its entry to its return the CPU's retransmissions of
  * that socket are the probe's, and its return records it with what it
- * sent); tcpev.c has their handlers and the tracepoints (retransmissions,
- * state changes).
+ * sent); tcpev.c has their handlers and the tracepoints' (retransmissions,
+ * state changes), which tracepoints.c registers.
  *
  * Three more handlers record nothing: tcp_add_backlog's (ftrace) notes
  * where a socket's backlog starts; the return of __release_sock (a
@@ -544,7 +544,7 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 		if (ret)
 			return ret;
 	}
-	return magnet_tcpev_register(layers);
+	return magnet_tracepoints_register(layers);
 }
 
 /* Returns once no handler runs any more on any CPU. */
@@ -554,7 +554,7 @@ void magnet_probes_unregister(void)
 
 	WRITE_ONCE(magnet_bl_on, false);
 	magnet_drops_unregister();
-	magnet_tcpev_unregister();
+	magnet_tracepoints_unregister();
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];
 
@@ -621,5 +621,5 @@ void magnet_probes_show(struct seq_file *m)
 				   p->chosen);
 	}
 	magnet_drops_show(m);
-	magnet_tcpev_show(m);
+	magnet_tracepoints_show(m);
 }

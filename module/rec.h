@@ -473,11 +473,17 @@ void magnet_qdisc_enqueue(void *data, struct Qdisc *q,
 
 /* ------------------------------------------------------------ tcpev.c */
 
+void magnet_retransmit(void *data, MAGNET_RETRANSMIT_ARGS);
+void magnet_set_state(void *data, const struct sock *sk, const int oldstate,
+		      const int newstate);
 void magnet_tcpev_rto(struct sock *sk);
 u32 magnet_tcpev_tlp_begin(struct sock *sk);
 void magnet_tcpev_tlp_end(struct sock *sk, u32 high_seq);
-int magnet_tcpev_register(unsigned int layers);
-void magnet_tcpev_unregister(void);
-void magnet_tcpev_show(struct seq_file *m);
+
+/* ------------------------------------------------------ tracepoints.c */
+
+int magnet_tracepoints_register(unsigned int layers);
+void magnet_tracepoints_unregister(void);
+void magnet_tracepoints_show(struct seq_file *m);
 
 #endif /* MAGNET_REC_H */

@@ -10,12 +10,8 @@
  *   TLP      tcp_send_loss_probe's return (kretprobe) retrans
  *   STATE    sock:inet_sock_set_state (tracepoint)   state
  *
- * The table of tracepoints found by name (not exported to modules) also
- * has queueing's, qdisc:qdisc_dequeue and qdisc:qdisc_enqueue, whose
- * probes are in qdisc.c.
- *
- * The two tracepoints are not exported to modules: they are found by name
- * among the kernel's (for_each_kernel_tracepoint()). The RTO and TLP
+ * The two tracepoints are not exported to modules: tracepoints.c finds
+ * them by name and registers the handlers here. The RTO and TLP
  * probes are in probes.c's table; what they share with the retransmission
  * handler is here: while tcp_send_loss_probe() runs (its kretprobe's entry
  * to its return), this CPU's loss probe socket is set, so a retransmission
@@ -23,8 +19,6 @@
  * locked all along, so no other retransmission of it can run in between.
  */
 #include <linux/percpu.h>
-#include <linux/tracepoint.h>
-#include <linux/seq_file.h>
 #include <net/tcp.h>
 #include "compat.h"
 #include "rec.h"
@@ -32,16 +26,7 @@
 /* the socket whose tail loss probe this CPU is sending, or NULL */
 static DEFINE_PER_CPU(const struct sock *, magnet_tlp_sk);
 
-struct magnet_tracepoint {
-	const char *name;
-	const char *what;		/* in the statistics */
-	void *probe;
-	unsigned int layer;		/* MAGNET_LAYER_* */
-	struct tracepoint *tp;		/* found at registration */
-	bool registered;
-};
-
-static void notrace magnet_retransmit(void *data, MAGNET_RETRANSMIT_ARGS)
+void notrace magnet_retransmit(void *data, MAGNET_RETRANSMIT_ARGS)
 {
 	struct sock *s = (struct sock *)sk;
 	u8 kind;
@@ -59,8 +44,8 @@ static void notrace magnet_retransmit(void *data, MAGNET_RETRANSMIT_ARGS)
 }
 NOKPROBE_SYMBOL(magnet_retransmit);
 
-static void notrace magnet_set_state(void *data, const struct sock *sk,
-				     const int oldstate, const int newstate)
+void notrace magnet_set_state(void *data, const struct sock *sk,
+			      const int oldstate, const int newstate)
 {
 	if (unlikely(!sk) || sk->sk_protocol != IPPROTO_TCP)
 		return;
@@ -119,92 +104,3 @@ void notrace magnet_tcpev_tlp_end(struct sock *sk, u32 high_seq)
 	magnet_record_tcpev(sk, NULL, MAGNET_EV_TLP, 0, kind, 0);
 }
 NOKPROBE_SYMBOL(magnet_tcpev_tlp_end);
-
-static struct magnet_tracepoint magnet_tracepoints[] = {
-	{ "tcp_retransmit_skb", "TCP retransmission",
-	  (void *)magnet_retransmit, MAGNET_LAYER_RETRANS },
-	{ "inet_sock_set_state", "TCP state", (void *)magnet_set_state,
-	  MAGNET_LAYER_STATE },
-	/* queueing's (qdisc.c): found the same way */
-	{ "qdisc_dequeue", "qdisc dequeue", (void *)magnet_qdisc_dequeue,
-	  MAGNET_LAYER_QDISC },
-#if MAGNET_HAVE_QDISC_ENQUEUE
-	{ "qdisc_enqueue", "qdisc enqueue", (void *)magnet_qdisc_enqueue,
-	  MAGNET_LAYER_QDISC },
-#endif
-};
-
-static void magnet_tracepoint_find(struct tracepoint *tp, void *priv)
-{
-	struct magnet_tracepoint *t = priv;
-
-	if (!t->tp && !strcmp(tp->name, t->name))
-		t->tp = tp;
-}
-
-/*
- * Register the tracepoints of @layers not registered yet (process
- * context, serialised by the caller). On failure, those registered stay.
- */
-int magnet_tcpev_register(unsigned int layers)
-{
-	size_t i;
-	int ret;
-
-	/* fail the build if a tracepoint's arguments change */
-	BUILD_BUG_ON(!MAGNET_RETRANSMIT_SIGNATURE_OK);
-	BUILD_BUG_ON(!MAGNET_SET_STATE_SIGNATURE_OK);
-	BUILD_BUG_ON(!MAGNET_QDISC_DEQUEUE_SIGNATURE_OK);
-	BUILD_BUG_ON(!MAGNET_QDISC_ENQUEUE_SIGNATURE_OK);
-	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++) {
-		struct magnet_tracepoint *t = &magnet_tracepoints[i];
-
-		if (t->registered || !(layers & t->layer))
-			continue;
-		if (!t->tp)
-			for_each_kernel_tracepoint(magnet_tracepoint_find, t);
-		if (!t->tp) {
-			pr_err("the %s tracepoint is not in this kernel\n",
-			       t->name);
-			return -ENOENT;
-		}
-		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
-		if (ret) {
-			pr_err("the %s tracepoint cannot be probed (error %d)\n",
-			       t->name, ret);
-			return ret;
-		}
-		t->registered = true;
-	}
-	return 0;
-}
-
-/* Returns once no probe of ours runs on any CPU. */
-void magnet_tcpev_unregister(void)
-{
-	bool any = false;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++) {
-		struct magnet_tracepoint *t = &magnet_tracepoints[i];
-
-		if (!t->registered)
-			continue;
-		tracepoint_probe_unregister(t->tp, t->probe, NULL);
-		t->registered = false;
-		any = true;
-	}
-	if (any)
-		tracepoint_synchronize_unregister();
-}
-
-void magnet_tcpev_show(struct seq_file *m)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++)
-		if (magnet_tracepoints[i].registered)
-			seq_printf(m, "probe\t%s\ttracepoint\t%s\n",
-				   magnet_tracepoints[i].what,
-				   magnet_tracepoints[i].name);
-}
