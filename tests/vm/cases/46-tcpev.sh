@@ -32,6 +32,14 @@ ss_point() {
 		for (i = 1; i <= NF; i++) if ($i ~ /^sk:/) print t0, t1, $1, substr($i, 4) }'
 }
 
+# the most bytes_acked of mt-snd's connections to 5201 (iperf3's data
+# connection's), 0 with none
+sender_acked() {
+	ip netns exec mt-snd ss -Htin state established "( dport = :5201 )" |
+		grep -Eo 'bytes_acked:[0-9]+' | cut -d: -f2 | sort -n | tail -n 1 |
+		grep . || echo 0
+}
+
 # A transfer from mt-snd through the router mt-rtr to mt-rcv, one MSS a
 # packet: netem drops 1% of the flow's packets at the router (fast
 # retransmissions, tail loss probes), and an nftables rule drops all of
@@ -98,8 +106,16 @@ case_tcpev() {
 		ip netns exec mt-rtr nft list chain inet mt hole > "$L/tcpev.hole"
 		ip netns exec mt-rtr nft flush chain inet mt hole
 		# then the return path's: the receiver's ACKs dropped for a
-		# second, so that the RTO sends again data that had arrived
-		sleep 1
+		# second, so that the RTO sends again data that had arrived;
+		# once the transfer has recovered (64 KB more acked), as the
+		# sender's backoff after the first can last seconds (a loaded
+		# host: its RTO came after the second hole, which then dropped
+		# nothing)
+		a=$(sender_acked)
+		for _ in $(seq 100); do
+			[ $(($(sender_acked) - a)) -gt 65536 ] && break
+			sleep 0.1
+		done
 		ip netns exec mt-rtr nft add rule inet mt hole \
 			tcp sport 5201 counter drop
 		sleep 1
@@ -107,7 +123,7 @@ case_tcpev() {
 		ip netns exec mt-rtr nft flush chain inet mt hole
 	) &
 	c=$!
-	xfer mt-rcv mt-snd 10.64.2.2 5201 "$L/tcpev.json" -t 8 -b 50M
+	xfer mt-rcv mt-snd 10.64.2.2 5201 "$L/tcpev.json" -t 10 -b 50M
 	wait "$c" || { log "no blackhole: the transfer's data never flowed"; return 1; }
 	c=$(awk '$1 == "tcp" && $3 == 5201 { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' "$L/tcpev.hole")
 	log "the blackhole dropped $c packets"
@@ -115,6 +131,15 @@ case_tcpev() {
 	c=$(awk '$1 == "tcp" && $2 == "sport" && $3 == 5201 { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' "$L/tcpev.ackhole")
 	log "the return path's blackhole dropped $c packets"
 	[ "$c" -gt 0 ]
+	# every retransmission the counters will count is recorded first:
+	# the sender's sockets to 5201 closed or in TIME-WAIT (a FIN sent again
+	# after the module's unload counted in TcpRetransSegs and TCPTimeouts
+	# with no event, on a loaded host)
+	for _ in $(seq 100); do
+		ip netns exec mt-snd ss -Htan "( dport = :5201 )" |
+			grep -qv TIME-WAIT || break
+		sleep 0.1
+	done
 	sleep 1
 	teacup_stop
 	rmmod magnet
