@@ -496,8 +496,8 @@ static int send_probe(uint32_t key, uint32_t len)
 static void trace_line(uint64_t t, const char *what, uint32_t key,
 		       const struct pending *p, unsigned int wire, int ipid)
 {
-	/* written by hand, not by fprintf: two lines a packet, and printf's
-	 * parsing of the format was a tenth of the proxy's time */
+	/* written by hand, not by fprintf: two lines a packet, and vfprintf
+	 * and its helpers had a tenth of the proxy's perf samples */
 	char line[160], *b = line;
 
 	if (!trace)
