@@ -35,8 +35,9 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
  * skb->dev, else skb->sk. @drop: a DROP event (drops.c), whose skb->dev is
  * taken only as magnet_drop_dev() checks it (@net: the receiving
  * socket's namespace where the kernel gives that socket, else NULL), and
- * whose drop part (@reason, @location) follows the options. @q: a QDISC event's qdisc (qdisc.c),
- * whose part follows the options (skb->dev is the qdisc's device).
+ * whose drop part (@reason, @location) follows the options. @q: a QDISC
+ * event's qdisc (qdisc.c), whose part follows the options (skb->dev is the
+ * qdisc's device).
  */
 static __always_inline void
 magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,

@@ -51,14 +51,21 @@ wait_listen() {
 	netpair_wait_listen "$1" "$2" || { log "no listener on port $2"; return 1; }
 }
 
+# bytes_acked NS PORT: the most bytes acknowledged of NS's established
+# connections to PORT (iperf3's test's, not its control connection's few
+# bytes), 0 with none
+bytes_acked() {
+	ip netns exec "$1" ss -Htin state established "( dport = :$2 )" |
+		grep -Eo 'bytes_acked:[0-9]+' | cut -d: -f2 | sort -n | tail -n 1 |
+		grep . || echo 0
+}
+
 # data_flowing NS PORT SECONDS: within SECONDS, a connection to PORT in NS
-# has had more than 64 KB acknowledged (iperf3's test, not its control
-# connection's few bytes)
+# has had more than 64 KB acknowledged (at least 70000 bytes)
 data_flowing() {
 	local i
 	for ((i = 0; i < $3 * 10; i++)); do
-		ip netns exec "$1" ss -Htin state established "( dport = :$2 )" |
-			grep -Eq 'bytes_acked:([0-9]{6,}|[7-9][0-9]{4})' && return 0
+		[ "$(bytes_acked "$1" "$2")" -ge 70000 ] && return 0
 		sleep 0.1
 	done
 	return 1

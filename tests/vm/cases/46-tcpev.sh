@@ -32,14 +32,6 @@ ss_point() {
 		for (i = 1; i <= NF; i++) if ($i ~ /^sk:/) print t0, t1, $1, substr($i, 4) }'
 }
 
-# the most bytes_acked of mt-snd's connections to 5201 (iperf3's data
-# connection's), 0 with none
-sender_acked() {
-	ip netns exec mt-snd ss -Htin state established "( dport = :5201 )" |
-		grep -Eo 'bytes_acked:[0-9]+' | cut -d: -f2 | sort -n | tail -n 1 |
-		grep . || echo 0
-}
-
 # A transfer from mt-snd through the router mt-rtr to mt-rcv, one MSS a
 # packet: netem drops 1% of the flow's packets at the router (fast
 # retransmissions, tail loss probes), and an nftables rule drops all of
@@ -111,9 +103,9 @@ case_tcpev() {
 		# sender's backoff after the first can last seconds (a loaded
 		# host: its RTO came after the second hole, which then dropped
 		# nothing)
-		a=$(sender_acked)
+		a=$(bytes_acked mt-snd 5201)
 		for _ in $(seq 100); do
-			[ $(($(sender_acked) - a)) -gt 65536 ] && break
+			[ $(($(bytes_acked mt-snd 5201) - a)) -gt 65536 ] && break
 			sleep 0.1
 		done
 		ip netns exec mt-rtr nft add rule inet mt hole \
