@@ -97,25 +97,21 @@ from magnet_exp import monarch
 st = monarch.Setup("10.63.2.2")
 try:
     st.make()
-    for cmd in (["flush", "chain", "ip", st.table, "hold"],
-                ["add", "rule", "ip", st.table, "hold", "iifname", st.hs,
-                 "notrack"],
-                ["add", "rule", "ip", st.table, "hold", "iifname", st.hr,
-                 "notrack"]):
-        subprocess.run(["nft"] + cmd, check=True)
+    monarch.sh("nft", "flush", "chain", "ip", st.table, "hold")
+    for dev in (st.hs, st.hr):
+        monarch.sh("nft", "add", "rule", "ip", st.table, "hold", "iifname",
+                   dev, "notrack")
     srv = subprocess.Popen(["ip", "netns", "exec", st.rcv, "iperf3", "-s",
                             "-1", "-B", monarch.LOCAL],
                            stdout=subprocess.DEVNULL)
     for _ in range(50):
-        if "5201" in subprocess.run(["ip", "netns", "exec", st.rcv, "ss",
-                                     "-ltnH"], capture_output=True,
-                                    text=True).stdout:
+        if "5201" in monarch.sh("ss", "-ltnH", ns=st.rcv).stdout:
             break
         time.sleep(0.1)
+    r = monarch.sh("iperf3", "-c", "10.63.2.2", "-C", "cubic", "-J", "-n",
+                   sys.argv[3], ns=st.snd)
     with open(sys.argv[2] + "/cost-plumbing.json", "w") as f:
-        subprocess.run(["ip", "netns", "exec", st.snd, "iperf3", "-c",
-                        "10.63.2.2", "-C", "cubic", "-J", "-n", sys.argv[3]],
-                       stdout=f, check=True)
+        f.write(r.stdout)
     srv.wait()
 finally:
     st.undo()
@@ -182,11 +178,9 @@ lossy() {
 	fi
 }
 monarch_net_del
-if [ "$loss" = fixed ]; then
-	monarch_net_setup "delay 15ms rate 20mbit limit 100" "delay 15ms"
-else
-	monarch_net_setup "delay 15ms rate 20mbit limit 100 loss 0.5%" "delay 15ms"
-fi
+to="delay 15ms rate 20mbit limit 100"
+[ "$loss" = fixed ] || to="$to loss 0.5%"
+monarch_net_setup "$to" "delay 15ms"
 echo "$loss" > "$out/acc-loss"
 for i in $(seq "$pairs"); do
 	lossy acc-tcp.$i recorded acc-tcp.$i tcp_flow acc-tcp.$i "$acc_bytes"
