@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Format 3's records straight from the rings to the reader (reader.h):
+ * Format 3's records straight from the rings to the reader (direct.h):
  * read() copies them whole into the caller's buffer, one copy per record
  * and not two, and a mapped reader's MAGNET_IOC_TAKE gets them as pieces
  * of the map (mapio.h), held in the rings until its next call.
@@ -9,7 +9,7 @@
 #include <linux/sched/signal.h>
 #include <linux/mm.h>
 #include "compat.h"
-#include "reader.h"
+#include "direct.h"
 
 /* the most a direct copy (version 3) takes per hold of the consume mutex */
 #define MAGNET_DIRECT_CHUNK (1024 * 1024)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * magnet's binary stream (omode=1, not compat=ttprobe; reader.h's struct
+ * magnet's binary stream (omode=1, not compat=ttprobe; stream.h's struct
  * magnet_output, docs/binary-format.md): a SYSINFO header, then format 3's
  * records as the rings hold them (format=3, the default) or format 2's
  * 256-byte records decoded from them, LOST and RESET marks included.
@@ -8,7 +8,7 @@
 #include <linux/utsname.h>
 #include <linux/timekeeping.h>
 #include "magnet.h"
-#include "reader.h"
+#include "stream.h"
 
 static size_t magnet_sysinfo(struct magnet_reader *rd, char *buf, bool v3)
 {

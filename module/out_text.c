@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * magnet's text lines (omode=3; reader.h's struct magnet_output): a header
+ * magnet's text lines (omode=3; stream.h's struct magnet_output): a header
  * line of column names, then a line per record, LOST and RESET marks
  * included, with the rate part of the TCP and application events and each
  * event's network namespace.
  */
-#include "reader.h"
+#include "stream.h"
 
 static size_t magnet_text_header(struct magnet_reader *rd, char *buf)
 {

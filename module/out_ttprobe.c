@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ttprobe's outputs (reader.h's struct magnet_output): its ASCII lines
+ * ttprobe's outputs (stream.h's struct magnet_output): its ASCII lines
  * (omode=0) and, with compat=ttprobe, its 96-byte binary records
  * (omode=1, no header). Neither has a LOST or RESET record: the kernel log
  * says where records were lost. With compat=ttprobe, omode=0 and 1 follow
@@ -8,7 +8,7 @@
  * load, fields 10 and 11 are 32-bit with tcp_current_ssthresh(), and an
  * open discards (and counts) what was buffered before it.
  */
-#include "reader.h"
+#include "stream.h"
 
 static int magnet_ttprobe_emit(struct magnet_reader *rd, char *dst,
 			       const struct magnet_record *rec,

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * web10g lines (omode=2; reader.h's struct magnet_output, docs/web10g.md):
+ * web10g lines (omode=2; stream.h's struct magnet_output, docs/web10g.md):
  * a header line, then a line per TCP event, each with its connection's id
  * (cid.h, numbered per open as ttpb2ascii numbers them). No LOST or RESET
  * record: the kernel log says where records were lost.
  */
-#include "reader.h"
+#include "stream.h"
 
 static size_t magnet_web10g_header(struct magnet_reader *rd, char *buf)
 {

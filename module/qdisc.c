@@ -22,23 +22,6 @@
 #include "compat.h"
 #include "rec.h"
 
-void notrace magnet_qdisc_fill(struct magnet_v3_qdisc *qd, const struct Qdisc *q)
-{
-	qd->handle = q->handle;
-	qd->parent = q->parent;
-	/* a qdisc that counts per CPU: its numbers are a sum over CPUs,
-	 * too dear to take per packet */
-	if (q->flags & TCQ_F_CPUSTATS) {
-		qd->qlen = ~0U;
-		qd->backlog = ~0U;
-	} else {
-		qd->qlen = READ_ONCE(q->q.qlen);
-		qd->backlog = READ_ONCE(q->qstats.backlog);
-	}
-	strscpy_pad(qd->kind, q->ops->id, sizeof(qd->kind));
-}
-NOKPROBE_SYMBOL(magnet_qdisc_fill);
-
 /* an IP packet on a device: its event (@event), the qdisc @q's part last */
 static __always_inline void magnet_qdisc_packet(struct sk_buff *skb,
 						const struct Qdisc *q,

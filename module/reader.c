@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/net/magnet (or /proc/net/<procname>): the reader's file operations
- * (reader.h); commands written to it go to control.c.
+ * (stream.h says what serves them); commands written to it go to control.c.
  *
  * One reader at a time (a second gets -EBUSY); any number of writers send
  * commands. A read blocks until records are buffered and returns the
@@ -24,7 +24,8 @@
 #include <linux/mm.h>
 #include "compat.h"
 #include "magnet.h"
-#include "reader.h"
+#include "stream.h"
+#include "direct.h"
 
 #define MAGNET_WAKE_INTERVAL (HZ / 10)
 /* the most pieces one MAGNET_IOC_TAKE returns (a writev's IOV_MAX) */

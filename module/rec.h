@@ -453,10 +453,6 @@ void magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
 
 /* ------------------------------------------------------------- drops.c */
 
-void magnet_drop_fill(struct magnet_v3_drop *d, unsigned int reason,
-		      const void *location);
-struct net_device *magnet_drop_dev(const struct sk_buff *skb,
-				   const struct net *rx_net);
 int magnet_drops_register(void);
 void magnet_drops_unregister(void);
 struct seq_file;
@@ -464,7 +460,6 @@ void magnet_drops_show(struct seq_file *m);
 
 /* ------------------------------------------------------------ qdisc.c */
 
-void magnet_qdisc_fill(struct magnet_v3_qdisc *qd, const struct Qdisc *q);
 void magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 			  const struct netdev_queue *txq, int packets,
 			  struct sk_buff *skb);

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The IP and device events, from the packet's own headers (pktparse.h,
- * plain C that the unit tests and the fuzzer build too).
+ * plain C that the unit tests and the fuzzer build too), and the DROP and
+ * QDISC events, which are such a packet's event with a part of their own
+ * after it: why and where the kernel freed it, which qdisc held it. The
+ * tracepoints' probes (drops.c, qdisc.c) call down to these builders; the
+ * builders call nothing of theirs.
  */
 #include <linux/kprobes.h>
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
+#include <linux/uaccess.h>
 #include <net/sock.h>
+#include <net/net_namespace.h>
+#include <net/sch_generic.h>
 #include "rec.h"
 
 /* the packet's bytes for pktparse.h: @src is the skb, offset 0 at @nh */
@@ -26,18 +33,116 @@ static inline const __u8 *magnet_pkt_bytes(const void *src, unsigned int off,
 #include "pktparse.h"
 
 /*
+ * The drop part for @reason and @location: the reason's name, and the
+ * function @location is in. An address that is in no known function is
+ * written as "?", never as a number.
+ */
+static noinline void notrace magnet_drop_fill(struct magnet_v3_drop *d,
+					       unsigned int reason,
+					       const void *location)
+{
+	const char *name = magnet_drop_reason_name(reason);
+
+	d->reason = reason;
+	d->reserved = 0;
+	strscpy_pad(d->reason_name, name ? name : "", sizeof(d->reason_name));
+	memset(d->where, 0, sizeof(d->where));
+	snprintf(d->where, sizeof(d->where), "%ps", location);
+	if (!location || (d->where[0] == '0' && d->where[1] == 'x')) {
+		memset(d->where, 0, sizeof(d->where));
+		d->where[0] = '?';
+	}
+}
+NOKPROBE_SYMBOL(magnet_drop_fill);
+
+/*
+ * @skb's device, if its dev field is one (registered, in some namespace),
+ * else NULL. A dropped packet's dev field is not always a device: a
+ * structure that queues packets may overlay it (the rbnode of a socket's
+ * out-of-order tree and of netem's time queue, whose reset drops what it
+ * holds; UDP's dev_scratch in its receive queue), and a packet in a
+ * socket's queue may outlive the device it came in on. So the field is
+ * read through only with copy_from_kernel_nofault() (its ifindex and
+ * namespace), the namespace taken only if it is one (the packet's
+ * socket's, or one on the list of namespaces: a pointer compare each),
+ * and the device only if that namespace's device of that ifindex is it.
+ *
+ * TCP sets the field to NULL as it takes a packet in (tcp_v4_rcv), so its
+ * own drops of received packets have none. Where the kernel gives the
+ * receiving socket (@rx_net, its namespace: from 6.11), the device is
+ * the one the packet came in on (skb_iif) in that namespace.
+ */
+static noinline struct net_device *notrace
+magnet_drop_dev(const struct sk_buff *skb, const struct net *rx_net)
+{
+	struct net_device *dev = READ_ONCE(skb->dev), *found = NULL;
+	struct net *cand, *net;
+	possible_net_t pn;
+	bool known;
+	int idx;
+
+	if (!dev) {
+		if (!rx_net || skb->skb_iif <= 0)
+			return NULL;
+		rcu_read_lock();
+		found = dev_get_by_index_rcu((struct net *)rx_net,
+					     skb->skb_iif);
+		rcu_read_unlock();
+		return found;
+	}
+	if (copy_from_kernel_nofault(&idx, &dev->ifindex, sizeof(idx)) ||
+	    idx <= 0 || copy_from_kernel_nofault(&pn, &dev->nd_net, sizeof(pn)))
+		return NULL;
+	cand = read_pnet(&pn);
+	rcu_read_lock();
+	known = (skb->sk && sock_net(skb->sk) == cand) || rx_net == cand;
+	if (!known) {
+		for_each_net_rcu(net) {
+			if (net == cand) {
+				known = true;
+				break;
+			}
+		}
+	}
+	if (known && dev_get_by_index_rcu(cand, idx) == dev)
+		found = dev;
+	rcu_read_unlock();
+	return found;
+}
+NOKPROBE_SYMBOL(magnet_drop_dev);
+
+/* the qdisc part: which qdisc @q is, and what it holds now */
+static noinline void notrace magnet_qdisc_fill(struct magnet_v3_qdisc *qd,
+					       const struct Qdisc *q)
+{
+	qd->handle = q->handle;
+	qd->parent = q->parent;
+	/* a qdisc that counts per CPU: its numbers are a sum over CPUs,
+	 * too dear to take per packet */
+	if (q->flags & TCQ_F_CPUSTATS) {
+		qd->qlen = ~0U;
+		qd->backlog = ~0U;
+	} else {
+		qd->qlen = READ_ONCE(q->q.qlen);
+		qd->backlog = READ_ONCE(q->qstats.backlog);
+	}
+	strscpy_pad(qd->kind, q->ops->id, sizeof(qd->kind));
+}
+NOKPROBE_SYMBOL(magnet_qdisc_fill);
+
+/*
  * One IP or device event for @skb whose network header is at @nh. @out:
  * a packet this host sends (source = local end). The socket (sock_id,
  * state) is known only where skb->sk is a full socket, i.e. on transmit.
  * @net: the packet's namespace where the probed function is given it
  * (ip_output's): at its entry a reply a kernel control socket sends (a
  * RST, a TIME-WAIT ACK) has neither skb->dev nor skb->sk. NULL: from
- * skb->dev, else skb->sk. @drop: a DROP event (drops.c), whose skb->dev is
- * taken only as magnet_drop_dev() checks it (@net: the receiving
- * socket's namespace where the kernel gives that socket, else NULL), and
- * whose drop part (@reason, @location) follows the options. @q: a QDISC
- * event's qdisc (qdisc.c), whose part follows the options (skb->dev is the
- * qdisc's device).
+ * skb->dev, else skb->sk. @drop: a DROP event (drops.c's probe), whose
+ * skb->dev is taken only as magnet_drop_dev() checks it (@net: the
+ * receiving socket's namespace where the kernel gives that socket, else
+ * NULL), and whose drop part (@reason, @location) follows the options.
+ * @q: a QDISC event's qdisc (qdisc.c's probes), whose part follows the
+ * options (skb->dev is the qdisc's device).
  */
 static __always_inline void
 magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
@@ -89,7 +194,7 @@ magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 	rport = out ? p.dport : p.sport;
 	if (!magnet_ports_ok(f, lport, rport) || !magnet_mark_ok(f, skb->mark))
 		goto filtered;
-	/* a drop's dev field is checked first (drops.c); @net is the
+	/* a drop's dev field is checked first (magnet_drop_dev()); @net is the
 	 * receiving socket's namespace there, if the kernel gives it */
 	ndev = drop ? magnet_drop_dev(skb, net) : skb->dev;
 	if (!net)
@@ -185,7 +290,7 @@ NOKPROBE_SYMBOL(magnet_record_pkt);
 /*
  * A DROP event: the packet @skb, whose network header is at @nh, as an IP
  * event has it (a device event when @skb has a device), and the drop part
- * last (drops.c fills it, for a packet that passed the filter).
+ * last (magnet_drop_fill(), for a packet that passed the filter).
  */
 void notrace magnet_record_drop(const struct sk_buff *skb, const u8 *nh,
 				bool out, unsigned int reason,
@@ -201,7 +306,7 @@ NOKPROBE_SYMBOL(magnet_record_drop);
  * A QDISC (@event: or QDISC_ENQ) event: the packet @skb, whose network
  * header is at @nh, that the qdisc @q of its device (skb->dev, which
  * __dev_queue_xmit() queued it on) let go toward the driver (took in), as
- * a device event has it, and the qdisc part last (qdisc.c).
+ * a device event has it, and the qdisc part last (magnet_qdisc_fill()).
  */
 void notrace magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
 				 const struct Qdisc *q, u16 event)

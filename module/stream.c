@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The stream a reader's open gets (reader.h): the records taken from the
+ * The stream a reader's open gets (stream.h): the records taken from the
  * rings through ring.h's consumer API, merged across CPUs in timestamp
  * order, written by the open's output (out_*.c) into its buffer, with the
  * marks the reader writes itself (LOST, RESET), the FLOW records written
@@ -23,7 +23,7 @@
 #include <linux/sched.h>
 #include <linux/indirect_call_wrapper.h>
 #include "magnet.h"
-#include "reader.h"
+#include "stream.h"
 
 /* held while rings are consumed: by the reader's fill, and by reset */
 DEFINE_MUTEX(magnet_consume_mutex);

@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The reader of /proc/net/<procname> and what serves it:
+ * One open of /proc/net/<procname> (struct magnet_reader), its output
+ * (struct magnet_output), and the stream that serves it (stream.c). The
+ * reader's parts, from the top down:
  *   reader.c   the proc file's operations: open, read, poll, the mapped
  *              TAKE ioctl and mmap, release; the wait queue and its timer
+ *   out_*.c    one output per mode (struct magnet_output), chosen at open
+ *   direct.c   format 3's records straight from the rings to the reader:
+ *              copied into its buffer (read), or as pieces of the map (TAKE)
+ *              (direct.h)
  *   stream.c   the stream an open gets: the records taken from the rings
  *              (ring.h's consumer API), merged by time, through the output
  *              of the open, with the marks (LOST, RESET), the FLOW records
  *              written again, reset and the discard accounting
- *   direct.c   format 3's records straight from the rings to the reader:
- *              copied into its buffer (read), or as pieces of the map (TAKE)
- *   out_*.c    one output per mode (struct magnet_output), chosen at open
+ * Each calls only those below it: reader.c the three others, out_*.c and
+ * direct.c stream.c, stream.c the outputs only through struct
+ * magnet_output's pointers.
  */
-#ifndef MAGNET_READER_H
-#define MAGNET_READER_H
+#ifndef MAGNET_STREAM_H
+#define MAGNET_STREAM_H
 
 #include <linux/mutex.h>
 #include "record.h"
@@ -139,12 +145,4 @@ void magnet_stream_reset(void);
 void magnet_stream_discard_at_open(void);
 void magnet_stream_count_unread(const struct magnet_reader *rd);
 
-/* direct.c */
-bool magnet_direct(const struct magnet_reader *rd, size_t count);
-ssize_t magnet_fill_user(struct magnet_reader *rd, char __user *ubuf,
-			 size_t count);
-long magnet_fill_map(struct magnet_reader *rd, struct magnet_take __user *ut,
-		     struct magnet_seg __user *usegs, unsigned int max);
-void magnet_release_held(struct magnet_reader *rd);
-
-#endif /* MAGNET_READER_H */
+#endif /* MAGNET_STREAM_H */
