@@ -533,28 +533,18 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
 }
 
 /* the TCP snapshot's columns: its fields (schema.h), each a u32 */
-#define MAGNET_TEXT_SNAP_NAME(type, name, dims, kind) "\t" #name
 #define MAGNET_TEXT_SNAP_COL(type, name, dims, kind) MAGNET_COL_U32(p, r->name);
-#define MAGNET_TEXT_SNAP_ONE(type, name, dims, kind) + 1
-#define MAGNET_TEXT_SNAP_N (0 MAGNET_V2_SNAP(MAGNET_TEXT_SNAP_ONE))
+/* a column's name in the header, after a tab */
+#define MAGNET_TEXT_NAME(type, name, dims, kind) "\t" #name
 
+/* "\ttime\tcpu...\tlost\n": the header follows its first tab */
 static const char magnet_text_columns[] =
-	"time\tcpu\tevent\tsock\tfamily\tladdr\tlport\traddr\trport\tstate"
-	"\tlen\tseq\tend_seq\tmark\tpid\tcomm\treq\tret"
-	MAGNET_V2_SNAP(MAGNET_TEXT_SNAP_NAME)
-	"\tca_state\tca_name\tifindex\tnetns\tip_id\tip_tos\tip_ttl"
-	"\tip_proto"
-	"\tsegs_out\tdata_segs_out\tsegs_in\tdata_segs_in\tbytes_sent"
-	"\tbytes_received\tbytes_acked\tbytes_retrans\trcv_nxt\tmin_rtt_us"
-	"\trtt_us\tadvmss\tsnd_wscale\trcv_wscale\topts"
-	"\tpacing_rate\tdelivery_rate\tdelivered\tdelivered_ce\tlost_out"
-	"\tsacked_out\tapp_limited\tbbr_bw\tbbr_min_rtt\tbbr_pacing_gain"
-	"\tbbr_cwnd_gain\tdrop_reason\tdrop_where\tprev_state\tkind"
-	"\ttimeouts\tqdisc\tqdisc_handle\tqdisc_qlen\tqdisc_backlog\tlost\n";
+	MAGNET_TEXT_COLUMNS(MAGNET_TEXT_NAME) "\n";
 
 int magnet_format_text_header(char *buf)
 {
-	return snprintf(buf, MAGNET_TEXT_LINE_MAX, "%s", magnet_text_columns);
+	return snprintf(buf, MAGNET_TEXT_LINE_MAX, "%s",
+			magnet_text_columns + 1);
 }
 
 /* a kernel string field of at most @n bytes: printable ASCII, blanks as
@@ -601,7 +591,8 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
 #define MAGNET_CC_BBR 16
 
 /*
- * One line of magnet's own text format, 77 tab-separated columns. The
+ * One line of magnet's own text format, MAGNET_TEXT_NCOLS (77)
+ * tab-separated columns, MAGNET_TEXT_COLUMNS in format.h. The
  * widest line (every field at its widest, IPv6, 16-byte comm and ca_name,
  * a BBR rate part, a netns, a drop part with 31-byte names, a TCP event
  * part, a qdisc part) is 924 bytes (test_format checks);
@@ -664,7 +655,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, r->seq);
 		MAGNET_COL_U32(p, r->end_seq);
 	} else {
-		p = magnet_put_tabs(p, 2);
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_SEQ));
 	}
 	MAGNET_COL_U32(p, r->mark);
 	if (r->flags & MAGNET_RF_APP) {
@@ -675,7 +666,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		*p++ = '\t';
 		p = magnet_put_s64(p, r->ret);
 	} else {
-		p = magnet_put_tabs(p, 4);
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_APP));
 	}
 	if (r->flags & MAGNET_RF_TCP) {
 		MAGNET_V2_SNAP(MAGNET_TEXT_SNAP_COL)
@@ -683,7 +674,8 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		*p++ = '\t';
 		p = magnet_put_clean(p, r->ca_name, MAGNET_CA_NAME_LEN);
 	} else {
-		p = magnet_put_tabs(p, MAGNET_TEXT_SNAP_N + 2);
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_V2_SNAP) +
+				     MAGNET_TEXT_N(MAGNET_TEXT_COLS_CA));
 	}
 	if (r->flags & MAGNET_RF_DEV)
 		MAGNET_COL_U32(p, r->ifindex);
@@ -699,7 +691,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, r->ip_ttl);
 		MAGNET_COL_U32(p, r->ip_proto);
 	} else {
-		p = magnet_put_tabs(p, 4);
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_IP));
 	}
 	if (r->flags & MAGNET_RF_TCP) {
 		MAGNET_COL_U32(p, r->segs_out);
@@ -718,7 +710,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, (unsigned int)r->wscale & 0xfU);
 		MAGNET_COL_U32(p, r->opts);
 	} else {
-		p = magnet_put_tabs(p, 15);
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_TCP));
 	}
 	if (rate && (r->flags & MAGNET_RF_TCP)) {
 		MAGNET_COL_U64(p, rate->pacing_rate);
@@ -736,10 +728,12 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 			MAGNET_COL_U32(p, rate->cc_info[3]);
 			MAGNET_COL_U32(p, rate->cc_info[4]);
 		} else {
-			p = magnet_put_tabs(p, 4);
+			p = magnet_put_tabs(p,
+					     MAGNET_TEXT_N(MAGNET_TEXT_COLS_BBR));
 		}
 	} else {
-		p = magnet_put_tabs(p, 11);
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_RATE) +
+				     MAGNET_TEXT_N(MAGNET_TEXT_COLS_BBR));
 	}
 	if (drop) {
 		*p++ = '\t';
@@ -753,7 +747,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		*p++ = '\t';
 		p = magnet_put_clean(p, drop->where, sizeof(drop->where));
 	} else {
-		p = magnet_put_tabs(p, 2);
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_DROP));
 	}
 	if (ev && r->event == MAGNET_EV_STATE)
 		MAGNET_COL_U32(p, ev->prev_state);
@@ -791,7 +785,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		else
 			*p++ = '\t';
 	} else {
-		p = magnet_put_tabs(p, 4);
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_QDISC));
 	}
 	*p++ = '\t';
 out:

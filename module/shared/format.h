@@ -15,9 +15,72 @@ struct magnet_v3_slot;	/* v3.h */
 #define MAGNET_TTPROBE_LINE_MAX 320
 /* Longest magnet text line (header or record), newline and NUL included. */
 #define MAGNET_TEXT_LINE_MAX 1024
+/*
+ * The magnet text's columns, in their order, a table per group of columns
+ * that a record fills or leaves empty together (magnet_format_text() says
+ * what fills each). Entries have schema.h's shape, X(type, name, dims,
+ * kind), so that the TCP snapshot's group is schema.h's own table
+ * (MAGNET_V2_SNAP); only name is used: the column's name in the header.
+ * The header, the column count, where a column is and how many an empty
+ * group takes are all counted from these.
+ */
+#define MAGNET_TEXT_COLS_HEAD(X)					\
+	X(, time, , ) X(, cpu, , ) X(, event, , ) X(, sock, , )		\
+	X(, family, , ) X(, laddr, , ) X(, lport, , ) X(, raddr, , )	\
+	X(, rport, , ) X(, state, , ) X(, len, , )
+#define MAGNET_TEXT_COLS_SEQ(X) X(, seq, , ) X(, end_seq, , )	/* RF_SEQ */
+#define MAGNET_TEXT_COLS_MARK(X) X(, mark, , )
+#define MAGNET_TEXT_COLS_APP(X)		/* RF_APP */			\
+	X(, pid, , ) X(, comm, , ) X(, req, , ) X(, ret, , )
+/* RF_TCP: the snapshot (MAGNET_V2_SNAP), then these */
+#define MAGNET_TEXT_COLS_CA(X) X(, ca_state, , ) X(, ca_name, , )
+#define MAGNET_TEXT_COLS_WHERE(X) X(, ifindex, , ) X(, netns, , )
+#define MAGNET_TEXT_COLS_IP(X)		/* RF_IP */			\
+	X(, ip_id, , ) X(, ip_tos, , ) X(, ip_ttl, , ) X(, ip_proto, , )
+#define MAGNET_TEXT_COLS_TCP(X)		/* RF_TCP: version 2's tail */	\
+	X(, segs_out, , ) X(, data_segs_out, , ) X(, segs_in, , )	\
+	X(, data_segs_in, , ) X(, bytes_sent, , ) X(, bytes_received, , ) \
+	X(, bytes_acked, , ) X(, bytes_retrans, , ) X(, rcv_nxt, , )	\
+	X(, min_rtt_us, , ) X(, rtt_us, , ) X(, advmss, , )		\
+	X(, snd_wscale, , ) X(, rcv_wscale, , ) X(, opts, , )
+#define MAGNET_TEXT_COLS_RATE(X)	/* a rate part, and RF_TCP */	\
+	X(, pacing_rate, , ) X(, delivery_rate, , ) X(, delivered, , )	\
+	X(, delivered_ce, , ) X(, lost_out, , ) X(, sacked_out, , )	\
+	X(, app_limited, , )
+#define MAGNET_TEXT_COLS_BBR(X)		/* and the rate part is BBR's */ \
+	X(, bbr_bw, , ) X(, bbr_min_rtt, , ) X(, bbr_pacing_gain, , )	\
+	X(, bbr_cwnd_gain, , )
+#define MAGNET_TEXT_COLS_DROP(X)	/* a drop part */		\
+	X(, drop_reason, , ) X(, drop_where, , )
+#define MAGNET_TEXT_COLS_TCPEV(X)	/* a TCP event part */		\
+	X(, prev_state, , ) X(, kind, , ) X(, timeouts, , )
+#define MAGNET_TEXT_COLS_QDISC(X)	/* a qdisc part */		\
+	X(, qdisc, , ) X(, qdisc_handle, , ) X(, qdisc_qlen, , )	\
+	X(, qdisc_backlog, , )
+#define MAGNET_TEXT_COLS_LOST(X) X(, lost, , )	/* LOST and RESET */
+
+/* every column, in order */
+#define MAGNET_TEXT_COLUMNS(X)						\
+	MAGNET_TEXT_COLS_HEAD(X) MAGNET_TEXT_COLS_SEQ(X)		\
+	MAGNET_TEXT_COLS_MARK(X) MAGNET_TEXT_COLS_APP(X)		\
+	MAGNET_V2_SNAP(X) MAGNET_TEXT_COLS_CA(X)			\
+	MAGNET_TEXT_COLS_WHERE(X) MAGNET_TEXT_COLS_IP(X)		\
+	MAGNET_TEXT_COLS_TCP(X) MAGNET_TEXT_COLS_RATE(X)		\
+	MAGNET_TEXT_COLS_BBR(X) MAGNET_TEXT_COLS_DROP(X)		\
+	MAGNET_TEXT_COLS_TCPEV(X) MAGNET_TEXT_COLS_QDISC(X)		\
+	MAGNET_TEXT_COLS_LOST(X)
+
+/* how many columns a table has: MAGNET_TEXT_N(MAGNET_TEXT_COLS_IP) */
+#define MAGNET_TEXT_ONE(type, name, dims, kind) + 1
+#define MAGNET_TEXT_N(table) (0 table(MAGNET_TEXT_ONE))
 /* Columns of the magnet text format (header and every line). */
-#define MAGNET_TEXT_NCOLS 77
-#define MAGNET_TEXT_COL_RET 18	/* 1-based: where a lost line's misses go */
+#define MAGNET_TEXT_NCOLS MAGNET_TEXT_N(MAGNET_TEXT_COLUMNS)
+/* 1-based: where a lost line's misses go, `ret` */
+#define MAGNET_TEXT_COL_RET						\
+	(MAGNET_TEXT_N(MAGNET_TEXT_COLS_HEAD) +				\
+	 MAGNET_TEXT_N(MAGNET_TEXT_COLS_SEQ) +				\
+	 MAGNET_TEXT_N(MAGNET_TEXT_COLS_MARK) +				\
+	 MAGNET_TEXT_N(MAGNET_TEXT_COLS_APP))
 /*
  * Longest web10g line (the header is the longest), newline and NUL
  * included, with a margin; tests/unit/test_web10g.c checks that the header

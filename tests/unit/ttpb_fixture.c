@@ -584,44 +584,16 @@ static int cmd_write(const char *dir)
 
 /* ---- check-magnet: parse the text back ---- */
 
-static const char *const columns[] = {
-	"time", "cpu", "event", "sock", "family", "laddr", "lport", "raddr",
-	"rport", "state", "len", "seq", "end_seq", "mark", "pid", "comm",
-	"req", "ret", "mss", "srtt_us", "rttvar_us", "rto_us", "cwnd",
-	"ssthresh", "snd_wnd", "rcv_wnd", "snd_una", "snd_nxt", "write_seq",
-	"copied_seq", "packets_out", "retrans_out", "total_retrans",
-	"ca_state", "ca_name", "ifindex", "netns", "ip_id", "ip_tos", "ip_ttl",
-	"ip_proto", "segs_out", "data_segs_out", "segs_in", "data_segs_in",
-	"bytes_sent", "bytes_received", "bytes_acked", "bytes_retrans",
-	"rcv_nxt", "min_rtt_us", "rtt_us", "advmss", "snd_wscale",
-	"rcv_wscale", "opts", "pacing_rate", "delivery_rate", "delivered",
-	"delivered_ce", "lost_out", "sacked_out", "app_limited", "bbr_bw",
-	"bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain", "drop_reason",
-	"drop_where", "prev_state", "kind", "timeouts", "qdisc",
-	"qdisc_handle", "qdisc_qlen", "qdisc_backlog", "lost",
-};
+/* the text's columns, by name and index, from its table (format.h) */
+#define COL_NAME(type, name, dims, kind) #name,
+static const char *const columns[] = { MAGNET_TEXT_COLUMNS(COL_NAME) };
 
 #define NCOL (sizeof(columns) / sizeof(columns[0]))
 
-enum col {
-	C_TIME, C_CPU, C_EVENT, C_SOCK, C_FAMILY, C_LADDR, C_LPORT, C_RADDR,
-	C_RPORT, C_STATE, C_LEN, C_SEQ, C_END_SEQ, C_MARK, C_PID, C_COMM,
-	C_REQ, C_RET, C_MSS, C_SRTT, C_RTTVAR, C_RTO, C_CWND, C_SSTHRESH,
-	C_SND_WND, C_RCV_WND, C_SND_UNA, C_SND_NXT, C_WRITE_SEQ,
-	C_COPIED_SEQ, C_PACKETS_OUT, C_RETRANS_OUT, C_TOTAL_RETRANS,
-	C_CA_STATE, C_CA_NAME, C_IFINDEX, C_NETNS, C_IP_ID, C_IP_TOS, C_IP_TTL,
-	C_IP_PROTO, C_SEGS_OUT, C_DATA_SEGS_OUT, C_SEGS_IN, C_DATA_SEGS_IN,
-	C_BYTES_SENT, C_BYTES_RECEIVED, C_BYTES_ACKED, C_BYTES_RETRANS,
-	C_RCV_NXT, C_MIN_RTT, C_RTT, C_ADVMSS, C_SND_WSCALE, C_RCV_WSCALE,
-	C_OPTS, C_PACING_RATE, C_DELIVERY_RATE, C_DELIVERED, C_DELIVERED_CE,
-	C_LOST_OUT, C_SACKED_OUT, C_APP_LIMITED, C_BBR_BW, C_BBR_MIN_RTT,
-	C_BBR_PACING_GAIN, C_BBR_CWND_GAIN, C_DROP_REASON, C_DROP_WHERE,
-	C_PREV_STATE, C_KIND, C_TIMEOUTS, C_QDISC, C_QDISC_HANDLE,
-	C_QDISC_QLEN, C_QDISC_BACKLOG, C_LOST,
-};
+#define COL_ENUM(type, name, dims, kind) C_##name,
+enum col { MAGNET_TEXT_COLUMNS(COL_ENUM) };
 
 _Static_assert(NCOL == MAGNET_TEXT_NCOLS, "the text format's column count");
-_Static_assert(C_LOST + 1 == NCOL, "one enum entry per column");
 
 static const char *const event_names[] = {
 	NULL, "tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
@@ -704,90 +676,90 @@ static void check_line(int i, char *line)
 		return;
 
 	/* time: seconds.nanoseconds (9 digits) of ts_ns + offset */
-	dot = strchr(f[C_TIME], '.');
+	dot = strchr(f[C_time], '.');
 	CHECK(dot && strlen(dot + 1) == 9, "record %d: time '%s'", i,
-	      f[C_TIME]);
+	      f[C_time]);
 	if (dot) {
 		__u64 sec, ns;
 
 		*dot = '\0';
-		CHECK(parse_u64(f[C_TIME], 10, &sec) &&
+		CHECK(parse_u64(f[C_time], 10, &sec) &&
 		      parse_u64(dot + 1, 10, &ns) &&
 		      sec * 1000000000ULL + ns == wall,
-		      "record %d: time %s.%s, want %llu ns", i, f[C_TIME],
+		      "record %d: time %s.%s, want %llu ns", i, f[C_time],
 		      dot + 1, wall);
 	}
-	CHECK(num_is(f[C_CPU], r->cpu), "record %d: cpu '%s', want %u", i,
-	      f[C_CPU], r->cpu);
-	CHECK(!strcmp(f[C_EVENT], event_names[r->event]),
-	      "record %d: event '%s', want %s", i, f[C_EVENT],
+	CHECK(num_is(f[C_cpu], r->cpu), "record %d: cpu '%s', want %u", i,
+	      f[C_cpu], r->cpu);
+	CHECK(!strcmp(f[C_event], event_names[r->event]),
+	      "record %d: event '%s', want %s", i, f[C_event],
 	      event_names[r->event]);
 
 	if (r->event == MAGNET_EV_LOST || r->event == MAGNET_EV_RESET) {
-		for (c = C_SOCK; c < C_LOST; c++)
-			if (c != C_RET || r->event != MAGNET_EV_LOST || !r->ret)
+		for (c = C_sock; c < C_lost; c++)
+			if (c != C_ret || r->event != MAGNET_EV_LOST || !r->ret)
 				CHECK(!*f[c], "record %d (%s): %s '%s' not empty", i,
 				      event_names[r->event], columns[c], f[c]);
 		if (r->event == MAGNET_EV_LOST && r->ret)
-			CHECK(num_is(f[C_RET], (__u64)r->ret),
+			CHECK(num_is(f[C_ret], (__u64)r->ret),
 			      "record %d: lost's misses (ret) '%s', want %lld",
-			      i, f[C_RET], r->ret);
-		CHECK(num_is(f[C_LOST], r->req), "record %d: lost '%s', want %llu",
-		      i, f[C_LOST], r->req);
+			      i, f[C_ret], r->ret);
+		CHECK(num_is(f[C_lost], r->req), "record %d: lost '%s', want %llu",
+		      i, f[C_lost], r->req);
 		return;
 	}
-	CHECK(!*f[C_LOST], "record %d: lost '%s' not empty", i, f[C_LOST]);
+	CHECK(!*f[C_lost], "record %d: lost '%s' not empty", i, f[C_lost]);
 	/* the fixture's records have no rate, drop, TCP event or qdisc part
 	 * (version 2 has none) */
-	for (c = C_PACING_RATE; c <= C_QDISC_BACKLOG; c++)
+	for (c = C_pacing_rate; c <= C_qdisc_backlog; c++)
 		CHECK(!*f[c], "record %d: %s '%s' not empty", i, columns[c],
 		      f[c]);
 
 	if (r->flags & MAGNET_RF_SOCK) {
-		CHECK(strlen(f[C_SOCK]) == 16 && parse_u64(f[C_SOCK], 16, &v) &&
+		CHECK(strlen(f[C_sock]) == 16 && parse_u64(f[C_sock], 16, &v) &&
 		      v == r->sock_id, "record %d: sock '%s', want %016llx", i,
-		      f[C_SOCK], r->sock_id);
-		CHECK(num_is(f[C_STATE], r->state), "record %d: state '%s'", i,
-		      f[C_STATE]);
+		      f[C_sock], r->sock_id);
+		CHECK(num_is(f[C_state], r->state), "record %d: state '%s'", i,
+		      f[C_state]);
 	} else {
-		CHECK(!*f[C_SOCK] && !*f[C_STATE],
+		CHECK(!*f[C_sock] && !*f[C_state],
 		      "record %d: sock '%s' state '%s' not empty", i,
-		      f[C_SOCK], f[C_STATE]);
+		      f[C_sock], f[C_state]);
 	}
-	CHECK(num_is(f[C_FAMILY], r->family), "record %d: family '%s'", i,
-	      f[C_FAMILY]);
-	CHECK(addr_is(f[C_LADDR], r, r->laddr), "record %d: laddr '%s'", i,
-	      f[C_LADDR]);
-	CHECK(addr_is(f[C_RADDR], r, r->raddr), "record %d: raddr '%s'", i,
-	      f[C_RADDR]);
-	CHECK(num_is(f[C_LPORT], r->lport), "record %d: lport '%s', want %u",
-	      i, f[C_LPORT], r->lport);
-	CHECK(num_is(f[C_RPORT], r->rport), "record %d: rport '%s', want %u",
-	      i, f[C_RPORT], r->rport);
-	CHECK(num_is(f[C_LEN], r->len), "record %d: len '%s', want %u", i,
-	      f[C_LEN], r->len);
-	CHECK(num_is(f[C_MARK], r->mark), "record %d: mark '%s', want %u", i,
-	      f[C_MARK], r->mark);
+	CHECK(num_is(f[C_family], r->family), "record %d: family '%s'", i,
+	      f[C_family]);
+	CHECK(addr_is(f[C_laddr], r, r->laddr), "record %d: laddr '%s'", i,
+	      f[C_laddr]);
+	CHECK(addr_is(f[C_raddr], r, r->raddr), "record %d: raddr '%s'", i,
+	      f[C_raddr]);
+	CHECK(num_is(f[C_lport], r->lport), "record %d: lport '%s', want %u",
+	      i, f[C_lport], r->lport);
+	CHECK(num_is(f[C_rport], r->rport), "record %d: rport '%s', want %u",
+	      i, f[C_rport], r->rport);
+	CHECK(num_is(f[C_len], r->len), "record %d: len '%s', want %u", i,
+	      f[C_len], r->len);
+	CHECK(num_is(f[C_mark], r->mark), "record %d: mark '%s', want %u", i,
+	      f[C_mark], r->mark);
 
 	if (r->flags & MAGNET_RF_SEQ)
-		CHECK(num_is(f[C_SEQ], r->seq) && num_is(f[C_END_SEQ], r->end_seq),
-		      "record %d: seq '%s' end_seq '%s'", i, f[C_SEQ],
-		      f[C_END_SEQ]);
+		CHECK(num_is(f[C_seq], r->seq) && num_is(f[C_end_seq], r->end_seq),
+		      "record %d: seq '%s' end_seq '%s'", i, f[C_seq],
+		      f[C_end_seq]);
 	else
-		CHECK(!*f[C_SEQ] && !*f[C_END_SEQ], "record %d: seq not empty", i);
+		CHECK(!*f[C_seq] && !*f[C_end_seq], "record %d: seq not empty", i);
 
 	if (r->flags & MAGNET_RF_APP) {
-		CHECK(num_is(f[C_PID], r->pid), "record %d: pid '%s'", i,
-		      f[C_PID]);
+		CHECK(num_is(f[C_pid], r->pid), "record %d: pid '%s'", i,
+		      f[C_pid]);
 		clean(str, r->comm, MAGNET_COMM_LEN);
-		CHECK(!strcmp(f[C_COMM], str), "record %d: comm '%s', want '%s'",
-		      i, f[C_COMM], str);
-		CHECK(num_is(f[C_REQ], r->req), "record %d: req '%s', want %llu",
-		      i, f[C_REQ], r->req);
-		CHECK(parse_s64(f[C_RET], &sv) && sv == r->ret,
-		      "record %d: ret '%s', want %lld", i, f[C_RET], r->ret);
+		CHECK(!strcmp(f[C_comm], str), "record %d: comm '%s', want '%s'",
+		      i, f[C_comm], str);
+		CHECK(num_is(f[C_req], r->req), "record %d: req '%s', want %llu",
+		      i, f[C_req], r->req);
+		CHECK(parse_s64(f[C_ret], &sv) && sv == r->ret,
+		      "record %d: ret '%s', want %lld", i, f[C_ret], r->ret);
 	} else {
-		for (c = C_PID; c <= C_RET; c++)
+		for (c = C_pid; c <= C_ret; c++)
 			CHECK(!*f[c], "record %d: %s '%s' not empty", i,
 			      columns[c], f[c]);
 	}
@@ -809,45 +781,45 @@ static void check_line(int i, char *line)
 			r->opts,
 		};
 
-		for (c = C_MSS; c <= C_CA_STATE; c++)
-			CHECK(num_is(f[c], tcp[c - C_MSS]),
+		for (c = C_mss; c <= C_ca_state; c++)
+			CHECK(num_is(f[c], tcp[c - C_mss]),
 			      "record %d: %s '%s', want %u", i, columns[c],
-			      f[c], tcp[c - C_MSS]);
+			      f[c], tcp[c - C_mss]);
 		clean(str, r->ca_name, MAGNET_CA_NAME_LEN);
-		CHECK(!strcmp(f[C_CA_NAME], str),
-		      "record %d: ca_name '%s', want '%s'", i, f[C_CA_NAME],
+		CHECK(!strcmp(f[C_ca_name], str),
+		      "record %d: ca_name '%s', want '%s'", i, f[C_ca_name],
 		      str);
-		for (c = C_SEGS_OUT; c <= C_OPTS; c++)
-			CHECK(num_is(f[c], v2[c - C_SEGS_OUT]),
+		for (c = C_segs_out; c <= C_opts; c++)
+			CHECK(num_is(f[c], v2[c - C_segs_out]),
 			      "record %d: %s '%s', want %llu", i, columns[c],
-			      f[c], v2[c - C_SEGS_OUT]);
+			      f[c], v2[c - C_segs_out]);
 	} else {
-		for (c = C_MSS; c <= C_CA_NAME; c++)
+		for (c = C_mss; c <= C_ca_name; c++)
 			CHECK(!*f[c], "record %d: %s '%s' not empty", i,
 			      columns[c], f[c]);
-		for (c = C_SEGS_OUT; c <= C_OPTS; c++)
+		for (c = C_segs_out; c <= C_opts; c++)
 			CHECK(!*f[c], "record %d: %s '%s' not empty", i,
 			      columns[c], f[c]);
 	}
 
 	if (r->flags & MAGNET_RF_DEV)
-		CHECK(num_is(f[C_IFINDEX], r->ifindex),
-		      "record %d: ifindex '%s'", i, f[C_IFINDEX]);
+		CHECK(num_is(f[C_ifindex], r->ifindex),
+		      "record %d: ifindex '%s'", i, f[C_ifindex]);
 	else
-		CHECK(!*f[C_IFINDEX], "record %d: ifindex not empty", i);
+		CHECK(!*f[C_ifindex], "record %d: ifindex not empty", i);
 	/* a version 2 log does not say the namespace */
-	CHECK(!*f[C_NETNS], "record %d: netns '%s' not empty", i, f[C_NETNS]);
+	CHECK(!*f[C_netns], "record %d: netns '%s' not empty", i, f[C_netns]);
 
 	if (r->flags & MAGNET_RF_IP)
-		CHECK(num_is(f[C_IP_ID], r->ip_id) &&
-		      num_is(f[C_IP_TOS], r->ip_tos) &&
-		      num_is(f[C_IP_TTL], r->ip_ttl) &&
-		      num_is(f[C_IP_PROTO], r->ip_proto),
-		      "record %d: ip '%s' '%s' '%s' '%s'", i, f[C_IP_ID],
-		      f[C_IP_TOS], f[C_IP_TTL], f[C_IP_PROTO]);
+		CHECK(num_is(f[C_ip_id], r->ip_id) &&
+		      num_is(f[C_ip_tos], r->ip_tos) &&
+		      num_is(f[C_ip_ttl], r->ip_ttl) &&
+		      num_is(f[C_ip_proto], r->ip_proto),
+		      "record %d: ip '%s' '%s' '%s' '%s'", i, f[C_ip_id],
+		      f[C_ip_tos], f[C_ip_ttl], f[C_ip_proto]);
 	else
-		CHECK(!*f[C_IP_ID] && !*f[C_IP_TOS] && !*f[C_IP_TTL] &&
-		      !*f[C_IP_PROTO], "record %d: ip fields not empty", i);
+		CHECK(!*f[C_ip_id] && !*f[C_ip_tos] && !*f[C_ip_ttl] &&
+		      !*f[C_ip_proto], "record %d: ip fields not empty", i);
 }
 
 static int cmd_check_magnet(const char *path)
