@@ -591,12 +591,12 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
 #define MAGNET_CC_BBR 16
 
 /*
- * One line of magnet's own text format, MAGNET_TEXT_NCOLS (77)
- * tab-separated columns, MAGNET_TEXT_COLUMNS in format.h. The
- * widest line (every field at its widest, IPv6, 16-byte comm and ca_name,
- * a BBR rate part, a netns, a drop part with 31-byte names, a TCP event
- * part, a qdisc part) is 924 bytes (test_format checks);
- * MAGNET_TEXT_LINE_MAX is 1024.
+ * One line of magnet's own text format: MAGNET_TEXT_NCOLS tab-separated
+ * columns, as format.h's MAGNET_TEXT_COLUMNS lists them. The widest line
+ * (every field at its widest, IPv6, 16-byte comm and ca_name, a BBR rate
+ * part, a netns, a drop part with 31-byte names, a TCP event part, a
+ * qdisc part) is 924 bytes (test_format checks); MAGNET_TEXT_LINE_MAX is
+ * 1024.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_rate *rate,
