@@ -25,6 +25,9 @@
 #define MAGNET_PKTPARSE_H
 
 #include <linux/types.h>
+#ifndef __always_inline	/* user space: shared.h's */
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
 
 /* results of magnet_pkt_parse() */
 #define MAGNET_PKT_OK		0	/* parsed: @p is filled */
@@ -132,8 +135,9 @@ static inline long magnet_pkt_ipv6_ext(const void *src, unsigned int off,
  * and UDP the ports, and for TCP the sequence range it covers and the rest
  * of its header (ack, window, flags, options).
  */
-static inline int magnet_pkt_parse(const void *src, unsigned int avail,
-				   int nontcp, struct magnet_pkt *p)
+static __always_inline int magnet_pkt_parse(const void *src,
+					    unsigned int avail, int nontcp,
+					    struct magnet_pkt *p)
 {
 	const __u8 *h, *t;
 	__u8 tbuf[20];
