@@ -20,7 +20,23 @@
  * Probes and responses are matched as the paper says: a TCP probe's
  * acknowledgment number comes back as its RST's sequence number; a UDP
  * probe's IP ID comes back quoted in the ICMP port unreachable; an ICMP
- * request's sequence number comes back in its reply.
+ * request's sequence number comes back in its reply. The remote may be
+ * hostile, and anyone may send packets with its address: the keys start
+ * at a random number, the probes' source port and ICMP id are random
+ * (getrandom()), and an answer releases its packet only if everything it
+ * echoes or quotes is what the probe carried (addresses, protocol, ports,
+ * ICMP id, key, sizes); anything else from the remote is counted as
+ * rejected and releases nothing.
+ *
+ * A queue message the netlink socket had no room for (ENOBUFS) is seen as
+ * a gap in the packet ids: the kernel dropped that packet at once (it
+ * queues a packet only once its message is delivered); each is a "lost"
+ * line in the trace, and a sweep (a batch verdict, drop, of the ids older
+ * than the oldest packet held) would drop any the kernel still held.
+ *
+ * After its setup (the queue bound, the raw sockets and the files open) the
+ * proxy runs as nobody with CAP_NET_ADMIN alone, which nfnetlink checks on
+ * each verdict, and no_new_privs.
  *
  * Output: a text trace (--trace FILE, one line per probe, response and
  * expiry, the header line names the columns; docs/monarch.md), and a summary
@@ -33,7 +49,10 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_queue.h>
@@ -41,13 +60,18 @@
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,7 +87,8 @@ struct pending {
 	uint32_t len;		/* the packet's IP length */
 	uint32_t tcp_seq;	/* its TCP sequence number */
 	uint32_t data;		/* its TCP payload bytes */
-	uint32_t key;
+	uint32_t key;		/* the last key sent with this slot; 0: none */
+	uint32_t wire;		/* its probe's IP length */
 	uint64_t t_in, t_probe;	/* ns, CLOCK_MONOTONIC */
 };
 
@@ -72,9 +97,10 @@ static volatile sig_atomic_t stop;
 static enum probe ptype = P_TCP;
 static struct in_addr remote, local;
 static unsigned int queue_num, hold_ms = 5000, port = 33434;
-static uint16_t sport = 33433, icmp_id;
+static uint16_t sport, icmp_id;	/* random, per run */
 static int nl, rawtx, rawrx;
-static uint32_t next_key = 1;
+static uint32_t first_key, next_key;	/* random start, never 0 */
+static int nl_rcvbuf = 16 << 20;
 static FILE *trace, *pcap;
 static int64_t rt_off;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 #define SNAP 128		/* bytes of a probe or answer in the pcapng */
@@ -83,7 +109,14 @@ static int check_only;	/* -c: does the remote answer this probe? */
 
 /* counts for the summary */
 static uint64_t n_packets, n_probes, n_answered, n_expired, n_unmatched,
-	n_send_err, n_nl_lost, n_gone, n_held;
+	n_send_err, n_nl_lost, n_gone, n_held, n_rejected, n_enobufs,
+	n_sweeps, n_swept;
+/* queue packet ids: the last seen (the kernel's count starts at 1 for a
+ * queue bound anew), the last missing one, and the last a sweep covered */
+static uint32_t last_pkt_id, lost_upto, swept_upto;
+static int nfq_proc = -1;	/* /proc/net/netfilter/nfnetlink_queue */
+static long long k_user_dropped = -1;	/* its queue_user_dropped at the end */
+#define SWEEP_SEQ 0x5357		/* a sweep's nlmsg_seq, which its ack echoes */
 /* the proxy's own added delay: per packet and per response, ns */
 static uint32_t *d_out, *d_back;
 static size_t n_out, n_back, cap_out, cap_back;
@@ -189,7 +222,7 @@ static void nfq_setup(void)
 	struct nfqnl_msg_config_params par = {
 		.copy_range = htonl(COPY_RANGE), .copy_mode = NFQNL_COPY_PACKET };
 	uint32_t maxlen = htonl(TABLE / 2);
-	int sz = 16 << 20, err;
+	int sz = nl_rcvbuf, err;
 
 	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
 	if (nl < 0)
@@ -229,6 +262,35 @@ static void nfq_verdict(uint32_t id, uint32_t verdict, int batch)
 
 	off = nla_put(buf, off, NFQA_VERDICT_HDR, &v, sizeof(v));
 	nl_send(buf, off);
+}
+
+/*
+ * The packets the kernel may hold whose queue messages were lost: a batch
+ * verdict, drop, of every id up to the last missing one but not up to the
+ * oldest packet held (the batch verdict takes every queued id up to the
+ * one it names). On the kernels tested none is ever there: a packet whose
+ * message cannot be delivered is dropped at once (nfnetlink_queue's
+ * __nfqnl_enqueue_packet), and the kernel answers ENOENT; the ack (seq
+ * SWEEP_SEQ) says which.
+ */
+static void sweep(uint32_t oldest_held)
+{
+	char buf[128];
+	uint32_t upto = lost_upto;
+	struct nfqnl_msg_verdict_hdr v = { .verdict = htonl(NF_DROP) };
+	size_t off;
+
+	if (oldest_held && (int32_t)(upto - (oldest_held - 1)) > 0)
+		upto = oldest_held - 1;
+	if ((int32_t)(upto - swept_upto) <= 0)
+		return;
+	v.id = htonl(upto);
+	off = nfq_hdr(buf, NFQNL_MSG_VERDICT_BATCH, NLM_F_ACK);
+	((struct nlmsghdr *)buf)->nlmsg_seq = SWEEP_SEQ;
+	off = nla_put(buf, off, NFQA_VERDICT_HDR, &v, sizeof(v));
+	nl_send(buf, off);
+	swept_upto = upto;
+	n_sweeps++;
 }
 
 /* ---- probes ---- */
@@ -390,6 +452,16 @@ static uint32_t payload_sum(size_t n)
 	return s;
 }
 
+/* the IP length of the probe of a packet of @len bytes of IP */
+static uint32_t probe_len(uint32_t len)
+{
+	if (ptype == P_TSTAMP)
+		return 20 + 20;
+	if (len < 20 + 20)
+		return 20 + (ptype == P_TCP ? 20 : 8);
+	return len;
+}
+
 /* the probe of @key, @len bytes of IP (its header included): the bytes
  * sent, or -1 */
 static int send_probe(uint32_t key, uint32_t len)
@@ -401,10 +473,7 @@ static int send_probe(uint32_t key, uint32_t len)
 	size_t l4len, hl;
 	uint16_t c;
 
-	if (ptype == P_TSTAMP)
-		len = 20 + 20;
-	else if (len < 20 + 20)
-		len = 20 + (ptype == P_TCP ? 20 : 8);
+	len = probe_len(len);
 	l4len = len - sizeof(*ip);
 	hl = probe_hl;
 	memset(pkt, 0, sizeof(*ip) + hl);
@@ -576,6 +645,7 @@ static void on_queued(const uint8_t *pl, size_t plen, uint32_t id,
 	}
 	if (!oldest_unanswered)
 		oldest_unanswered = key;
+	p->wire = probe_len(len);
 	sent = send_probe(key, len);
 	/* not sent: as if lost on the way, the sender's TCP sees a loss */
 	if (sent < 0)
@@ -585,6 +655,59 @@ static void on_queued(const uint8_t *pl, size_t plen, uint32_t id,
 	push(&d_out, &n_out, &cap_out, p->t_probe - t);
 	trace_line(p->t_probe, "probe", key, p, sent < 0 ? 0 : (unsigned int)sent,
 		   -1);
+}
+
+/* the ids before @id since the last seen: packets queued whose messages
+ * the netlink socket had no room for (ENOBUFS); the kernel dropped each
+ * (__nfqnl_enqueue_packet queues a packet only once its message is
+ * delivered), no probe went out, the sender's TCP sees a loss. A "lost"
+ * line each, its key, TCP and wire fields empty */
+static void lost_msgs(uint32_t id, uint64_t t)
+{
+	char line[64], *b;
+	uint32_t k;
+
+	for (k = last_pkt_id + 1; k != id; k++) {
+		n_nl_lost++;
+		if (!trace)
+			continue;
+		b = put_u(line, t);
+		b = put_s(b, "\tlost\t\t\t\t\t\t\n");
+		fwrite(line, 1, (size_t)(b - line), trace);
+	}
+	lost_upto = id - 1;
+}
+
+/*
+ * At the end: the messages lost after the last one that came (no later id
+ * shows them), from the kernel's own count of the queue's ids
+ * (/proc/net/netfilter/nfnetlink_queue, opened before the privileges went:
+ * id_sequence), and its count of the packets it dropped for want of room
+ * in the socket (queue_user_dropped)
+ */
+static void lost_at_end(uint64_t t)
+{
+	char buf[8192];
+	unsigned int q, portid, total, mode, range, dropped, udropped, seq;
+	ssize_t n;
+	char *l;
+
+	if (nfq_proc < 0)
+		return;
+	n = pread(nfq_proc, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	for (l = buf; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (sscanf(l, "%u %u %u %u %u %u %u %u", &q, &portid, &total,
+			   &mode, &range, &dropped, &udropped, &seq) == 8 &&
+		    q == queue_num) {
+			k_user_dropped = udropped;
+			if ((int32_t)(seq - last_pkt_id) > 0) {
+				lost_msgs(seq + 1, t);
+				last_pkt_id = seq;
+			}
+		}
 }
 
 static void on_nl(void)
@@ -601,9 +724,9 @@ static void on_nl(void)
 			if (errno == EAGAIN || errno == EINTR)
 				return;
 			if (errno == ENOBUFS) {
-				/* packets queued whose message was lost: the
-				 * expiry's batch verdict drops them */
-				n_nl_lost++;
+				/* messages lost: the next packet id that
+				 * comes shows how many (lost_msgs()) */
+				n_enobufs++;
 				continue;
 			}
 			die("netlink receive");
@@ -623,6 +746,17 @@ static void on_nl(void)
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				struct nlmsgerr *e = NLMSG_DATA(h);
 
+				/* a sweep's answer: none held (ENOENT), or
+				 * some dropped (0) */
+				if (e->msg.nlmsg_seq == SWEEP_SEQ) {
+					if (!e->error)
+						n_swept++;
+					else if (e->error != -ENOENT) {
+						errno = -e->error;
+						die("NFQUEUE sweep");
+					}
+					continue;
+				}
 				/* a packet the kernel let go itself (its
 				 * device went away): counted */
 				if (e->error == -ENOENT)
@@ -654,7 +788,13 @@ static void on_nl(void)
 				alen -= NLA_ALIGN(a->nla_len);
 				a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
 			}
-			if (have_id && pl)
+			if (!have_id)
+				continue;
+			if ((int32_t)(id - last_pkt_id) > 1)
+				lost_msgs(id, t);
+			if ((int32_t)(id - last_pkt_id) > 0)
+				last_pkt_id = id;
+			if (pl)
 				on_queued(pl, plen, id, t);
 		}
 	}
@@ -666,22 +806,32 @@ static void on_nl(void)
 static const uint8_t *ans_pkt;
 static size_t ans_len;
 
-static void answered(uint32_t key, unsigned int rlen, unsigned int ipid,
-		     uint64_t t)
+/*
+ * An answer from the remote, its key @key, the IP ID @ipid, @rlen bytes;
+ * @qlen: the IP length of the probe it quotes or echoes (0: none to
+ * check). It releases its packet only if a probe of that key was sent
+ * (its slot holds the key: keys start at random and a key never sent is
+ * not taken for one), of that size, and the packet is still held;
+ * returns 0 if it is no answer to a probe sent (rejected).
+ */
+static int answered(uint32_t key, unsigned int rlen, unsigned int qlen,
+		    unsigned int ipid, uint64_t t)
 {
 	struct pending *p = &tab[key & (TABLE - 1)];
 	uint64_t tv;
 
+	if (!key || p->key != key || !p->t_probe || (qlen && qlen != p->wire))
+		return 0;
 	if (check_only) {
-		if (p->key == key && p->t_probe && !p->id) {
+		if (!p->id) {
 			p->id = 1;	/* answered */
 			n_answered++;
 			if (pcap)
 				pn_packet(ans_pkt, ans_len, 0, t, "answer to a check probe");
 		}
-		return;
+		return 1;
 	}
-	if (!p->id || p->key != key) {
+	if (!p->id) {
 		/* a second answer, or one given up already */
 		n_unmatched++;
 		trace_line(t, "unmatched", key, NULL, rlen, (int)ipid);
@@ -693,7 +843,7 @@ static void answered(uint32_t key, unsigned int rlen, unsigned int ipid,
 				 key);
 			pn_packet(ans_pkt, ans_len, 0, t, com);
 		}
-		return;
+		return 1;
 	}
 	nfq_verdict(p->id, NF_ACCEPT, 0);
 	tv = now_ns();
@@ -712,64 +862,94 @@ static void answered(uint32_t key, unsigned int rlen, unsigned int ipid,
 		pn_packet(ans_pkt, ans_len, 0, t, com);
 	}
 	p->id = 0;
+	return 1;
+}
+
+static unsigned int be16(const uint8_t *b)
+{
+	return (unsigned int)(b[0] << 8 | b[1]);
+}
+
+/*
+ * A packet from the remote's address, @n bytes: an answer to a probe
+ * sent, checked against everything the probe carried, or rejected
+ * (counted, nothing released). Sent to our address, not a fragment; then
+ *  tcp: a RST from the closed port to our (random) source port, its
+ *      sequence number a key;
+ *  udp: ICMP port unreachable quoting an IPv4 header of UDP from our
+ *      address to the remote's, the IP ID a key, the IP length its
+ *      probe's, then the UDP header: our source port, the closed port, the
+ *      probe's UDP length;
+ *  echo, tstamp: the reply (code 0) of our (random) ICMP id, its sequence
+ *      number a key, an echo reply as long as its request, a timestamp
+ *      reply of 20 bytes.
+ */
+static int on_answer(const uint8_t *buf, size_t n, uint64_t t)
+{
+	const struct iphdr *ip = (const struct iphdr *)buf;
+	const uint8_t *l4;
+	size_t hl, tot;
+	unsigned int ipid = ntohs(ip->id);
+
+	hl = ip->ihl * 4u;
+	tot = ntohs(ip->tot_len);
+	if (ip->version != 4 || hl < sizeof(*ip) || tot < hl + 8 || tot > n ||
+	    ip->daddr != local.s_addr || (ntohs(ip->frag_off) & 0x3fff) ||
+	    ip->protocol != (ptype == P_TCP ? IPPROTO_TCP : IPPROTO_ICMP))
+		return 0;
+	l4 = buf + hl;
+	switch (ptype) {
+	case P_TCP:
+		if (tot < hl + 20 || !(l4[13] & 0x04) || be16(l4) != port ||
+		    be16(l4 + 2) != sport)
+			return 0;
+		return answered((uint32_t)l4[4] << 24 | l4[5] << 16 |
+				l4[6] << 8 | l4[7], (unsigned int)tot, 0, ipid, t);
+	case P_UDP: {
+		const struct iphdr *q = (const struct iphdr *)(l4 + 8);
+		const uint8_t *qu = l4 + 8 + sizeof(*q);
+
+		if (l4[0] != 3 || l4[1] != 3 || tot < hl + 8 + sizeof(*q) + 8 ||
+		    q->version != 4 || q->ihl != 5 || q->protocol != IPPROTO_UDP ||
+		    q->saddr != local.s_addr || q->daddr != remote.s_addr ||
+		    be16(qu) != sport || be16(qu + 2) != port ||
+		    be16(qu + 4) + sizeof(*q) != ntohs(q->tot_len))
+			return 0;
+		return answered(ntohs(q->id), (unsigned int)tot,
+				ntohs(q->tot_len), ipid, t);
+	}
+	case P_ECHO:
+	case P_TSTAMP:
+		if (l4[0] != (ptype == P_ECHO ? 0 : 14) || l4[1] ||
+		    be16(l4 + 4) != icmp_id ||
+		    (ptype == P_TSTAMP && tot < hl + 20))
+			return 0;
+		return answered(be16(l4 + 6), (unsigned int)tot,
+				ptype == P_ECHO ? (unsigned int)(tot - hl + 20) : 0,
+				ipid, t);
+	}
+	return 0;
 }
 
 static void on_raw(void)
 {
 	static uint8_t buf[MAX_PKT];
 	ssize_t n;
-	uint64_t t;
 
 	for (;;) {
-		const struct iphdr *ip = (const struct iphdr *)buf;
-		const uint8_t *l4;
-		size_t hl;
-
 		n = recv(rawrx, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;
 			die("raw receive");
 		}
-		t = now_ns();
-		if ((size_t)n < sizeof(*ip) || ip->saddr != remote.s_addr)
+		if ((size_t)n < sizeof(struct iphdr) ||
+		    ((const struct iphdr *)buf)->saddr != remote.s_addr)
 			continue;
 		ans_pkt = buf;
 		ans_len = (size_t)n;
-		hl = ip->ihl * 4u;
-		if ((size_t)n < hl + 8)
-			continue;
-		l4 = buf + hl;
-		switch (ptype) {
-		case P_TCP:
-			/* a RST to our probe's port: its seq is our ack */
-			if ((size_t)n >= hl + 20 && (l4[13] & 0x04) &&
-			    (unsigned int)(l4[0] << 8 | l4[1]) == port &&
-			    (unsigned int)(l4[2] << 8 | l4[3]) == sport)
-				answered((uint32_t)l4[4] << 24 | l4[5] << 16 |
-					 l4[6] << 8 | l4[7], (unsigned int)n,
-					 ntohs(ip->id), t);
-			break;
-		case P_UDP: {
-			/* port unreachable quoting our probe's IP header */
-			const struct iphdr *q = (const struct iphdr *)(l4 + 8);
-
-			if (l4[0] == 3 && l4[1] == 3 &&
-			    (size_t)n >= hl + 8 + sizeof(*q) &&
-			    q->daddr == remote.s_addr &&
-			    q->protocol == IPPROTO_UDP)
-				answered(ntohs(q->id), (unsigned int)n,
-					 ntohs(ip->id), t);
-			break;
-		}
-		case P_ECHO:
-		case P_TSTAMP:
-			if (l4[0] == (ptype == P_ECHO ? 0 : 14) &&
-			    (l4[4] << 8 | l4[5]) == icmp_id)
-				answered((uint32_t)(l4[6] << 8 | l4[7]),
-					 (unsigned int)n, ntohs(ip->id), t);
-			break;
-		}
+		if (!on_answer(buf, (size_t)n, now_ns()))
+			n_rejected++;
 	}
 }
 
@@ -847,19 +1027,20 @@ static int check(void)
 {
 	struct pollfd pfd = { .fd = rawrx, .events = POLLIN };
 	uint64_t t0 = now_ns(), t;
-	uint32_t k;
+	uint32_t k = first_key, i;
 
-	for (k = 1; k <= 3; k++) {
-		tab[k].key = k;
-		tab[k].t_probe = 0;
-	}
-	for (k = 1;;) {
+	for (i = 0;;) {
 		t = now_ns();
-		if (k <= 3 && t - t0 >= (k - 1) * 300000000ull) {
+		if (i < 3 && t - t0 >= i * 300000000ull) {
+			struct pending *p = &tab[k & (TABLE - 1)];
+
+			p->key = k;
+			p->wire = probe_len(100);
+			p->t_probe = t;
 			if (send_probe(k, 100) < 0)
 				die("sending a probe");
-			tab[k].t_probe = t;
-			k++;
+			k = key_after(k);
+			i++;
 		}
 		if (n_answered == 3 || t - t0 > 3000000000ull)
 			break;
@@ -894,7 +1075,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: magnet-monarch-proxy -q QUEUE -r REMOTE [-p tcp|udp|echo|tstamp]\n"
-"       [-P PORT] [-H HOLD_MS] [-t TRACE] [-w PCAPNG] [-s]\n"
+"       [-P PORT] [-H HOLD_MS] [-t TRACE] [-w PCAPNG] [-s] [-b BYTES]\n"
 "       magnet-monarch-proxy -c -r REMOTE [-p PROBE] [-P PORT]\n"
 "The per-packet part of Monarch, run by `magnet-exp monarch`\n"
 "(docs/monarch.md): each packet of NFQUEUE queue QUEUE is accepted once the\n"
@@ -903,13 +1084,21 @@ static void usage(FILE *f)
 "  -p  the probe: tcp (an ACK to closed port PORT, answered by a RST; the\n"
 "      default), udp (to closed port PORT, answered by ICMP port\n"
 "      unreachable), echo (ICMP echo), tstamp (ICMP timestamp, 40 bytes)\n"
-"  -P  the closed port (33434)\n"
-"  -t  the trace: a line per probe, response, expiry and unmatched response\n"
+"  -P  the closed port (33434; 1-65535); the probes' source port is random\n"
+"  -t  the trace: a line per probe, response, expiry, unmatched response\n"
+"      and queue message lost\n"
 "  -w  the probes and answers as pcapng (128 bytes of each), a comment on\n"
 "      each: its key, the held packet's TCP sequence number\n"
+"      (-t and -w create their files: an existing file or a symbolic link\n"
+"      is refused)\n"
+"  -b  the queue's netlink receive buffer in bytes (16777216; a small one\n"
+"      loses queue messages: for tests)\n"
 "  -s  stop when stdin reaches its end (as on SIGINT or SIGTERM)\n"
 "  -c  only check that REMOTE answers: three probes; exit 3 if no answer\n"
-"      comes in 3 s\n");
+"      comes in 3 s\n"
+"Keys, the source port and the ICMP id are random; an answer releases its\n"
+"packet only if all it quotes or echoes is what its probe carried. After\n"
+"its setup the proxy runs as nobody with CAP_NET_ADMIN only (verdicts).\n");
 }
 
 /* a number option's value: decimal digits only, lo..hi; else says what
@@ -931,6 +1120,83 @@ static int num_opt(int opt, const char *arg, unsigned long lo,
 	return 0;
 }
 
+static void random_bytes(void *p, size_t n)
+{
+	if (getrandom(p, n, 0) != (ssize_t)n)
+		die("getrandom");
+}
+
+/*
+ * An output file (-t, -w), created: never through a symbolic link, never
+ * over an existing file (root writes it, maybe in a directory others can
+ * write). Exit 2 with a one-line reason if it is refused.
+ */
+static FILE *create_out(int opt, const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0) {
+		if (errno == EEXIST || errno == ELOOP) {
+			int link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+
+			fprintf(stderr, "magnet-monarch-proxy: -%c %s: %s: refused (the proxy creates its files)\n",
+				opt, path, link ? "a symbolic link" : "exists");
+			exit(2);
+		}
+		die(path);
+	}
+	f = fdopen(fd, "w");
+	if (!f)
+		die(path);
+	return f;
+}
+
+/*
+ * After the setup: nobody (uid and gid, no supplementary groups) when run
+ * as root, no capability but CAP_NET_ADMIN (@keep_admin: nfnetlink checks
+ * it on every message, the verdicts too; the raw sockets, open, need
+ * nothing), none in the bounding set either, no_new_privs.
+ */
+static void drop_privileges(int keep_admin)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	const struct passwd *pw = getpwnam("nobody");
+	uid_t uid = pw ? pw->pw_uid : 65534;
+	gid_t gid = pw ? pw->pw_gid : 65534;
+	int root = geteuid() == 0, c;
+
+	memset(d, 0, sizeof(d));
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		die("prctl(PR_SET_KEEPCAPS)");
+	for (c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
+		if (!(keep_admin && c == CAP_NET_ADMIN) &&
+		    prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && root)
+			die("dropping the capability bounding set");
+	/* ambient capabilities: none (EINVAL before 4.3) */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (root && (setgroups(0, NULL) < 0 || setgid(gid) < 0 ||
+		     setuid(uid) < 0))
+		die("dropping root (setgroups, setgid, setuid to nobody)");
+	if (keep_admin)
+		d[CAP_TO_INDEX(CAP_NET_ADMIN)].permitted =
+		d[CAP_TO_INDEX(CAP_NET_ADMIN)].effective = CAP_TO_MASK(CAP_NET_ADMIN);
+	if (syscall(SYS_capset, &h, d) < 0)
+		die("capset");
+	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("prctl(PR_SET_NO_NEW_PRIVS)");
+	if (root && setuid(0) == 0) {
+		fprintf(stderr, "magnet-monarch-proxy: could take root back after dropping it\n");
+		exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct pollfd pfd[3];
@@ -941,7 +1207,7 @@ int main(int argc, char **argv)
 	uint64_t t, last_exp = 0, stop_at = 0;
 	struct rusage ru;
 
-	while ((c = getopt(argc, argv, "cq:r:p:P:H:t:w:sh")) != -1) {
+	while ((c = getopt(argc, argv, "cq:r:p:P:H:t:w:b:sh")) != -1) {
 		switch (c) {
 		case 'q':
 			if (num_opt('q', optarg, 0, 65535, "not a queue number (0-65535)", &queue_num))
@@ -964,9 +1230,17 @@ int main(int argc, char **argv)
 			ptype = (enum probe)i;
 			break;
 		case 'P':
-			if (num_opt('P', optarg, 1, 65535, "not a port", &port))
+			if (num_opt('P', optarg, 1, 65535, "not a port (1-65535)", &port))
 				return 2;
 			break;
+		case 'b': {
+			unsigned int b;
+
+			if (num_opt('b', optarg, 4096, 1u << 30, "not a buffer size in bytes (4096-1073741824)", &b))
+				return 2;
+			nl_rcvbuf = (int)b;
+			break;
+		}
 		case 'H':
 			if (num_opt('H', optarg, 1, 600000, "not a hold time in ms (1-600000)", &hold_ms))
 				return 2;
@@ -1006,8 +1280,24 @@ int main(int argc, char **argv)
 		die("no route to the remote address");
 	local = sa.sin_addr;
 	close(u);
-	icmp_id = (uint16_t)getpid();
-	sport = (uint16_t)(port - 1);
+	/* what an answer must echo, unknown to anyone who does not see the
+	 * probes: the first key, the ICMP id, the source port (1024-65535,
+	 * not the closed port) */
+	random_bytes(&first_key, sizeof(first_key));
+	if (ptype != P_TCP)
+		first_key &= 0xffff;
+	if (!first_key)
+		first_key = 1;
+	next_key = first_key;
+	random_bytes(&icmp_id, sizeof(icmp_id));
+	do {
+		random_bytes(&sport, sizeof(sport));
+	} while (sport < 1024 || sport == port);
+	/* the output files first: a bad path is said before anything */
+	if (tpath && !check_only)
+		trace = create_out('t', tpath);
+	if (wpath)
+		pcap = create_out('w', wpath);
 
 	probe_pattern_init();
 	rawtx = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
@@ -1024,24 +1314,22 @@ int main(int argc, char **argv)
 		if (setsockopt(rawrx, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
 			setsockopt(rawrx, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	}
-	if (wpath) {
+	if (pcap) {
 		struct timespec rt;
 
-		pcap = fopen(wpath, "wb");
-		if (!pcap)
-			die(wpath);
 		clock_gettime(CLOCK_REALTIME, &rt);
 		rt_off = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec -
 			 (int64_t)now_ns();
 		pn_begin();
 	}
-	if (check_only)
+	if (check_only) {
+		drop_privileges(0);
 		return check();
+	}
 	nfq_setup();
-	if (tpath) {
-		trace = fopen(tpath, "w");
-		if (!trace)
-			die(tpath);
+	nfq_proc = open("/proc/net/netfilter/nfnetlink_queue", O_RDONLY | O_CLOEXEC);
+	drop_privileges(1);
+	if (trace) {
 		fprintf(trace, "# magnet-monarch-proxy: probe %s, remote %s, ",
 			probe_names[ptype], inet_ntoa(remote));
 		fprintf(trace, "local %s, port %u, hold %u ms\n",
@@ -1054,7 +1342,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "magnet-monarch-proxy: queue %u, %s probes from %s",
 		queue_num, probe_names[ptype], inet_ntoa(local));
-	fprintf(stderr, " to %s\n", inet_ntoa(remote));
+	fprintf(stderr, " to %s; running as uid %u, capabilities: CAP_NET_ADMIN only\n",
+		inet_ntoa(remote), (unsigned int)getuid());
 
 	pfd[0].fd = nl;
 	pfd[0].events = POLLIN;
@@ -1098,8 +1387,18 @@ int main(int argc, char **argv)
 		if (t - last_exp > 50000000ull) {
 			expire(t);
 			last_exp = t;
+			/* after a queue message lost: the ids before the
+			 * oldest packet held (expire() found it) */
+			if (lost_upto != swept_upto) {
+				const struct pending *p =
+					&tab[oldest_unanswered & (TABLE - 1)];
+
+				sweep(oldest_unanswered && p->id &&
+				      p->key == oldest_unanswered ? p->id : 0);
+			}
 		}
 	}
+	lost_at_end(now_ns());
 	n_held = held_at_end(now_ns());
 	if (trace)
 		fclose(trace);
@@ -1110,6 +1409,14 @@ int main(int argc, char **argv)
 		(unsigned long long)n_answered, (unsigned long long)n_expired,
 		hold_ms, (unsigned long long)n_unmatched,
 		(unsigned long long)n_send_err, (unsigned long long)n_nl_lost);
+	fprintf(stderr, "magnet-monarch-proxy: %llu packets from the remote rejected (no answer to a probe sent: address, protocol, port, ICMP id, key or size differ)\n",
+		(unsigned long long)n_rejected);
+	if (n_nl_lost || n_enobufs)
+		fprintf(stderr, "magnet-monarch-proxy: %llu queue messages lost (%llu ENOBUFS; the kernel counted %lld packets dropped for want of room), their packets dropped by the kernel at once; %llu sweeps of their ids, %llu found packets held\n",
+			(unsigned long long)n_nl_lost,
+			(unsigned long long)n_enobufs, k_user_dropped,
+			(unsigned long long)n_sweeps,
+			(unsigned long long)n_swept);
 	if (n_gone)
 		fprintf(stderr, "magnet-monarch-proxy: %llu verdicts for packets the kernel had let go\n",
 			(unsigned long long)n_gone);

@@ -12,8 +12,11 @@ chain swaps the packet's addresses (remote to local: the checksums do not
 change) and policy routing by incoming device takes it to the receiver.
 The receiver's packets are swapped the same way and go straight to the
 sender. Conntrack is kept out (notrack). Everything is named after this
-process's pid and removed at the end, on an error, and on SIGINT or SIGTERM.
+process's pid and removed at the end, on an error, and on SIGINT, SIGTERM or
+SIGHUP; the removal itself cannot be interrupted: a signal during it is
+noted and ignored.
 """
+import errno
 import json
 import os
 import shutil
@@ -31,6 +34,59 @@ GATEWAY = "10.255.77.1"
 
 class MonarchError(Exception):
     pass
+
+
+# SIGINT, SIGTERM, SIGHUP during a run: the first makes the run stop at
+# its next step (Interrupted), none stops the teardown
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_signalled = []
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _on_signal(sig, frame):
+    # never raises: an exception here could land anywhere, in the
+    # teardown too; the run's steps look (checkpoint())
+    _signalled.append(sig)
+
+
+def checkpoint():
+    """raise Interrupted if a stop signal came (not during the teardown,
+    which calls none)"""
+    if _signalled:
+        raise Interrupted
+
+
+def wait(seconds):
+    """sleep, a checkpoint every 0.1 s"""
+    end = time.monotonic() + seconds
+    while True:
+        checkpoint()
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.1))
+
+
+def create(path, mode="w"):
+    """a file of ours, opened as root: never through a symbolic link
+    (refused: MonarchError), truncated if it is a regular file"""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC |
+                     os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise MonarchError("%s: a symbolic link: refused" % path)
+        raise
+    return os.fdopen(fd, mode)
+
+
+# the files of a run in its directory: the proxy creates the first two
+# itself (and refuses an existing one)
+PROXY_FILES = ("trace.txt", "probes.pcapng")
+OWN_FILES = ("proxy.txt", "iperf3.json", "monarch.json")
 
 
 def proxy_path():
@@ -77,6 +133,7 @@ class Setup:
         self.undo_steps = []
 
     def step(self, undo, *args, **kw):
+        checkpoint()
         sh(*args, **kw)
         if undo:
             self.undo_steps.append(undo)
@@ -160,9 +217,11 @@ def leftovers(tag):
 
 
 def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
-        port=5201, closed_port=33434, hold_ms=5000, on_ready=None):
+        port=5201, closed_port=33434, hold_ms=5000, on_ready=None,
+        proxy_opts=()):
     """One Monarch flow to @remote; its files in @out. Returns the
-    summary (a dict), written to out/monarch.json too."""
+    summary (a dict), written to out/monarch.json too. @proxy_opts: more
+    options for the proxy (the tests' -b)."""
     if os.geteuid() != 0:
         raise MonarchError("monarch needs root (namespaces, nftables, "
                            "raw sockets)")
@@ -171,8 +230,19 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
             raise MonarchError("%s is not installed" % tool)
     if probe not in PROBES:
         raise MonarchError("probe %r: one of %s" % (probe, ", ".join(PROBES)))
+    if not 1 <= closed_port <= 65535:
+        raise MonarchError("closed port %d: not a port (1-65535)"
+                           % closed_port)
     proxy = proxy_path()
     os.makedirs(out, exist_ok=True)
+    # written as root: a symbolic link is refused, not followed; the
+    # proxy's files of an earlier run are removed (it creates its own)
+    for name in PROXY_FILES + OWN_FILES:
+        f = os.path.join(out, name)
+        if os.path.islink(f):
+            raise MonarchError("%s: a symbolic link: refused" % f)
+        if name in PROXY_FILES and os.path.lexists(f):
+            os.unlink(f)
     # the remote answers, before anything is set up
     c = sh(proxy, "-c", "-r", remote, "-p", probe, "-P", str(closed_port),
            check=False)
@@ -187,14 +257,11 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
     px = srv = cl = None
     summary = {"remote": remote, "probe": probe, "cc": cc,
                "check": c.stdout.strip()}
-    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-
-    def stop(sig, frame):
-        raise KeyboardInterrupt
-
+    old = {s: signal.getsignal(s) for s in STOP_SIGNALS}
     # Ctrl-C too when started where SIGINT is ignored (a background job)
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    del _signalled[:]
+    for s in STOP_SIGNALS:
+        signal.signal(s, _on_signal)
     try:
         st.make()
         # names, and the inode numbers magnet's records give (netns)
@@ -202,20 +269,22 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
             "sender": st.snd, "receiver": st.rcv,
             "sender_netns": os.stat("/run/netns/" + st.snd).st_ino,
             "receiver_netns": os.stat("/run/netns/" + st.rcv).st_ino}
-        perr = open(os.path.join(out, "proxy.txt"), "w")
+        ptxt = os.path.join(out, "proxy.txt")
+        perr = create(ptxt)
+        checkpoint()
         px = subprocess.Popen(
             [proxy, "-q", str(st.queue), "-r", remote, "-p", probe,
              "-P", str(closed_port), "-H", str(hold_ms),
              "-t", os.path.join(out, "trace.txt"),
-             "-w", os.path.join(out, "probes.pcapng")],
+             "-w", os.path.join(out, "probes.pcapng")] + list(proxy_opts),
             stderr=perr, stdin=subprocess.DEVNULL)
         # bound when it says so
         for _ in range(50):
-            time.sleep(0.1)
+            wait(0.1)
             if px.poll() is not None:
                 raise MonarchError("magnet-monarch-proxy: %s" %
-                                   open(perr.name).read().strip())
-            if "queue" in open(perr.name).read():
+                                   open(ptxt).read().strip())
+            if "queue" in open(ptxt).read():
                 break
         sh("sysctl", "-q", "-w", "net.ipv4.tcp_congestion_control=" + cc,
            ns=st.snd)
@@ -226,10 +295,11 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
         for _ in range(50):
             if str(port) in sh("ss", "-ltnH", ns=st.rcv).stdout:
                 break
-            time.sleep(0.1)
+            wait(0.1)
         if on_ready:
             on_ready(st)
         amount = ["-n", str(nbytes)] if nbytes else ["-t", str(seconds or 10)]
+        checkpoint()
         t0 = time.time()
         cl = subprocess.Popen(
             ["ip", "netns", "exec", st.snd, "timeout", "600", "iperf3",
@@ -241,10 +311,10 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
                 raise MonarchError("magnet-monarch-proxy ended during the "
                                    "flow (status %s): %s" % (
                                        px.returncode,
-                                       open(perr.name).read().strip()))
-            time.sleep(0.1)
+                                       open(ptxt).read().strip()))
+            wait(0.1)
         jout = cl.stdout.read()
-        with open(os.path.join(out, "iperf3.json"), "w") as f:
+        with create(os.path.join(out, "iperf3.json")) as f:
             f.write(jout)
         summary["seconds"] = round(time.time() - t0, 3)
         try:
@@ -259,9 +329,15 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
         summary["mbps"] = round(e["sum_received"]["bits_per_second"] / 1e6,
                                 3)
         summary["retransmits"] = e["sum_sent"].get("retransmits")
-    except KeyboardInterrupt:
+    except (Interrupted, KeyboardInterrupt):
         summary["error"] = "interrupted"
     finally:
+        # from here on a signal is only noted (_on_signal): the teardown
+        # runs to its end whatever comes; every signal is ours to handle
+        # (a KeyboardInterrupt raised before, by another handler, has
+        # already brought us here)
+        for s in STOP_SIGNALS:
+            signal.signal(s, _on_signal)
         for p in (cl, srv):
             if p and p.poll() is None:
                 p.kill()
@@ -274,8 +350,16 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
                 px.kill()
                 px.wait()
         errs = st.undo()
+        if _signalled:
+            # a signal during the teardown too: the run was interrupted
+            summary["error"] = summary.get("error") or "interrupted"
+            summary["signals"] = len(_signalled)
+        del _signalled[:]
         for s, h in old.items():
-            signal.signal(s, h)
+            # interrupted: the caller is to stop, with its status (2);
+            # the signals that keep coming must not kill it first
+            signal.signal(s, signal.SIG_IGN
+                          if summary.get("error") == "interrupted" else h)
         if errs:
             summary["teardown_errors"] = errs
     if px:
@@ -283,7 +367,7 @@ def run(remote, probe, out, cc="cubic", nbytes=None, seconds=None,
         if not summary.get("error"):
             summary["diagnosis"] = monarchdiag.diagnose(
                 monarchdiag.read_trace(os.path.join(out, "trace.txt")))
-    with open(os.path.join(out, "monarch.json"), "w") as f:
+    with create(os.path.join(out, "monarch.json")) as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
     if summary.get("error"):

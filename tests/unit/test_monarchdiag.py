@@ -196,6 +196,25 @@ class Diagnosis(unittest.TestCase):
         self.assertEqual((d["probes"], d["held_at_end"], d["unanswered"],
                           d["unclassified"]), (102, 1, 2, 2), d)
 
+    def test_lost_messages(self):
+        # queue messages lost (ENOBUFS): a "lost" line each, its fields
+        # empty; their packets got no probe, so the diagnosis is that of
+        # the probes alone
+        p = trace(["ok"] * 50 + ["down"] + ["ok"] * 50)
+        with open(p) as f:
+            lines = f.readlines()
+        lines.insert(40, "1000\tlost\t\t\t\t\t\t\n")
+        lines.insert(41, "1001\tlost\t\t\t\t\t\t\n")
+        with open(p, "w") as f:
+            f.writelines(lines)
+        try:
+            d = md.diagnose(md.read_trace(p))
+        finally:
+            os.unlink(p)
+        self.assertEqual((d["probes"], d["unanswered"],
+                          d["downstream_losses"]), (101, 1, 1), d)
+        self.assertEqual(d["verdict"], "confirmed", d)
+
     def test_rate_limited(self):
         # the remote answers the first 100, then nothing for 40 (its
         # limit), then again

@@ -12,6 +12,23 @@
       both; the sender's TCP events in LOG (its namespace's inode from
       monarch.json) show the cwnd and the smoothed RTT taking at least 5
       values each, and the receiver's namespace has TCP events too.
+  checkmonarch.py spoof DIR REMOTE_ANSWERS MIN_BYTES FORGED SPOOF_JSON
+      DIR's flow ran while a spoofing host (tests/vm/monarchspoof.py,
+      SPOOF_JSON its counts) sent answers from the remote's address, each
+      wrong in one field, FORGED of them arrived (the host's nftables
+      counter): the flow as flow's first part says (no error, MIN_BYTES
+      moved, the answers the trace saw, responses and unmatched, plus the
+      check's, equal the REMOTE_ANSWERS the remote's own counters say it
+      sent: no forgery released a packet or was taken for an answer),
+      the spoofer forged for some probes, each kind of forgery, and the
+      proxy rejected exactly FORGED packets (proxy.txt).
+  checkmonarch.py nobuf DIR QUEUED MIN_BYTES
+      DIR's flow ran with a netlink buffer too small for the queue's
+      messages (the proxy's -b), QUEUED packets reached the queue (the
+      host's nftables counter): some messages were lost, the proxy's
+      packets and lost messages add up to QUEUED, the trace has a "lost"
+      line for each, every packet of the trace's probes was answered,
+      expired or held at the end, and the flow moved MIN_BYTES.
   checkmonarch.py diag DIR VERDICT DROPS_OUT DROPS_BACK
       DIR's flow (magnet-exp monarch -o DIR) over a path that lost
       DROPS_OUT packets on the way to the remote and DROPS_BACK on the way
@@ -43,6 +60,39 @@ def fail(msg):
 
 
 def cmd_flow(d, log, answers, min_bytes):
+    s, probes, answered, expired, unmatched = check_answers(d, answers,
+                                                            min_bytes)
+    ns = s["namespaces"]
+    lines = open(log).read().splitlines()
+    head = lines[0].split("\t")
+    cw, rtt, rcv = set(), set(), 0
+    for l in lines[1:]:
+        r = dict(zip(head, l.split("\t")))
+        if r["event"] not in ("tcp_out", "tcp_in"):
+            continue
+        if r["netns"] == str(ns["sender_netns"]):
+            cw.add(r["cwnd"])
+            rtt.add(r["srtt_us"])
+        elif r["netns"] == str(ns["receiver_netns"]):
+            rcv += 1
+    if len(cw) < 5 or len(rtt) < 5:
+        fail("the sender's TCP events show %d cwnd and %d srtt values"
+             % (len(cw), len(rtt)))
+    if not rcv:
+        fail("no TCP event of the receiver's namespace")
+    print("monarch ok: %s, %d bytes, %.3f Mbit/s, %d probes, %d answered, "
+          "%d expired, %d unmatched, remote %d answers; sender cwnd %d "
+          "values (%s..%s), srtt %d values"
+          % (s["probe"], s["bytes"], s["mbps"], len(probes), len(answered),
+             len(expired), unmatched, answers, len(cw),
+             min(cw, key=int), max(cw, key=int), len(rtt)))
+
+
+def check_answers(d, answers, min_bytes):
+    """flow's checks of the run and its answers: no error, MIN_BYTES
+    moved, every probe answered, expired or held, the answers the trace
+    saw (and the check's) as many as the remote sent; returns the summary
+    and the trace's probes, answered, expired, unmatched"""
     s = json.load(open(d + "/monarch.json"))
     if s.get("error"):
         fail("the run failed: %s" % s["error"])
@@ -69,30 +119,68 @@ def cmd_flow(d, log, answers, min_bytes):
              "the check), the remote sent %d" % (seen, len(answered),
                                                  unmatched, checked,
                                                  answers))
-    ns = s["namespaces"]
-    lines = open(log).read().splitlines()
-    head = lines[0].split("\t")
-    cw, rtt, rcv = set(), set(), 0
-    for l in lines[1:]:
-        r = dict(zip(head, l.split("\t")))
-        if r["event"] not in ("tcp_out", "tcp_in"):
-            continue
-        if r["netns"] == str(ns["sender_netns"]):
-            cw.add(r["cwnd"])
-            rtt.add(r["srtt_us"])
-        elif r["netns"] == str(ns["receiver_netns"]):
-            rcv += 1
-    if len(cw) < 5 or len(rtt) < 5:
-        fail("the sender's TCP events show %d cwnd and %d srtt values"
-             % (len(cw), len(rtt)))
-    if not rcv:
-        fail("no TCP event of the receiver's namespace")
-    print("monarch ok: %s, %d bytes, %.3f Mbit/s, %d probes, %d answered, "
-          "%d expired, %d unmatched, remote %d answers; sender cwnd %d "
-          "values (%s..%s), srtt %d values"
-          % (s["probe"], s["bytes"], s["mbps"], len(probes), len(answered),
-             len(expired), unmatched, answers, len(cw),
-             min(cw, key=int), max(cw, key=int), len(rtt)))
+    return s, probes, answered, expired, unmatched
+
+
+def proxy_count(s, pattern):
+    """a count the proxy's summary (proxy.txt, in monarch.json) gives"""
+    m = re.search(pattern, s.get("proxy", ""))
+    if not m:
+        fail("no %r in the proxy's summary: %r" % (pattern, s.get("proxy")))
+    return int(m.group(1))
+
+
+def cmd_spoof(d, answers, min_bytes, forged, spoof):
+    s, probes, answered, expired, unmatched = check_answers(d, answers,
+                                                            min_bytes)
+    sp = json.load(open(spoof))
+    kinds = {"tcp": 6, "udp": 8, "echo": 6}[s["probe"]]
+    if not sp["probes_seen"] or len(sp["sent"]) != kinds or \
+            min(sp["sent"].values()) < 1:
+        fail("the spoofer forged for %d probes: %s" % (sp["probes_seen"],
+                                                     sp["sent"]))
+    if forged != sp["total"]:
+        fail("the spoofer sent %d forgeries, %d arrived" % (sp["total"],
+                                                           forged))
+    rejected = proxy_count(s, r"(\d+) packets from the remote rejected")
+    if rejected != forged:
+        fail("the proxy rejected %d packets, %d forgeries arrived"
+             % (rejected, forged))
+    print("monarch spoof ok: %s, %d bytes, %d probes, %d answered, %d "
+          "expired, %d unmatched = the remote's %d answers; %d forgeries "
+          "for %d probes (%s) arrived, %d rejected"
+          % (s["probe"], s["bytes"], len(probes), len(answered),
+             len(expired), unmatched, answers, forged, sp["probes_seen"],
+             ", ".join("%s %d" % kv for kv in sorted(sp["sent"].items())),
+             rejected))
+
+
+def cmd_nobuf(d, queued, min_bytes):
+    s = json.load(open(d + "/monarch.json"))
+    if s.get("error") or s.get("teardown_errors"):
+        fail("the run failed: %s" % (s.get("error") or s["teardown_errors"]))
+    if s["bytes"] < min_bytes:
+        fail("%d bytes moved, not %d" % (s["bytes"], min_bytes))
+    packets = proxy_count(s, r"(\d+) packets, \d+ probes")
+    lost = proxy_count(s, r"(\d+) queue messages lost\n")
+    probes, answered, expired, _, held = read_trace(d)
+    lines = sum(1 for l in open(d + "/trace.txt")
+                if l.split("\t")[1:2] == ["lost"])
+    if not lost:
+        fail("no queue message lost: the buffer was not too small")
+    if packets + lost != queued:
+        fail("the proxy saw %d packets and %d messages lost, %d reached "
+             "the queue" % (packets, lost, queued))
+    if lines != lost:
+        fail("%d lost lines in the trace, %d messages lost" % (lines, lost))
+    if set(probes) != answered | expired | held:
+        fail("%d probes neither answered, expired nor held at the end"
+             % len(set(probes) - answered - expired - held))
+    print("monarch nobuf ok: %d packets queued = %d seen + %d messages "
+          "lost (%d lost lines); %d probes, %d answered, %d expired, %d "
+          "held; %d bytes" % (queued, packets, lost, lines, len(probes),
+                              len(answered), len(expired), len(held),
+                              s["bytes"]))
 
 
 def read_trace(d):
@@ -227,6 +315,11 @@ def cmd_diag(d, want, drops_out, drops_back):
 def main(argv):
     if len(argv) == 6 and argv[1] == "flow":
         cmd_flow(argv[2], argv[3], int(argv[4]), int(argv[5]))
+    elif len(argv) == 7 and argv[1] == "spoof":
+        cmd_spoof(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
+                  argv[6])
+    elif len(argv) == 5 and argv[1] == "nobuf":
+        cmd_nobuf(argv[2], int(argv[3]), int(argv[4]))
     elif len(argv) == 6 and argv[1] == "diag":
         cmd_diag(argv[2], argv[3], int(argv[4]), int(argv[5]))
     elif len(argv) >= 3 and argv[1] == "pcapng":

@@ -34,13 +34,15 @@ monarch_answers() {
 }
 
 # monarch_clean NAME [NS]: nothing of a run left in NS (default mo-host;
-# - the guest's own): no namespace, nftables table, device, rule
+# - the guest's own): no namespace, nftables table, device, rule, route
+# (to its address, in any table)
 monarch_clean() {
 	local left ns=${2:-mo-host}
 	left="$(ip netns list | grep -o 'magnet-monarch-[^ ]*' || true)"
 	left="$left$(nsexec $ns nft list tables | grep magnet_monarch || true)"
 	left="$left$(nsexec $ns ip -o link | grep -oE 'mm[sr][0-9]+' || true)"
 	left="$left$(nsexec $ns ip rule | grep -E 'iif mm[sr]' || true)"
+	left="$left$(nsexec $ns ip route show table all | grep -E '10\.255\.77\.|dev mm[sr][0-9]' || true)"
 	if [ -n "$left" ]; then
 		log "monarch $1: left behind: $left"
 		return 1
@@ -98,19 +100,126 @@ case_monarch_probes() {
 	monarch_net_end
 }
 
-# A run interrupted (SIGINT, as Ctrl-C) and one whose proxy is killed: an
-# error, and nothing left behind. And the errors: a remote that answers
-# nothing, ECN.
+# monarch_privileges: the proxy of a running flow runs as nobody, with
+# CAP_NET_ADMIN only (nfnetlink checks it on each verdict), none in its
+# bounding set but that, and no_new_privs (its /proc status)
+monarch_privileges() {
+	local pid st want="Uid: 65534 65534 65534 65534|Gid: 65534 65534 65534 65534|Groups:|CapInh: 0000000000000000|CapPrm: 0000000000001000|CapEff: 0000000000001000|CapBnd: 0000000000001000|CapAmb: 0000000000000000|NoNewPrivs: 1"
+	pid=$(pgrep -f "magnet-monarch-proxy -q")
+	st=$(grep -E '^(Uid|Gid|Groups|Cap[A-Za-z]+|NoNewPrivs):' /proc/$pid/status |
+		tr -s '\t ' '  ' | sed 's/ *$//' | paste -sd '|')
+	log "the proxy's credentials: $st"
+	[ "$st" = "$want" ] || { log "monarch: the proxy runs with more than it needs; want $want"; return 1; }
+}
+
+# monarch_symlinks: an output file that is a symbolic link is refused
+# (the proxy's -w and -t; magnet-exp monarch's -o DIR with trace.txt a
+# link), with a one-line error and status 2, the link's target untouched
+# and nothing set up or left behind
+monarch_symlinks() {
+	local c
+	echo untouched > "$L/victim"
+	rm -rf "$L/monarch-link"
+	mkdir "$L/monarch-link"
+	ln -s "$L/victim" "$L/monarch-link/probes.pcapng"
+	ln -s "$L/victim" "$L/monarch-link/trace.txt"
+	c=0
+	nsexec mo-host "$MAGNET_TOP/userspace/magnet-monarch-proxy" -c -r 10.63.2.2 \
+		-w "$L/monarch-link/probes.pcapng" > "$L/monarch-link.out" 2>&1 || c=$?
+	log "proxy -w a link: status $c, $(cat "$L/monarch-link.out")"
+	[ $c = 2 ]
+	grep -q "symbolic link: refused" "$L/monarch-link.out"
+	c=0
+	nsexec mo-host "$MAGNET_TOP/userspace/magnet-monarch-proxy" -q 7 -r 10.63.2.2 \
+		-t "$L/monarch-link/trace.txt" -s < /dev/null > "$L/monarch-link.out" 2>&1 || c=$?
+	log "proxy -t a link: status $c, $(cat "$L/monarch-link.out")"
+	[ $c = 2 ]
+	grep -q "symbolic link: refused" "$L/monarch-link.out"
+	rm "$L/monarch-link/probes.pcapng"
+	c=0
+	nsexec mo-host $MONARCH 10.63.2.2 -n 100K -o "$L/monarch-link" > "$L/monarch-link.out" 2>&1 || c=$?
+	log "magnet-exp monarch -o DIR, DIR/trace.txt a link: status $c, $(cat "$L/monarch-link.out")"
+	[ $c = 2 ]
+	grep -q "trace.txt: a symbolic link: refused" "$L/monarch-link.out"
+	[ "$(cat "$L/victim")" = untouched ] || { log "monarch: the link's target was written"; return 1; }
+	monarch_clean symlinks
+}
+
+# monarch_port1: probes to closed port 1 (the proxy's -P 1, tcp and udp):
+# the router counts 3 of each going to port 1, none from port 0, and each
+# check is answered
+monarch_port1() {
+	local p n z c
+	for p in tcp udp; do
+		nsexec mo-rtr nft -f - <<-NFT
+		table ip magnet_test_port {
+			counter toport { }
+			counter fromzero { }
+			chain fw {
+				type filter hook forward priority 0;
+				ip saddr 10.63.1.1 $p dport 1 counter name toport
+				ip saddr 10.63.1.1 $p sport 0 counter name fromzero
+			}
+		}
+		NFT
+		c=0
+		nsexec mo-host "$MAGNET_TOP/userspace/magnet-monarch-proxy" -c -r 10.63.2.2 \
+			-p $p -P 1 > "$L/monarch-port1.out" 2>&1 || c=$?
+		n=$(nsexec mo-rtr nft list counter ip magnet_test_port toport | awk '$1 == "packets" { print $2 }')
+		z=$(nsexec mo-rtr nft list counter ip magnet_test_port fromzero | awk '$1 == "packets" { print $2 }')
+		nsexec mo-rtr nft delete table ip magnet_test_port
+		log "-p $p -P 1: status $c, $(cat "$L/monarch-port1.out"); the router: $n probes to port 1, $z from port 0"
+		[ $c = 0 ]
+		[ "$n" = 3 ]
+		[ "$z" = 0 ]
+		grep -q "3 of 3 answered" "$L/monarch-port1.out"
+	done
+}
+
+# monarch_signals NAME SIG...: a flow stopped by SIGINT (as Ctrl-C), then
+# while it tears down, every 0.1 s each SIG in turn until it exits: it
+# ends with the error "interrupted", status 2, and nothing is left
+# behind. The signals go to magnet-exp itself (pkill -f: $! is the
+# subshell that runs nsexec)
+monarch_signals() {
+	local name=$1 pid c s n=0
+	shift
+	# (no ERR trap in the background: its status is wait_exit's to take)
+	(trap - ERR; nsexec mo-host $MONARCH 10.63.2.2 -t 30 -o "$L/monarch-$name" \
+		> "$L/monarch-$name.out" 2>&1) &
+	pid=$!
+	wait_file "$L/monarch-$name/trace.txt" 20
+	sleep 2
+	pkill -INT -f "magnet-exp monarch .*monarch-$name\$"
+	while [ $# -gt 0 ] && kill -0 $pid 2> /dev/null && [ $n -lt 300 ]; do
+		sleep 0.1
+		for s in "$@"; do
+			pkill -$s -f "magnet-exp monarch .*monarch-$name\$" && n=$((n + 1))
+		done
+	done
+	c=0
+	wait_exit $pid 30 || c=$?
+	log "$name: status $c after $n more signals, $(cat "$L/monarch-$name.out")"
+	monarch_clean "$name"
+	[ $c = 2 ]
+	grep -q interrupted "$L/monarch-$name.out"
+}
+
+# A run interrupted (SIGINT, as Ctrl-C), one interrupted again and again
+# while it tears down (SIGINT and SIGTERM), and one whose proxy is killed:
+# an error, and nothing left behind. The proxy's credentials during a
+# flow; output files that are symbolic links. And the errors: a remote
+# that answers nothing, ECN, a closed port out of range.
 case_monarch_errors() {
 	local pid c
 	monarch_net
-	# Ctrl-C in the middle of a flow
-	# (no ERR trap in the background: its status is wait_exit's to take)
+	# Ctrl-C in the middle of a flow, the proxy's credentials before
 	(trap - ERR; nsexec mo-host $MONARCH 10.63.2.2 -t 30 -o "$L/monarch-int" \
 		> "$L/monarch-int.out" 2>&1) &
 	pid=$!
 	wait_file "$L/monarch-int/trace.txt" 20
 	sleep 2
+	monarch_privileges
 	# to magnet-exp itself ($! is the subshell that runs nsexec)
 	pkill -INT -f "magnet-exp monarch .*monarch-int"
 	c=0
@@ -119,6 +228,8 @@ case_monarch_errors() {
 	[ $c = 2 ]
 	grep -q interrupted "$L/monarch-int.out"
 	monarch_clean interrupted
+	# Ctrl-C, then Ctrl-C and SIGTERM during the teardown
+	monarch_signals int-again INT TERM
 	# the proxy killed in the middle of a flow
 	(trap - ERR; nsexec mo-host $MONARCH 10.63.2.2 -t 30 -o "$L/monarch-kill" \
 		> "$L/monarch-kill.out" 2>&1) &
@@ -144,7 +255,98 @@ case_monarch_errors() {
 	nsexec mo-host $MONARCH 10.63.2.2 --ecn -o "$L/monarch-ecn" > "$L/monarch-ecn.out" 2>&1 || c=$?
 	[ $c = 2 ]
 	grep -q "ECN cannot be emulated" "$L/monarch-ecn.out"
+	c=0
+	nsexec mo-host $MONARCH 10.63.2.2 --closed-port 0 -o "$L/monarch-port" > "$L/monarch-port.out" 2>&1 || c=$?
+	[ $c = 2 ]
+	grep -q "closed port 0: not a port (1-65535)" "$L/monarch-port.out"
+	monarch_port1
+	monarch_symlinks
 	monarch_clean errors
+	monarch_net_end
+}
+
+# monarch_spoof PROBE: a 3-second flow with PROBE probes while the router
+# forges answers from the remote's address (tests/vm/monarchspoof.py:
+# for each of the flow's first 60 probes it sees, answers wrong in one
+# field each, its key, a port, a quoted address, the ICMP id, code or
+# size, or sent to another of the host's addresses, and a blind guess as
+# against the old proxy), each with TTL 7, which the host's nftables
+# counts as they arrive: checkmonarch.py spoof: the answers the trace
+# saw are as many as the remote's own counters say it sent (no forgery
+# released a packet), and the proxy rejected as many packets as
+# forgeries arrived
+monarch_spoof() {
+	local probe=$1 a0 a1 n spid
+	nsexec mo-host nft -f - <<-NFT
+	table ip magnet_test_spoof {
+		counter forged { }
+		chain pre {
+			type filter hook prerouting priority -400; policy accept;
+			ip saddr 10.63.2.2 ip ttl 7 counter name forged
+		}
+	}
+	NFT
+	rm -f "$L/spoof-$probe.json" "$L/spoof-$probe.json.ready"
+	a0=$(monarch_answers $probe)
+	ip netns exec mo-rtr $PY "$HERE/monarchspoof.py" $probe 33434 \
+		"$L/monarch-spoof-$probe/trace.txt" "$L/spoof-$probe.json" &
+	spid=$!
+	wait_file "$L/spoof-$probe.json.ready" 30
+	nsexec mo-host $MONARCH 10.63.2.2 -p $probe -t 3 -o "$L/monarch-spoof-$probe" \
+		> "$L/monarch-spoof-$probe.out"
+	kill -TERM $spid
+	wait $spid
+	a1=$(monarch_answers $probe)
+	n=$(nsexec mo-host nft list counter ip magnet_test_spoof forged | awk '$1 == "packets" { print $2 }')
+	nsexec mo-host nft delete table ip magnet_test_spoof
+	cat "$L/monarch-spoof-$probe.out"
+	$PY "$HERE/checkmonarch.py" spoof "$L/monarch-spoof-$probe" $((a1 - a0)) \
+		100000 "$n" "$L/spoof-$probe.json"
+	monarch_clean "spoof-$probe"
+}
+
+# monarch_nobuf: a 1 MB flow whose proxy's netlink buffer (-b 8192) is
+# too small for the queue's messages in a burst: the host's nftables
+# counts the packets that reach the queue, checkmonarch.py nobuf: the
+# proxy's packets and lost messages add up to them, a "lost" trace line
+# each, some lost, and the flow completes
+monarch_nobuf() {
+	local n
+	nsexec mo-host nft -f - <<-NFT
+	table ip magnet_test_queued {
+		counter queued { }
+		chain pre {
+			type filter hook prerouting priority -350; policy accept;
+			iifname "mms*" ip daddr 10.63.2.2 counter name queued
+		}
+	}
+	NFT
+	nsexec mo-host /usr/bin/python3 -c 'import sys
+sys.path.insert(0, sys.argv[1])
+from magnet_exp import monarch
+monarch.run("10.63.2.2", "tcp", sys.argv[2], nbytes="1M", proxy_opts=["-b", "8192"])' \
+		"$MAGNET_TOP/python" "$L/monarch-nobuf"
+	n=$(nsexec mo-host nft list counter ip magnet_test_queued queued | awk '$1 == "packets" { print $2 }')
+	nsexec mo-host nft delete table ip magnet_test_queued
+	$PY "$HERE/checkmonarch.py" nobuf "$L/monarch-nobuf" "$n" 1000000
+	monarch_clean nobuf
+}
+
+# A remote's address others can send from: answers forged from it with a
+# field wrong release no packet (monarch_spoof, each probe type that
+# matches answers differently: tcp, udp, echo; tstamp matches as echo);
+# and queue messages lost to a netlink buffer too small are counted, one
+# by one (monarch_nobuf). The router routes the host's gateway address
+# (10.255.77.1, on magnet-exp monarch's veths) to it, for the forgeries
+# sent there.
+case_monarch_hostile() {
+	local probe
+	monarch_net
+	ip -n mo-rtr route add 10.255.77.1/32 via 10.63.1.1
+	for probe in tcp udp echo; do
+		monarch_spoof $probe
+	done
+	monarch_nobuf
 	monarch_net_end
 }
 
