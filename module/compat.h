@@ -197,7 +197,7 @@ static inline void magnet_vm_flags_mod(struct vm_area_struct *vma,
  * from 6.13: the same call either way; MAGNET_KFREE_SKB_RX_SK, NULL
  * before). The reason's name: drop_reasons[]
  * up to 6.4, then a table per subsystem (the reason's high 16 bits), read
- * under RCU (a tracepoint's probe runs in one); none before 5.17.
+ * under RCU (the probe holds rcu_read_lock(): drops.c); none before 5.17.
  */
 #include <trace/events/skb.h>
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 17, 0)
@@ -220,17 +220,24 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 #define MAGNET_KFREE_SKB_SIGNATURE_OK \
 	__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
 					       enum skb_drop_reason))
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+/* the probe's type is the tracepoint's exactly: a kCFI kernel (clang's
+ * CONFIG_CFI_CLANG) checks it at the indirect call */
+#define MAGNET_KFREE_SKB_ARGS struct sk_buff *skb, void *location, \
+	enum skb_drop_reason reason, struct sock *rx_sk
+#define MAGNET_KFREE_SKB_RX_SK rx_sk
+#define MAGNET_KFREE_SKB_SIGNATURE_OK \
+	__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
+					       enum skb_drop_reason, \
+					       struct sock *))
 #else
 #define MAGNET_KFREE_SKB_ARGS struct sk_buff *skb, void *location, \
 	enum skb_drop_reason reason, const struct sock *rx_sk
 #define MAGNET_KFREE_SKB_RX_SK rx_sk
 #define MAGNET_KFREE_SKB_SIGNATURE_OK \
-	(__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
-						enum skb_drop_reason, \
-						const struct sock *)) || \
-	 __same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
-						enum skb_drop_reason, \
-						struct sock *)))
+	__same_type(&trace_kfree_skb, void (*)(struct sk_buff *, void *, \
+					       enum skb_drop_reason, \
+					       const struct sock *))
 #endif
 #ifdef SKB_DROP_REASON_SUBSYS_SHIFT
 static inline const char *magnet_drop_reason_name(unsigned int reason)
@@ -282,9 +289,15 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 		    void (*)(struct Qdisc *, const struct netdev_queue *, int, \
 			     struct sk_buff *))
 /*
- * qdisc:qdisc_enqueue (qdisc.c): used from 6.1, the first kernel the VM
- * suite runs that has it; 5.10 has none, and the probe is not registered
- * there (nor on a kernel between, which may or may not have it)
+ * The enqueue (qdisc.c): qdisc:qdisc_enqueue, fired at the end of
+ * dev_qdisc_enqueue(skb, q, to_free, txq) in net/core/dev.c, whose entry
+ * an ftrace probe takes (probes.c). Both arrived in 5.15; used from 6.1,
+ * the first kernel the VM suite runs that has them; 5.10 has neither, and
+ * neither is used there (nor on a kernel between). dev_qdisc_enqueue() is
+ * static: its arguments cannot be checked at build time. They were read
+ * in the source of each line from 6.1 to 7.2, and are checked at run
+ * time: an event is written only when the skb, qdisc and queue the entry
+ * saw are the tracepoint's (rec_pkt.c, magnet_qdisc_enq_end()).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 #define MAGNET_HAVE_QDISC_ENQUEUE 1
@@ -296,6 +309,11 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 #define MAGNET_HAVE_QDISC_ENQUEUE 0
 #define MAGNET_QDISC_ENQUEUE_SIGNATURE_OK 1
 #endif
+/* the RTO's and the tail loss probe's functions (probes.c, tcpev.c) */
+#define MAGNET_RTO_SIGNATURE_OK \
+	__same_type(&tcp_retransmit_timer, void (*)(struct sock *))
+#define MAGNET_TLP_SIGNATURE_OK \
+	__same_type(&tcp_send_loss_probe, void (*)(struct sock *))
 #define MAGNET_SET_STATE_SIGNATURE_OK \
 	__same_type(&trace_inet_sock_set_state, \
 		    void (*)(const struct sock *, const int, const int))

@@ -16,8 +16,7 @@
 #include <linux/netdevice.h>
 #include <linux/tracepoint.h>
 #include <linux/seq_file.h>
-#include <linux/uaccess.h>
-#include <net/net_namespace.h>
+#include <linux/if_vlan.h>
 #include "compat.h"
 #include "rec.h"
 
@@ -26,27 +25,44 @@ static bool magnet_drops_registered;
 static void notrace magnet_kfree_skb(void *data, MAGNET_KFREE_SKB_ARGS)
 {
 	const u8 *nh;
+	bool out;
 
-	if (unlikely(!skb) || (skb->protocol != htons(ETH_P_IP) &&
-			       skb->protocol != htons(ETH_P_IPV6)))
+	if (unlikely(!skb))
 		return;
-	nh = skb_network_header(skb);
-	/*
-	 * A received frame dropped before the stack set its network header
-	 * (a full backlog, right after eth_type_trans() pulled the link
-	 * header): it is where data is
-	 */
-	if (skb_mac_header_was_set(skb) &&
-	    skb->network_header < skb->mac_header)
-		nh = skb->data;
-	/*
-	 * A packet this host sends: made here (no device received it), or
-	 * with its link header pushed for a device's transmit (a router's
-	 * qdisc or driver dropped it). Else as it was received.
-	 */
-	magnet_record_drop(skb, nh, !skb->skb_iif || skb->data < nh,
-			   MAGNET_KFREE_SKB_REASON, location,
-			   MAGNET_KFREE_SKB_RX_SK);
+	/* the probe's own read-side section (magnet_filter(), the reason's
+	 * name, the device found): a kernel may run it preemptible */
+	rcu_read_lock();
+	if (likely(skb->protocol == htons(ETH_P_IP) ||
+		   skb->protocol == htons(ETH_P_IPV6))) {
+		nh = skb_network_header(skb);
+		/*
+		 * A received frame dropped before the stack set its network
+		 * header (a full backlog, right after eth_type_trans() pulled
+		 * the link header): it is where data is
+		 */
+		if (skb_mac_header_was_set(skb) &&
+		    skb->network_header < skb->mac_header)
+			nh = skb->data;
+	} else if (eth_type_vlan(skb->protocol)) {
+		/* VLAN tags in the data: before the network header if it is
+		 * set beyond data (a frame being sent, or received with it
+		 * set), else from data on (magnet_vlan_nh()) */
+		nh = magnet_vlan_nh(skb, skb_network_header(skb) > skb->data);
+	} else {
+		nh = NULL;
+	}
+	if (nh) {
+		/*
+		 * A packet this host sends: made here (no device received
+		 * it), or with its link header pushed for a device's transmit
+		 * (a router's qdisc or driver dropped it). Else as it was
+		 * received.
+		 */
+		out = !skb->skb_iif || skb->data < nh;
+		magnet_record_drop(skb, nh, out, MAGNET_KFREE_SKB_REASON,
+				   location, MAGNET_KFREE_SKB_RX_SK);
+	}
+	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_kfree_skb);
 

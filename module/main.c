@@ -8,6 +8,7 @@
 #include "ring.h"
 #include "sockid.h"
 #include "rec.h"
+#include "nets.h"
 
 /*
  * Setup goes from the inside out: rings, then the filter and its probes,
@@ -38,6 +39,9 @@ static int __init magnet_init(void)
 		pr_err("cannot allocate the per-CPU flow tables (%d)\n", ret);
 		goto err_flows;
 	}
+	ret = magnet_nets_init();
+	if (ret)
+		goto err_nets;
 	/* publishes the load-time filter and registers its probes */
 	ret = magnet_control_init();
 	if (ret)
@@ -61,6 +65,8 @@ err_proc:
 err_control:
 	/* also undoes a magnet_control_init() that failed half way */
 	magnet_control_exit();
+	magnet_nets_exit();
+err_nets:
 	magnet_flows_exit();
 err_flows:
 	magnet_rings_exit();
@@ -76,6 +82,7 @@ static void __exit magnet_exit(void)
 	magnet_stats_exit();
 	magnet_control_exit();
 	magnet_rings_log("unload", magnet_probes_nmissed());
+	magnet_nets_exit();
 	magnet_flows_exit();
 	magnet_rings_exit();
 	magnet_waitq_exit();

@@ -285,33 +285,14 @@ MAGNET_FTRACE_HANDLER(magnet_ip_in_h,
  * in skb->vlan_tci: a VLAN device with reorder_hdr off, a receive the
  * driver did not untag. Its IP packet is recorded like an untagged one's,
  * at the device that carries the tagged frame; a tagged frame of another
- * protocol is not, as an untagged one is not.
+ * protocol is not, as an untagged one is not (rec_pkt.c, magnet_vlan_nh()).
  */
 static void notrace magnet_dev_vlan(struct sk_buff *skb, u16 event, bool out)
 {
-	struct vlan_hdr vh;
-	__be16 proto = skb->protocol;
-	int off;
-	int i;
+	const u8 *nh = magnet_vlan_nh(skb, out);
 
-	if (out) {
-		/* the innermost tag's protocol: right before the IP header */
-		off = skb_network_offset(skb);
-		if (off < (int)sizeof(vh) ||
-		    skb_copy_bits(skb, off - 2, &proto, sizeof(proto)))
-			return;
-	} else {
-		/* the link header is pulled: data is the outer tag */
-		for (off = 0, i = 0; i < 2 && eth_type_vlan(proto); i++) {
-			if (skb_copy_bits(skb, off, &vh, sizeof(vh)))
-				return;
-			proto = vh.h_vlan_encapsulated_proto;
-			off += sizeof(vh);
-		}
-	}
-	if (proto == htons(ETH_P_IP) || proto == htons(ETH_P_IPV6))
-		magnet_record_pkt(skb, out ? skb_network_header(skb) :
-				  skb->data + off, event, out, true, NULL);
+	if (nh)
+		magnet_record_pkt(skb, nh, event, out, true, NULL);
 }
 NOKPROBE_SYMBOL(magnet_dev_vlan);
 
@@ -327,6 +308,21 @@ MAGNET_FTRACE_HANDLER(magnet_dev_out_h,
 	} else if (eth_type_vlan(skb->protocol)) {
 		magnet_dev_vlan(skb, p->event, true);
 	});
+#if MAGNET_HAVE_QDISC_ENQUEUE
+/*
+ * dev_qdisc_enqueue(skb, q, to_free, txq), static in net/core/dev.c: the
+ * packet, still the caller's, on its way into the root qdisc q; the
+ * qdisc:qdisc_enqueue tracepoint at its end writes the event if the qdisc
+ * kept it (qdisc.c, rec_pkt.c)
+ */
+MAGNET_FTRACE_HANDLER(magnet_qdisc_enq_h,
+	magnet_qdisc_enq_begin((const struct sk_buff *)ARG(0),
+			       (const struct Qdisc *)ARG(1),
+			       (struct sk_buff **)ARG(2),
+			       (const struct netdev_queue *)ARG(3)));
+static const struct magnet_candidate magnet_qdisc_enq_c[] = {
+	{ "dev_qdisc_enqueue", 0 }, { NULL } };
+#endif
 /* __netif_receive_skb(skb): the link header is pulled, data = network */
 MAGNET_FTRACE_HANDLER(magnet_dev_in_h,
 	struct sk_buff *skb = SKB;
@@ -419,6 +415,12 @@ static struct magnet_probe magnet_probes[] = {
 	{ .what = "TCP loss probe", .layer = MAGNET_LAYER_RETRANS,
 	  .direction = MAGNET_DIR_OUT, .candidates = magnet_tlp_c,
 	  .entry = magnet_tlp_entry, .ret = magnet_tlp_ret },
+#if MAGNET_HAVE_QDISC_ENQUEUE
+	/* before qdisc:qdisc_enqueue (tracepoints.c), which needs it */
+	FTRACE_PROBE("qdisc enqueue entry", MAGNET_LAYER_QDISC, MAGNET_DIR_OUT,
+		     true, magnet_qdisc_enq_c, magnet_qdisc_enq_h,
+		     MAGNET_EV_QDISC_ENQ),
+#endif
 };
 
 /* a kretprobe whose misses lose records (not the backlog's drain) */
@@ -526,6 +528,8 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 	BUILD_BUG_ON(!MAGNET_ADD_BACKLOG_SIGNATURE_OK);
 	BUILD_BUG_ON(!__same_type(&tcp_release_cb, void (*)(struct sock *)));
 	BUILD_BUG_ON(!__same_type(&__release_sock, void (*)(struct sock *)));
+	BUILD_BUG_ON(!MAGNET_RTO_SIGNATURE_OK);
+	BUILD_BUG_ON(!MAGNET_TLP_SIGNATURE_OK);
 
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];

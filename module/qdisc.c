@@ -2,19 +2,33 @@
 /*
  * Queueing (events=qdisc): the qdisc:qdisc_dequeue tracepoint, which the
  * kernel fires when a device's root qdisc lets packets go toward the
- * driver (one dequeue may take several, chained), and qdisc:qdisc_enqueue
- * (used from 6.1; 5.10 has none: compat.h), which it fires when the root
- * qdisc has taken a packet in. Each IP packet that passes the filter becomes a
- * QDISC event, and a QDISC_ENQ one (rec_pkt.c): its headers as a device
- * event has them, on the qdisc's device, and the qdisc part: which qdisc,
- * and what it holds (after the dequeue; with the packet, after the
- * enqueue). How long a packet waited is its QDISC event's time minus its
- * QDISC_ENQ event's, or without one its dev_out event's
- * (__dev_queue_xmit's entry, before the enqueue). A packet an empty
- * qdisc hands straight to the driver (TCQ_F_CAN_BYPASS: pfifo_fast,
- * fq_codel) is never enqueued nor dequeued and has neither event; tbf,
- * netem, prio and htb never bypass. The tracepoints are found by name,
- * as tcpev.c's are (they are not exported).
+ * driver (one dequeue may take several, chained), and the enqueue (from
+ * 6.1; 5.10 has neither the tracepoint nor the function: compat.h). Each
+ * IP packet that passes the filter, untagged or behind VLAN tags in its
+ * data, becomes a QDISC event, and a QDISC_ENQ one (rec_pkt.c): its
+ * headers as a device event has them, on the qdisc's device, and the
+ * qdisc part: which qdisc, and what it holds (after the dequeue; with the
+ * packet, after the enqueue).
+ *
+ * The enqueue is taken in two halves, because qdisc:qdisc_enqueue fires
+ * after the qdisc returned, when the packet may be freed (a qdisc that
+ * splits a GSO packet frees it; docs/reliability.md, "What a probe may
+ * touch"): the packet is read at dev_qdisc_enqueue()'s entry (an ftrace
+ * probe, probes.c), and the tracepoint's probe writes the event only if
+ * the qdisc kept it, reading nothing of the packet (rec_pkt.c,
+ * magnet_qdisc_enq_end()). A GSO packet the qdisc splits has one
+ * QDISC_ENQ event, the packet it was given (its length, sequence range
+ * and first IP id the segments share out), and a QDISC event for each
+ * segment it became: a segment's wait is its QDISC event's time minus
+ * that of the QDISC_ENQ whose range holds it.
+ *
+ * How long a packet waited is its QDISC event's time minus its QDISC_ENQ
+ * event's, or without one its dev_out event's (__dev_queue_xmit's entry,
+ * before the enqueue). A packet an empty qdisc hands straight to the
+ * driver (TCQ_F_CAN_BYPASS: pfifo_fast, fq_codel) is never enqueued nor
+ * dequeued and has neither event; tbf, netem, prio and htb never bypass.
+ * The tracepoints are found by name (tracepoints.c): they are not
+ * exported.
  */
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
@@ -22,17 +36,20 @@
 #include "compat.h"
 #include "rec.h"
 
-/* an IP packet on a device: its event (@event), the qdisc @q's part last */
+/* an IP packet (or one behind VLAN tags) leaving the qdisc @q */
 static __always_inline void magnet_qdisc_packet(struct sk_buff *skb,
-						const struct Qdisc *q,
-						u16 event)
+						const struct Qdisc *q)
 {
-	if (skb->dev && (skb->protocol == htons(ETH_P_IP) ||
-			 skb->protocol == htons(ETH_P_IPV6)))
-		magnet_record_qdisc(skb, skb_network_header(skb), q, event);
+	const u8 *nh = skb->dev ? magnet_out_nh(skb) : NULL;
+
+	if (nh)
+		magnet_record_qdisc(skb, nh, q, MAGNET_EV_QDISC);
 }
 
-/* the tracepoint's probe: @packets packets from @skb on, chained */
+/*
+ * the tracepoint's probe: @packets packets from @skb on, chained, just
+ * taken off the qdisc under its lock and not yet given to the driver
+ */
 void notrace magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 				  const struct netdev_queue *txq, int packets,
 				  struct sk_buff *skb)
@@ -41,25 +58,26 @@ void notrace magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 
 	if (unlikely(!q))
 		return;
+	rcu_read_lock();
 	for (i = 0; skb && i < packets; i++, skb = skb->next)
-		magnet_qdisc_packet(skb, q, MAGNET_EV_QDISC);
+		magnet_qdisc_packet(skb, q);
+	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_qdisc_dequeue);
 
 /*
- * qdisc:qdisc_enqueue's probe: @skb, which the qdisc @q took in. The
- * kernel fires it after the enqueue. A qdisc that takes no lock
- * (TCQ_F_NOLOCK: pfifo_fast) may have let the packet go on another CPU
- * by then, and the driver freed it: its packets are not read (nor are
- * its numbers known, it counts per CPU). Any other qdisc enqueues and
- * dequeues under its root lock, which the kernel holds here.
+ * qdisc:qdisc_enqueue's probe: the root qdisc @q said it took @skb in.
+ * @skb may be freed already: it is never read (rec_pkt.c). @q is alive:
+ * its root lock is held, or (TCQ_F_NOLOCK) the caller's RCU-bh section.
  */
 void notrace magnet_qdisc_enqueue(void *data, struct Qdisc *q,
 				  const struct netdev_queue *txq,
 				  struct sk_buff *skb)
 {
-	if (unlikely(!q || !skb) || (q->flags & TCQ_F_NOLOCK))
+	if (unlikely(!q))
 		return;
-	magnet_qdisc_packet(skb, q, MAGNET_EV_QDISC_ENQ);
+	rcu_read_lock();
+	magnet_qdisc_enq_end(q, txq, skb);
+	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_qdisc_enqueue);

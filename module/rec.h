@@ -15,6 +15,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/skbuff.h>
+#include <linux/if_vlan.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <net/ipv6.h>
@@ -29,10 +30,16 @@
 
 /* ------------------------------------------------------------ rec.c */
 
-/* The filter in force; handlers run with preemption off (RCU-sched). */
+/*
+ * The filter in force. The ftrace and kprobe handlers run with preemption
+ * off; the tracepoints' probes hold rcu_read_lock() themselves, as a
+ * kernel may run them preemptible (PREEMPT_RT). Either is a read-side
+ * section of the one RCU that kfree_rcu() waits for (control.c).
+ */
 static __always_inline const struct magnet_filter *magnet_filter(void)
 {
-	return &rcu_dereference_sched(magnet_active)->f;
+	return &rcu_dereference_check(magnet_active,
+				      rcu_read_lock_any_held())->f;
 }
 
 bool magnet_cwnd_changed(u64 sid, u32 cwnd_bytes);
@@ -448,8 +455,30 @@ void magnet_record_drop(const struct sk_buff *skb, const u8 *nh, bool out,
 			unsigned int reason, const void *location,
 			const struct sock *rx_sk);
 struct Qdisc;
+struct netdev_queue;
 void magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
 			 const struct Qdisc *q, u16 event);
+void magnet_qdisc_enq_begin(const struct sk_buff *skb, const struct Qdisc *q,
+			    struct sk_buff **to_free,
+			    const struct netdev_queue *txq);
+void magnet_qdisc_enq_end(const struct Qdisc *q,
+			  const struct netdev_queue *txq,
+			  const struct sk_buff *skb);
+const u8 *magnet_vlan_nh(const struct sk_buff *skb, bool pushed);
+
+/*
+ * The IP header of a frame being sent (its link header pushed): untagged,
+ * or behind VLAN tags in its data; NULL if it carries no IP packet
+ */
+static __always_inline const u8 *magnet_out_nh(const struct sk_buff *skb)
+{
+	if (likely(skb->protocol == htons(ETH_P_IP) ||
+		   skb->protocol == htons(ETH_P_IPV6)))
+		return skb_network_header(skb);
+	if (eth_type_vlan(skb->protocol))
+		return magnet_vlan_nh(skb, true);
+	return NULL;
+}
 
 /* ------------------------------------------------------------- drops.c */
 

@@ -34,13 +34,17 @@ void notrace magnet_retransmit(void *data, MAGNET_RETRANSMIT_ARGS)
 	if (unlikely(!s || !skb) || !(MAGNET_RETRANSMIT_SENT))
 		return;
 	/* the socket is locked: its state is what the retransmission saw */
-	if (__this_cpu_read(magnet_tlp_sk) == sk)
+	if (this_cpu_read(magnet_tlp_sk) == sk)
 		kind = MAGNET_RETRANS_TLP;
 	else if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss)
 		kind = MAGNET_RETRANS_RTO;
 	else
 		kind = MAGNET_RETRANS_FAST;
+	/* a tracepoint's probe holds its own read-side section (the
+	 * filter): a kernel may run it preemptible */
+	rcu_read_lock();
 	magnet_record_tcpev(s, skb, MAGNET_EV_RETRANS, 0, kind, 0);
+	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_retransmit);
 
@@ -59,8 +63,10 @@ void notrace magnet_set_state(void *data, const struct sock *sk,
 	 */
 	if (newstate == TCP_SYN_RECV && !READ_ONCE(sk->sk_dport))
 		return;
+	rcu_read_lock();
 	magnet_record_tcpev((struct sock *)sk, NULL, MAGNET_EV_STATE,
 			    (u8)oldstate, 0, (u8)newstate);
+	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_set_state);
 

@@ -32,7 +32,7 @@ echo "demo: booting $kver under QEMU (about a minute with software emulation)"
 rc=0
 vm_boot demo "$out/console.log" '^demo-guest: started' 600 \
 	timeout --kill-after=30 900 vng --verbose --run "/boot/vmlinuz-$kver" $kvm --cpus 2 \
-	--memory 1G --rwdir "$out" \
+	--memory 1G --rwdir "$out" --append kfence.sample_interval=1 \
 	--exec "bash $top/scripts/demo-guest.sh $top/build/$kver/magnet.ko $out $size" >&2 || rc=1
 [ $rc = 0 ] && rc=$VM_STATUS
 if [ $rc != 0 ]; then

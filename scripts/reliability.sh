@@ -73,8 +73,75 @@ or RCU stall in a guest fails its run, and on the debug kernel any leak
 kmemleak finds.
 
 HEAD
+# written here, not by a suite: the rules every probe is held to
+cat <<'TOUCH'
+## What a probe may touch
+
+A probe runs inside the kernel's own path, at a point the kernel chose
+for its own reasons, and may read only what that path keeps alive there.
+These are the rules magnet's probes follow, and why; a new probe starts
+from them.
+
+- **An ftrace probe at a function's entry** (module/probes.c): the
+  arguments are the caller's and alive for the whole call. The handler
+  runs with preemption off (ftrace's recursion guard), which is a
+  read-side section of the one RCU that `kfree_rcu()` and
+  `synchronize_rcu()` wait for.
+- **A kretprobe's return** (the application calls, the tail loss probe):
+  only what the entry saved in its instance, and of that only what the
+  caller still holds (the socket), never what the function may have freed.
+- **A tracepoint** is called with what the kernel had when it fired, and
+  some fire after the kernel let go of it. Each of magnet's tracepoint
+  probes holds `rcu_read_lock()` itself, for the filter, the drop
+  reason's name and a device it finds: a kernel may run tracepoint probes
+  preemptible (PREEMPT_RT is moving that way), and then nothing else keeps
+  a filter that a `filter` command replaces, or a device being removed.
+  - `skb:kfree_skb` (module/drops.c): the packet, freed after the probe.
+    Its `dev` field is not always a device (a queue's rbnode may overlay
+    it, a packet in a socket's queue may outlive its device): it is read
+    only with `copy_from_kernel_nofault()`, its namespace taken only if it
+    is in the set of namespaces that exist (module/nets.c, one hash bucket
+    whatever their number) and the device only if that namespace's device
+    of that index is it. A packet a raw socket was still building from
+    user memory (an `IP_HDRINCL` copy that faulted part-way, freed with the
+    rest of its bytes never written) is not read: no byte the kernel did
+    not write may reach a record.
+  - `qdisc:qdisc_dequeue` (module/qdisc.c): the packets the root qdisc has
+    just let go under its lock, not yet given to the driver: alive.
+  - `qdisc:qdisc_enqueue`: fired after the root qdisc's enqueue returned
+    success, when the packet may already be freed: a qdisc that splits a
+    GSO packet (tbf beyond its burst, cake, netem corrupting it, taprio)
+    queues the segments and frees the original, and a lockless qdisc
+    (`TCQ_F_NOLOCK`) may have let it go on another CPU. Its packet is never
+    read, only compared: the packet is read at `dev_qdisc_enqueue()`'s
+    entry (an ftrace probe), and the tracepoint writes that event if its
+    packet, qdisc and queue are the entry's, unless the packet is on the
+    caller's list of packets to free (a qdisc that dropped it and still
+    said success: netem's loss, a classifier's verdict), which is alive
+    until the caller releases the root lock. The qdisc is alive: its root
+    lock is held, or the caller's RCU-bh section.
+  - `tcp:tcp_retransmit_skb`, `sock:inet_sock_set_state` (module/tcpev.c):
+    the socket, which the caller has locked or owns, and the segment being
+    sent again.
+- **Per-CPU state between two probes** (the enqueue's halves, the tail
+  loss probe's): only where nothing else can run on that CPU between them.
+  Both halves of the enqueue run under `__dev_queue_xmit()`'s
+  `rcu_read_lock_bh()`: no softirq and no other task's transmit on that
+  CPU (on PREEMPT_RT a per-CPU lock that also keeps the task there).
+- **Never**: an allocation, a lock shared across CPUs, a sleep, a raw
+  kernel address in a record, a read through a pointer the path above does
+  not keep alive.
+
+What proves it: every VM boot runs with KFENCE on
+(`kfence.sample_interval=1`; tests/vm/run.sh), whose reports fail a run
+like any other kernel warning; `make check-debug` runs the suite on a
+kernel with KASAN and lockdep (PROVE_RCU); and `case_qdisc_gso`
+(tests/vm/cases/47-qdisc.sh) runs GSO and GRO on, through qdiscs that
+split them.
+
+TOUCH
 for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
-	    sed -n 's/^## //p' "$old" | grep -vx Fuzzing; } | sort -uV); do
+	    sed -n 's/^## //p' "$old" | grep -vx -e Fuzzing -e 'What a probe may touch'; } | sort -uV); do
 	have=
 	for dir in "$@"; do [ -e "$dir/$k/result" ] && have=1; done
 	if [ -z "$have" ]; then

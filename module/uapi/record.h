@@ -59,9 +59,10 @@ enum magnet_event {
 	 * driver (qdisc:qdisc_dequeue), the packet part and the qdisc part
 	 * (struct magnet_v3_qdisc) */
 	MAGNET_EV_QDISC = 18,
-	/* version 3 only: a packet its device's qdisc took in
-	 * (qdisc:qdisc_enqueue, where the kernel has it), the packet part
-	 * and the qdisc part, what it holds with this packet */
+	/* version 3 only: a packet its device's qdisc took in and kept
+	 * (dev_qdisc_enqueue() and qdisc:qdisc_enqueue, where the kernel has
+	 * them), the packet part and the qdisc part, what it holds with this
+	 * packet (a GSO packet it split: the packet it was given) */
 	MAGNET_EV_QDISC_ENQ = 19,
 	MAGNET_EV_MAX = MAGNET_EV_QDISC_ENQ,
 };

@@ -233,6 +233,12 @@ cleanup() {
 		done
 		rm -f "$L/vlan-net"
 	fi
+	if [ -e "$L/split-net" ]; then
+		for c in mz-snd mz-rtr mz-rcv mk-a mk-b; do
+			ip netns del $c 2> /dev/null || true
+		done
+		rm -f "$L/split-net"
+	fi
 	if [ -e "$L/bldrop-net" ]; then
 		ip netns exec mg-srv tc qdisc del dev mgs root 2> /dev/null || true
 		rm -f "$L/bldrop-net"

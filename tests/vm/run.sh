@@ -13,7 +13,8 @@
 # 6.1, 6.12 and 7.2, 1200 to 1400 s on 6.1 PREEMPT_RT; the magnet-exp
 # cases add about 350 s on 5.10; guest.sh prints each case's seconds), or
 # its kernel log shows a warning, BUG, UBSAN report, Oops, lockup, RCU
-# stall or kprobe error, or (a kernel with kmemleak) a leak. Software
+# stall or kprobe error (a KFENCE report among them: every boot has it on,
+# kfence.sample_interval=1), or (a kernel with kmemleak) a leak. Software
 # emulation by default; MAGNET_VM_KVM=1 uses KVM.
 # Logs go to build/vm/<kver>/ and build/vm/<kver>/single/ (MAGNET_VM_OUT
 # overrides build/vm).
@@ -176,6 +177,12 @@ for b in $boots; do
 	# stale memory where an uninitialised byte would show
 	append=(${MAGNET_VM_APPEND:+--append "$MAGNET_VM_APPEND"})
 	case $k in [2-5].*) append+=(--append init_on_alloc=0) ;; esac
+	# KFENCE (built into Debian's kernels from 5.12, off by default):
+	# every slab allocation it can take is guarded, one a millisecond,
+	# and a read of freed memory is a "BUG: KFENCE" report, which fails
+	# the kernel as any other (scripts/kernel-bad.sh). 5.10 has no KFENCE
+	# and ignores the option; the debug kernel has KASAN
+	append+=(--append kfence.sample_interval=1)
 	# The debug kernel (KASAN) boots with 4-level page tables. QEMU's CPU
 	# offers 5-level ones, and then, in 2 of 7 boots on 2026-11-25, KASAN
 	# reported a "wild-memory-access" at a 5-level direct-map address

@@ -9,6 +9,19 @@
 # fixed_neighbours
 . "$MAGNET_TOP/scripts/monarch-net.sh"
 
+# quiet_path P NET: lib.sh's routed_path P NET, with nothing on it but
+# what a case sends: no IPv6, the neighbours fixed (no ARP)
+quiet_path() {
+	local ns p=$1 n=$2
+	routed_path "$p" "$n"
+	for ns in "$p-snd" "$p-rtr" "$p-rcv"; do
+		ip netns exec "$ns" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1
+	done
+	fixed_neighbours "$p-snd:${p}s0:10.$n.1.1:$p-rtr:${p}r0:10.$n.1.2" \
+		"$p-rtr:${p}r1:10.$n.2.1:$p-rcv:${p}c0:10.$n.2.2"
+}
+
 # A transfer from mq-snd through the router mq-rtr to mq-rcv, one MSS a
 # packet, through a tbf bottleneck on the router's device toward the
 # receiver (10 Mbit/s, a 15 KiB bucket, 30 KB of queue: it drops). Nothing
@@ -21,19 +34,14 @@
 # wait, give or take the bucket and two packets; and while tbf holds
 # packets (the qlen of the events) it lets them go at its rate, within 1%
 # (both away from the emulator's stalls: checkqdisc.py says how). From
-# 6.1 the enqueues too (QDISC_ENQ): one per packet tbf sent, the packets
+# 6.1 the enqueues too (QDISC_ENQ; dev_qdisc_enqueue()'s entry and
+# qdisc:qdisc_enqueue): one per packet tbf sent, the packets
 # ahead of each at its enqueue exactly the dequeues before its own, and
 # its sojourn what tbf's backlog then takes at its rate, less the bucket.
 # suite: every-kernel
 case_qdisc() {
 	local ns idx sent bytes dropped enq
-	routed_path mq 66
-	for ns in mq-snd mq-rtr mq-rcv; do
-		ip netns exec $ns sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
-			net.ipv6.conf.default.disable_ipv6=1
-	done
-	fixed_neighbours mq-snd:mqs0:10.66.1.1:mq-rtr:mqr0:10.66.1.2 \
-		mq-rtr:mqr1:10.66.2.1:mq-rcv:mqc0:10.66.2.2
+	quiet_path mq 66
 	# one MSS a packet, and none merged on the router's way in
 	ip -n mq-snd link set mqs0 gso_max_segs 1
 	ip netns exec mq-rtr ethtool -K mqr0 gro off > /dev/null
@@ -45,10 +53,13 @@ case_qdisc() {
 	# qdisc:qdisc_enqueue too, from 6.1 (module/compat.h)
 	enq=0
 	case $(uname -r) in 5.*) ;; *) enq=1 ;; esac
+	# (the packet read at dev_qdisc_enqueue()'s entry, module/qdisc.c)
 	if grep -q "probe	qdisc enqueue	tracepoint	qdisc_enqueue" /proc/net/magnet_stats; then
 		[ $enq = 1 ]
+		grep -q "probe	qdisc enqueue entry	ftrace	dev_qdisc_enqueue" /proc/net/magnet_stats
 	else
 		[ $enq = 0 ]
+		[ "$(grep -c "qdisc enqueue entry" /proc/net/magnet_stats)" = 0 ]
 	fi
 	start_reader "$L/qdisc.bin"
 	xfer mq-rcv mq-snd 10.66.2.2 5201 "$L/qdisc.json" -t 4
@@ -66,4 +77,168 @@ case_qdisc() {
 		"$dropped" 1250000 15360 $enq | while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
 	for ns in mq-snd mq-rtr mq-rcv; do ip netns del $ns; done
+}
+
+# tc_counts NS DEV: the root qdisc's sent packets, bytes and drops
+tc_counts() {
+	tc -n "$1" -s qdisc show dev "$2" |
+		awk '$1 == "Sent" { sub(",", "", $7); print $4, $2, $7; exit }'
+}
+
+# GSO and GRO on, and qdiscs that split what they are given: the enqueue
+# must never read a packet the qdisc freed (module/qdisc.c; KFENCE is on in
+# every boot, KASAN in make check-debug's), and the events must be honest
+# per segment (tests/vm/checksplit.py). mz-snd sends through the router
+# mz-rtr to mz-rcv; on the router's way out, a tbf root whose bucket is one
+# frame (burst 1600: every GSO packet is split into its segments, and the
+# original freed inside tbf's enqueue), then a netem root that corrupts a
+# third of the packets (it splits a GSO packet it corrupts, and the byte it
+# flips is a segment's header as often as not: what netem let go is
+# counted as netem counts it only where no header can have changed, see
+# checksplit.py's CORRUPT). Through tbf:
+# 20 UDP GSO sends of 40 x 1400 bytes (UDP_SEGMENT, which needs no
+# privilege), then a TCP transfer the sender sends one MSS a packet (no
+# TSO), in bursts (a netem delay), and the router's GRO merges (veth's GRO, 5.13 on: a packet made at the router, no
+# clone of the sender's); through netem, 20 more UDP GSO sends. The truth:
+# tbf's and netem's counters (segments and bytes sent, drops), and the 20
+# sends of 40 segments each per port.
+# suite: every-kernel
+case_qdisc_gso() {
+	local ns idx enq n s1 s2 tb nt
+	: > "$L/split-net"
+	quiet_path mz 67
+	ip netns exec mz-rtr ethtool -K mzr0 gro on > /dev/null 2>&1 ||
+		log "veth has no GRO of its own on $(uname -r)"
+	tc -n mz-rtr qdisc add dev mzr1 root handle 1: tbf rate 50mbit \
+		burst 1600 limit 4mb
+	idx=$(ip netns exec mz-rtr cat /sys/class/net/mzr1/ifindex)
+	enq=0
+	case $(uname -r) in 5.*) ;; *) enq=1 ;; esac
+	insmod "$KO" events=dev,drop,qdisc omode=1 nontcp=1
+	start_reader "$L/split.bin"
+	s1=$(nsexec mz-snd $PY "$HERE/udpsend.py" 10.67.2.2 7001 20 56000 1400)
+	[ "$s1" = 20 ]
+	# one MSS a packet (a veth takes the peer's GRO only from a device
+	# without TSO), in bursts (netem's timer lets what is due go in one
+	# softirq, and the router's NAPI poll then takes them together)
+	ip netns exec mz-snd ethtool -K mzs0 tso off gso off > /dev/null
+	tc -n mz-snd qdisc add dev mzs0 root netem delay 2ms limit 10000
+	xfer mz-rcv mz-snd 10.67.2.2 5201 "$L/split.json" -n 1M
+	tc -n mz-snd qdisc del dev mzs0 root
+	ip netns exec mz-snd ethtool -K mzs0 tso on gso on > /dev/null
+	sleep 1
+	tb=$(tc_counts mz-rtr mzr1)
+	log "tbf: sent, bytes, dropped: $tb"
+	tc -n mz-rtr qdisc replace dev mzr1 root handle 2: netem corrupt 30%
+	s2=$(nsexec mz-snd $PY "$HERE/udpsend.py" 10.67.2.2 7002 20 56000 1400)
+	[ "$s2" = 20 ]
+	sleep 1
+	nt=$(tc_counts mz-rtr mzr1)
+	log "netem: sent, bytes, dropped: $nt"
+	teacup_stop
+	rmmod magnet
+	$TTPB2ASCII -f magnet -o "$L/split.txt" "$L/split.bin"
+	n=$(stat -L -c %i /run/netns/mz-rtr)
+	# shellcheck disable=SC2086 # the counts are three words
+	$PY "$HERE/checksplit.py" "$L/split.txt" "$n" "$idx" tbf $tb $enq \
+		udp:7001:20:40 SPLIT:5201 | while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+	# shellcheck disable=SC2086
+	$PY "$HERE/checksplit.py" "$L/split.txt" "$n" "$idx" netem $nt $enq \
+		udp:7002:20:40 CORRUPT | while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+	for ns in mz-snd mz-rtr mz-rcv; do ip netns del $ns; done
+	rm -f "$L/split-net"
+}
+
+# Packets a qdisc says it took but did not keep: netem's random loss and
+# a classifier's drop both return success to dev_qdisc_enqueue() (with
+# __NET_XMIT_BYPASS, which it masks) and leave the packet on the list to
+# free; neither may have a QDISC_ENQ event. And frames whose VLAN tag is in
+# their data (a VLAN device with reorder_hdr off) queued and dropped by
+# tbf: QDISC and drop events like untagged ones'. Over a veth mka0 (mk-a)
+# to mkb0 (mk-b), VLAN 5 on each: 200 datagrams through netem loss 30%;
+# then a prio root whose u32 filter drops every one to port 7004 (50 of
+# them) and keeps 50 to port 7005; then 100 tagged datagrams through a tbf
+# of 1 Mbit/s that holds 3000 bytes. The truth: each qdisc's counters and
+# the VLAN device's transmitted packets.
+# suite: every-kernel
+case_qdisc_kept() {
+	local ns idx enq n s c ne pr tb vtx
+	: > "$L/split-net"
+	for ns in mk-a mk-b; do
+		ip netns add $ns
+		ip -n $ns link set lo up
+		ip netns exec $ns sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1
+	done
+	ip link add mka0 netns mk-a type veth peer name mkb0 netns mk-b
+	ip -n mk-a link add link mka0 name mka5 type vlan id 5 reorder_hdr off
+	ip -n mk-b link add link mkb0 name mkb5 type vlan id 5
+	ip -n mk-a addr add 10.68.1.1/24 dev mka0
+	ip -n mk-b addr add 10.68.1.2/24 dev mkb0
+	ip -n mk-a addr add 10.68.5.1/24 dev mka5
+	ip -n mk-b addr add 10.68.5.2/24 dev mkb5
+	for c in mk-a:mka0 mk-b:mkb0 mk-a:mka5 mk-b:mkb5; do
+		ip -n "${c%:*}" link set "${c#*:}" up
+	done
+	fixed_neighbours mk-a:mka0:10.68.1.1:mk-b:mkb0:10.68.1.2 \
+		mk-a:mka5:10.68.5.1:mk-b:mkb5:10.68.5.2
+	idx=$(ip netns exec mk-a cat /sys/class/net/mka0/ifindex)
+	n=$(stat -L -c %i /run/netns/mk-a)
+	enq=0
+	case $(uname -r) in 5.*) ;; *) enq=1 ;; esac
+	tc -n mk-a qdisc add dev mka0 root handle 1: netem loss 30%
+	insmod "$KO" events=dev,drop,qdisc omode=1 nontcp=1
+	start_reader "$L/kept.bin"
+	s=$(nsexec mk-a $PY "$HERE/udpsend.py" 10.68.1.2 7003 200 100)
+	[ "$s" = 200 ]
+	ne=$(tc_counts mk-a mka0)
+	log "netem: sent, bytes, dropped: $ne"
+	tc -n mk-a qdisc replace dev mka0 root handle 2: prio
+	tc -n mk-a filter add dev mka0 parent 2: protocol ip prio 1 u32 \
+		match ip dport 7004 0xffff action drop
+	s=$(nsexec mk-a $PY "$HERE/udpsend.py" 10.68.1.2 7004 50 100)
+	[ "$s" = 50 ]
+	s=$(nsexec mk-a $PY "$HERE/udpsend.py" 10.68.1.2 7005 50 100)
+	[ "$s" = 50 ]
+	pr=$(tc_counts mk-a mka0)
+	log "prio: sent, bytes, dropped: $pr"
+	tc -n mk-a qdisc replace dev mka0 root handle 3: tbf rate 1mbit \
+		burst 1600 limit 3000
+	s=$(nsexec mk-a $PY "$HERE/udpsend.py" 10.68.5.2 7006 100 1000)
+	[ "$s" = 100 ]
+	sleep 1
+	tb=$(tc_counts mk-a mka0)
+	# what the VLAN device gave mka0: tbf took it, or dropped it
+	vtx=$(($(ip netns exec mk-a cat /sys/class/net/mka5/statistics/tx_packets) +
+		$(ip netns exec mk-a cat /sys/class/net/mka5/statistics/tx_dropped)))
+	log "tbf: sent, bytes, dropped: $tb; the VLAN device passed on $vtx"
+	teacup_stop
+	rmmod magnet
+	$TTPB2ASCII -f magnet -o "$L/kept.txt" "$L/kept.bin"
+	# netem: what it kept is what it sent (nothing is left in it)
+	# shellcheck disable=SC2086 # the counts are three words
+	$PY "$HERE/checksplit.py" "$L/kept.txt" "$n" "$idx" netem $ne $enq \
+		"KEPT:7003:${ne%% *}" | while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+	# prio: the filter dropped the 50 to 7004, all of them (tc's drops)
+	[ "$(echo $pr | cut -d' ' -f3)" = 50 ]
+	# shellcheck disable=SC2086
+	$PY "$HERE/checksplit.py" "$L/kept.txt" "$n" "$idx" prio $pr $enq \
+		NONE:7004 KEPT:7005:50 | while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+	# tbf, tagged: it dropped some, and sent or dropped all 100 the VLAN
+	# device passed on
+	# shellcheck disable=SC2086 # the counts are three words
+	set -- $tb
+	[ "$3" -gt 0 ]
+	[ "$vtx" = 100 ]
+	[ $(($1 + $3)) = 100 ]
+	# shellcheck disable=SC2086
+	$PY "$HERE/checksplit.py" "$L/kept.txt" "$n" "$idx" tbf+4 $tb $enq \
+		"KEPT:7006:$1" | while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+	for ns in mk-a mk-b; do ip netns del $ns; done
+	rm -f "$L/split-net"
 }
