@@ -25,6 +25,7 @@
 #   make bench           throughput with and without magnet (bench/run.sh)
 #   make bench-profile   where the instructions go, perf in the guest
 #   make bench-insn      the same, every instruction counted (bench/insn.sh)
+#   make bench-nsdrop    a drop's cost with few namespaces and with many
 #   make bench-monarch   Monarch against real TCP: cost, accuracy (bench/monarch.sh)
 #   make fuzz            each libFuzzer target to 10 million executions
 #                        (FUZZ_RUNS) or an hour (FUZZ_TIME), tests/fuzz
@@ -147,6 +148,10 @@ bench-profile:
 bench-insn:
 	bench/insn.sh
 
+# a drop with no socket, with few network namespaces and with 1000 more
+bench-nsdrop:
+	bench/nsdrop.sh
+
 # Monarch's cost (throughput ratio, the proxy's added delay) and accuracy
 # against real TCP flows on the same path
 bench-monarch:
@@ -225,5 +230,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug demo bench bench-profile bench-insn bench-monarch fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug demo bench bench-profile bench-insn bench-nsdrop bench-monarch fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist
