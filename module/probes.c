@@ -313,13 +313,31 @@ MAGNET_FTRACE_HANDLER(magnet_dev_out_h,
  * dev_qdisc_enqueue(skb, q, to_free, txq), static in net/core/dev.c: the
  * packet, still the caller's, on its way into the root qdisc q; the
  * qdisc:qdisc_enqueue tracepoint at its end writes the event if the qdisc
- * kept it (qdisc.c, rec_pkt.c)
+ * kept it (qdisc.c, rec_pkt.c). Every call must reach the builder, or
+ * forget what it prepared last: a call the recursion guard turned away
+ * would otherwise leave the slot of an earlier one, whose caller's list of
+ * packets to free is gone.
  */
-MAGNET_FTRACE_HANDLER(magnet_qdisc_enq_h,
+static void notrace magnet_qdisc_enq_h(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       magnet_fregs_t *fregs)
+{
+	int bit = magnet_ftrace_trylock(ip, parent_ip);
+
+	if (unlikely(bit < 0)) {
+		/* what this CPU's last entry prepared is not this call's */
+		magnet_qdisc_enq_missed();
+		magnet_probe_missed(op);
+		return;
+	}
 	magnet_qdisc_enq_begin((const struct sk_buff *)ARG(0),
 			       (const struct Qdisc *)ARG(1),
 			       (struct sk_buff **)ARG(2),
-			       (const struct netdev_queue *)ARG(3)));
+			       (const struct netdev_queue *)ARG(3));
+	magnet_ftrace_unlock(bit);
+}
+NOKPROBE_SYMBOL(magnet_qdisc_enq_h);
 static const struct magnet_candidate magnet_qdisc_enq_c[] = {
 	{ "dev_qdisc_enqueue", 0 }, { NULL } };
 #endif

@@ -461,6 +461,7 @@ void magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
 void magnet_qdisc_enq_begin(const struct sk_buff *skb, const struct Qdisc *q,
 			    struct sk_buff **to_free,
 			    const struct netdev_queue *txq);
+void magnet_qdisc_enq_missed(void);
 void magnet_qdisc_enq_end(const struct Qdisc *q,
 			  const struct netdev_queue *txq,
 			  const struct sk_buff *skb);

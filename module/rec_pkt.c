@@ -501,6 +501,13 @@ void notrace magnet_qdisc_enq_begin(const struct sk_buff *skb,
 }
 NOKPROBE_SYMBOL(magnet_qdisc_enq_begin);
 
+/* an entry the probe could not take (probes.c): forget the last one's */
+void notrace magnet_qdisc_enq_missed(void)
+{
+	this_cpu_write(magnet_qdisc_pending.ready, false);
+}
+NOKPROBE_SYMBOL(magnet_qdisc_enq_missed);
+
 /* the longest list of packets to free that is walked (a qdisc's drops in
  * one enqueue: fq_codel's batch is 64) */
 #define MAGNET_TO_FREE_MAX 1024

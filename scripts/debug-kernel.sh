@@ -39,7 +39,12 @@ TCP_CONG_ADVANCED=y TCP_CONG_CUBIC=y TCP_CONG_RENO=y TCP_CONG_BBR=y
 HOTPLUG_CPU=y SOFTLOCKUP_DETECTOR=y DETECT_HUNG_TASK=y USERFAULTFD=y
 LOCALVERSION=\"-magnet-debug\" LOCALVERSION_AUTO=n
 "
-want=$(printf '%s\n' "$items" "$(sha256sum "$src" | cut -c1-16)" | sha256sum | cut -c1-16)
+# KASAN's build inlines dev_qdisc_enqueue(), which Debian's kernels keep
+# out of line, and magnet takes the enqueue's packet at its entry
+# (module/qdisc.c): kept out of line here too, or the debug kernel would
+# run none of that code
+patch="dev_qdisc_enqueue noinline"
+want=$(printf '%s\n' "$items" "$patch" "$(sha256sum "$src" | cut -c1-16)" | sha256sum | cut -c1-16)
 if [ -f "$tree/.magnet-built" ] && [ "$(cat "$tree/.magnet-built")" = "$want" ]; then
 	echo "$tree"
 	exit 0
@@ -52,6 +57,10 @@ if [ ! -f "$tree/Makefile" ]; then
 fi
 cd "$tree"
 rm -f .magnet-built
+grep -q '^static noinline int dev_qdisc_enqueue(' net/core/dev.c ||
+	sed -i 's/^static int dev_qdisc_enqueue(/static noinline int dev_qdisc_enqueue(/' net/core/dev.c
+grep -q '^static noinline int dev_qdisc_enqueue(' net/core/dev.c || {
+	echo "debug-kernel: dev_qdisc_enqueue() not found in net/core/dev.c" >&2; exit 1; }
 args=()
 for i in $items; do args+=(--configitem "CONFIG_$i"); done
 echo "debug-kernel: configuring (virtme-ng's guest config and the checkers)" >&2
