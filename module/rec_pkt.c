@@ -246,7 +246,8 @@ magnet_pkt_prepare(struct magnet_pkt_ev *e, const struct sk_buff *skb,
 /*
  * Write the event @event that @e prepared, with @part (@part_len bytes,
  * a DROP or QDISC event's part, else 0) after its options. Reads nothing
- * of the packet.
+ * of the packet but the TCP options @e->p.topts points to, in the packet
+ * unless the caller copied them into @e->p.optbuf (the enqueue's end).
  */
 static __always_inline void magnet_pkt_write(const struct magnet_pkt_ev *e,
 					     u16 event, const void *part,
@@ -490,6 +491,18 @@ void notrace magnet_qdisc_enq_begin(const struct sk_buff *skb,
 	switch (magnet_pkt_prepare(&pd->e, skb, nh, MAGNET_LAYER_QDISC, true,
 				   true, NULL, false)) {
 	case MAGNET_PREP_OK:
+		/*
+		 * the TCP options are the one part of the parse that points
+		 * into the packet (pktparse.h: topts, in place or in optbuf):
+		 * copied into the slot's own optbuf, as the end must not
+		 * read the packet (KFENCE caught that read on 7.2, the
+		 * packet freed by tbf_enqueue's split)
+		 */
+		if (pd->e.p.thlen > 20 && pd->e.p.topts != pd->e.p.optbuf) {
+			memcpy(pd->e.p.optbuf, pd->e.p.topts,
+			       pd->e.p.thlen - 20U);
+			pd->e.p.topts = pd->e.p.optbuf;
+		}
 		pd->ready = true;
 		break;
 	case MAGNET_PREP_FILTERED:

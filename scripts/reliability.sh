@@ -114,7 +114,9 @@ from them.
     queues the segments and frees the original, and a lockless qdisc
     (`TCQ_F_NOLOCK`) may have let it go on another CPU. Its packet is never
     read, only compared: the packet is read at `dev_qdisc_enqueue()`'s
-    entry (an ftrace probe), and the tracepoint writes that event if its
+    entry (an ftrace probe), into an event that keeps no pointer into it
+    (the TCP options copied: a read of them at the end was KFENCE's one
+    report on 7.2), and the tracepoint writes that event if its
     packet, qdisc and queue are the entry's, unless the packet is on the
     caller's list of packets to free (a qdisc that dropped it and still
     said success: netem's loss, a classifier's verdict), which is alive
