@@ -280,34 +280,13 @@ MAGNET_FTRACE_HANDLER(magnet_ip_in_h,
 	if (skb)
 		magnet_record_pkt(skb, skb->data, p->event, false, false,
 				  NULL));
-/*
- * A frame whose VLAN tags (802.1Q, 802.1ad, up to two) are in its data, not
- * in skb->vlan_tci: a VLAN device with reorder_hdr off, a receive the
- * driver did not untag. Its IP packet is recorded like an untagged one's,
- * at the device that carries the tagged frame; a tagged frame of another
- * protocol is not, as an untagged one is not (rec_pkt.c, magnet_vlan_nh()).
- */
-static void notrace magnet_dev_vlan(struct sk_buff *skb, u16 event, bool out)
-{
-	const u8 *nh = magnet_vlan_nh(skb, out);
-
-	if (nh)
-		magnet_record_pkt(skb, nh, event, out, true, NULL);
-}
-NOKPROBE_SYMBOL(magnet_dev_vlan);
-
 /* __dev_queue_xmit(skb, sb_dev): the link header is pushed already */
 MAGNET_FTRACE_HANDLER(magnet_dev_out_h,
 	struct sk_buff *skb = SKB;
-	if (!skb) {
-		/* nothing (a return in a handler's body skips the unlock) */
-	} else if (likely(skb->protocol == htons(ETH_P_IP) ||
-			  skb->protocol == htons(ETH_P_IPV6))) {
-		magnet_record_pkt(skb, skb_network_header(skb), p->event,
-				  true, true, NULL);
-	} else if (eth_type_vlan(skb->protocol)) {
-		magnet_dev_vlan(skb, p->event, true);
-	});
+	/* untagged, or behind VLAN tags in its data (rec.h) */
+	const u8 *nh = skb ? magnet_out_nh(skb) : NULL;
+	if (nh)
+		magnet_record_pkt(skb, nh, p->event, true, true, NULL));
 #if MAGNET_HAVE_QDISC_ENQUEUE
 /*
  * dev_qdisc_enqueue(skb, q, to_free, txq), static in net/core/dev.c: the
@@ -351,7 +330,16 @@ MAGNET_FTRACE_HANDLER(magnet_dev_in_h,
 		magnet_record_pkt(skb, skb->data, p->event, false, true,
 				  NULL);
 	} else if (eth_type_vlan(skb->protocol)) {
-		magnet_dev_vlan(skb, p->event, false);
+		/*
+		 * a frame whose VLAN tags (802.1Q, 802.1ad, up to two) are in
+		 * its data, not in skb->vlan_tci (a receive the driver did not
+		 * untag): its IP packet is recorded like an untagged one's, at
+		 * the device that carries it; one of another protocol is not
+		 */
+		const u8 *nh = magnet_vlan_nh(skb, false);
+		if (nh)
+			magnet_record_pkt(skb, nh, p->event, false, true,
+					  NULL);
 	});
 
 static const struct magnet_candidate magnet_rto_c[] = {

@@ -22,6 +22,12 @@ quiet_path() {
 		"$p-rtr:${p}r1:10.$n.2.1:$p-rcv:${p}c0:10.$n.2.2"
 }
 
+# tc_counts NS DEV: the root qdisc's sent packets, bytes and drops
+tc_counts() {
+	tc -n "$1" -s qdisc show dev "$2" |
+		awk '$1 == "Sent" { sub(",", "", $7); print $4, $2, $7; exit }'
+}
+
 # A transfer from mq-snd through the router mq-rtr to mq-rcv, one MSS a
 # packet, through a tbf bottleneck on the router's device toward the
 # receiver (10 Mbit/s, a 15 KiB bucket, 30 KB of queue: it drops). Nothing
@@ -66,8 +72,7 @@ case_qdisc() {
 	sleep 1
 	teacup_stop
 	rmmod magnet
-	read -r sent bytes dropped < <(tc -n mq-rtr -s qdisc show dev mqr1 |
-		awk '$1 == "Sent" { sub(",", "", $7); print $4, $2, $7; exit }')
+	read -r sent bytes dropped < <(tc_counts mq-rtr mqr1)
 	log "tbf: sent $sent packets, $bytes bytes, dropped $dropped"
 	[ "$dropped" -gt 0 ]
 	$TTPB2ASCII -f magnet -o "$L/qdisc.txt" "$L/qdisc.bin"
@@ -79,11 +84,6 @@ case_qdisc() {
 	for ns in mq-snd mq-rtr mq-rcv; do ip netns del $ns; done
 }
 
-# tc_counts NS DEV: the root qdisc's sent packets, bytes and drops
-tc_counts() {
-	tc -n "$1" -s qdisc show dev "$2" |
-		awk '$1 == "Sent" { sub(",", "", $7); print $4, $2, $7; exit }'
-}
 
 # GSO and GRO on, and qdiscs that split what they are given: the enqueue
 # must never read a packet the qdisc freed (module/qdisc.c; KFENCE is on in
