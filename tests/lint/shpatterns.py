@@ -69,6 +69,15 @@ true-on-verdict
     and thrown away. A diff or cmp whose output is captured (inside $( ),
     or piped) is not flagged.
 
+early-reader
+    Under pipefail (a file that sets it, or a file it sources: tests/vm/
+    guest.sh runs its cases under `set -eE -o pipefail`), a pipeline whose
+    later command stops reading before its input ends: grep -q, grep -m,
+    head, sed with q, awk with exit outside END. The writer before it may
+    then die of SIGPIPE, status 141, and the pipeline fails, or not, by
+    timing: a check that passes or fails by the host's speed. Read to the
+    end (grep ... > /dev/null, sed -n 1,Np, awk's `!n++`).
+
 parse-error
     The file could not be parsed; nothing in it was checked.
 
@@ -133,7 +142,45 @@ EXPLAIN = {
                      "conditional check",
     "true-on-verdict": "`%s || %s` throws the verdict of %s away; drop the "
                        "`|| %s` (let the check fail) or act on the result",
+    "early-reader": "`%s` stops reading its input before the end: under "
+                    "pipefail the command before it may die of SIGPIPE (141) "
+                    "and fail the pipeline by timing; read to the end (grep "
+                    "... > /dev/null, sed -n 1,Np, awk '... && !n++')",
 }
+
+
+def early_reader(c):
+    """the name of the way command c stops reading early, or None"""
+    if c.kind != "simple":
+        return None
+    ws = command_words(c)
+    if not ws:
+        return None
+    name = ws[0].lit
+    args = [w.lit for w in ws[1:]]
+    if name in GREP_NAMES:
+        if grep_quiet(ws[1:]):
+            return name + " -q"
+        if any(a is not None and (a.startswith("-m") or a.startswith("--max-count"))
+               for a in args):
+            return name + " -m"
+        return None
+    if name == "head":
+        return "head"
+    if name == "sed":
+        for a in args:
+            if a is not None and not a.startswith("-") and re.search(r"(^|[;}\d/$])\s*[qQ]\s*\d*\s*($|[;}])", a):
+                return "sed ...q"
+        return None
+    if name in ("awk", "gawk", "mawk"):
+        for a in args:
+            if a is None or a.startswith("-"):
+                continue
+            prog = re.sub(r"\bEND\s*\{[^}]*\}", "", a)
+            if re.search(r"\bexit\b", prog):
+                return "awk ... exit"
+            break
+    return None
 
 
 # ---- parser -------------------------------------------------------------
@@ -923,6 +970,7 @@ class FileInfo:
         self.funcs = {}
         self.checker_vars = set()
         self.sete_anywhere = False
+        self.pipefail = False
         self.inherit_errexit = False
         self.sources = set()            # basenames of the files it sources
         self.source_words = []          # the words naming them (source_paths)
@@ -933,6 +981,8 @@ class FileInfo:
                 if is_set_e(n):
                     self.sete_anywhere = True
                 name = cmd_name(n)
+                if name == "set" and any(w.lit == "pipefail" for w in n.words):
+                    self.pipefail = True
                 if name == "shopt" and any(w.lit == "inherit_errexit"
                                            for w in n.words):
                     self.inherit_errexit = True
@@ -1171,8 +1221,9 @@ class Checker:
     """The patterns of one file: walks its tree with a Ctx; the status of
     a command in tail position is its function's, subshell's or file's."""
 
-    def __init__(self, info, funcs_sete):
+    def __init__(self, info, funcs_sete, pipefail=False):
         self.info = info
+        self.pipefail = pipefail        # the file runs under pipefail
         self.funcs_sete = funcs_sete    # functions here run under set -e
         self.findings = []              # (line, pattern, explanation)
         self.callsites = {}             # (line, function) -> under set -e
@@ -1240,6 +1291,15 @@ class Checker:
             self.report(c.line, "true-on-verdict", EXPLAIN["true-on-verdict"] % (
                 what + (" -q" if name in GREP_NAMES else "") + " ...",
                 t.words[0].lit, what, t.words[0].lit))
+        # early-reader: under pipefail, a pipeline's later command that
+        # stops reading early
+        if self.pipefail:
+            for p in parts:
+                for c in p.cmds[1:]:
+                    how = early_reader(c)
+                    if how:
+                        self.report(c.line, "early-reader",
+                                    EXPLAIN["early-reader"] % how)
         # mid-and-chain
         if (ctx.sete and not ctx.cond and not tail and not ao.bg
                 and not (ctx.comsub and not info.inherit_errexit)
@@ -1388,11 +1448,21 @@ def lint(paths, shellcheck_json=None):
                 if other is not member:
                     for name in other.funcs:
                         member.imported.setdefault(name, other)
+    # pipefail: a file that sets it, and those it sources by a path
+    pf_paths = set()
+    for path, info in infos.items():
+        if info.pipefail:
+            pf_paths.add(path)
+            for f in source_paths(path, info.source_words):
+                other = by_real.get(f)
+                if other is not None:
+                    pf_paths.add(other.path)
     checkers = {}
     for path, info in infos.items():
         under = info.sete_anywhere or os.path.basename(path) in sourced_sete \
             or path in sete_paths
-        ck = Checker(info, set(info.funcs) if under else set())
+        ck = Checker(info, set(info.funcs) if under else set(),
+                     pipefail=path in pf_paths)
         ck.seq(info.tree, Ctx(sete=shebang_sete(srcs[path])), tail=True)
         checkers[path] = ck
         for line, pattern, text in ck.findings:

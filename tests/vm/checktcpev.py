@@ -26,14 +26,15 @@ ttpb2ascii's magnet text, against what the kernel says itself.
       per connection (the sender's port), the report's retrans_reached
       and retrans_not_reached must be those counts, and some originals
       must have reached and some not (the test must test something).
-  checktcpev.py states TEXT POINTS
+  checktcpev.py states TEXT POINTS RELEASE
       POINTS: what `ss -tanOe` showed at points of a connection's life, one
       line each "T0 T1 STATE COOKIE" (wall clock before and after ss, ss's
       state name and sk: cookie). The listener's, the client's and the
       server's socket's paths through the states must be the three the
       state machine gives (CLOSE LISTEN CLOSE; CLOSE SYN_SENT ESTABLISHED
       FIN_WAIT1 FIN_WAIT2 CLOSE; LISTEN SYN_RECV ESTABLISHED CLOSE_WAIT
-      LAST_ACK CLOSE; before 7.x the last one from SYN_RECV). Each socket's last STATE event before T0
+      LAST_ACK CLOSE; on kernels to 6.12 the last one from SYN_RECV:
+      RELEASE, uname -r, says which). Each socket's last STATE event before T0
       must be that state (TIME-WAIT: its full socket's CLOSE, from
       FIN_WAIT2: the minisock ss shows has no state changes of its own),
       with none between T0 and T1; and each socket's state changes must
@@ -111,17 +112,53 @@ def retrans(text, mibfile):
 
 
 def dump_ranges(dump, sender):
-    """sender's port -> [(time, seq, end)] of its data packets in DUMP"""
+    """sender's port -> [(time, seq, end)] of its packets in DUMP that take
+    sequence space: data ("seq A:B"), a SYN or a FIN ("seq A", or data
+    with the flag), the end past the SYN's or FIN's sequence number as the
+    kernel's end_seq counts it"""
     out = collections.defaultdict(list)
-    pat = re.compile(r"^(\d+\.\d+) IP (\S+)\.(\d+) > \S+: .*?\bseq "
-                     r"(\d+):(\d+),")
+    pat = re.compile(r"^(\d+\.\d+) IP (\S+)\.(\d+) > \S+: Flags \[([^]]*)\], "
+                     r"seq (\d+)(?::(\d+))?,")
     with open(dump) as f:
         for line in f:
             m = pat.match(line)
-            if m and m.group(2) == sender:
-                out[m.group(3)].append((float(m.group(1)), int(m.group(4)),
-                                        int(m.group(5))))
+            if not m or m.group(2) != sender:
+                continue
+            seq = int(m.group(5))
+            end = int(m.group(6)) if m.group(6) else seq
+            flags = m.group(4)
+            end += ("S" in flags) + ("F" in flags)
+            if end != seq:
+                out[m.group(3)].append((float(m.group(1)), seq,
+                                        end & 0xffffffff))
     return out
+
+
+# How far apart the truth's and the report's instants may be (seconds).
+# The truth is tcpdump's: the copy's time on the sender's device, the
+# original's arrival on the receiver's (stamped when veth hands it to the
+# receiving CPU's backlog). The report's is magnet's: the copy's tcp_out
+# (before tcpdump's time), the arrival at the receiver's dev_in (when the
+# backlog is processed, after tcpdump's stamp: 49 us after it in one run
+# on 5.10, with the copy sent in between). So an original tcpdump saw
+# arrive after its copy left, the report cannot see arrive before it; one
+# tcpdump saw arrive less than WINDOW before has no single answer: such
+# ones are counted apart, and the report may put each on either side.
+WINDOW = 2e-3
+
+
+def covered(arr, t, s, e, off):
+    """whether the packets of arr that arrived before t hold [s, e)"""
+    iv = sorted((off(a), off(b)) for u, a, b in arr if u < t)
+    end = None
+    for a, b in iv:
+        if end is None or a > end:
+            start, end = a, b
+        else:
+            end = max(end, b)
+        if start <= s and e <= end:
+            return True
+    return False
 
 
 def reached(text, sentdump, gotdump, verdict, sender):
@@ -133,7 +170,6 @@ def reached(text, sentdump, gotdump, verdict, sender):
         arr = sorted(got[port])
         base = arr[0][1] if arr else 0
         off = lambda s: ((s - base + 2 ** 31) & 0xffffffff) - 2 ** 31
-        iv, i = [], 0               # merged [start, end) ranges so far
         copies = collections.defaultdict(list)
         for t, s, e in sent[port]:
             copies[(s, e)].append(t)
@@ -145,21 +181,24 @@ def reached(text, sentdump, gotdump, verdict, sender):
                 truth[port]["no copy"] += 1
                 continue
             tc = ts[-1]
-            while i < len(arr) and arr[i][0] < tc:
-                s, e = off(arr[i][1]), off(arr[i][2])
-                iv.append([s, e])
-                iv.sort()
-                merged = []
-                for a, b in iv:
-                    if merged and a <= merged[-1][1]:
-                        merged[-1][1] = max(merged[-1][1], b)
-                    else:
-                        merged.append([a, b])
-                iv = merged
-                i += 1
             s, e = off(int(r["seq"])), off(int(r["end_seq"]))
-            ok = any(a <= s and e <= b for a, b in iv)
-            truth[port]["reached" if ok else "not reached"] += 1
+            # the report judges only where the peer's end had a tcp_in
+            # before the copy's tcp_out (analyse.py's Received: it tells
+            # the peer's namespace): none when the receiver's device had
+            # got nothing of the connection when the copy left (a SYN
+            # sent again whose original was lost), either way when its
+            # first packet came in the WINDOW before
+            first = arr[0][0] if arr else float("inf")
+            if first >= tc:
+                truth[port]["uncounted"] += 1
+            elif first >= tc - WINDOW:
+                truth[port]["either"] += 1
+            elif covered(arr, tc - WINDOW, s, e, off):
+                truth[port]["reached"] += 1
+            elif not covered(arr, tc, s, e, off):
+                truth[port]["not reached"] += 1
+            else:
+                truth[port]["within"] += 1
     with open(verdict) as f:
         dec = json.load(f)["decisions"]
     bad = []
@@ -169,15 +208,25 @@ def reached(text, sentdump, gotdump, verdict, sender):
         rep = (sum(m["retrans_reached"] for m in mine),
                sum(m["retrans_not_reached"] for m in mine))
         print("port %s: retransmissions whose original had reached the "
-              "receiver's device when the copy was sent (tcpdump): %d, had "
-              "not: %d (copy not found: %d); the report: %d, %d" % (
-                  port, c["reached"], c["not reached"], c["no copy"], *rep))
+              "receiver's device when the copy was sent (tcpdump): %d, "
+              "had not: %d, had in the last %.1f ms before: %d (either "
+              "way); sent before the receiver had any packet of the "
+              "connection: %d (the report counts none), its first in the "
+              "last %.1f ms: %d (counted or not); copy not found: %d; the "
+              "report: reached %d, not reached %d" % (
+                  port, c["reached"], c["not reached"], WINDOW * 1e3,
+                  c["within"], c["uncounted"], WINDOW * 1e3, c["either"],
+                  c["no copy"], *rep))
         if c["no copy"]:
             bad.append("port %s: %d retransmissions with no copy sent" % (
                 port, c["no copy"]))
-        if rep != (c["reached"], c["not reached"]):
-            bad.append("port %s: the report's %s, tcpdump's %s" % (
-                port, rep, (c["reached"], c["not reached"])))
+        sure = c["reached"] + c["not reached"]
+        if not sure <= sum(rep) <= sure + c["within"] + c["either"] or \
+                rep[0] < c["reached"] or rep[1] < c["not reached"]:
+            bad.append("port %s: the report's %s, tcpdump's %s with %d "
+                       "either way and %d counted or not" % (
+                           port, rep, (c["reached"], c["not reached"]),
+                           c["within"], c["either"]))
     if not sum(c["not reached"] for c in truth.values()) or \
             not sum(c["reached"] for c in truth.values()):
         bad.append("no retransmission of a packet that had reached, or none "
@@ -185,7 +234,21 @@ def reached(text, sentdump, gotdump, verdict, sender):
     fail(bad)
 
 
-def states(text, pointsfile):
+def syn_recv_recorded(release):
+    """whether kernel RELEASE (uname -r) gives a connection's socket its
+    ends before its change to SYN_RECV, so that magnet records that change
+    (module/tcpev.c): not 5.10, 6.1 and 6.12 (inet_csk_clone_lock() sets
+    the state, then the ports), 7.2 does; None between, untested"""
+    m = re.match(r"(\d+)\.(\d+)", release)
+    v = (int(m.group(1)), int(m.group(2)))
+    if v <= (6, 12):
+        return False
+    if v >= (7, 2):
+        return True
+    return None
+
+
+def states(text, pointsfile, release):
     rs = [r for r in rows(text) if r["event"] == "state"]
     by = collections.defaultdict(list)
     for r in rs:
@@ -199,6 +262,12 @@ def states(text, pointsfile):
     # change to SYN_RECV, 5.10 to 6.12, that change is not recorded: its
     # path starts at SYN_RECV)
     want5 = {(7, 10, 7), (7, 2, 1, 4, 5, 7), (3, 1, 8, 9, 7)}
+    # which of the two the kernel gives: its release, not the data
+    rec = syn_recv_recorded(release)
+    paths = {True: [want], False: [want5], None: [want, want5]}[rec]
+    print("kernel %s: the server's socket's change to SYN_RECV %s" % (
+        release, {True: "recorded", False: "not recorded (its path starts "
+                  "at SYN_RECV)", None: "untested here: either path"}[rec]))
     seen = set()
     for sock, evs in sorted(by.items()):
         seq = [int(evs[0]["prev_state"])] + [int(r["state"]) for r in evs]
@@ -208,9 +277,9 @@ def states(text, pointsfile):
             if b["prev_state"] != a["state"]:
                 bad.append("socket %s: %s after %s" % (sock, b["prev_state"],
                                                         a["state"]))
-    if seen != want and seen != want5:
-        bad.append("the sockets' paths %s, want %s" % (sorted(seen),
-                                                      sorted(want)))
+    if seen not in paths:
+        bad.append("the sockets' paths %s, want %s" % (
+            sorted(seen), " or ".join(str(sorted(p)) for p in paths)))
     n = 0
     with open(pointsfile) as f:
         for line in f:

@@ -102,9 +102,12 @@ run_case() {
 	log "=== $name"
 	rm -f "$L/err" "$L/skip"
 	# set -e stops the case at its first failing command, which the ERR
-	# trap notes last; MAGNET_XTRACE=1 (run.sh) traces every command, with
+	# trap notes last; pipefail makes a pipeline fail when any of its
+	# commands does (a decoder that exits 3 on a cut log, piped into a
+	# checker: a pipe's reader must read to the end, never grep -q or
+	# head, or the writer's SIGPIPE fails it); MAGNET_XTRACE=1 (run.sh) traces every command, with
 	# its time, into $L/xtrace
-	(set -eE
+	(set -eE -o pipefail
 	 if [ -n "${MAGNET_XTRACE:-}" ]; then
 		exec 9>> "$L/xtrace"
 		BASH_XTRACEFD=9
@@ -191,6 +194,9 @@ cp -r "$L" "$OUT/logs" || log "copying $L to $OUT/logs failed"
 {
 	echo "kernel $(uname -r)"
 	echo "cpus $(nproc --all)"
+	# the cases it was asked to run: run.sh fails the boot if any of them
+	# reported none of PASS, FAIL and SKIP, or if there were none
+	echo "asked: $(echo $cases)"
 	[ -n "$passed_names" ] && echo "passed:$passed_names"
 	[ -n "$failed_names" ] && echo "failed:$failed_names"
 	[ -n "$skipped_names" ] && echo "skipped:$skipped_names"

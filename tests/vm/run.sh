@@ -223,6 +223,28 @@ for b in $boots; do
 			res="0 0 0"
 		fi
 		read -r p f s <<< "$res"
+		# every case the guest was asked to run reported PASS, FAIL or
+		# SKIP (the result's names), and it was asked to run some
+		asked=$(echo $(sed -n 's/^asked://p' "$out/result"))
+		done_names=" $(sed -n 's/^\(passed\|failed\|skipped\)://p' "$out/result" | tr '\n' ' ') "
+		missing=
+		for c in $asked; do
+			case $done_names in
+			*" $c "* | *" ${c#case_} "*) ;;
+			*) missing="$missing $c" ;;
+			esac
+		done
+		if [ -z "$asked" ] || [ -n "$missing" ]; then
+			if [ -z "$asked" ]; then
+				echo "vm: $b: the guest was asked to run no case"
+				echo "  $b: the guest was asked to run no case" >> "$recap"
+			else
+				echo "vm: $b: no PASS, FAIL or SKIP from:$missing"
+				echo "  $b: no PASS, FAIL or SKIP from:$missing" >> "$recap"
+			fi
+			ok=0
+			total_fail=$((total_fail + 1))
+		fi
 		total_pass=$((total_pass + p))
 		total_fail=$((total_fail + f))
 		total_skip=$((total_skip + s))

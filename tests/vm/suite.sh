@@ -13,9 +13,10 @@
 #   pkg           the installed modules' (tests/pkg/run.sh)
 #   stress        make check-stress, 2 vCPUs (the Makefile's STRESS_CASES)
 #   stress-4cpus  make check-stress, a boot with 4 vCPUs
-# An unknown tag, a "# suite:" line that is not right above a case, or a
-# case defined twice is an error (exit 1, nothing printed), so no case
-# drops out of every suite unseen.
+# An unknown tag, a "# suite:" line that is not right above a case, a
+# case defined twice, or one defined in a way this cannot list (indented,
+# "function case_x", capitals in its name) is an error (exit 1, nothing
+# printed), so no case drops out of every suite unseen.
 set -u
 export LC_ALL=C
 cases=$(cd "$(dirname "$0")" && pwd)/cases
@@ -34,6 +35,13 @@ FNR == 1 { tag = "" }
 	if (seen[name]++) err(FILENAME ":" FNR ": " name " defined twice")
 	if (index(want, " " (tag == "" ? "-" : tag) " ")) out = out name "\n"
 	tag = ""
+	next
+}
+# a definition this cannot list (indented, with the function keyword, or
+# a name with other characters) would still be sourced by the guest and run
+# in no suite
+/^[ \t]*function[ \t]+(case|stress)_/ || /^[ \t]*(case|stress)_[A-Za-z0-9_]*[ \t]*\(\)/ {
+	err(FILENAME ":" FNR ": a case defined as it cannot be listed (write \"case_name() {\" at the start of a line): " $0)
 	next
 }
 tag != "" { err(FILENAME ":" FNR - 1 ": not right above a case: # suite: " tag) }

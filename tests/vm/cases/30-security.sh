@@ -58,7 +58,7 @@ kernel_ranges() {
 	awk '$3 == "_stext" { print $1, "ffffffffff000000", "kernel-and-modules" }' \
 		/proc/kallsyms > "$1"
 	sysctl -q -w kernel.kptr_restrict=1
-	lo=$(sort "$L/ptrs" | awk '$1 ~ /^ff/ { print; exit }')
+	lo=$(sort "$L/ptrs" | awk '$1 ~ /^ff/ && !n++')
 	[ -n "$lo" ]
 	printf '%016x %016x direct-map\n' $((0x$lo & ~0x3fffffff)) \
 		$(((0x$lo & ~0x3fffffff) + (64 << 30))) >> "$1"
@@ -100,7 +100,7 @@ case_security() {
 	# 8 random letters, sent over and over: any 15 bytes of the payload in
 	# a log hold the marker whole (a long marker found only long leaks),
 	# and 52^8 makes a chance match in a few MB of log negligible
-	marker=$(tr -dc 'A-Za-z' < /dev/urandom | head -c 8)
+	marker=$(head -c 1024 /dev/urandom | tr -dc 'A-Za-z' | cut -c 1-8)
 	[ ${#marker} = 8 ]
 	for mode in 0 1 2 3; do
 		insmod "$KO" events=all omode=$mode port=5304 nontcp=1
@@ -129,7 +129,7 @@ s.sendall(b'$marker' * 2000); s.close()
 		fi
 		[ -s "$L/sec$mode.log" ]
 	done
-	if dmesg | grep -a -q "$marker"; then
+	if dmesg | grep -a "$marker" > /dev/null; then
 		log "the payload marker is in the kernel log"
 		return 1
 	fi

@@ -25,7 +25,7 @@ quiet_path() {
 # tc_counts NS DEV: the root qdisc's sent packets, bytes and drops
 tc_counts() {
 	tc -n "$1" -s qdisc show dev "$2" |
-		awk '$1 == "Sent" { sub(",", "", $7); print $4, $2, $7; exit }'
+		awk '$1 == "Sent" && !n++ { sub(",", "", $7); print $4, $2, $7 }'
 }
 
 # A transfer from mq-snd through the router mq-rtr to mq-rcv, one MSS a

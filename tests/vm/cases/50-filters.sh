@@ -102,8 +102,8 @@ case_filter_clear() {
 	f0=$(filter_now)
 	log "load-time filter: $f0"
 	echo "filter port=5201 dir=o" > "$PROC"
-	filter_now | grep -q 'port=5201'
-	filter_now | grep -q 'dir=o '
+	filter_now | grep 'port=5201' > /dev/null
+	filter_now | grep 'dir=o ' > /dev/null
 	echo "filter clear" > "$PROC"
 	[ "$(filter_now)" = "$f0" ]
 	echo reset > "$PROC"

@@ -261,7 +261,7 @@ ssh_left() {
 	[ ! -e /sys/module/magnet ] || { log "$1: magnet still loaded"; return 1; }
 	# the hosts share this /tmp
 	! ls -d /tmp/magnet-exp.* 2> /dev/null || { log "$1: remote temporaries left"; return 1; }
-	! ip netns exec mx-srtr tc qdisc show dev rtr1 | grep -q netem ||
+	! ip netns exec mx-srtr tc qdisc show dev rtr1 | grep netem > /dev/null ||
 		{ log "$1: the router's netem is still there"; return 1; }
 	[ "$(ip netns exec mx-srcv sysctl -n net.ipv4.tcp_no_metrics_save)" = 0 ] ||
 		{ log "$1: the receiver's tcp_no_metrics_save not restored"; return 1; }

@@ -166,7 +166,7 @@ mem_now() {
 slab_growth() {
 	awk 'FNR == NR { if (FNR > 2) was[$1] = $2 * $4; next }
 	     FNR > 2 { d = ($2 * $4 - was[$1]) / 1024; if (d > 8) printf "%s %d KiB more (%d objects of %d B in use)\n", $1, d, $2, $4 }' \
-		"$1" /proc/slabinfo | sort -t' ' -k2 -rn | head -n 12 | while read -r l; do log "slab: $l"; done
+		"$1" /proc/slabinfo | sort -t' ' -k2 -rn | sed -n 1,12p | while read -r l; do log "slab: $l"; done
 }
 
 # slab_9p FILE: KiB of slab pages the 9p transport's request buffers
