@@ -5,7 +5,9 @@
 # WireGuard's CI runs with: KASAN, lockdep (PROVE_LOCKING, which brings
 # PROVE_RCU), DEBUG_ATOMIC_SLEEP, UBSAN and kmemleak; the networking the VM
 # suite uses (veth, netem, IPv6, user namespaces, socket diag, userfaultfd,
-# BBR; prio, u32 and gact for a classifier's drop, 802.1Q) built in.
+# BBR; prio, u32 and gact for a classifier's drop, 802.1Q; nftables with
+# numgen, notrack and queue, which the drop, tcpev and Monarch cases'
+# rules use) built in.
 # The tree is cached outside the repository, in $MAGNET_DEBUG_KERNEL
 # (default ~/.cache/magnet/debug-6.12), and rebuilt only when this
 # script's config changes. Prints the tree's path, its only output on stdout.
@@ -34,6 +36,9 @@ KPROBES=y KRETPROBES=y FTRACE=y FUNCTION_TRACER=y DYNAMIC_FTRACE=y
 NET=y INET=y IPV6=y NET_NS=y USER_NS=y VETH=y PACKET=y UNIX=y
 NET_SCHED=y NET_SCH_NETEM=y NET_SCH_TBF=y NET_SCH_FQ_CODEL=y NET_SCH_DEFAULT=n
 NET_SCH_PRIO=y NET_CLS=y NET_CLS_ACT=y NET_CLS_U32=y NET_ACT_GACT=y VLAN_8021Q=y
+NETFILTER=y NETFILTER_ADVANCED=y NF_CONNTRACK=y NF_TABLES=y NF_TABLES_INET=y
+NF_TABLES_IPV4=y NF_TABLES_IPV6=y NFT_NUMGEN=y NFT_CT=y NFT_QUEUE=y
+NETFILTER_NETLINK_QUEUE=y
 INET_DIAG=y INET_TCP_DIAG=y INET_UDP_DIAG=y
 TCP_CONG_ADVANCED=y TCP_CONG_CUBIC=y TCP_CONG_RENO=y TCP_CONG_BBR=y
 HOTPLUG_CPU=y SOFTLOCKUP_DETECTOR=y DETECT_HUNG_TASK=y USERFAULTFD=y
@@ -81,7 +86,8 @@ make olddefconfig >> .magnet-kconfig.log 2>&1
 # would silently drop it
 for c in KASAN PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP UBSAN DEBUG_KMEMLEAK \
 	DEBUG_INFO_NONE KPROBES KRETPROBES DYNAMIC_FTRACE VETH NET_SCH_NETEM USER_NS INET_DIAG HOTPLUG_CPU \
-	USERFAULTFD TCP_CONG_BBR NET_SCH_PRIO NET_CLS_U32 NET_ACT_GACT VLAN_8021Q; do
+	USERFAULTFD TCP_CONG_BBR NET_SCH_PRIO NET_CLS_U32 NET_ACT_GACT VLAN_8021Q \
+	NF_TABLES NF_TABLES_INET NFT_NUMGEN NFT_CT NFT_QUEUE NETFILTER_NETLINK_QUEUE; do
 	grep -q "^CONFIG_$c=y" .config || {
 		echo "debug-kernel: CONFIG_$c did not survive the config" >&2; exit 1; }
 done
