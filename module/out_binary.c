@@ -21,6 +21,8 @@ static size_t magnet_sysinfo(struct magnet_reader *rd, char *buf, bool v3)
 	/* version 3's records vary */
 	si->record_size = v3 ? 0 : sizeof(struct magnet_record);
 	si->sysinfo_size = sizeof(*si);
+	/* the additions to version 3 its records may use (record.h) */
+	si->features = v3 ? MAGNET_V3_FEATURES : 0;
 	si->ncpus = nr_cpu_ids;
 	si->realtime_offset_ns = rd->rt_offset_ns;
 	si->start_ns = ktime_get_mono_fast_ns();

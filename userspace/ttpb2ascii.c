@@ -540,7 +540,7 @@ static int next_v3(gzFile gz, struct magnet_v3_dec *d, int swapped,
 {
 	/* static: the event stays here until the next call, for
 	 * magnet_v3_rate(), which reads its rate part from it */
-	static _Alignas(8) unsigned char b[MAGNET_V3_MAX_SIZE];
+	static _Alignas(8) unsigned char b[MAGNET_V3_LEN_LIMIT];
 	long n;
 	int len, rc;
 
@@ -691,6 +691,26 @@ static void say_nothing_kept(void)
 	    in_name, what, n || seen_unknown ? list : "none");
 }
 
+/*
+ * A log newer than this reader (docs/binary-format.md, "Growing the
+ * format"): what it skipped, once the whole log is read
+ */
+static void say_newer(const struct magnet_v3_dec *d)
+{
+	char codes[256 * 5] = "", *p = codes;
+	unsigned int c;
+
+	if (!d->newer)
+		return;
+	for (c = 0; c < 256; c++)
+		if (d->skipped_codes[c / 8] & (1U << (c % 8)))
+			p += sprintf(p, "%s%u", p == codes ? "" : " ", c);
+	msg("warning: %s: this log is newer than this reader: its header names additions to version 3 this reader does not know (features 0x%x); %llu records of kinds it does not know were skipped%s%s%s, %llu records longer than it knows were read as far as it knows",
+	    in_name, d->newer, (unsigned long long)d->skipped,
+	    d->skipped ? " (event codes " : "", codes,
+	    d->skipped ? ")" : "", (unsigned long long)d->longer);
+}
+
 /* @v3d: a version 3 stream's flow tables, which decode() frees */
 static int decode_stream(gzFile gz, enum out_format fmt,
 			 enum in_format infmt, int compat,
@@ -818,6 +838,8 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 		msg("%s: out of memory", in_name);
 		return EXIT_BADINPUT;
 	}
+	if (v3)
+		magnet_v3_dec_features(v3d, si.features);
 	for (offset = sizeof(si);; index++, offset += rlen) {
 		int len = 0;
 		char *line;
@@ -829,6 +851,8 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 
 			if (rc == 0)
 				break;
+			if (rc == EXIT_TRUNCATED)
+				say_newer(v3d);
 			if (rc != 1)
 				return rc;
 			goto decoded;
@@ -961,6 +985,8 @@ decoded:
 		}
 		oused += (size_t)len;
 	}
+	if (v3)
+		say_newer(v3d);
 	if ((sel_netns || sel_ifindex) && !sel_kept) {
 		finish_output();
 		say_nothing_kept();

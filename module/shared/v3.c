@@ -27,6 +27,38 @@
  */
 enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV, V3_QDISC };
 
+/*
+ * The additions to version 3 this reader knows (record.h): all of them,
+ * unless built to know fewer (the compatibility test builds ttpb2ascii
+ * with -DMAGNET_V3_KNOWN=0, a reader of the first layout), always the
+ * first so many of them
+ */
+#ifndef MAGNET_V3_KNOWN
+#define MAGNET_V3_KNOWN MAGNET_V3_FEATURES
+#endif
+
+/* the addition an event code needs, 0 for the first layout's, or -1 */
+static int v3_event_feature(unsigned int event)
+{
+	if (event >= MAGNET_EV_TCP_OUT && event <= MAGNET_V3_FLOW)
+		return 0;
+	switch (event) {
+	case MAGNET_EV_DROP_OUT:
+	case MAGNET_EV_DROP_IN:
+		return MAGNET_V3_FEAT_DROP;
+	case MAGNET_EV_RETRANS:
+	case MAGNET_EV_RTO:
+	case MAGNET_EV_TLP:
+	case MAGNET_EV_STATE:
+		return MAGNET_V3_FEAT_TCPEV;
+	case MAGNET_EV_QDISC:
+		return MAGNET_V3_FEAT_QDISC;
+	case MAGNET_EV_QDISC_ENQ:
+		return MAGNET_V3_FEAT_QDISC_ENQ;
+	}
+	return -1;
+}
+
 static int v3_is_app(unsigned int event)
 {
 	return event == MAGNET_EV_APP_SEND || event == MAGNET_EV_APP_RECV;
@@ -281,6 +313,7 @@ int magnet_v3_dec_init(struct magnet_v3_dec *d, unsigned int ncpus)
 	unsigned int i;
 
 	memset(d, 0, sizeof(*d));
+	d->known = MAGNET_V3_KNOWN;
 	d->ncpus = ncpus;
 	d->tab = kvcalloc(ncpus, sizeof(*d->tab), GFP_KERNEL);
 	if (!d->tab)
@@ -310,6 +343,7 @@ static struct magnet_v3_slot *v3_table(struct magnet_v3_dec *d,
 int magnet_v3_dec_init(struct magnet_v3_dec *d)
 {
 	memset(d, 0, sizeof(*d));
+	d->known = MAGNET_V3_KNOWN;
 	/* any u16 cpu: 512 KiB of pointers, untouched pages stay unmapped */
 	d->ncpus = 1U << 16;
 	d->tab = calloc(d->ncpus, sizeof(*d->tab));
@@ -455,26 +489,51 @@ static __always_inline void v3_get(void *dst, const unsigned char *src,
 #define V3_OFF(type, field) ((unsigned int)offsetof(type, field) + \
 			     MAGNET_V3_HDR_SIZE)
 
+void magnet_v3_dec_features(struct magnet_v3_dec *d, __u32 features)
+{
+	d->newer = (features ? features : MAGNET_V3_FEATURES_UNSAID) &
+		   ~d->known;
+}
+
 int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
 			 int swapped)
 {
 	unsigned int len = g16(hdr, offsetof(struct magnet_v3_hdr, len),
 			       swapped);
+	/* a newer writer's records may be longer than any this one knows */
+	unsigned int max = d->newer ? MAGNET_V3_LEN_LIMIT : MAGNET_V3_MAX_SIZE;
 
-	if (len < MAGNET_V3_COUNT_SIZE || len % 8 || len > MAGNET_V3_MAX_SIZE) {
+	if (len < MAGNET_V3_COUNT_SIZE || len % 8 || len > max) {
 		snprintf(d->err, sizeof(d->err),
 			 "record length %u (version 3 records are %u to %u bytes, a multiple of 8)",
-			 len, MAGNET_V3_COUNT_SIZE, MAGNET_V3_MAX_SIZE);
+			 len, MAGNET_V3_COUNT_SIZE, max);
 		return -1;
 	}
 	return (int)len;
+}
+
+/*
+ * A record of @len bytes whose layout, as this reader knows it, is @want:
+ * 1 if it is to be read (as far as @want, the rest skipped, when it is
+ * longer in a log newer than this reader: counted), else 0
+ */
+static int v3_len_ok(struct magnet_v3_dec *d, unsigned int len,
+		     unsigned int want)
+{
+	if (len == want)
+		return 1;
+	if (len < want || !d->newer)
+		return 0;
+	d->longer++;
+	return 1;
 }
 
 static int v3_bad_len(struct magnet_v3_dec *d, unsigned int len,
 		      unsigned int want, const char *what)
 {
 	snprintf(d->err, sizeof(d->err),
-		 "a %s record of %u bytes (version 3 has %u)", what, len, want);
+		 "a %s record of %u bytes (version 3 has %u%s)", what, len,
+		 want, d->newer ? " at least" : "");
 	return -1;
 }
 
@@ -531,8 +590,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	unsigned int flow = g16(b, offsetof(struct magnet_v3_hdr, flow), sw);
 	unsigned int event = b[offsetof(struct magnet_v3_hdr, event)];
 	unsigned int flags = b[offsetof(struct magnet_v3_hdr, flags)];
-	unsigned int i, want;
-	int layout;
+	unsigned int i, want, base = 0, part = 0;
+	int layout, feat;
 
 	/* no rate part until a record that carries one is decoded */
 	d->rate = NULL;
@@ -541,7 +600,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	d->qdisc = NULL;
 	d->netns = 0;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
-		if (len != MAGNET_V3_COUNT_SIZE)
+		if (!v3_len_ok(d, len, MAGNET_V3_COUNT_SIZE))
 			return v3_bad_len(d, len, MAGNET_V3_COUNT_SIZE,
 					  event == MAGNET_EV_LOST ? "LOST" :
 								    "RESET");
@@ -567,15 +626,23 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	if (event == MAGNET_V3_FLOW) {
 		/* 8-byte aligned, as every record the decoder reads */
 		__u64 old[MAGNET_V3_FLOW_SIZE / 8];
+		/* the FLOW record this reader knows: 80 bytes, or 72 (a
+		 * reader from before netns); a 72-byte one is also a writer's
+		 * from before netns */
+		unsigned int flen = d->known & MAGNET_V3_FEAT_NETNS ?
+				    MAGNET_V3_FLOW_SIZE : MAGNET_V3_FLOW_SIZE_0;
 
 		if (len == MAGNET_V3_FLOW_SIZE_0) {
-			/* written before netns: it reads as 0 (unknown) */
+			flen = len;
+		} else if (!v3_len_ok(d, len, flen)) {
+			return v3_bad_len(d, len, flen, "FLOW");
+		}
+		if (flen == MAGNET_V3_FLOW_SIZE_0) {
+			/* without netns: it reads as 0 (unknown) */
 			memcpy(old, b, MAGNET_V3_FLOW_SIZE_0);
 			memset((char *)old + MAGNET_V3_FLOW_SIZE_0, 0,
 			       MAGNET_V3_FLOW_SIZE - MAGNET_V3_FLOW_SIZE_0);
 			b = (const unsigned char *)old;
-		} else if (len != MAGNET_V3_FLOW_SIZE) {
-			return v3_bad_len(d, len, MAGNET_V3_FLOW_SIZE, "FLOW");
 		}
 		if (flow < 1 || flow > MAGNET_V3_FLOW_IDS) {
 			snprintf(d->err, sizeof(d->err),
@@ -593,29 +660,40 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		s->used = 1;
 		return 0;
 	}
-	if (event < MAGNET_EV_TCP_OUT || event == MAGNET_EV_LOST ||
-	    event == MAGNET_EV_RESET || event == MAGNET_V3_FLOW ||
-	    event > MAGNET_EV_MAX) {
+	feat = v3_event_feature(event);
+	if (event < MAGNET_EV_TCP_OUT || feat < 0 ||
+	    (feat & ~d->known)) {
+		/* a kind a newer writer added: skipped by its length */
+		if (event && d->newer) {
+			d->skipped++;
+			d->skipped_codes[event / 8] |= (__u8)(1U << (event % 8));
+			return 0;
+		}
 		snprintf(d->err, sizeof(d->err), "unknown event code %u",
 			 event);
 		return -1;
 	}
+	/* a reader before the rate part reads RF_RATE as a flag it does not
+	 * know: the part is bytes after the layout it knows */
+	if (!(d->known & MAGNET_V3_FEAT_RATE))
+		flags &= ~MAGNET_RF_RATE;
 
 	/* an event: its layout, by its type */
 	layout = v3_layout(event, flags);
 	if (layout == V3_TCP) {
-		want = (v3_is_app(event) ? MAGNET_V3_APP_SIZE :
-					   MAGNET_V3_TCP_SIZE) +
-		       (flags & MAGNET_RF_RATE ? MAGNET_V3_RATE_SIZE : 0);
-		if (len != want)
+		base = v3_is_app(event) ? MAGNET_V3_APP_SIZE :
+					  MAGNET_V3_TCP_SIZE;
+		want = base + (flags & MAGNET_RF_RATE ? MAGNET_V3_RATE_SIZE : 0);
+		if (!v3_len_ok(d, len, want))
 			return v3_bad_len(d, len, want,
 					  v3_is_app(event) ?
 					  (flags & MAGNET_RF_RATE ? "app+rate" : "app") :
 					  (flags & MAGNET_RF_RATE ? "TCP+rate" : "TCP"));
 	} else if (layout == V3_TCPEV) {
+		base = MAGNET_V3_TCP_SIZE;
 		want = MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
 		       MAGNET_V3_TCPEV_SIZE;
-		if (len != want)
+		if (!v3_len_ok(d, len, want))
 			return v3_bad_len(d, len, want, "TCP event");
 	} else if (layout == V3_PKT || layout == V3_DROP ||
 		   layout == V3_QDISC) {
@@ -629,10 +707,12 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 				 th, 20 + MAGNET_TCP_OPTS_LEN);
 			return -1;
 		}
-		want = MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U) +
+		/* where the drop or qdisc part begins */
+		part = MAGNET_V3_PKT_SIZE + ((optlen + 7) & ~7U);
+		want = part +
 		       (layout == V3_DROP ? MAGNET_V3_DROP_SIZE :
 			layout == V3_QDISC ? MAGNET_V3_QDISC_SIZE : 0);
-		if (len != want)
+		if (!v3_len_ok(d, len, want))
 			return v3_bad_len(d, len, want, layout == V3_DROP ?
 					  "drop" : layout == V3_QDISC ?
 					  "qdisc" : "packet");
@@ -682,13 +762,14 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		v3_get_tcp(r, b, sw);
 		if (v3_is_app(event))
 			v3_get_app(r, b, sw);
+		/* each part where the layout puts it: a longer record's
+		 * bytes beyond it are a newer writer's */
 		if (layout == V3_TCPEV) {
-			d->rate = b + len - MAGNET_V3_TCPEV_SIZE -
-				  MAGNET_V3_RATE_SIZE;
-			d->tcpev = b + len - MAGNET_V3_TCPEV_SIZE;
+			d->rate = b + base;
+			d->tcpev = b + base + MAGNET_V3_RATE_SIZE;
 			d->rate_swapped = sw;
 		} else if (flags & MAGNET_RF_RATE) {
-			d->rate = b + len - MAGNET_V3_RATE_SIZE;
+			d->rate = b + base;
 			d->rate_swapped = sw;
 		}
 		/* the packet fields of a record with a TCP snapshot */
@@ -706,10 +787,10 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		r->ca_state = 0;
 		V3_ZERO(r, segs_out, opts);
 		if (layout == V3_DROP) {
-			d->drop = b + len - MAGNET_V3_DROP_SIZE;
+			d->drop = b + part;
 			d->rate_swapped = sw;
 		} else if (layout == V3_QDISC) {
-			d->qdisc = b + len - MAGNET_V3_QDISC_SIZE;
+			d->qdisc = b + part;
 			d->rate_swapped = sw;
 		}
 	}

@@ -132,6 +132,21 @@ struct magnet_v3_dec {
 	 * magnet_ttview)
 	 */
 	__u64 gen;
+	/*
+	 * Growing the format (record.h, MAGNET_V3_FEAT_*): @known, the
+	 * additions this reader knows (magnet_v3_dec_init(): all of them,
+	 * or MAGNET_V3_KNOWN where it is defined, for a reader built to know
+	 * fewer); @newer, those the log's header says it may use that this
+	 * reader does not (magnet_v3_dec_features()). While @newer is 0 a
+	 * record of a kind or length this reader does not know is invalid;
+	 * else it is skipped (@skipped, its event code in @skipped_codes) or
+	 * read as far as its layout goes (@longer).
+	 */
+	unsigned int known;
+	unsigned int newer;
+	__u64 skipped;
+	__u64 longer;
+	__u8 skipped_codes[32];		/* a bit per event code */
 	char err[160];			/* why the last call failed */
 };
 
@@ -142,6 +157,12 @@ int magnet_v3_dec_init(struct magnet_v3_dec *d, unsigned int ncpus);
 int magnet_v3_dec_init(struct magnet_v3_dec *d);
 #endif
 void magnet_v3_dec_free(struct magnet_v3_dec *d);
+
+/*
+ * What the stream's header says its records may use (its `features`; 0:
+ * written before the field, MAGNET_V3_FEATURES_UNSAID): sets d->newer.
+ */
+void magnet_v3_dec_features(struct magnet_v3_dec *d, __u32 features);
 
 /*
  * The FLOW record of id @id (1 ..) of @cpu as @d knows it, stamped @ts,
@@ -164,7 +185,8 @@ int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
  * Decode the record of @len bytes at @buf (its header announced @len).
  * Returns 1 with the event in @out (its rate part, if it has one, for
  * magnet_v3_rate()), 0 for a FLOW record (taken into the flow table, nothing in
- * @out), -1 if the record is invalid (d->err).
+ * @out) or a record of a kind this reader does not know in a log newer than
+ * it (skipped: d->skipped), -1 if the record is invalid (d->err).
  */
 int magnet_v3_decode(struct magnet_v3_dec *d, const void *buf,
 		     unsigned int len, int swapped, struct magnet_record *out);

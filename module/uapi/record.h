@@ -275,6 +275,36 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 #define MAGNET_V3_FLOW 11	/* the record type of a FLOW record */
 #define MAGNET_V3_FLOW_IDS 1024	/* flow ids are 1 .. MAGNET_V3_FLOW_IDS */
 
+/*
+ * The additions made to version 3 since its first layout, a bit each, in
+ * the order they were made (docs/binary-format.md, "Growing the format"):
+ * a version 3 header's `features` says which of them its records may use.
+ * A writer that adds to the format adds a bit, and only appends: a new
+ * record kind (event code), or bytes after a layout readers know. A
+ * reader that meets a bit it does not know skips what it cannot read, by
+ * each record's length, and says how much; one that knows every bit the
+ * header sets refuses anything else, as before.
+ */
+#define MAGNET_V3_FEAT_RATE 0x01	/* the rate part (RF_RATE), TCP and app events */
+#define MAGNET_V3_FEAT_NETNS 0x02	/* FLOW records of 80 bytes, with netns */
+#define MAGNET_V3_FEAT_DROP 0x04	/* DROP_OUT, DROP_IN (12, 13) */
+#define MAGNET_V3_FEAT_TCPEV 0x08	/* RETRANS, RTO, TLP, STATE (14-17) */
+#define MAGNET_V3_FEAT_QDISC 0x10	/* QDISC (18) */
+#define MAGNET_V3_FEAT_QDISC_ENQ 0x20	/* QDISC_ENQ (19) */
+/* every addition this tree writes and reads */
+#define MAGNET_V3_FEATURES 0x3fU
+/*
+ * What a header's features of 0 means: a writer from before the field,
+ * whose records may use any addition made until then
+ */
+#define MAGNET_V3_FEATURES_UNSAID 0x3fU
+/*
+ * The longest record a reader accepts from a log that uses an addition it
+ * does not know (a later writer's may be longer than any it knows); from a
+ * log it knows every addition of, MAGNET_V3_MAX_SIZE
+ */
+#define MAGNET_V3_LEN_LIMIT 1024
+
 /* the parts of a record, each from its table in schema.h */
 struct magnet_v3_hdr {
 	MAGNET_V3_HDR_FIELDS(MAGNET_SCHEMA_MEMBER)

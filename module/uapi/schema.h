@@ -393,7 +393,9 @@
 	X(__u16, record_size, , F)	/*   6 */			\
 	X(__u16, sysinfo_size, , F)	/*   8: sizeof(this) */		\
 	X(__u16, ncpus, , F)		/*  10: nr_cpu_ids */		\
-	X(__u32, reserved0, , R)	/*  12 */			\
+	/* version 3: MAGNET_V3_FEAT_* the writer's records may use; 0 in \
+	 * version 2, and from a writer before the field (record.h) */	\
+	X(__u32, features, , F)		/*  12 */			\
 	X(__s64, realtime_offset_ns, , F)	/*  16: REALTIME - ts clock */ \
 	X(__u64, start_ns, , F)		/*  24: ts clock at the start */ \
 	X(char, release, [72], F)	/*  32: uname -r, NUL-terminated */ \

@@ -29,6 +29,7 @@ TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
+KNOWN = 0x3f    # "Growing the format": the additions this decoder knows
 
 COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "end_seq mark pid comm req ret mss srtt_us rttvar_us rto_us cwnd "
@@ -139,8 +140,11 @@ class Decoder:
         if len(d) < 256:
             raise BadInput('shorter than the header')
         (self.magic, self.version, self.record_size, self.sysinfo_size,
-         self.ncpus, _r0, self.rt_off, self.start_ns) = \
+         self.ncpus, features, self.rt_off, self.start_ns) = \
             struct.unpack_from(e + 'IHHHHIqQ', d, 0)
+        # "Growing the format": this decoder knows 0x3f; a header's 0
+        # means 0x3f; a bit beyond them makes the log newer than it
+        self.newer = (features or KNOWN) & ~KNOWN
         if self.record_size != (256 if self.version == 2 else 0):
             raise BadInput('bad record_size')
         if self.sysinfo_size != 256:
@@ -264,7 +268,7 @@ class Decoder:
             if n - off < 16:
                 return 3, n - off
             ts, cpu, flow, ev, fl, ln = self.u('QHHBBH', off)
-            if ln < 32 or ln > 256 or ln % 8:
+            if ln < 32 or ln > (1024 if self.newer else 256) or ln % 8:
                 raise BadInput('bad len %d at record %d offset %d' % (ln, idx, off))
             if n - off < ln:
                 return 3, n - off
@@ -276,11 +280,17 @@ class Decoder:
     def rec3(self, off, idx, ts, cpu, flow, ev, fl, ln):
         def bad(why):
             raise BadInput('%s: record %d offset %d' % (why, idx, off))
+
+        def short(want):
+            # "Reading a stream": a length other than the layout's; in a
+            # newer log only a shorter one (a longer one is read as far
+            # as the layout goes)
+            return ln < want or (ln > want and not self.newer)
         # the flags of FLOW, LOST and RESET records, and the flow of LOST
         # and RESET, are not checked ("Reading a stream")
         if ev == EV_FLOW:
             # "FLOW": 80 bytes, or 72 written before netns (netns 0)
-            if ln not in (72, 80):
+            if ln != 72 and short(80):
                 bad('bad FLOW len')
             if not 1 <= flow <= 1024:
                 bad('FLOW record for flow id %d' % flow)
@@ -289,10 +299,10 @@ class Decoder:
                 sock_id=sock_id, lport=lport, rport=rport, family=family,
                 ca_name=self.d[off + 29:off + 40],
                 laddr=self.d[off + 40:off + 56], raddr=self.d[off + 56:off + 72],
-                netns=self.u('I', off + 72)[0] if ln == 80 else 0)
+                netns=self.u('I', off + 72)[0] if ln >= 80 else 0)
             return
         if ev in (9, 10):
-            if ln != 32:
+            if short(32):
                 bad('bad count len')
             req, ret = self.u('Qq', off + 16)
             if ev == 9:
@@ -304,6 +314,9 @@ class Decoder:
                                     req=req, ret=ret)))
             return
         if ev < 1 or ev > 19:
+            # "Growing the format": a kind a newer writer added, skipped
+            if ev and self.newer:
+                return
             bad('unknown event %d' % ev)
         if ev in (14, 15, 16, 17):
             # "TCP events": the TCP part, the rate part, the TCP event part
@@ -312,6 +325,7 @@ class Decoder:
                 bad('TCP event flags 0x%02x' % fl)
             base = 160
             want = 160 + 56 + 8
+            part = base + 56
         elif ev in (1, 2, 3, 4):
             if fl & RF_HDR:
                 bad('RF_HDR on TCP/app event')
@@ -326,14 +340,14 @@ class Decoder:
             # "Version 3", packet part: options only when tcp_hlen is
             # 21 to 60; none when 0 to 20
             nopt = th - 20 if th > 20 else 0
-            want = 56 + (nopt + 7) // 8 * 8
+            want = part = 56 + (nopt + 7) // 8 * 8
             # "Drop part": 72 bytes last in a DROP event; "Qdisc part": 32
             # in a QDISC or QDISC_ENQ event
             if ev in (12, 13):
                 want += 72
             elif ev in (18, 19):
                 want += 32
-        if ln != want:
+        if short(want):
             bad('bad len %d want %d' % (ln, want))
         fi = self.flows.get((cpu, flow))
         if fi is None:
@@ -371,7 +385,7 @@ class Decoder:
                                  rate_interval_us=ri, app_limited=al,
                                  cc_attr=ca, cc_info=ci)
             if ev >= 14:
-                pv, kd, to = self.u('BBB', off + ln - 8)
+                pv, kd, to = self.u('BBB', off + part)
                 f['tcpev'] = dict(prev_state=pv, kind=kd, timeouts=to)
         else:
             o = off + 16
@@ -381,13 +395,13 @@ class Decoder:
              f['ip_proto'], f['tcp_flags'], f['tcp_hlen']) = \
                 self.u('IIIIIIHHHHBBBBBB', o)
             if ev in (12, 13):
-                p = off + ln - 72
+                p = off + part
                 # "A reader ends each name at 31 bytes"
                 f['drop'] = dict(reason=self.u('I', p)[0],
                                  reason_name=self.d[p + 8:p + 39],
                                  where=self.d[p + 40:p + 71])
             elif ev in (18, 19):
-                p = off + ln - 32
+                p = off + part
                 h, pa, ql, bl = self.u('IIII', p)
                 # "A reader ends the kind at 15 bytes"
                 f['qdisc'] = dict(handle=h, parent=pa, qlen=ql, backlog=bl,

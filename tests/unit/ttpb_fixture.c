@@ -67,7 +67,7 @@ static struct magnet_sysinfo fixture_sysinfo(void)
 	s.record_size = sizeof(struct magnet_record);
 	s.sysinfo_size = sizeof(struct magnet_sysinfo);
 	s.ncpus = 0x0104;
-	s.reserved0 = 0;
+	s.features = 0;
 	s.realtime_offset_ns = REALTIME_OFFSET;
 	s.start_ns = 0x0000001122334455ULL;
 	strcpy(s.release, "6.1.0-test-magnet");
