@@ -8,7 +8,7 @@
  * The stream is one struct magnet_sysinfo followed by struct magnet_record
  * entries (module/uapi/record.h, docs/binary-format.md), in the writer's byte
  * order. Input may be gzip-compressed. The text is produced by
- * module/shared/format.c, the same code the kernel module prints with, so both
+ * module/shared/format*.c, the same code the kernel module prints with, so both
  * give byte-identical lines.
  *
  * It streams: one record at a time through a fixed buffer, so memory stays
@@ -977,7 +977,7 @@ decoded:
 			continue;
 		}
 		}
-		/* cannot happen: format.c's lines fit their buffers */
+		/* cannot happen: format*.c's lines fit their buffers */
 		if (len < 0 || len >= line_max) {
 			msg("%s: record index %llu: formatting failed",
 			    in_name, index);

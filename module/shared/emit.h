@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * printf-free text emitters for the formatters in format.c (kernel and
+ * printf-free text emitters for the formatters in format*.c (kernel and
  * userspace alike). Each writes at @p, without a NUL, and returns the end of
  * what it wrote; the caller guarantees the room (at most 20 bytes for a
  * number, 39 for an address). They produce exactly what the printf

@@ -158,9 +158,9 @@ struct magnet_ttcount {
  * socket's fields 8-14 (mss to state), which change on few of its lines.
  * Copying them is cheaper than writing them out again; the lines are the
  * same bytes either way (test_format checks). The tuples' texts are copied
- * in 48-byte pieces of whole words (format.c, magnet_put_cached), up to 47
- * bytes past their end, so each array holds MAGNET_TTCACHE_TXT bytes, more
- * than its longest text; the seconds in three words.
+ * in 48-byte pieces of whole words (format_ttprobe.c, magnet_put_cached),
+ * up to 47 bytes past their end, so each array holds MAGNET_TTCACHE_TXT
+ * bytes, more than its longest text; the seconds in three words.
  */
 #define MAGNET_TTCACHE_TXT 96
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Portability shim for the pure-C files (format.c, cmd.c) that compile both
+ * Portability shim for the pure-C files (format*.c, cmd.c) that compile both
  * into the kernel module and into the userspace tools and unit tests.
  */
 #ifndef MAGNET_SHARED_H

@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 
-# the magnet text's first columns (module/shared/format.c's header)
+# the magnet text's first columns (module/shared/format_text.c's header)
 TEXT_HEADER = "time\tcpu\tevent\t"
 # all of them (test_exp checks them against ttpb2ascii's header)
 TEXT_COLUMNS = (

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The unit checks (`make -C tests/unit check` builds the programs and runs
-# this): test_main (format.c and cmd.c), test_emit and test_format (the
+# this): test_main (format*.c and cmd.c), test_emit and test_format (the
 # printf-free formatters against printf), then ttpb2ascii's tests, which run
 # the ASan/UBSan build ttpb2ascii-asan on the fixtures that ttpb_fixture
 # writes, and the sanitizer-free ttpb2ascii-rss for the memory test.
@@ -66,7 +66,7 @@ err_is() {
 differ() { ! cmp -s "$1" "$2"; }
 no_sanitizer() { ! grep -Eq 'Sanitizer|runtime error' "$tmp/err"; }
 
-# ---- test_main: format.c and cmd.c ----
+# ---- test_main: format*.c and cmd.c ----
 echo "== test_main"
 ./test_main >"$tmp/test_main.log" 2>&1
 st=$?
@@ -92,7 +92,7 @@ echo "== test_filter"
 st=$?
 fold "$tmp/test_filter.log" test_filter "$st"
 
-# ---- test_web10g: format.c's web10g lines, text column counts ----
+# ---- test_web10g: format_web10g.c's lines, text column counts ----
 echo "== test_web10g"
 ./test_web10g >"$tmp/test_web10g.log" 2>&1
 st=$?
@@ -227,7 +227,7 @@ check "ttprobe from gzip identical" cmp -s "$tmp/out" "$tmp/expect-ttprobe.txt"
 run -f ttprobe "$tmp/header-only.bin"
 check "header only: no ttprobe lines, exit 0" [ "$rc" = 0 -a ! -s "$tmp/out" ]
 
-# ---- -f web10g: header + format.c's lines, cid per connection ----
+# ---- -f web10g: header + format_web10g.c's lines, cid per connection ----
 echo "== ttpb2ascii: -f web10g"
 check "expect-web10g.txt: header and the 6 TCP records, 4 connections (the last a socket connected again, to another peer)" \
 	[ "$(wc -l <"$tmp/expect-web10g.txt")" = 7 -a \

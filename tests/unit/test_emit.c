@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * emit.h, the printf-free emitters of format.c: each against the C
+ * emit.h, the printf-free emitters of format*.c: each against the C
  * library's printf conversion it replaces, on every edge (powers of ten and
  * their neighbours, the type limits) and on a million random values of
  * every magnitude, and the addresses against their printf spelling.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * format.c's printf-free formatters against the printf formatters they
+ * format*.c's printf-free formatters against the printf formatters they
  * replaced (format_ref.c, frozen): ttprobe lines (magnet's and the
  * ttprobe-compat products), magnet text lines and web10g's address columns,
  * byte for byte, on the widest possible record and on random records of

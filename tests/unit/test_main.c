@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Unit tests for the pure-C parts shared with the kernel module:
- * ttprobe line formatting (module/shared/format.c) and command parsing
+ * ttprobe line formatting (module/shared/format_ttprobe.c) and command parsing
  * (module/shared/cmd.c). Prints "N passed, N failed" and exits non-zero on failure.
  */
 #include <stdio.h>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the web10g formatter (module/shared/format.c, omode=2 and
+ * Unit tests of the web10g formatter (module/shared/format_web10g.c, omode=2 and
  * `ttpb2ascii -f web10g`) and of the column counts of the magnet text
  * format. The expected column names are written out here from
  * docs/compat-formats.md, section 4 ("web10g-logger lines"), independently
- * of format.c's table; the expected values follow docs/web10g.md. Prints
+ * of format_web10g.c's table; the expected values follow docs/web10g.md. Prints
  * "test_web10g: N passed, N failed" and exits non-zero on failure.
  */
 #include <ctype.h>

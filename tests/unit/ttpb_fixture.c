@@ -20,8 +20,8 @@
  * "ttpb_fixture: N passed, N failed"; the driver adds those up.
  *
  * The records are built here from record.h alone; the expected text is
- * derived independently of format.c, except expect-ttprobe.txt and
- * expect-web10g.txt, which are format.c's own output (the kernel's
+ * derived independently of format*.c, except expect-ttprobe.txt and
+ * expect-web10g.txt, which are format*.c's own output (the kernel's
  * formatter) for the byte-for-byte comparison; the web10g connection ids
  * in expect-web10g.txt are assigned here (1, 2, ... per connection in order of
  * first appearance), independently of ttpb2ascii.
@@ -859,7 +859,7 @@ static int cmd_check_magnet(const char *path)
 
 /*
  * tcp_current_ssthresh() as include/net/tcp.h has it, written out here
- * independently of format.c: snd_ssthresh in CWR (2) and Recovery (3),
+ * independently of format*.c: snd_ssthresh in CWR (2) and Recovery (3),
  * else the larger of snd_ssthresh and 3/4 of cwnd.
  */
 static __u32 current_ssthresh(const struct magnet_record *r)
