@@ -19,8 +19,10 @@ struct magnet_v3_slot;	/* v3.h */
  * The magnet text's columns, in their order, a table per group of columns
  * that a record fills or leaves empty together (magnet_format_text() says
  * what fills each). Entries have schema.h's shape, X(type, name, dims,
- * kind), so that the TCP snapshot's group is schema.h's own table
- * (MAGNET_V2_SNAP); only name is used: the column's name in the header.
+ * kind), so that a group of record fields shown as they are is schema.h's
+ * own table: the TCP snapshot (MAGNET_V2_SNAP) and the connection's
+ * counters (MAGNET_V2_CONN), whose columns format_text.c writes by their
+ * type. Only name is used otherwise: the column's name in the header.
  * The header, the column count, where a column is and how many an empty
  * group takes are all counted from these.
  */
@@ -38,10 +40,7 @@ struct magnet_v3_slot;	/* v3.h */
 #define MAGNET_TEXT_COLS_IP(X)		/* RF_IP */			\
 	X(, ip_id, , ) X(, ip_tos, , ) X(, ip_ttl, , ) X(, ip_proto, , )
 #define MAGNET_TEXT_COLS_TCP(X)		/* RF_TCP: version 2's tail */	\
-	X(, segs_out, , ) X(, data_segs_out, , ) X(, segs_in, , )	\
-	X(, data_segs_in, , ) X(, bytes_sent, , ) X(, bytes_received, , ) \
-	X(, bytes_acked, , ) X(, bytes_retrans, , ) X(, rcv_nxt, , )	\
-	X(, min_rtt_us, , ) X(, rtt_us, , ) X(, advmss, , )		\
+	MAGNET_V2_CONN(X)						\
 	X(, snd_wscale, , ) X(, rcv_wscale, , ) X(, opts, , )
 #define MAGNET_TEXT_COLS_RATE(X)	/* a rate part, and RF_TCP */	\
 	X(, pacing_rate, , ) X(, delivery_rate, , ) X(, delivered, , )	\

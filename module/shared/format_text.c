@@ -43,8 +43,6 @@ const char *magnet_event_name(unsigned int event)
 	return magnet_event_names[event];
 }
 
-/* the TCP snapshot's columns: its fields (schema.h), each a u32 */
-#define MAGNET_TEXT_SNAP_COL(type, name, dims, kind) MAGNET_COL_U32(p, r->name);
 /* a column's name in the header, after a tab */
 #define MAGNET_TEXT_NAME(type, name, dims, kind) "\t" #name
 
@@ -83,6 +81,17 @@ static char *magnet_put_tabs(char *p, int n)
 /* "\t" and @v: one column */
 #define MAGNET_COL_U32(p, v) (*(p)++ = '\t', (p) = magnet_put_u32((p), (v)))
 #define MAGNET_COL_U64(p, v) (*(p)++ = '\t', (p) = magnet_put_u64((p), (v)))
+
+/*
+ * The column of record field @name, a schema.h entry (MAGNET_V2_SNAP,
+ * MAGNET_V2_CONN), in decimal by its type: an entry of another type has
+ * no column macro, and does not compile.
+ */
+#define MAGNET_TEXT_COL___u16(p, v) MAGNET_COL_U32(p, v)
+#define MAGNET_TEXT_COL___u32(p, v) MAGNET_COL_U32(p, v)
+#define MAGNET_TEXT_COL___u64(p, v) MAGNET_COL_U64(p, v)
+#define MAGNET_TEXT_FIELD_COL(type, name, dims, kind)			\
+	MAGNET_TEXT_COL_##type(p, r->name);
 
 /*
  * tcp_info's tcpi_delivery_rate from a rate part, the kernel's arithmetic
@@ -180,7 +189,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_APP));
 	}
 	if (r->flags & MAGNET_RF_TCP) {
-		MAGNET_V2_SNAP(MAGNET_TEXT_SNAP_COL)
+		MAGNET_V2_SNAP(MAGNET_TEXT_FIELD_COL)
 		MAGNET_COL_U32(p, r->ca_state);
 		*p++ = '\t';
 		p = magnet_put_clean(p, r->ca_name, MAGNET_CA_NAME_LEN);
@@ -205,18 +214,7 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_IP));
 	}
 	if (r->flags & MAGNET_RF_TCP) {
-		MAGNET_COL_U32(p, r->segs_out);
-		MAGNET_COL_U32(p, r->data_segs_out);
-		MAGNET_COL_U32(p, r->segs_in);
-		MAGNET_COL_U32(p, r->data_segs_in);
-		MAGNET_COL_U64(p, r->bytes_sent);
-		MAGNET_COL_U64(p, r->bytes_received);
-		MAGNET_COL_U64(p, r->bytes_acked);
-		MAGNET_COL_U64(p, r->bytes_retrans);
-		MAGNET_COL_U32(p, r->rcv_nxt);
-		MAGNET_COL_U32(p, r->min_rtt_us);
-		MAGNET_COL_U32(p, r->rtt_us);
-		MAGNET_COL_U32(p, r->advmss);
+		MAGNET_V2_CONN(MAGNET_TEXT_FIELD_COL)
 		MAGNET_COL_U32(p, (unsigned int)r->wscale >> 4);
 		MAGNET_COL_U32(p, (unsigned int)r->wscale & 0xfU);
 		MAGNET_COL_U32(p, r->opts);

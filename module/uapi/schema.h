@@ -360,14 +360,13 @@
 	X(__u8, tcp_opts, [MAGNET_TCP_OPTS_LEN], F)	/* 124 */	\
 	X(__u32, hdr_reserved, [2], R)	/* 164 */
 
-#define MAGNET_V2_TAIL(X)						\
-	X(__u32, ifindex, , F)		/* 172: RF_DEV */		\
-	X(__u16, ip_id, , F)		/* 176: RF_IP */		\
-	X(__u8, ip_tos, , F)		/* 178: RF_IP */		\
-	X(__u8, ip_ttl, , F)		/* 179: RF_IP */		\
-	X(char, ca_name, [MAGNET_CA_NAME_LEN], F)	/* 180: RF_TCP */ \
-	X(__u8, ip_proto, , F)		/* 191: RF_IP */		\
-	/* the per-connection counters web10g needs (RF_TCP) */		\
+/*
+ * RF_TCP, offsets 192-253 of MAGNET_V2_TAIL (below): the per-connection
+ * counters web10g needs (wscale and opts follow them there). A table of
+ * their own: the magnet text's columns segs_out .. advmss are these fields
+ * (module/shared/format.h's MAGNET_TEXT_COLS_TCP).
+ */
+#define MAGNET_V2_CONN(X)						\
 	X(__u32, segs_out, , F)		/* 192 */			\
 	X(__u32, data_segs_out, , F)	/* 196 */			\
 	X(__u32, segs_in, , F)		/* 200 */			\
@@ -379,7 +378,17 @@
 	X(__u32, rcv_nxt, , F)		/* 240 */			\
 	X(__u32, min_rtt_us, , F)	/* 244 */			\
 	X(__u32, rtt_us, , F)		/* 248 */			\
-	X(__u16, advmss, , F)		/* 252 */			\
+	X(__u16, advmss, , F)		/* 252 */
+
+#define MAGNET_V2_TAIL(X)						\
+	X(__u32, ifindex, , F)		/* 172: RF_DEV */		\
+	X(__u16, ip_id, , F)		/* 176: RF_IP */		\
+	X(__u8, ip_tos, , F)		/* 178: RF_IP */		\
+	X(__u8, ip_ttl, , F)		/* 179: RF_IP */		\
+	X(char, ca_name, [MAGNET_CA_NAME_LEN], F)	/* 180: RF_TCP */ \
+	X(__u8, ip_proto, , F)		/* 191: RF_IP */		\
+	/* the per-connection counters web10g needs (RF_TCP) */		\
+	MAGNET_V2_CONN(X)						\
 	X(__u8, wscale, , F)		/* 254 */			\
 	X(__u8, opts, , F)		/* 255 */
 

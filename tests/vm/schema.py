@@ -52,6 +52,8 @@ TYPES = {
 }
 
 ENTRY = re.compile(r"X\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(?:\[\s*(\w+)\s*\])?\s*,\s*([FVR])\s*\)")
+# another table's entries in place: MAGNET_V2_CONN(X) in MAGNET_V2_TAIL
+TABLE_REF = re.compile(r"\b(MAGNET_\w+)\(X\)")
 
 
 class Field:
@@ -133,9 +135,22 @@ def _tables(path):
             cur.append(line)
         if cur is not None and not line.rstrip().endswith("\\"):
             cur = None
-    # comments out, then the entries in order
-    return {k: ENTRY.findall(re.sub(r"/\*.*?\*/", " ", "\n".join(v), flags=re.S))
-            for k, v in tables.items()}
+    # comments out, then the entries in order, a table named in another
+    # (MAGNET_V2_CONN(X) in MAGNET_V2_TAIL) by its own entries
+    bodies = {k: re.sub(r"/\*.*?\*/", " ", "\n".join(v), flags=re.S)
+              for k, v in tables.items()}
+
+    def entries(name, seen=()):
+        assert name not in seen, "schema.h's table %s names itself" % name
+        out = []
+        for m in re.finditer("%s|%s" % (ENTRY.pattern, TABLE_REF.pattern),
+                             bodies[name]):
+            if m.group(5):
+                out += entries(m.group(5), seen + (name,))
+            else:
+                out.append(tuple(g or "" for g in m.group(1, 2, 3, 4)))
+        return out
+    return {k: entries(k) for k in bodies}
 
 
 def load(module=MODULE):
