@@ -27,7 +27,7 @@
 # memset_erms,clear_page_erms): perf records call graphs, and the report
 # gives, per configuration, those symbols' instructions per event by chain
 # of callers. Under the instruction clock the samples in a `rep` string
-# instruction are not spread by its iterations (README: a memset the call
+# instruction are not spread by its iterations (docs/benchmark.md: a memset the call
 # graphs put at 41 million instructions did 30 million): the chains say
 # where such a symbol is called from, make bench-insn how much it costs.
 # Report: stdout and bench/results/<date>-<kernel>-profile.md.

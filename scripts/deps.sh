@@ -11,7 +11,7 @@
 # (scripts/debug-kernel.sh: the kernel source and what builds it).
 set -eu
 
-# what apt installs (README "What make deps installs" lists the same)
+# what apt installs (docs/install.md, "What make deps installs", lists the same)
 pkgs="gcc make libc6-dev libelf-dev bc kmod git ca-certificates \
 linux-image-amd64 linux-headers-amd64 \
 linux-image-6.12-amd64 linux-headers-6.12-amd64 \

@@ -1,7 +1,8 @@
 #!/bin/bash
 # usage: scripts/extra-kernels.sh [LINE...]   (make deps-all)
 # Fetch, idempotently, the kernel lines beyond Debian 12's 6.1 and 6.12 that
-# `make check` and `make check-all` test (README "Kernels"):
+# `make check` and `make check-all` test (README "Kernels";
+# docs/kernels.md, "Where they come from"):
 #   rt    6.1 PREEMPT_RT: Debian 12's linux-image-rt-amd64 and its headers,
 #         installed on this machine by apt like the other two
 #   5.10  Debian 11's kernel; its headers want Debian 11's compiler (gcc-10)

@@ -11,7 +11,7 @@
 #      (the same through `modprobe ttprobe` and /proc/net/ttprobe).
 #   3. dkms remove and the compat uninstall leave no magnet files behind.
 #   4. make install / make uninstall into a scratch DESTDIR install and
-#      remove exactly the files the README lists.
+#      remove exactly the files docs/install.md lists.
 #   5. The make dist tarball builds in a scratch directory with the manual
 #      steps of the ttprobe report (extract, make, copy to extra/, depmod).
 #   6. dkms.conf at the root carries MAGNET_VERSION, and the DKMS workflow
@@ -132,7 +132,7 @@ dkms_remove_clean() {
 	echo "no magnet files left in /lib/modules, /usr/src, /var/lib/dkms"
 }
 
-# The files `make install` puts under DESTDIR (README, "Installing").
+# The files `make install` puts under DESTDIR (docs/install.md, "Installing").
 expected_files() {
 	cat <<-EOF
 	./lib/modules/$1/updates/magnet.ko
@@ -165,6 +165,14 @@ expected_files() {
 	./usr/local/share/doc/magnet/examples/experiments/testbed.toml
 	./usr/local/share/doc/magnet/experiments.md
 	./usr/local/share/doc/magnet/monarch.md
+	./usr/local/share/doc/magnet/demo.md
+	./usr/local/share/doc/magnet/install.md
+	./usr/local/share/doc/magnet/kernels.md
+	./usr/local/share/doc/magnet/events.md
+	./usr/local/share/doc/magnet/parameters.md
+	./usr/local/share/doc/magnet/outputs.md
+	./usr/local/share/doc/magnet/design.md
+	./usr/local/share/doc/magnet/layout.md
 	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
 	./usr/local/share/doc/magnet/procfs-commands.md
 	./usr/local/share/man/man1/magnet-monarch-proxy.1
@@ -254,7 +262,7 @@ dkms_install_dot() {
 	local k src=$tmp/clone
 	make -s dkms-uninstall > /dev/null 2>&1
 	clone_tree "$src"
-	# the first kernel adds the tree; the others, as README says, by name
+	# the first kernel adds the tree; the others, as docs/install.md says, by name
 	for k in $kvers; do
 		if dkms status magnet | grep -q .; then
 			dkms install "magnet/$version" -k "$k"

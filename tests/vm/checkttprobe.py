@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Checks of the ttprobe build's compat=ttprobe output (README, "TEACUP
-drop-in"), against iperf3's JSON and against magnet's own records.
+"""Checks of the ttprobe build's compat=ttprobe output (docs/compat-formats.md,
+"The TEACUP drop-in"), against iperf3's JSON and against magnet's own records.
 
   checkttprobe.py teacup LOG.gz T0 T1 [--flow JSON]... [--absent JSON]...
       LOG.gz read as TEACUP's binary mode reads a ttprobe log: gzip, a
