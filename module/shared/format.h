@@ -47,8 +47,7 @@ struct magnet_v3_slot;	/* v3.h */
 	X(, delivered_ce, , ) X(, lost_out, , ) X(, sacked_out, , )	\
 	X(, app_limited, , )
 #define MAGNET_TEXT_COLS_BBR(X)		/* and the rate part is BBR's */ \
-	X(, bbr_bw, , ) X(, bbr_min_rtt, , ) X(, bbr_pacing_gain, , )	\
-	X(, bbr_cwnd_gain, , )
+	X(, bbr_bw, , ) MAGNET_V3_BBR_WORDS(X)
 #define MAGNET_TEXT_COLS_DROP(X)	/* a drop part */		\
 	X(, drop_reason, , ) X(, drop_where, , )
 #define MAGNET_TEXT_COLS_TCPEV(X)	/* a TCP event part */		\

@@ -230,7 +230,9 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, rate->sacked_out);
 		MAGNET_COL_U32(p, rate->app_limited);
 		if (rate->cc_attr == MAGNET_CC_BBR) {
-			/* bbr_bw_lo, bbr_bw_hi, min_rtt, pacing and cwnd gain */
+			/* schema.h's MAGNET_V3_BBR_BW as one number, then
+			 * MAGNET_V3_BBR_WORDS a column each (record.h
+			 * asserts they are cc_info's five words) */
 			MAGNET_COL_U64(p, (__u64)rate->cc_info[1] << 32 |
 					  rate->cc_info[0]);
 			MAGNET_COL_U32(p, rate->cc_info[2]);

@@ -395,6 +395,12 @@ MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_pkt) + MAGNET_V3_HDR_SIZE ==
 		     MAGNET_V3_PKT_SIZE, "v3 packet");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rate) == MAGNET_V3_RATE_SIZE,
 		     "v3 rate part");
+/* BBR's words (schema.h) are cc_info's, the bandwidth's halves first */
+MAGNET_STATIC_ASSERT((0 MAGNET_V3_BBR_BW(MAGNET_SCHEMA_SIZE)) == 8 &&
+		     (0 MAGNET_V3_BBR_BW(MAGNET_SCHEMA_SIZE)
+			MAGNET_V3_BBR_WORDS(MAGNET_SCHEMA_SIZE)) ==
+		     sizeof(((struct magnet_v3_rate *)0)->cc_info),
+		     "BBR's words");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_drop) == MAGNET_V3_DROP_SIZE,
 		     "v3 drop part");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_tcpev) == MAGNET_V3_TCPEV_SIZE,

@@ -243,6 +243,19 @@
 	X(__u32, cc_info, [5], F)
 
 /*
+ * cc_info's words as BBR's get_info() fills them (cc_attr 16, the kernel's
+ * struct tcp_bbr_info): the bandwidth's two halves, then the words the
+ * magnet text shows a column each, by these names, after bbr_bw
+ */
+#define MAGNET_V3_BBR_BW(X)						\
+	X(__u32, bbr_bw_lo, , F)					\
+	X(__u32, bbr_bw_hi, , F)
+#define MAGNET_V3_BBR_WORDS(X)						\
+	X(__u32, bbr_min_rtt, , F)	/* µs */			\
+	X(__u32, bbr_pacing_gain, , F)	/* << 8 */			\
+	X(__u32, bbr_cwnd_gain, , F)	/* << 8 */
+
+/*
  * A DROP event (struct magnet_v3_drop): the packet part and its options as
  * an IP or device event has them (the flags say which fields hold values),
  * then this part, last: why and where the kernel freed the packet as
