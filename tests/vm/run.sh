@@ -93,6 +93,10 @@ case_tail() {
 # there. The cases of that boot are those tagged "# suite: single".
 SINGLE_CASES=$("$top"/tests/vm/suite.sh single) || exit 1
 SINGLE_CASES=$(echo $SINGLE_CASES)
+# and on the first kernel only, the cases tagged "# suite: single-first":
+# make check's short form of each stress case (tests/vm/cases/92-stress.sh)
+SINGLE_FIRST_CASES=$("$top"/tests/vm/suite.sh single-first) || exit 1
+SINGLE_FIRST_CASES=$(echo $SINGLE_FIRST_CASES)
 boots=
 unbuilt=
 for k in $kvers; do
@@ -125,6 +129,8 @@ for b in $boots; do
 	opts=("${qemu_opts[@]}")
 	if [ "$b" != "$k" ]; then
 		cases=$SINGLE_CASES
+		[ "$all" = 1 ] && [ -n "$SINGLE_FIRST_CASES" ] &&
+			cases="$cases $SINGLE_FIRST_CASES"
 		opts=(--qemu-opts="-accel tcg,thread=single")
 	fi
 	if [ "${MAGNET_LIST_CASES:-0}" = 1 ]; then

@@ -284,17 +284,22 @@ stress_churn() {
 	result "connection churn: 2 x $(cut -d: -f1 "$L/ch-round1.txt") ($(cut -d: -f2- "$L/ch-round1.txt" | sed 's/^ //')), every layer on; binary: $(head -n 1 "$L/ch-acct.txt"), per CPU exact; web10g: $(sed -n 's/^cids: //p' "$L/ch-cids.txt"); backlog table empty at the end; after rmmod SUnreclaim $du KiB and VmallocUsed $dv KiB from before (slack $slack_u and $slack_v)"
 }
 
-# CPU hotplug (4 vCPUs): CPUs 1-3 go offline and online again, one at a
-# time and all three together, under IPv4 and IPv6 traffic with every
-# layer on and a binary reader. The run ends with CPU 3 offline: the
-# records on its ring must still be read. Per CPU, records read + LOST
-# = hits, and every CPU's records are in the stream.
+# CPU hotplug (4 vCPUs; STRESS_MIN_CPUS=2 takes the guest's 2, as
+# make check's case_hotplug_short does): CPUs 1-3 go offline and online
+# again, one at a time and all three together, under IPv4 and IPv6
+# traffic with every layer on and a binary reader. The run ends with the
+# last CPU offline: the records on its ring must still be read. Per CPU,
+# records read + LOST = hits, and every CPU's records are in the stream.
 # suite: stress-4cpus
 stress_hotplug() {
 	local rounds=${STRESS_HOTPLUG:-30} i c offs=0 acct c4 c6 srv fill3
-	if [ "$(nproc --all)" -lt 4 ]; then
-		skip "needs 4 CPUs (MAGNET_VM_CPUS=4), this guest has $(nproc --all)"
+	local ncpu last others
+	ncpu=$(nproc --all)
+	if [ "$ncpu" -lt "${STRESS_MIN_CPUS:-4}" ]; then
+		skip "needs ${STRESS_MIN_CPUS:-4} CPUs (MAGNET_VM_CPUS=4), this guest has $ncpu"
 	fi
+	last=$((ncpu - 1))
+	others=$(seq 1 "$last")
 	insmod "$KO" events=all omode=1
 	rm -f "$L/hp.fifo"
 	mkfifo "$L/hp.fifo"
@@ -311,17 +316,17 @@ stress_hotplug() {
 	c6=$!
 	sleep 2
 	for i in $(seq "$rounds"); do
-		for c in 1 2 3; do
+		for c in $others; do
 			echo 0 > /sys/devices/system/cpu/cpu$c/online
 			offs=$((offs + 1))
 			sleep 0.$((RANDOM % 3 + 1))
 			echo 1 > /sys/devices/system/cpu/cpu$c/online
 		done
 		if [ $((i % 5)) = 0 ]; then
-			for c in 1 2 3; do echo 0 > /sys/devices/system/cpu/cpu$c/online; done
-			offs=$((offs + 3))
+			for c in $others; do echo 0 > /sys/devices/system/cpu/cpu$c/online; done
+			offs=$((offs + last))
 			sleep 0.5
-			for c in 1 2 3; do echo 1 > /sys/devices/system/cpu/cpu$c/online; done
+			for c in $others; do echo 1 > /sys/devices/system/cpu/cpu$c/online; done
 			log "hotplug round $i of $rounds"
 		fi
 		kill -0 $c4
@@ -330,84 +335,110 @@ stress_hotplug() {
 	# $c4 and $c6 are the subshells running `ip netns exec`: stop iperf3
 	pkill -x iperf3
 	wait $c4 $c6 2>/dev/null || :
-	# CPU 3 goes offline for good with records on its ring: the reader is
-	# stopped while connections made on CPU 3 fill it, and reads them after
+	# the last CPU goes offline for good with records on its ring: the
+	# reader is stopped while connections made on it fill it, and reads
+	# them after
 	nsexec mg-srv $PY "$HERE/churn.py" serve 5310 > "$L/hp-serve.txt" &
 	srv=$!
 	wait_listen mg-srv 5310
 	sleep 1
 	kill -STOP "$READER"
-	taskset -c 3 ip netns exec mg-cli $PY "$HERE/churn.py" short 10.200.1.2 \
+	taskset -c $last ip netns exec mg-cli $PY "$HERE/churn.py" short 10.200.1.2 \
 		fd00:200::2 5310 20 10.200.1.1 fd00:200::1 > /dev/null
-	echo 0 > /sys/devices/system/cpu/cpu3/online
+	echo 0 > /sys/devices/system/cpu/cpu$last/online
 	offs=$((offs + 1))
-	fill3=$(awk '$1 == "3" { split($7, f, "/"); print f[1] }' /proc/net/magnet_stats)
+	fill3=$(awk -v c=$last '$1 == c { split($7, f, "/"); print f[1] }' /proc/net/magnet_stats)
 	kill -CONT "$READER"
 	wait_exit $srv 30
-	log "CPU 3 offline with $fill3 records on its ring"
+	log "CPU $last offline with $fill3 records on its ring"
 	[ "$fill3" -gt 0 ]
 	# quiet before the statistics are taken: no socket left that sends
 	no_sockets 60 tw
 	sleep 1
 	teacup_stop "$L/hp-stats.txt"
 	wait_exit $acct 600 || { cat "$L/hp-acct.txt"; return 1; }
-	echo 1 > /sys/devices/system/cpu/cpu3/online
+	echo 1 > /sys/devices/system/cpu/cpu$last/online
 	rm -f "$L/hp.fifo"
 	cat "$L/hp-acct.txt"
-	for c in 0 1 2 3; do
+	for c in $(seq 0 "$last"); do
 		grep -q "^cpu $c: [1-9][0-9]* read" "$L/hp-acct.txt" ||
 			{ log "no records from CPU $c"; return 1; }
 	done
 	rmmod magnet
-	result "CPU hotplug: 4 vCPUs, $offs times a CPU of 1-3 taken offline and back ($rounds rounds, every fifth all three at once) under 2+2 iperf3 streams (IPv4, IPv6), every layer on; the last with $fill3 records on its ring left offline to the end; $(head -n 1 "$L/hp-acct.txt"), exact per CPU, records from all 4 CPUs"
+	result "CPU hotplug: $ncpu vCPUs, $offs times a CPU of 1-$last taken offline and back ($rounds rounds, every fifth all $last at once) under 2+2 iperf3 streams (IPv4, IPv6), every layer on; the last with $fill3 records on its ring left offline to the end; $(head -n 1 "$L/hp-acct.txt"), exact per CPU, records from all $ncpu CPUs"
 }
 
 # `reset` of full rings of bufsize=1048576 (2^20 records, 256 MiB a CPU)
-# on 4 vCPUs: the discard walks every record under the reader's mutex
-# (4 x 2^20), and must neither hold the CPU (soft lockup, RCU stall: the
-# kernel log is checked by run.sh) nor lose count: the `reset` discard
-# count must equal the events the rings held (the statistics' fill, which
-# cannot change while every ring is full and no reader is open).
+# on 4 vCPUs (STRESS_RESET_BUFSIZE and STRESS_MIN_CPUS=2 make it smaller,
+# as make check's case_reset_full_short does): the discard walks every
+# record under the reader's mutex (4 x 2^20), and must neither hold the
+# CPU (soft lockup, RCU stall: the kernel log is checked by run.sh) nor
+# lose count: the `reset` discard count must equal the events the rings
+# held (the statistics' fill, which cannot change while every ring is
+# full and no reader is open).
 # suite: stress-4cpus
 stress_reset_full() {
-	local c pids= t0 ms held disc
-	if [ "$(nproc --all)" -lt 4 ]; then
-		skip "needs 4 CPUs (MAGNET_VM_CPUS=4), this guest has $(nproc --all)"
+	local c pids= t0 ms held disc ncpu cpus
+	local buf=${STRESS_RESET_BUFSIZE:-1048576}
+	ncpu=$(nproc --all)
+	if [ "$ncpu" -lt "${STRESS_MIN_CPUS:-4}" ]; then
+		skip "needs ${STRESS_MIN_CPUS:-4} CPUs (MAGNET_VM_CPUS=4), this guest has $ncpu"
 	fi
-	insmod "$KO" bufsize=1048576 events=all full=1
-	for c in 0 1 2 3; do
+	cpus=$(seq 0 $((ncpu - 1)))
+	insmod "$KO" bufsize="$buf" events=all full=1
+	for c in $cpus; do
 		nsexec mg-srv iperf3 -s -p $((5301 + c)) -D --logfile "$L/iperf3-rf$c.log"
 	done
-	for c in 0 1 2 3; do
+	for c in $cpus; do
 		wait_listen mg-srv $((5301 + c))
 	done
 	# one transfer pinned to each CPU: its segments' events at every
 	# layer, both ends (veth delivers on the sending CPU), fill that ring
-	for c in 0 1 2 3; do
+	for c in $cpus; do
 		taskset -c $c ip netns exec mg-cli iperf3 -c 10.200.1.2 \
 			-p $((5301 + c)) -t 900 > "$L/rf$c.txt" 2>&1 &
 		pids="$pids $!"
 	done
 	for ((t0 = 0; t0 < 900; t0++)); do
 		# every CPU's ring full: each has lost events
-		[ "$(awk '$1 ~ /^[0-3]$/ && $4 > 0' /proc/net/magnet_stats | wc -l)" = 4 ] && break
+		[ "$(awk '$1 ~ /^[0-9]+$/ && $4 > 0' /proc/net/magnet_stats | wc -l)" = "$ncpu" ] && break
 		sleep 1
 	done
 	pkill -x iperf3
 	# $pids are the subshells running `ip netns exec`
 	wait $pids 2>/dev/null || :
 	cat /proc/net/magnet_stats > "$L/rf-before.txt"
-	[ "$(awk '$1 ~ /^[0-3]$/ && $4 > 0' "$L/rf-before.txt" | wc -l)" = 4 ]
+	[ "$(awk '$1 ~ /^[0-9]+$/ && $4 > 0' "$L/rf-before.txt" | wc -l)" = "$ncpu" ]
 	held=$(awk '$1 == "total" { print $7 }' "$L/rf-before.txt")
 	log "rings full after $t0 s: $held events held"
-	[ "$held" -gt $((4 * 1048576 - 65536)) ]
+	# every ring all but a 64th full
+	[ "$held" -gt $((ncpu * (buf - buf / 64))) ]
 	t0=$(date +%s%N)
 	echo reset > "$PROC"
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	cat /proc/net/magnet_stats > "$L/rf-after.txt"
 	disc=$(sed -n 's/^discarded\topen [0-9]*\treset \([0-9]*\).*/\1/p' "$L/rf-after.txt")
 	log "reset of $disc records took $ms ms"
-	result "reset of full rings (4 x 2^20 slots): $disc records discarded in $ms ms"
+	result "reset of full rings ($ncpu x $buf slots): $disc records discarded in $ms ms"
 	[ "$disc" = "$held" ]
 	rmmod magnet
+}
+
+# make check's short form of each stress case above (#58), in the boot
+# with single-threaded TCG on the first kernel line (tests/vm/run.sh's
+# SINGLE_FIRST_CASES), its 2 vCPUs: the same checks, fewer rounds (4
+# load/unload cycles, one in each output mode; 500 flushes; 5 hotplug
+# rounds of CPU 1, one of them all CPUs but 0; rings of 65536 slots).
+# On 5.10: 54, 16, 19 and 18 s. make check-stress runs them at full
+# length (stress_churn's short form is case_churn_short, in
+# cases/80-lifetimes.sh).
+# suite: single-first
+case_load_unload_short() { STRESS_CYCLES=4 stress_load_unload; }
+# suite: single-first
+case_reader_faults_short() { STRESS_FLUSHES=500 stress_reader_faults; }
+# suite: single-first
+case_hotplug_short() { STRESS_MIN_CPUS=2 STRESS_HOTPLUG=5 stress_hotplug; }
+# suite: single-first
+case_reset_full_short() {
+	STRESS_MIN_CPUS=2 STRESS_RESET_BUFSIZE=65536 stress_reset_full
 }
