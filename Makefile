@@ -179,17 +179,11 @@ install: all
 	install -D -m 0644 examples/modprobe.d/magnet.conf $(DOCDIR)/examples/modprobe.d/magnet.conf
 	install -D -m 0644 README.md $(DOCDIR)/README.md
 	install -D -m 0644 procfs-commands.md $(DOCDIR)/procfs-commands.md
-	install -D -m 0644 docs/binary-format.md $(DOCDIR)/binary-format.md
-	install -D -m 0644 docs/experiments.md $(DOCDIR)/experiments.md
-	install -D -m 0644 docs/monarch.md $(DOCDIR)/monarch.md
-	install -D -m 0644 docs/demo.md $(DOCDIR)/demo.md
-	install -D -m 0644 docs/install.md $(DOCDIR)/install.md
-	install -D -m 0644 docs/kernels.md $(DOCDIR)/kernels.md
-	install -D -m 0644 docs/events.md $(DOCDIR)/events.md
-	install -D -m 0644 docs/parameters.md $(DOCDIR)/parameters.md
-	install -D -m 0644 docs/outputs.md $(DOCDIR)/outputs.md
-	install -D -m 0644 docs/design.md $(DOCDIR)/design.md
-	install -D -m 0644 docs/layout.md $(DOCDIR)/layout.md
+	# every document, in docs/ as here: the README's links and theirs
+	# (../procfs-commands.md) hold where they are installed
+	for f in docs/*.md python/README.md; do \
+		install -D -m 0644 $$f $(DOCDIR)/$$f; \
+	done
 	install -D -m 0644 examples/experiments/cc-compare.toml $(DOCDIR)/examples/experiments/cc-compare.toml
 	install -D -m 0644 examples/experiments/relays.toml $(DOCDIR)/examples/experiments/relays.toml
 	install -D -m 0644 examples/experiments/testbed.toml $(DOCDIR)/examples/experiments/testbed.toml

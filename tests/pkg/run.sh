@@ -159,22 +159,13 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/stacks.py
 	./usr/local/lib/magnet/python/magnet_exp/textlog.py
 	./usr/local/share/doc/magnet/README.md
-	./usr/local/share/doc/magnet/binary-format.md
 	./usr/local/share/doc/magnet/examples/experiments/cc-compare.toml
 	./usr/local/share/doc/magnet/examples/experiments/relays.toml
 	./usr/local/share/doc/magnet/examples/experiments/testbed.toml
-	./usr/local/share/doc/magnet/experiments.md
-	./usr/local/share/doc/magnet/monarch.md
-	./usr/local/share/doc/magnet/demo.md
-	./usr/local/share/doc/magnet/install.md
-	./usr/local/share/doc/magnet/kernels.md
-	./usr/local/share/doc/magnet/events.md
-	./usr/local/share/doc/magnet/parameters.md
-	./usr/local/share/doc/magnet/outputs.md
-	./usr/local/share/doc/magnet/design.md
-	./usr/local/share/doc/magnet/layout.md
 	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
 	./usr/local/share/doc/magnet/procfs-commands.md
+	./usr/local/share/doc/magnet/python/README.md
+	$(cd "$top" && git ls-files 'docs/*.md' | sed 's|^|./usr/local/share/doc/magnet/|')
 	./usr/local/share/man/man1/magnet-monarch-proxy.1
 	./usr/local/share/man/man1/magnet-record.1
 	./usr/local/share/man/man1/magnet-summary.1
@@ -193,6 +184,26 @@ install_destdir() {
 	(cd "$d" && find . -type f | sort) > "$tmp/installed"
 	expected_files "$k" | sort > "$tmp/expected"
 	diff -u "$tmp/expected" "$tmp/installed"
+	# every link from one installed document to another resolves there
+	python3 - "$d/usr/local/share/doc/magnet" <<-'PY'
+	import os, re, sys
+	top, bad, n = sys.argv[1], [], 0
+	for dp, _, fs in os.walk(top):
+	    for f in fs:
+	        if not f.endswith('.md'):
+	            continue
+	        p = os.path.join(dp, f)
+	        for t in re.findall(r'\]\(([^)#\s]+\.md)(?:#[^)]*)?\)', open(p).read()):
+	            if '://' in t:
+	                continue
+	            n += 1
+	            if not os.path.exists(os.path.normpath(os.path.join(dp, t))):
+	                bad.append('%s: %s' % (os.path.relpath(p, top), t))
+	print('installed docs: %d links between them, %d that do not resolve' % (n, len(bad)))
+	for b in bad:
+	    print('  ' + b)
+	sys.exit(1 if bad or not n else 0)
+	PY
 	modinfo -F version "$d/lib/modules/$k/updates/magnet.ko" | grep -qx "$version"
 	"$d/usr/local/bin/ttpb2ascii" --version | grep -q "$version"
 	# the installed magnet-exp finds its package and the installed decoder
