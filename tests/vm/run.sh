@@ -48,6 +48,17 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top"/scripts/vmboot.sh
+# The guest sees the host's files, but virtme-ng mounts a fresh tmpfs on
+# some directories (its virtme-init): a checkout, or MAGNET_VM_OUT, under
+# one of them is not there for the guest, and every case fails on a
+# missing module (a clone in /var/tmp did, 87 cases)
+for d in "$top" "${MAGNET_VM_OUT:-$top/build/vm}"; do
+	case "$(realpath -m "$d")/" in
+	/var/tmp/* | /var/cache/* | /var/log/* | /run/* | /dev/shm/* | /var/lib/apt/*)
+		echo "vm: $d is under a directory the guest mounts anew (a tmpfs of virtme-ng's), so the guest cannot see it: put the checkout and MAGNET_VM_OUT elsewhere (/tmp, a home directory, /work)" >&2
+		exit 1 ;;
+	esac
+done
 ktree=${MAGNET_VM_KTREE:-}
 if [ -n "$ktree" ]; then
 	kvers=$(make -s -C "$ktree" kernelrelease) || exit 1
