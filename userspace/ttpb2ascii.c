@@ -731,7 +731,7 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 			     IS_PCAP(fmt) ? PCAPW_BLOCK_MAX :
 			     MAGNET_TEXT_LINE_MAX;
 	unsigned long long index = 0, offset, rlen = 0;
-	int swapped = 0, v3;
+	int swapped = 0, v3, rc;
 	long n, more;
 
 	/* the first ttprobe record, or the start of magnet's header */
@@ -846,8 +846,8 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 		__u32 netns;	/* the record's namespace, 0: not said */
 
 		if (v3) {
-			int rc = next_v3(gz, v3d, swapped, &rec, &index,
-					 &offset, &rlen);
+			rc = next_v3(gz, v3d, swapped, &rec, &index,
+				     &offset, &rlen);
 
 			if (rc == 0)
 				break;
@@ -985,16 +985,17 @@ decoded:
 		}
 		oused += (size_t)len;
 	}
-	if (v3)
-		say_newer(v3d);
 	if ((sel_netns || sel_ifindex) && !sel_kept) {
 		finish_output();
 		say_nothing_kept();
 		return EXIT_USAGE;
 	}
-	if (IS_PCAP(fmt))
-		return pcap_end(fmt);
-	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
+	rc = IS_PCAP(fmt) ? pcap_end(fmt) :
+	     finish_output() ? EXIT_OK : EXIT_BADINPUT;
+	/* after everything it read is out, as on a cut log (next_v3) */
+	if (v3)
+		say_newer(v3d);
+	return rc;
 }
 
 static int decode(gzFile gz, enum out_format fmt, enum in_format infmt,

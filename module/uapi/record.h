@@ -291,13 +291,15 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 #define MAGNET_V3_FEAT_TCPEV 0x08	/* RETRANS, RTO, TLP, STATE (14-17) */
 #define MAGNET_V3_FEAT_QDISC 0x10	/* QDISC (18) */
 #define MAGNET_V3_FEAT_QDISC_ENQ 0x20	/* QDISC_ENQ (19) */
-/* every addition this tree writes and reads */
-#define MAGNET_V3_FEATURES 0x3fU
 /*
  * What a header's features of 0 means: a writer from before the field,
- * whose records may use any addition made until then
+ * whose records may use any addition made until then (this never grows)
  */
-#define MAGNET_V3_FEATURES_UNSAID 0x3fU
+#define MAGNET_V3_FEATURES_UNSAID (MAGNET_V3_FEAT_RATE | MAGNET_V3_FEAT_NETNS | \
+				   MAGNET_V3_FEAT_DROP | MAGNET_V3_FEAT_TCPEV | \
+				   MAGNET_V3_FEAT_QDISC | MAGNET_V3_FEAT_QDISC_ENQ)
+/* every addition this tree writes and reads: UNSAID's, and each new bit */
+#define MAGNET_V3_FEATURES MAGNET_V3_FEATURES_UNSAID
 /*
  * The longest record a reader accepts from a log that uses an addition it
  * does not know (a later writer's may be longer than any it knows); from a
