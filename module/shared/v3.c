@@ -37,11 +37,13 @@ enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV, V3_QDISC };
 #define MAGNET_V3_KNOWN MAGNET_V3_FEATURES
 #endif
 
-/* the addition an event code needs, 0 for the first layout's, or -1 */
-static int v3_event_feature(unsigned int event)
+/*
+ * The addition an event code of 1 to MAGNET_EV_MAX needs, 0 for the first
+ * layout's. Where the reader knows every addition (the module, ttpb2ascii)
+ * its callers' test against MAGNET_V3_KNOWN folds away.
+ */
+static unsigned int v3_event_feature(unsigned int event)
 {
-	if (event >= MAGNET_EV_TCP_OUT && event <= MAGNET_V3_FLOW)
-		return 0;
 	switch (event) {
 	case MAGNET_EV_DROP_OUT:
 	case MAGNET_EV_DROP_IN:
@@ -56,7 +58,7 @@ static int v3_event_feature(unsigned int event)
 	case MAGNET_EV_QDISC_ENQ:
 		return MAGNET_V3_FEAT_QDISC_ENQ;
 	}
-	return -1;
+	return 0;
 }
 
 static int v3_is_app(unsigned int event)
@@ -313,7 +315,6 @@ int magnet_v3_dec_init(struct magnet_v3_dec *d, unsigned int ncpus)
 	unsigned int i;
 
 	memset(d, 0, sizeof(*d));
-	d->known = MAGNET_V3_KNOWN;
 	d->ncpus = ncpus;
 	d->tab = kvcalloc(ncpus, sizeof(*d->tab), GFP_KERNEL);
 	if (!d->tab)
@@ -343,7 +344,6 @@ static struct magnet_v3_slot *v3_table(struct magnet_v3_dec *d,
 int magnet_v3_dec_init(struct magnet_v3_dec *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->known = MAGNET_V3_KNOWN;
 	/* any u16 cpu: 512 KiB of pointers, untouched pages stay unmapped */
 	d->ncpus = 1U << 16;
 	d->tab = calloc(d->ncpus, sizeof(*d->tab));
@@ -492,7 +492,7 @@ static __always_inline void v3_get(void *dst, const unsigned char *src,
 void magnet_v3_dec_features(struct magnet_v3_dec *d, __u32 features)
 {
 	d->newer = (features ? features : MAGNET_V3_FEATURES_UNSAID) &
-		   ~d->known;
+		   ~MAGNET_V3_KNOWN;
 }
 
 int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
@@ -591,7 +591,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	unsigned int event = b[offsetof(struct magnet_v3_hdr, event)];
 	unsigned int flags = b[offsetof(struct magnet_v3_hdr, flags)];
 	unsigned int i, want, base = 0, part = 0;
-	int layout, feat;
+	int layout;
 
 	/* no rate part until a record that carries one is decoded */
 	d->rate = NULL;
@@ -629,7 +629,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		/* the FLOW record this reader knows: 80 bytes, or 72 (a
 		 * reader from before netns); a 72-byte one is also a writer's
 		 * from before netns */
-		unsigned int flen = d->known & MAGNET_V3_FEAT_NETNS ?
+		unsigned int flen = MAGNET_V3_KNOWN & MAGNET_V3_FEAT_NETNS ?
 				    MAGNET_V3_FLOW_SIZE : MAGNET_V3_FLOW_SIZE_0;
 
 		if (len == MAGNET_V3_FLOW_SIZE_0) {
@@ -660,9 +660,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		s->used = 1;
 		return 0;
 	}
-	feat = v3_event_feature(event);
-	if (event < MAGNET_EV_TCP_OUT || feat < 0 ||
-	    (feat & ~d->known)) {
+	if (event < MAGNET_EV_TCP_OUT || event > MAGNET_EV_MAX ||
+	    (v3_event_feature(event) & ~MAGNET_V3_KNOWN)) {
 		/* a kind a newer writer added: skipped by its length */
 		if (event && d->newer) {
 			d->skipped++;
@@ -675,7 +674,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	}
 	/* a reader before the rate part reads RF_RATE as a flag it does not
 	 * know: the part is bytes after the layout it knows */
-	if (!(d->known & MAGNET_V3_FEAT_RATE))
+	if (!(MAGNET_V3_KNOWN & MAGNET_V3_FEAT_RATE))
 		flags &= ~MAGNET_RF_RATE;
 
 	/* an event: its layout, by its type */

@@ -133,16 +133,14 @@ struct magnet_v3_dec {
 	 */
 	__u64 gen;
 	/*
-	 * Growing the format (record.h, MAGNET_V3_FEAT_*): @known, the
-	 * additions this reader knows (magnet_v3_dec_init(): all of them,
-	 * or MAGNET_V3_KNOWN where it is defined, for a reader built to know
-	 * fewer); @newer, those the log's header says it may use that this
-	 * reader does not (magnet_v3_dec_features()). While @newer is 0 a
-	 * record of a kind or length this reader does not know is invalid;
-	 * else it is skipped (@skipped, its event code in @skipped_codes) or
-	 * read as far as its layout goes (@longer).
+	 * Growing the format (record.h, MAGNET_V3_FEAT_*): @newer, the
+	 * additions the log's header says it may use that this reader does
+	 * not know (magnet_v3_dec_features(); v3.c's MAGNET_V3_KNOWN: all of
+	 * them, unless built to know fewer). While @newer is 0 a record of a
+	 * kind or length this reader does not know is invalid; else it is
+	 * skipped (@skipped, its event code in @skipped_codes) or read as far
+	 * as its layout goes (@longer).
 	 */
-	unsigned int known;
 	unsigned int newer;
 	__u64 skipped;
 	__u64 longer;
