@@ -20,8 +20,10 @@ tokens). And while tbf holds packets (its qlen after a dequeue above
 0) it lets them go at its rate: over the runs of such dequeues longer
 than 0.2 s, the bytes over the time must be its rate within 1%.
 A stall, no dequeue for longer than the bucket takes to fill while tbf
-held packets, is the emulator not running the guest (tbf's timer never
-waits so long): tbf loses the tokens beyond its bucket there, so the
+held packets (since the dequeue before, if it left some, else since the
+next packet's dev_out: one that comes to an empty queue needs at most
+its own length of tokens), is the emulator not running the guest (tbf's
+timer never waits so long): tbf loses the tokens beyond its bucket there, so the
 runs are cut at stalls and a wait across one is held to the upper bound
 only; stalls may take at most 10% of the time tbf held packets.
 
@@ -80,14 +82,32 @@ def main(text, netns, ifindex, pkts, nbytes, dropped, rate, burst, enq):
         if r["event"] == "dev_out":
             pending[k].append(t(r))
     times = [t(r) for r in q]
-    # stalls: two dequeues further apart than the bucket takes to fill
-    # while tbf held packets (its qlen after the first above 0). With its
-    # timer on time it never waits so long (a packet needs 1514 bytes of
-    # tokens); a longer gap is a guest the emulator did not run, whose
-    # tbf lost the tokens beyond its bucket: no lower bound holds across it
+    # each dequeue's packet's dev_out (None: not matched)
+    t0s = []
+    for r in q:
+        k = (r["seq"], r["end_seq"], r["ip_id"], r["lport"], r["rport"])
+        t0s.append(pending[k].popleft() if r["seq"] and pending[k] else None)
+    # stalls: no dequeue for longer than the bucket takes to fill while
+    # tbf held packets: since the dequeue before if its qlen after was
+    # above 0, else since this packet's dev_out (it came to an empty queue
+    # after that dequeue). With its timer on time tbf never waits so long
+    # (a packet needs 1514 bytes of tokens); a longer gap is a guest the
+    # emulator did not run, whose tbf lost the tokens beyond its bucket:
+    # no lower bound holds across it (a packet that came to an empty
+    # queue and waited 28 ms on 5.10, the queue's only dequeue 16 KB
+    # short of the rate, was one)
     drain = burst / rate
-    stalls = [(t(a), t(b)) for a, b in zip(q, q[1:])
-              if a["qdisc_qlen"] != "0" and t(b) - t(a) > drain]
+    stalls = []
+    for i in range(1, len(q)):
+        a, b = q[i - 1], q[i]
+        if a["qdisc_qlen"] != "0":
+            since = t(a)
+        elif t0s[i] is not None and t0s[i] > t(a):
+            since = t0s[i]
+        else:
+            continue
+        if t(b) - since > drain:
+            stalls.append((since, t(b)))
     held = sum(t(b) - t(a) for a, b in zip(q, q[1:])
                if a["qdisc_qlen"] != "0")
     stalled = sum(e - b for b, e in stalls)
@@ -97,16 +117,15 @@ def main(text, netns, ifindex, pkts, nbytes, dropped, rate, burst, enq):
     if stalled > 0.1 * held:
         bad.append("stalls for %.3f s of the %.2f s tbf held packets" % (
             stalled, held))
-    starts = [b for b, _ in stalls]
+    ends = [b for _, b in stalls]
     cum = [0]
     for r in q:
         cum.append(cum[-1] + int(r["len"]) + 14)
     waits, worst, matched = [], 0.0, 0
     for i, r in enumerate(q):
-        k = (r["seq"], r["end_seq"], r["ip_id"], r["lport"], r["rport"])
-        if not r["seq"] or not pending[k]:
+        t0 = t0s[i]
+        if t0 is None:
             continue
-        t0 = pending[k].popleft()
         w = t(r) - t0
         if w < 0:
             bad.append("a dequeue before its dev_out: %s" % r)
@@ -119,7 +138,8 @@ def main(text, netns, ifindex, pkts, nbytes, dropped, rate, burst, enq):
         # never more than the rate and the bucket allow; not less either,
         # unless a stall came in between
         dev = left - rate * w
-        k = bisect.bisect_left(starts, t0)
+        # (a stall that overlaps the wait: the first to end after t0)
+        k = bisect.bisect_right(ends, t0)
         if k == len(stalls) or stalls[k][0] >= t(r):
             dev = abs(dev)
         worst = max(worst, dev - burst)
@@ -196,7 +216,7 @@ def check_enqueues(e, q, pkts, rate, burst, stalls):
     for r in e:
         pending[key(r)].append(r)
     times = [t(r) for r in q]
-    starts = [b for b, _ in stalls]
+    ends = [b for _, b in stalls]
     matched = ahead_bad = 0
     under = 0.0
     overs = []
@@ -222,7 +242,7 @@ def check_enqueues(e, q, pkts, rate, burst, stalls):
                                between))
         backlog = int(en["qdisc_backlog"])
         under = max(under, backlog - burst - rate * s)
-        k = bisect.bisect_left(starts, t(en))
+        k = bisect.bisect_right(ends, t(en))
         if k == len(stalls) or stalls[k][0] >= t(r):
             overs.append(rate * s - backlog)
     if matched != len(q):

@@ -314,8 +314,13 @@ for b in $boots; do
 	# lib.sh, cases/*.sh)
 	if grep -E "$KERNEL_BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' | grep -vE "$guest_sh"; then
 		echo "vm: $b: the kernel log shows a warning or error (above)"
-		grep -E "$KERNEL_BAD" "$out/dmesg.txt" "$out/console.log" 2>/dev/null | grep -v '^\[guest\]' |
-			grep -vE "$guest_sh" | head -n 5 | sed "s/^/  $b kernel log| /" >> "$recap"
+		# the recap names what it was: each match with the 3 lines before
+		# it (a Call Trace's header: which task, which warning), from
+		# dmesg.txt (console.log repeats it) if the guest wrote one
+		klog="$out/dmesg.txt"
+		[ -s "$klog" ] || klog="$out/console.log"
+		grep -E -B3 "$KERNEL_BAD" "$klog" 2>/dev/null | grep -v '^\[guest\]' |
+			grep -vE "$guest_sh" | head -n 12 | sed "s/^/  $b kernel log| /" >> "$recap"
 		ok=0
 		total_fail=$((total_fail + 1))
 	fi
