@@ -151,10 +151,8 @@ EXPLAIN = {
 
 def early_reader(c):
     """the name of the way command c stops reading early, or None"""
-    if c.kind != "simple":
-        return None
-    ws = command_words(c)
-    if not ws:
+    ws = simple_words(c)
+    if ws is None:
         return None
     name = ws[0].lit
     args = [w.lit for w in ws[1:]]
@@ -888,6 +886,14 @@ def walk_nodes(node, prune_funcs=False):
             stack.extend((c, b))
 
 
+def simple_words(node):
+    """command_words() of a simple command, or None (not simple, or no
+    command name)"""
+    if node.kind != "simple":
+        return None
+    return command_words(node) or None
+
+
 def command_words(node):
     """A simple command's words from its command name on, past wrappers
     such as env, command, timeout DURATION."""
@@ -1034,10 +1040,8 @@ class FileInfo:
 
     def is_verdict(self, node):
         """cmp, diff, grep -q, a checker (true-on-verdict)."""
-        if node.kind != "simple":
-            return False
-        ws = command_words(node)
-        if not ws:
+        ws = simple_words(node)
+        if ws is None:
             return False
         name = ws[0].lit
         if name in VERDICT_COMMANDS:
@@ -1050,10 +1054,8 @@ class FileInfo:
         """A command whose status is an assertion (mid-and-chain)."""
         if node.kind in ("cond", "arith"):
             return True
-        if node.kind != "simple":
-            return False
-        ws = command_words(node)
-        if not ws:
+        ws = simple_words(node)
+        if ws is None:
             return False
         name = ws[0].lit
         if name in TEST_COMMANDS:
@@ -1161,10 +1163,8 @@ class FileInfo:
         if c.kind == "group":
             items = c.body.items
             return bool(items) and self.fails(items[-1].parts[-1])
-        if c.kind != "simple":
-            return False
-        ws = command_words(c)
-        if not ws:
+        ws = simple_words(c)
+        if ws is None:
             return False
         name = ws[0].lit
         if name == "false":
