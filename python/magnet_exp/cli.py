@@ -4,6 +4,7 @@ import csv
 import glob
 import json
 import os
+import select
 import sys
 
 from magnet_exp import analyse as an
@@ -641,16 +642,35 @@ def main(argv=None):
                    help="refused: no probe's answer echoes a congestion "
                    "mark, so ECN cannot be emulated")
     ns = p.parse_args(argv)
+    cmd = {"monarch": cmd_monarch, "clocks": cmd_clocks, "run": cmd_run,
+           "report": cmd_report}.get(ns.cmd, cmd_analyse)
     try:
-        if ns.cmd == "monarch":
-            return cmd_monarch(ns)
-        if ns.cmd == "clocks":
-            return cmd_clocks(ns)
-        if ns.cmd == "run":
-            return cmd_run(ns)
-        if ns.cmd == "report":
-            return cmd_report(ns)
-        return cmd_analyse(ns)
+        rc = cmd(ns)
+        sys.stdout.flush()
+        return rc
     except (OSError, ValueError, runner.RunError, monarch.MonarchError) as e:
+        # `magnet-exp ... | head`: the reader went away, not an error
+        if isinstance(e, BrokenPipeError) and stdout_gone():
+            return quiet_end()
         print("magnet-exp: %s" % e, file=sys.stderr)
         return 2
+
+
+def stdout_gone():
+    """whether standard output is a pipe whose reader has gone (`| head`):
+    poll() says POLLERR on such a pipe's write end"""
+    try:
+        p = select.poll()
+        p.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in p.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def quiet_end():
+    """the end when stdout's reader has gone: no message, status 141, as
+    ttpb2ascii and any C tool killed by SIGPIPE; what Python still holds
+    for stdout goes to /dev/null (else it tries again at exit and says
+    so)"""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 141

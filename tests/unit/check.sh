@@ -906,6 +906,15 @@ mkdir "$tmp/exp"
 /usr/bin/python3 ./test_exp.py "$tmp/exp" >"$tmp/test_exp.log" 2>&1
 st=$?
 fold "$tmp/test_exp.log" "test_exp" "$st"
+# `magnet-exp ... | head`: a reader that has gone before the first line
+# (the writer starts 0.5 s after `true` has exited) ends it quietly, with
+# the status of a C tool killed by SIGPIPE (ttpb2ascii's), not a "Broken
+# pipe" error (status 2)
+{ sleep 0.5; exec ../../userspace/magnet-exp analyse --no-figures \
+	-o "$tmp/exp-pipe" "$tmp/exp/clean.bin"; } 2>"$tmp/err" | true
+rc=${PIPESTATUS[0]}
+check "magnet-exp, its stdout's reader gone: status 141" [ "$rc" = 141 ]
+check "magnet-exp, its stdout's reader gone: nothing on stderr" [ ! -s "$tmp/err" ]
 # Monarch's self-diagnosis, on traces its test writes from a model
 /usr/bin/python3 ./test_monarchdiag.py >"$tmp/test_monarchdiag.log" 2>&1
 st=$?
