@@ -476,7 +476,9 @@ From packets both hosts recorded (IPv4: addresses, ports and IP ID; the
 sender's device going out, the receiver's coming in), per pair of hosts
 (addresses): the receiver's clock less the sender's, theta = (min delay
 A->B - min delay B->A) / 2, within +- (min A->B + min B->A) / 2, and the
-one-way delays each way after it (python/magnet_exp/clocks.py). Exit
+one-way delays each way after it (python/magnet_exp/clocks.py). Hosts
+whose packets all went out and came in within one log are namespaces of
+one kernel, on one clock: 0 by construction, the delays exact. Exit
 status: 0; 1 if no pair of hosts has packets matched both ways; 2 on a
 usage or I/O error, or a log that cannot be read.
 """

@@ -28,6 +28,13 @@ trip's least time, halved); the true offset is within the bound of the
 estimate if each direction's fastest packet took equally long. The one-way
 delays are the packets' d less the estimate, each uncertain by the bound.
 
+Except on one clock: where every packet of both ways was recorded going
+out and coming in within one log, the hosts are namespaces of one kernel,
+whose records all read its one clock: theta is 0 by construction, not an
+estimate (the estimate there is only as good as the bound, half the least
+round trip: +10 ms +- 10 ms on a path of 20 ms one way), and each one-way
+delay is the packets' d exactly. The pair says so (one_clock).
+
 Only IPv4 (IPv6 has no ID in every packet).
 """
 import statistics
@@ -96,7 +103,9 @@ def _pct(v, p):
 def estimate(m):
     """{"layer", "pairs": [...]} with per pair of hosts (addresses) A < B:
     the packets matched each way, theta (B's clock less A's, s), its
-    bound, and the one-way delays (min, median, 90th percentile, s)"""
+    bound, one_clock (both ends in one log: theta and bound 0 by
+    construction), and the one-way delays (min, median, 90th percentile,
+    s)"""
     layer = "dev" if m.out["dev"] and m.inn["dev"] else "ip"
     # the forwarders' devices: a packet in at one, then out (of any) in
     # the same namespace, on the clock of one log; at the IP layer
@@ -112,19 +121,27 @@ def estimate(m):
                 fwd.add(i)
                 fwd.update(later)
     d = {}          # (src host, dst host) -> [delay s]
+    logs = {}       # (src host, dst host) -> the logs its records came from
     for key, outs in m.out[layer].items():
-        outs = [t for t, i in outs if i not in fwd]
-        ins = [t for t, i in m.inn[layer].get(key, ()) if i not in fwd]
+        outs = [(t, i) for t, i in outs if i not in fwd]
+        ins = [(t, i) for t, i in m.inn[layer].get(key, ()) if i not in fwd]
         if outs and ins and key[0] != key[2]:
             d.setdefault((key[0], key[2]), []).append(
-                (max(ins) - min(outs)) / 1e9)
+                (max(t for t, _ in ins) - min(t for t, _ in outs)) / 1e9)
+            logs.setdefault((key[0], key[2]), set()).update(
+                i[0] for _, i in outs + ins)
     pairs = []
     for (a, b) in sorted(d):
         if a > b or (b, a) not in d:
             continue
         ab, ba = d[(a, b)], d[(b, a)]
-        theta = (min(ab) - min(ba)) / 2
-        bound = (min(ab) + min(ba)) / 2
+        one = logs[(a, b)] | logs[(b, a)]
+        if len(one) == 1:
+            # one log: one kernel's clock, theta 0 by construction
+            theta = bound = 0.0
+        else:
+            theta = (min(ab) - min(ba)) / 2
+            bound = (min(ab) + min(ba)) / 2
 
         def owd(v, sign):
             w = [x - sign * theta for x in v]
@@ -132,6 +149,7 @@ def estimate(m):
                     "median_s": statistics.median(w),
                     "p90_s": _pct(w, 90)}
         pairs.append({"a": a, "b": b, "theta_s": theta, "bound_s": bound,
+                      "one_clock": len(one) == 1,
                       "a_to_b": owd(ab, 1), "b_to_a": owd(ba, -1)})
     return {"layer": layer, "pairs": pairs,
             "forwarders": [_device(m, d) for d in sorted(fwd, key=lambda x: (
@@ -157,16 +175,24 @@ def report(est):
         out.append("devices that forwarded packets, left out: %s"
                    % ", ".join(est["forwarders"]))
     for p in est["pairs"]:
-        out.append("%s's clock - %s's: %+.6f s +- %.6f s (%s layer, %d and "
-                   "%d packets matched)" % (
-                       p["b"], p["a"], p["theta_s"], p["bound_s"],
-                       est["layer"], p["a_to_b"]["packets"],
-                       p["b_to_a"]["packets"]))
+        if p["one_clock"]:
+            out.append("%s's clock - %s's: 0 (one clock: both recorded in "
+                       "one log, namespaces of one kernel; %s layer, %d and "
+                       "%d packets matched)" % (
+                           p["b"], p["a"], est["layer"],
+                           p["a_to_b"]["packets"], p["b_to_a"]["packets"]))
+        else:
+            out.append("%s's clock - %s's: %+.6f s +- %.6f s (%s layer, %d "
+                       "and %d packets matched)" % (
+                           p["b"], p["a"], p["theta_s"], p["bound_s"],
+                           est["layer"], p["a_to_b"]["packets"],
+                           p["b_to_a"]["packets"]))
         for name, src, dst in (("a_to_b", p["a"], p["b"]),
                                ("b_to_a", p["b"], p["a"])):
             o = p[name]
             out.append("  one-way delay %s -> %s: min %.6f, median %.6f, "
-                       "90%% %.6f s (each +- %.6f)" % (
+                       "90%% %.6f s (%s)" % (
                            src, dst, o["min_s"], o["median_s"], o["p90_s"],
-                           p["bound_s"]))
+                           "exact: one clock" if p["one_clock"] else
+                           "each +- %.6f" % p["bound_s"]))
     return out

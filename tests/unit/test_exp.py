@@ -1347,9 +1347,10 @@ class TextLogs(unittest.TestCase):
 class Clocks(unittest.TestCase):
     def test_clocks(self):
         # clean.bin, one kernel: every packet at the receiver's device 1 us
-        # after the sender's, each way: offset 0 within 1 us, one-way
-        # delays 1 us. Split by host into two text logs, the receiver's
-        # clock put 5 ms ahead: the offset found, 5 ms within 1 us, the
+        # after the sender's, each way: one log, one clock, offset 0 by
+        # construction (not an estimate), one-way delays 1 us exactly.
+        # Split by host into two text logs, the receiver's clock put 5 ms
+        # ahead: two clocks, the offset estimated, 5 ms within 1 us, the
         # one-way delays the same
         env = dict(os.environ, MAGNET_TTPB2ASCII=TTPB)
         exe = os.path.join(HERE, "..", "..", "userspace", "magnet-exp")
@@ -1358,16 +1359,19 @@ class Clocks(unittest.TestCase):
         p = subprocess.run([exe, "clocks", "--json", os.path.join(d, "c.json"),
                             clean], capture_output=True, text=True, env=env)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout.splitlines()[0],
-                         "10.0.0.2's clock - 10.0.0.1's: +0.000000 s +- "
-                         "0.000001 s (dev layer, 6 and 6 packets matched)")
+        self.assertEqual(p.stdout.splitlines()[:2], [
+            "10.0.0.2's clock - 10.0.0.1's: 0 (one clock: both recorded in "
+            "one log, namespaces of one kernel; dev layer, 6 and 6 packets "
+            "matched)",
+            "  one-way delay 10.0.0.1 -> 10.0.0.2: min 0.000001, median "
+            "0.000001, 90% 0.000001 s (exact: one clock)"])
         with open(os.path.join(d, "c.json")) as f:
             est = json.load(f)
         pr = est["pairs"][0]
         self.assertEqual((pr["a"], pr["b"], est["forwarders"]),
                          ("10.0.0.1", "10.0.0.2", []))
-        self.assertAlmostEqual(pr["theta_s"], 0, delta=1e-12)
-        self.assertAlmostEqual(pr["bound_s"], 1e-6, delta=1e-12)
+        self.assertEqual((pr["one_clock"], pr["theta_s"], pr["bound_s"]),
+                         (True, 0.0, 0.0))
         for way in ("a_to_b", "b_to_a"):
             self.assertAlmostEqual(pr[way]["min_s"], 1e-6, delta=1e-12)
             self.assertAlmostEqual(pr[way]["p90_s"], 1e-6, delta=1e-12)
@@ -1397,6 +1401,7 @@ class Clocks(unittest.TestCase):
                       "0.000001 s", p.stdout)
         with open(os.path.join(d, "s.json")) as f:
             pr = json.load(f)["pairs"][0]
+        self.assertFalse(pr["one_clock"])
         self.assertAlmostEqual(pr["theta_s"], 0.005, delta=1e-12)
         self.assertAlmostEqual(pr["a_to_b"]["median_s"], 1e-6, delta=1e-12)
         # one host only: nothing to match (exit 1); not a log: exit 2
@@ -1421,6 +1426,12 @@ class Clocks(unittest.TestCase):
         class R(dict):
             def time_ns(self):
                 return self["t"]
+        for split in (False, True):
+            self._forwarders(clocks, R, split)
+
+    def _forwarders(self, clocks, R, split):
+        # split: B's records (its device, ifindex 4) in a log of their own
+        # (another kernel's clock); else all in one log
         m = clocks.Matches()
         rows = [("dev_out", "1", "A", "B", 0), ("dev_in", "2", "B", "A", 10),
                 ("dev_out", "3", "A", "B", 20), ("dev_in", "4", "B", "A", 1000),
@@ -1431,17 +1442,31 @@ class Clocks(unittest.TestCase):
                 ("dev_out", "4", "B", "A", 1100), ("dev_in", "3", "A", "B", 1110),
                 ("dev_out", "2", "B", "A", 1120), ("dev_in", "1", "A", "B", 1200)]
         for i, (ev, ifx, la, ra, t) in enumerate(rows):
+            m.logs = int(split and ifx == "4")
             m.add(R(event=ev, family="4", ip_id=str(7 + (i >= 4) + (i >= 6)),
                     laddr=la, lport="1" if la == "A" else "2", raddr=ra,
                     rport="2" if la == "A" else "1", ifindex=ifx, t=t))
+        m.logs = 1 + split
         est = clocks.estimate(m)
-        self.assertEqual(est["forwarders"], ["ifindex 2", "ifindex 3"])
+        self.assertEqual(est["forwarders"], ["log 1: ifindex 2",
+                                             "log 1: ifindex 3"]
+                         if split else ["ifindex 2", "ifindex 3"])
         pr = est["pairs"][0]
         self.assertEqual((pr["a_to_b"]["packets"], pr["b_to_a"]["packets"]),
                          (1, 1))
-        # A -> B 1000 ns, B -> A 100 ns: theta 450 ns +- 550
-        self.assertAlmostEqual(pr["theta_s"], 450e-9, delta=1e-15)
-        self.assertAlmostEqual(pr["bound_s"], 550e-9, delta=1e-15)
+        self.assertEqual(pr["one_clock"], not split)
+        if split:
+            # A -> B 1000 ns, B -> A 100 ns: theta 450 ns +- 550
+            self.assertAlmostEqual(pr["theta_s"], 450e-9, delta=1e-15)
+            self.assertAlmostEqual(pr["bound_s"], 550e-9, delta=1e-15)
+        else:
+            # one clock: 0, and the delays as recorded (the receiver's
+            # 1000 ns, not the router's 10)
+            self.assertEqual((pr["theta_s"], pr["bound_s"]), (0.0, 0.0))
+            self.assertAlmostEqual(pr["a_to_b"]["min_s"], 1000e-9,
+                                   delta=1e-15)
+            self.assertAlmostEqual(pr["b_to_a"]["min_s"], 100e-9,
+                                   delta=1e-15)
 
     def test_forwarders_by_namespace(self):
         # records that say their namespace: every host's device is ifindex
@@ -1463,15 +1488,19 @@ class Clocks(unittest.TestCase):
                     ("out", "C", "2", "B", "A", 8, 1100),
                     ("in", "S", "2", "A", "B", 8, 1200)]
             for way, ns, ifx, la, ra, ipid, t in rows:
+                # C, the receiver, in a log of its own: another clock
+                m.logs = int(ns == "C")
                 m.add(R(event=layer + "_" + way, family="4", ip_id=str(ipid),
                         laddr=la, lport="1" if la == "A" else "2", raddr=ra,
                         rport="2" if la == "A" else "1", netns=ns,
                         ifindex=ifx if layer == "dev" else "0", t=t))
+            m.logs = 2
             est = clocks.estimate(m)
             self.assertEqual(est["layer"], layer)
-            self.assertEqual(est["forwarders"], ["netns R ifindex 2",
-                                                 "netns R ifindex 3"]
-                             if layer == "dev" else ["netns R (IP layer)"])
+            self.assertEqual(est["forwarders"], ["log 1: netns R ifindex 2",
+                                                 "log 1: netns R ifindex 3"]
+                             if layer == "dev" else
+                             ["log 1: netns R (IP layer)"])
             pr = est["pairs"][0]
             # A -> B 1000 ns (the receiver's, not the router's 10), B -> A
             # 100 ns: theta 450 ns +- 550

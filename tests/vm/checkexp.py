@@ -37,9 +37,10 @@ every file from the host that made it, with its name (cmd_ssh). flows:
 [[flows]] (cmd_flows). relays: [path] relays and the per-stack table
 (cmd_relays). teacup: TEACUP's ttprobe and web10g logs of the same
 segments, analysed (cmd_teacup). sweep: a sweep of [path] delay
-(cmd_sweep). clocks: magnet-exp clocks on the run's log (true offset 0)
-and on its sender's and receiver's records apart, the receiver's clock
-moved by OFFSET_MS (cmd_clocks). complete: [traffic] source iperf3
+(cmd_sweep). clocks: magnet-exp clocks on the run's log (one clock: 0
+by construction) and on its sender's and receiver's records apart (true
+offset 0 within the estimate's bound), then the receiver's clock moved by
+OFFSET_MS (cmd_clocks). complete: [traffic] source iperf3
 against socat (cmd_complete). monarch: a spec with [monarch]
 (cmd_monarch).
 """
@@ -484,19 +485,23 @@ def _clocks(logs, out):
 
 def cmd_clocks(d, offset_ms):
     """the clock offset between the sender's and the receiver's namespace
-    of one kernel: the truth is 0, and the estimate must be within the
-    bound it reports, with the router's devices left out as forwarders.
+    of one kernel, in one log: one clock, 0 by construction (one_clock,
+    theta and bound 0), with the router's devices left out as forwarders.
     Then the same records as two logs, the sender's and the receiver's
-    (ttpb2ascii -n, each namespace's inode from topology.json), with every
-    receiver's time moved by OFFSET_MS: the estimate must be the first
-    one plus OFFSET_MS and the bound the first one, to the nanosecond"""
+    (ttpb2ascii -n, each namespace's inode from topology.json): two
+    clocks to the tool, whose estimate must hold the truth, 0, within its
+    bound; and with every receiver's time moved by OFFSET_MS, the estimate
+    must be that one plus OFFSET_MS and the bound that one, to the
+    nanosecond"""
     s = load(d)
     some_runs(s, d)
     log = os.path.join(d, s["runs"][0]["log"])
-    est, pr = _clocks([log], os.path.join(d, "clocks0.json"))
-    if abs(pr["theta_s"]) > pr["bound_s"]:
-        fail("clocks: offset %+.6f s +- %.6f s, the truth 0 outside" % (
-            pr["theta_s"], pr["bound_s"]))
+    est, pr0 = _clocks([log], os.path.join(d, "clocks0.json"))
+    if not pr0.get("one_clock") or pr0["theta_s"] != 0 or \
+            pr0["bound_s"] != 0:
+        fail("clocks: one log, one kernel's clock: %+.6f s +- %.6f s, "
+             "one_clock %r; want 0 by construction" % (
+                 pr0["theta_s"], pr0["bound_s"], pr0.get("one_clock")))
     with open(os.path.join(d, "topology.json")) as f:
         hosts = {v.split(" ")[0]: k for k, v in
                  json.load(f)["netns_hosts"].items()}
@@ -507,24 +512,34 @@ def cmd_clocks(d, offset_ms):
         fail("clocks: forwarders %r, want the router's (netns %s)" % (
             est["forwarders"], hosts["router"]))
     tool = os.environ["MAGNET_TTPB2ASCII"]
-    logs = []
-    shift = int(offset_ms * 1e6)
-    for host in ("sender", "receiver"):
-        text = subprocess.run([tool, "-f", "magnet", "-n", hosts[host], log],
+    text = {h: subprocess.run([tool, "-f", "magnet", "-n", hosts[h], log],
                               capture_output=True, text=True,
                               check=True).stdout.splitlines()
-        path = os.path.join(d, "clocks_%s.txt" % host)
-        with open(path, "w") as f:
-            f.write(text[0] + "\n")
-            for line in text[1:]:
-                v = line.split("\t")
-                if host == "receiver":
-                    sec, ns = v[0].split(".")
-                    t = int(sec) * 10 ** 9 + int(ns) + shift
-                    v[0] = "%d.%09d" % divmod(t, 10 ** 9)
-                f.write("\t".join(v) + "\n")
-        logs.append(path)
-    _, pr2 = _clocks(logs, os.path.join(d, "clocks1.json"))
+            for h in ("sender", "receiver")}
+
+    def split(shift, name):
+        """the sender's and the receiver's records as two logs, the
+        receiver's times moved by SHIFT ns"""
+        logs = []
+        for host in ("sender", "receiver"):
+            path = os.path.join(d, "clocks_%s_%s.txt" % (name, host))
+            with open(path, "w") as f:
+                f.write(text[host][0] + "\n")
+                for line in text[host][1:]:
+                    v = line.split("\t")
+                    if host == "receiver":
+                        sec, ns = v[0].split(".")
+                        t = int(sec) * 10 ** 9 + int(ns) + shift
+                        v[0] = "%d.%09d" % divmod(t, 10 ** 9)
+                    f.write("\t".join(v) + "\n")
+            logs.append(path)
+        return _clocks(logs, os.path.join(d, "clocks_%s.json" % name))[1]
+    pr = split(0, "apart")
+    if pr.get("one_clock") or abs(pr["theta_s"]) > pr["bound_s"]:
+        fail("clocks: two logs: offset %+.6f s +- %.6f s (one_clock %r), "
+             "the truth 0 outside, or taken for one clock" % (
+                 pr["theta_s"], pr["bound_s"], pr.get("one_clock")))
+    pr2 = split(int(offset_ms * 1e6), "shifted")
     want = offset_ms / 1e3
     # the same packets' times, the receiver's moved by exactly the shift
     # (whole nanoseconds): the estimate moves by the shift and the bound
@@ -538,11 +553,11 @@ def cmd_clocks(d, offset_ms):
              "shift)" % (
                  offset_ms, pr2["theta_s"], pr2["bound_s"],
                  pr["theta_s"] + want, pr["bound_s"]))
-    print("checkexp: clocks: one log %+.6f s +- %.6f s (truth 0; router's "
-          "%d devices left out); the receiver's records %+.1f ms apart: "
-          "%+.6f s +- %.6f s" % (pr["theta_s"], pr["bound_s"],
-                                 len(est["forwarders"]), offset_ms,
-                                 pr2["theta_s"], pr2["bound_s"]))
+    print("checkexp: clocks: one log: one clock, 0 (router's %d devices "
+          "left out); as two logs: %+.6f s +- %.6f s (truth 0); the "
+          "receiver's records %+.1f ms apart: %+.6f s +- %.6f s" % (
+              len(est["forwarders"]), pr["theta_s"], pr["bound_s"],
+              offset_ms, pr2["theta_s"], pr2["bound_s"]))
 
 
 def cmd_complete(d, size):
