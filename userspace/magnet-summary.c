@@ -32,6 +32,9 @@ static void usage(FILE *f)
 		"Prints one row per flow: local and remote address and port, the\n"
 		"lines for segments sent (o) and received (i), the bytes of the\n"
 		"sent segments (sum of field 17 over 'o' lines) and the time span.\n"
+		"A row whose remote address is unspecified and remote port 0 is a\n"
+		"listening socket's (the SYNs it took), marked so and not counted\n"
+		"as a connection.\n"
 		"Exits 1 on a malformed line, naming it, and 2 on a usage or I/O\n"
 		"error.\n");
 }
@@ -81,6 +84,19 @@ static struct flow *lookup(const char *key)
 	return &flows[i];
 }
 
+/* a listening socket's row: the remote address unspecified (0.0.0.0,
+ * or IPv6's all-zero, as magnet writes it) and the remote port 0 */
+static int listener(const char *key)
+{
+	const char *rport = strrchr(key, ','), *raddr;
+
+	if (!rport || strcmp(rport + 1, "0"))
+		return 0;
+	for (raddr = rport; raddr > key && raddr[-1] != ','; raddr--)
+		;
+	return raddr < rport && strspn(raddr, "0:.") == (size_t)(rport - raddr);
+}
+
 static int by_order(const void *a, const void *b)
 {
 	const struct flow *x = a, *y = b;
@@ -95,7 +111,7 @@ int main(int argc, char **argv)
 	char line[MAX_LINE], key[MAX_LINE];
 	unsigned long long lineno = 0, total = 0;
 	FILE *in = stdin;
-	size_t i;
+	size_t i, listeners = 0;
 
 	if (argc > 2 || (argc == 2 && (!strcmp(argv[1], "-h") ||
 				       !strcmp(argv[1], "--help")))) {
@@ -160,10 +176,16 @@ int main(int argc, char **argv)
 	qsort(flows, cap, sizeof(*flows), by_order);
 	printf("%-60s %10s %10s %14s %10s\n", "flow (local,port,remote,port)",
 	       "o lines", "i lines", "o bytes", "seconds");
-	for (i = 0; i < nflows; i++)
-		printf("%-60s %10llu %10llu %14llu %10.3f\n", flows[i].key,
+	for (i = 0; i < nflows; i++) {
+		int l = listener(flows[i].key);
+
+		listeners += l;
+		printf("%-60s %10llu %10llu %14llu %10.3f%s\n", flows[i].key,
 		       flows[i].out_lines, flows[i].in_lines,
-		       flows[i].out_bytes, flows[i].last - flows[i].first);
-	printf("%llu lines, %zu flows\n", total, nflows);
+		       flows[i].out_bytes, flows[i].last - flows[i].first,
+		       l ? "  (listening socket)" : "");
+	}
+	printf("%llu lines, %zu connections, %zu listening sockets\n", total,
+	       nflows - listeners, listeners);
 	return 0;
 }

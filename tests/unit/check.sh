@@ -920,6 +920,25 @@ check "magnet-exp, its stdout's reader gone: nothing on stderr" [ ! -s "$tmp/err
 st=$?
 fold "$tmp/test_monarchdiag.log" "test_monarchdiag" "$st"
 
+# ---- magnet-summary: rows per flow, a listening socket's marked ----
+echo "== magnet-summary"
+printf '%s\n' \
+	'i,1.0,0000:0000:0000:0000:0000:0000:0000:0000,5201,0000:0000:0000:0000:0000:0000:0000:0000,0,0,0,0,0,0,0,0,0,0,0,0' \
+	'o,1.5,10.0.0.1,40000,10.0.0.2,5201,0,0,0,0,0,0,0,0,0,0,1448' \
+	'o,2.5,10.0.0.1,40000,10.0.0.2,5201,0,0,0,0,0,0,0,0,0,0,1448' \
+	'i,2.0,10.0.0.2,5201,10.0.0.1,40000,0,0,0,0,0,0,0,0,0,0,0' \
+	'i,2.6,10.0.0.0,5202,10.0.0.0,0,0,0,0,0,0,0,0,0,0,0,0' >"$tmp/summ.log"
+../../userspace/magnet-summary "$tmp/summ.log" >"$tmp/summ.out" 2>&1
+rc=$?
+check "magnet-summary: exit 0" [ "$rc" = 0 ]
+check "magnet-summary: the listener's row marked (the IPv6 any address, port 0)" \
+	grep -q '^0000:0000:0000:0000:0000:0000:0000:0000,5201,0000:0000:0000:0000:0000:0000:0000:0000,0 .*  (listening socket)$' "$tmp/summ.out"
+check "magnet-summary: a connection's row: 2 o lines, 2896 bytes, 1 s, not marked" \
+	grep -Eq '^10\.0\.0\.1,40000,10\.0\.0\.2,5201 +2 +0 +2896 +1\.000$' "$tmp/summ.out"
+check "magnet-summary: a remote 10.0.0.0 port 0 is not the any address" \
+	grep -Eq '^10\.0\.0\.0,5202,10\.0\.0\.0,0 +0 +1 +0 +0\.000$' "$tmp/summ.out"
+check "magnet-summary: totals" grep -qx '5 lines, 3 connections, 1 listening sockets' "$tmp/summ.out"
+
 # ---- magnet-monarch-proxy's command line (no socket opened before it) ----
 echo "== magnet-monarch-proxy: command line"
 PX=../../userspace/magnet-monarch-proxy
