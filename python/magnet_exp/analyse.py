@@ -165,6 +165,11 @@ class Flow:
         connection end, not packets only (a router's)"""
         return bool(self.tcp_records or self.app_events)
 
+    def listener(self):
+        """whether it is a listening socket's: no peer (remote port 0,
+        which no connection has); its records are the SYNs it took"""
+        return self.key[4] == "0"
+
     def name(self):
         fam, la, lp, ra, rp = self.key[:5]
         return "%s_%s_%s_%s_%s%s" % (fam, la.replace(":", "."), lp,
@@ -295,9 +300,10 @@ class LogAnalysis:
 
     def host_keys(self, key):
         """whether the flow @key is a connection end (for the tables and
-        figures: a router's packets are not a host's)"""
+        figures: a router's packets are not a host's, and a listening
+        socket is no connection)"""
         f = self.flows.get(key)
-        return f is not None and f.has_socket()
+        return f is not None and f.has_socket() and not f.listener()
 
     def verdict(self):
         v = _worst(self.log_reasons)
@@ -387,6 +393,8 @@ class LogAnalysis:
             } for sock in sorted(set(self.decisions) | set(self.state_paths),
                                  key=lambda x: self.sock_keys[x])
                 for k in [self.sock_keys[sock]]
+                # (a listening socket, remote port 0, is no connection end)
+                if k[4] != "0"
                 for c in [self.decisions.get(sock, Counter())]],
         }
 

@@ -170,6 +170,11 @@ class Analyse(unittest.TestCase):
         states = {m["states"] for m in d["decisions"]}
         self.assertIn("CLOSE SYN_SENT ESTABLISHED", states)
         self.assertIn("LISTEN SYN_RECV ESTABLISHED", states)
+        # the listening socket's CLOSE LISTEN (remote [::]:0) is no
+        # connection end: no row of its own (there was one)
+        self.assertEqual([m["flow"] for m in d["decisions"]
+                          if m["flow"].endswith(":0")], [])
+        self.assertEqual(len(d["decisions"]), 4)
         self.assertIn("## TCP's decisions", md)
         self.assertIn("<h2>TCP's decisions</h2>", html)
 
