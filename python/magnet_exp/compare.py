@@ -3,11 +3,22 @@ the numbers of its log (and iperf3's), then per variant their median and
 spread over the repetitions."""
 import statistics
 
-PCTS = (10, 30, 50, 70, 90)
+# the times to N% of the bytes acknowledged; 100: all of them (the
+# transfer's completion)
+PCTS = (10, 30, 50, 70, 90, 100)
 IPERF3_COOKIE = 37      # the bytes iperf3 sends first on a data connection
 COLUMNS = ["throughput_mbps", "iperf3_mbps", "undelivered", "retransmits",
            "rtt_mean_ms", "rtt_max_ms", "cwnd_max"] + \
     ["t%d_s" % p for p in PCTS]
+# how a run's throughput_mbps was computed (its metrics' "window")
+WINDOWS = {
+    "iperf3": "iperf3's bytes over iperf3's window as the log saw it (the "
+              "server's test-start message to its read of the end-of-test "
+              "message)",
+    "receiver": "the receiver's data over the time from its first data "
+                "received to its last (with iperf3's report, to when it had "
+                "the bytes iperf3 counted)",
+}
 
 
 def _data_flows(flows, field):
@@ -104,9 +115,10 @@ def run_metrics(res, iperf=None, ends=None):
         m["undelivered"] = sum(und) if und else None
         busiest = max(senders, key=lambda f: f.last_tcp["bytes_sent"])
         pts = busiest.series.pts
-        # the time to N% of what the application wrote (the same for every
-        # variant of one spec), not of what was acknowledged in the end;
-        # without the application's records, of the bytes acknowledged
+        # the time from its first record (the SYN) until N% of what the
+        # application wrote was acknowledged (the same bytes for every
+        # variant of one spec), 100%: all of it, the completion; without
+        # the application's records, of the bytes acknowledged in the end
         total = busiest.app_written or (pts[-1][3] if pts else 0)
         for p in PCTS:
             for pt in pts:
@@ -138,7 +150,10 @@ def table(runs):
     rows = []
     for params, v, ms in groups(runs):
         row = dict(params)
-        row.update({"params": params, "variant": v, "runs": len(ms)})
+        row.update({"params": params, "variant": v, "runs": len(ms),
+                    # how the throughput of its runs was computed
+                    "windows": " ".join(sorted({m["window"] for m in ms
+                                                if m.get("window")}))})
         for c in COLUMNS:
             vals = [m[c] for m in ms if m[c] is not None]
             row[c] = statistics.median(vals) if vals else None
@@ -165,7 +180,7 @@ def table_cells(rows):
     keys = swept(rows)
     head = keys + ["variant", "runs", "throughput (Mbit/s)", "iperf3 (Mbit/s)",
             "undelivered (bytes)", "retransmits", "mean RTT (ms)", "max RTT (ms)", "max cwnd"] + \
-        ["%d%% of bytes written (s)" % p for p in PCTS]
+        ["%d%% acked (s)" % p if p < 100 else "all acked (s)" for p in PCTS]
     body = []
     for r in rows:
         cells = [str(r["params"].get(k, "")) for k in keys] + \
@@ -185,3 +200,25 @@ def table_md(rows):
     for cells in body:
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
+
+
+def legend(rows):
+    """what the table's columns are, for its caption: the throughput by
+    the windows its rows' runs used (WINDOWS), the times to N% acked"""
+    used = {}
+    for r in rows:
+        for w in (r.get("windows") or "").split():
+            used.setdefault(w, []).append(r["variant"])
+    if not used:
+        thr = "throughput: none (no receiver's data in the logs)"
+    else:
+        thr = "; ".join(
+            "throughput from the log%s: %s" % (
+                "" if len(used) == 1 else " (%s)" % ", ".join(
+                    dict.fromkeys(used[w])), WINDOWS[w])
+            for w in sorted(used))
+    return ("Median (min..max) over the repetitions; %s; N%% acked and all "
+            "acked: the time from the busiest sender's first record (its "
+            "SYN) until N%% (all) of the bytes its application wrote were "
+            "acknowledged (without the application's records, of the bytes "
+            "acknowledged in the end)." % thr)

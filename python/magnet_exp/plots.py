@@ -317,7 +317,7 @@ def compare_figure(runs, outdir):
 SPREAD_METRICS = (("throughput_mbps", "throughput (Mbit/s, from the log)"),
                   ("retransmits", "retransmitted segments"),
                   ("rtt_mean_ms", "mean smoothed RTT (ms)"),
-                  ("t90_s", "time to 90% of bytes written (s)"))
+                  ("t90_s", "time from the SYN to 90% acked (s)"))
 
 
 def spread_figure(groups, outdir):

@@ -167,14 +167,8 @@ DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp",
 def comparison_md(test_id, tab):
     """an experiment's comparison of its variants in Markdown; @tab:
     compare.table()"""
-    return ("# %s\n\nMedian (min..max) over the repetitions; "
-            "throughput from the log is iperf3's bytes over iperf3's "
-            "window as the log saw it (the server's test-start message to "
-            "its read of the end-of-test message), or without the "
-            "application's records the receiver's data from its first to "
-            "when it had them; the "
-            "times to 10-90%% of the bytes are of "
-            "the busiest sender.\n\n" % test_id + compare.table_md(tab))
+    return ("# %s\n\n%s\n\n" % (test_id, compare.legend(tab)) +
+            compare.table_md(tab))
 
 
 # ---- HTML ----
@@ -347,12 +341,7 @@ def experiment_html(test_id, tab, runs, outdir, figures):
     reasons and a link to its analysis"""
     head, body = compare.table_cells(tab)
     b = ["<h1>%s</h1>\n" % esc(test_id),
-         "<p>Median (min..max) over the repetitions; throughput from the "
-         "log is iperf3's bytes over iperf3's window as the log saw it (the "
-         "server's test-start message to its read of the end-of-test "
-         "message), or without the application's records the receiver's "
-         "data from its first to when it had them; the times to 10-90% of the "
-         "bytes are of the busiest sender.</p>\n",
+         "<p>%s</p>\n" % esc(compare.legend(tab)),
          _table(head, body, range(len(compare.swept(tab)) + 1, len(head)))]
     figs = _figures(figures, outdir)
     if figs:

@@ -1537,6 +1537,8 @@ class Compare(unittest.TestCase):
         self.assertAlmostEqual(m["t10_s"], 12e-6, delta=1e-9)
         self.assertAlmostEqual(m["t50_s"], 36e-6, delta=1e-9)
         self.assertAlmostEqual(m["t90_s"], 61e-6, delta=1e-9)
+        # all acked: the completion, at the FIN too
+        self.assertAlmostEqual(m["t100_s"], 61e-6, delta=1e-9)
 
     def test_cut_short(self):
         # cut.bin: the receiver's application read 3000 of the 5000 bytes
@@ -1633,6 +1635,28 @@ class Compare(unittest.TestCase):
         self.assertEqual(rows[1]["retransmits"], 5.0)
         self.assertIn("| cubic | 3 | 12 (10..20) |",
                       compare.table_md(rows))
+        head = compare.table_cells(rows)[0]
+        self.assertEqual(head[-6:], ["10% acked (s)", "30% acked (s)",
+                                     "50% acked (s)", "70% acked (s)",
+                                     "90% acked (s)", "all acked (s)"])
+        # the caption says how the throughput was computed, by the
+        # windows the runs used: none here (mk gives none), iperf3's for
+        # cubic and the receiver's for reno in a second table
+        self.assertIn("throughput: none", compare.legend(rows))
+        runs = []
+        for v, w in (("cubic", "iperf3"), ("reno", "receiver")):
+            m = mk(1.0)
+            m["window"] = w
+            runs.append((v, 1, m))
+        leg = compare.legend(compare.table(runs))
+        self.assertIn("throughput from the log (cubic): iperf3's bytes", leg)
+        self.assertIn("throughput from the log (reno): the receiver's data",
+                      leg)
+        m = mk(1.0)
+        m["window"] = "receiver"
+        leg = compare.legend(compare.table([("socat", 1, m)]))
+        self.assertIn("throughput from the log: the receiver's data", leg)
+        self.assertNotIn("iperf3's window", leg)
 
 
 class _Html(HTMLParser):
