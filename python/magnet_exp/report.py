@@ -133,7 +133,11 @@ QUEUES_INTRO = ("Per host (network namespace), routers too, device "
                 "less the packet; '-' without enqueue events, or for a "
                 "qdisc that counts per CPU). A packet an empty qdisc hands "
                 "straight to the driver (pfifo_fast, fq_codel) has no "
-                "dequeue and is not counted.")
+                "dequeue and is not counted. In netem the sojourn includes "
+                "its configured delay (it holds each packet in its delay "
+                "line, then releases it at its rate), and its limit counts "
+                "the packets in that delay line too, not only those "
+                "queued for the rate.")
 DROPS_INTRO = ("Packets the kernel freed as dropped (events=drop), by the "
                "packets' path (their sender's end first), the host "
                "(network namespace) and layer where it happened (dev: at a "
