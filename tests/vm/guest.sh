@@ -42,12 +42,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # parsing, the filters' and the ring's decisions, the formats, read
 # semantics). Sockets coming and going depend on the kernel too, but the
 # churn (1,000 connections twice, 80 s on 5.10) runs on the first kernel
-# only: make check-stress runs it with 10,000 on both. magnet-exp's
-# further cases (all but case_exp_strict, case_exp_sweep,
-# case_exp_complete, and Monarch's case_monarch_probes and
-# case_monarch_diagnosis, which make check runs) are tagged exp: they
-# test the tool (the module paths they use have cases of their own), and
-# run with the first kernel's when MAGNET_EXP_CASES=1 (run.sh sets it on the first kernel for
+# only: make check-stress runs it with 10,000 on both. magnet-exp's cases
+# (but case_exp_strict) are tagged exp: they test the tool (the module
+# paths they use have cases of their own), and run with the first
+# kernel's when MAGNET_EXP_CASES=1 (run.sh sets it on the first kernel for
 # make check-all or MAGNET_VM_EXP=1). MAGNET_TEST_CASES names the cases
 # instead.
 if [ -n "${MAGNET_TEST_CASES:-}" ]; then

@@ -119,12 +119,10 @@ done
 # The default suite runs every module case on the first kernel, and on
 # the others the cases whose outcome depends on the kernel (tagged
 # "# suite: every-kernel", guest.sh says which): the rest test logic no
-# kernel touches. Three magnet-exp
-# cases, case_exp_strict (a run whose verdict must be confirmed, checked
-# with report --strict on the host), case_exp_sweep and case_exp_complete,
-# and Monarch's other probe types and its self-diagnosis
-# (case_monarch_probes, case_monarch_diagnosis) are in the default suite,
-# on the first kernel; the others test the tool further, on the first kernel, in
+# kernel touches. One magnet-exp
+# case, case_exp_strict (a run whose verdict must be confirmed, checked
+# with report --strict on the host), is in the default suite, on the
+# first kernel; the others test the tool further, on the first kernel, in
 # make check-all (MAGNET_VM_ALL=1, which also runs every module case on
 # each kernel) or with MAGNET_VM_EXP=1. make check-fresh runs make demo's
 # experiment and requires its verdicts confirmed.

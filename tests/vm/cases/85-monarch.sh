@@ -86,8 +86,10 @@ case_monarch() {
 
 # The other three probe types (UDP to a closed port, ICMP echo, ICMP
 # timestamp), each a flow as case_monarch's: the kernel's part is the
-# same as there, so in make check on its first kernel only (68 s on
-# 5.10).
+# same as there, so on one kernel, and with magnet-exp's further cases
+# (the exp suite: make check-all, MAGNET_VM_EXP=1), which keeps make
+# check's time down (68 s on 5.10).
+# suite: exp
 case_monarch_probes() {
 	local probe
 	monarch_net
@@ -416,8 +418,9 @@ monarch_diag() {
 # every loss classified as on the way out, as many as the router dropped;
 # loss on the way back only is inaccurate, every loss classified as on the
 # way back, as many as the router dropped, and the sender retransmitted;
-# randomised IP IDs (no loss) are indeterminate, the IDs unusable. In
-# make check on its first kernel, as case_monarch_probes (67 s on 5.10).
+# randomised IP IDs (no loss) are indeterminate, the IDs unusable. In the
+# exp suite, as case_monarch_probes (67 s on 5.10).
+# suite: exp
 case_monarch_diagnosis() {
 	monarch_net
 	monarch_diag out confirmed inc out

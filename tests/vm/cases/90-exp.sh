@@ -83,7 +83,8 @@ case_exp_run() {
 # 20-packet queue (at most 12 ms of queueing: the delays' RTTs stay
 # apart); the host checks each run's path against tc's own readout and
 # iperf3's RTT, and the comparison's rows and spread (hostcheck.sh
-# exp_sweep). In make check, first kernel (87 s on 5.10).
+# exp_sweep)
+# suite: exp
 case_exp_sweep() {
 	cat > "$L/expsweep.toml" <<-EOF
 	test_id = "expsweep"
@@ -108,7 +109,8 @@ case_exp_sweep() {
 # and 1% loss: the host checks that socat's transfer completes (every
 # byte read, as its server's wc -c counts, none undelivered) and that an
 # iperf3 transfer cut short is flagged with its count (hostcheck.sh
-# exp_complete). In make check, first kernel (26 s on 5.10).
+# exp_complete)
+# suite: exp
 case_exp_complete() {
 	cat > "$L/expcomplete.toml" <<-EOF
 	test_id = "expcomplete"
