@@ -25,6 +25,9 @@ sleep 0.5
 echo finish > /proc/net/magnet
 wait "$reader"
 rmmod magnet
+# the transfer's own kernel log (its finish counters), apart from the
+# experiment's, whose runs load magnet again
+dmesg > "$out/dmesg-transfer.txt"
 echo "demo: the experiment: cubic and reno through 20 Mbit/s, 20 ms, 0.2% loss"
 /usr/bin/python3 "$top/userspace/magnet-exp" run --no-analyse --module "$ko" \
 	-o "$out/exp" "$top/examples/experiments/demo.toml"

@@ -51,7 +51,10 @@ fi
 	# then goes with the server's reset)
 	python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["end"]
 print("iperf3: the client wrote %d bytes, the server read %d" % (e["sum_sent"]["bytes"], e["sum_received"]["bytes"]))' "$out/iperf3.json"
-	grep -o 'magnet: finish: .*' "$out/dmesg.txt" | sed 's/^magnet: finish: /kernel counters: /'
+	# the transfer's counters (its finish), not the experiment's runs'
+	# nor the per-CPU lines
+	grep -o 'magnet: finish: [0-9]* records written.*' "$out/dmesg-transfer.txt" |
+		sed 's/^magnet: finish: /kernel counters: /'
 } > "$out/summary.txt"
 cat "$out/summary.txt"
 echo

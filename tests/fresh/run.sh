@@ -244,6 +244,13 @@ if [ -z "$gaps" ] || [ "$span" -lt 0 ] || [ "$gaps" != 0 ] ||
 	die "the log's iperf3 flow: '$flow' (flow, bytes in its o lines, sequence span from the SYN, gaps), iperf3's server read $rcvd bytes"
 fi
 say "log: $(wc -l < "$out/magnet.log") lines, the iperf3 flow sent $sent bytes in order from its SYN; iperf3's server read $rcvd"
+# the summary's kernel counters are the transfer's, once (the experiment's
+# runs, which load magnet again, have their own), and its iperf3 server's
+# listening socket is marked, not counted as a connection
+[ "$(grep -c '^kernel counters: [0-9]* records written' "$out/summary.txt")" = 1 ] ||
+	die "the demo's summary has not one line of kernel counters: $(grep '^kernel counters' "$out/summary.txt")"
+grep -Eq ',5201,[0-9a-f:.]+,0 .*\(listening socket\)$' "$out/summary.txt" ||
+	die "the demo's summary does not mark iperf3's listening socket"
 # the experiment part: a comparison row per variant, a verdict per run, and
 # the figures (matplotlib, which deps.sh installs)
 for v in cubic reno; do
