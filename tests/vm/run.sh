@@ -107,8 +107,10 @@ case_tail() {
 # there. The cases of that boot are those tagged "# suite: single".
 SINGLE_CASES=$("$top"/tests/vm/suite.sh single) || exit 1
 SINGLE_CASES=$(echo $SINGLE_CASES)
-# and on the first kernel only, the cases tagged "# suite: single-first":
-# make check's short form of each stress case (tests/vm/cases/92-stress.sh)
+# and on the first kernel only, with the exp cases (make check-all,
+# MAGNET_VM_EXP=1), the cases tagged "# suite: single-first": a short form
+# of each stress case (tests/vm/cases/92-stress.sh; 190 s on a slow day's
+# 5.10, which make check's time could not hold)
 SINGLE_FIRST_CASES=$("$top"/tests/vm/suite.sh single-first) || exit 1
 SINGLE_FIRST_CASES=$(echo $SINGLE_FIRST_CASES)
 boots=
@@ -143,7 +145,7 @@ for b in $boots; do
 	opts=("${qemu_opts[@]}")
 	if [ "$b" != "$k" ]; then
 		cases=$SINGLE_CASES
-		[ "$all" = 1 ] && [ -n "$SINGLE_FIRST_CASES" ] &&
+		[ "$exp" = 1 ] && [ -n "$SINGLE_FIRST_CASES" ] &&
 			cases="$cases $SINGLE_FIRST_CASES"
 		opts=(--qemu-opts="-accel tcg,thread=single")
 	fi

@@ -10,7 +10,8 @@
 #   exp           magnet-exp's further cases, with MAGNET_EXP_CASES=1
 #                 (tests/vm/run.sh: make check-all, MAGNET_VM_EXP=1)
 #   single        a boot of their own with single-threaded TCG (run.sh)
-#   single-first  that boot, on make check's first kernel only (run.sh)
+#   single-first  that boot, on the first kernel, with the exp cases
+#                 (run.sh: make check-all, MAGNET_VM_EXP=1)
 #   pkg           the installed modules' (tests/pkg/run.sh)
 #   stress        make check-stress, 2 vCPUs (the Makefile's STRESS_CASES)
 #   stress-4cpus  make check-stress, a boot with 4 vCPUs

@@ -210,6 +210,10 @@ monarch_signals() {
 # an error, and nothing left behind. The proxy's credentials during a
 # flow; output files that are symbolic links. And the errors: a remote
 # that answers nothing, ECN, a closed port out of range.
+# In the exp suite with the other further cases (make check-all,
+# MAGNET_VM_EXP=1): 149 s on a slow day's 5.10, which make check's time
+# could not hold.
+# suite: exp
 case_monarch_errors() {
 	local pid c
 	monarch_net
@@ -360,6 +364,10 @@ monarch.run("10.63.2.2", "tcp", sys.argv[2], nbytes="2M", proxy_opts=["-b", "819
 # by one (monarch_nobuf). The router routes the host's gateway address
 # (10.255.77.1, on magnet-exp monarch's veths) to it, for the forgeries
 # sent there.
+# In the exp suite with the other further cases (make check-all,
+# MAGNET_VM_EXP=1): 149 s on a slow day's 5.10, which make check's time
+# could not hold.
+# suite: exp
 case_monarch_hostile() {
 	local probe
 	monarch_net
