@@ -5,6 +5,21 @@
 # -e above: its cases run under set -e, which tells shellcheck); a case's
 # "# suite:" line: tests/vm/suite.sh.
 
+# ns_text BIN NS...: BIN's magnet text (header, then lines) of the records
+# of the named namespaces only, and the lost marks: a case's own sockets
+# (a socket of an earlier case, gone with its namespace, may still
+# change state during this one)
+ns_text() {
+	local bin=$1 ns inodes=
+	shift
+	for ns; do inodes="$inodes $(stat -L -c %i "/run/netns/$ns")"; done
+	$TTPB2ASCII -f magnet "$bin" |
+		awk -F '\t' -v inodes="$inodes" '
+			NR == 1 { n = split(inodes, v, " "); for (i = 1; i <= n; i++) keep[v[i]] = 1
+				  for (i = 1; i <= NF; i++) col[$i] = i; print; next }
+			($col["netns"] in keep) || $3 == "lost"'
+}
+
 # the sender namespace's TCP counters, "name value" a line
 tcp_mib() {
 	ip netns exec "$1" $PY -c '
@@ -158,10 +173,7 @@ case_tcpev() {
 	grep -q "^0 packets dropped by kernel" "$L/tcpdump.err"
 	grep -q "^0 packets dropped by kernel" "$L/tcpdump-snd.err"
 	tcp_mib mt-snd > "$L/tcpev.mib"
-	$TTPB2ASCII -f magnet "$L/tcpev.bin" |
-		awk -F '\t' -v ns="$(stat -L -c %i /run/netns/mt-snd)" '
-			NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print; next }
-			$col["netns"] == ns || $3 == "lost"' > "$L/tcpev.txt"
+	ns_text "$L/tcpev.bin" mt-snd > "$L/tcpev.txt"
 	$PY "$HERE/checktcpev.py" retrans "$L/tcpev.txt" "$L/tcpev.mib" |
 		while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
@@ -222,13 +234,8 @@ s.close()' &
 	sleep 0.2
 	teacup_stop
 	rmmod magnet
-	# the case's own sockets: those of its two namespaces (a socket of an
-	# earlier case to a port 5202 may change state during this one)
-	$TTPB2ASCII -f magnet "$L/states.bin" |
-		awk -F '\t' -v a="$(stat -L -c %i /run/netns/mt-snd)" \
-			-v b="$(stat -L -c %i /run/netns/mt-rcv)" '
-			NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print; next }
-			$col["netns"] == a || $col["netns"] == b || $3 == "lost"' > "$L/states.txt"
+	# the case's own sockets: those of its two namespaces
+	ns_text "$L/states.bin" mt-snd mt-rcv > "$L/states.txt"
 	$PY "$HERE/checktcpev.py" states "$L/states.txt" "$L/life.points" "$(uname -r)" |
 		while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
