@@ -166,9 +166,8 @@ class Flow:
         return bool(self.tcp_records or self.app_events)
 
     def listener(self):
-        """whether it is a listening socket's: no peer (remote port 0,
-        which no connection has); its records are the SYNs it took"""
-        return self.key[4] == "0"
+        """whether it is a listening socket's (_listener())"""
+        return _listener(self.key)
 
     def name(self):
         fam, la, lp, ra, rp = self.key[:5]
@@ -393,8 +392,8 @@ class LogAnalysis:
             } for sock in sorted(set(self.decisions) | set(self.state_paths),
                                  key=lambda x: self.sock_keys[x])
                 for k in [self.sock_keys[sock]]
-                # (a listening socket, remote port 0, is no connection end)
-                if k[4] != "0"
+                # (a listening socket is no connection end)
+                if not _listener(k)
                 for c in [self.decisions.get(sock, Counter())]],
         }
 
@@ -403,7 +402,7 @@ class LogAnalysis:
         records), listening sockets left out"""
         return [f for f in self.flows.values()
                 if f.has_socket() and
-                not (f.state == 10 and f.key[4] == "0")]
+                not (f.state == 10 and f.listener())]
 
 
 def _worst(reasons, start=CONFIRMED):
@@ -417,6 +416,13 @@ def _worst(reasons, start=CONFIRMED):
 def _key(r):
     return (r["family"], r["laddr"], r["lport"], r["raddr"], r["rport"],
             r.get("netns"))
+
+
+def _listener(key):
+    """whether the flow or socket @key (_key()) is a listening socket's:
+    no peer (remote port 0, which no connection has); its records are the
+    SYNs it took"""
+    return key[4] == "0"
 
 
 class NotALog(ValueError):
@@ -861,7 +867,7 @@ def _tcp(f, r, t, t0, csvs):
         if f.data_in_first is None:
             f.data_in_first = t
         f.data_in_last = t
-    if f.key[4] == "0":
+    if f.listener():
         return      # a listening socket: no peer, no CSV
     w = csvs.writer(f)
     # a field the log does not have (a ttprobe log's) is written empty
