@@ -123,15 +123,29 @@ class Flow:
         self.seen_layers = set()
         self.sent_tcp = False
         # where retransmitted segments were lost, with both ends in the
-        # log: the recent data ranges sent (tcp_out) and received (at
-        # the device and at TCP), counted; bounded, oldest dropped
-        self.sent = _Recent()
-        self.got_dev = _Recent()
-        self.got_tcp = _Recent()
-        self.retx = _Recent()
-        # IP IDs of the packets from the peer (IPv4), per layer
+        # log: the data ranges sent (tcp_out) and received (at the device
+        # and at TCP) in the last _WINDOW bytes of sequence space, counted
+        # (_Window); the ranges sent more than once, with their sends,
+        # until the sender is _WINDOW / 2 past them: then their receipts
+        # at the peer are counted into loss (_settle_retx)
+        self.sent = _Window()
+        self.got_dev = _Window()
+        self.got_tcp = _Window()
+        self.retx = {}
+        # segments, sends, lost between the hosts, lost in the peer's
+        # stack, spurious: of the ranges settled; and the ranges settled
+        # with no peer in the log yet (not placed)
+        self.loss = [0, 0, 0, 0, 0]
+        self.retx_unplaced = 0
+        # the most bytes in flight (snd_nxt - snd_una) a tcp_out showed
+        self.inflight_max = 0
+        # IP IDs of the packets from the peer (IPv4), per layer, counted
+        # on from the first (no wrap at 65536)
         self.peer_id = {}           # layer -> the next ID expected
         self.id_holes = {}          # layer -> {missing ID: time}
+        # layer -> [holes never filled, the first one's time]: those more
+        # than 256 IDs behind, which no late packet fills any more
+        self.id_lost = {}
         self.advmss = 0
         # (time s, cwnd, srtt_us, bytes_acked, bytes_received, arrived,
         # delivered) for the figures and the comparison: arrived, the
@@ -186,18 +200,49 @@ class Flow:
         return "%s:%s -> %s:%s%s" % (la, lp, ra, rp, at)
 
 
-class _Recent(OrderedDict):
-    """counts per key, the most recent _RECENT keys only"""
+class _Window(dict):
+    """counts per sequence range (seq, end: 32-bit numbers as TCP has
+    them), for the ranges within _WINDOW bytes of sequence space of the
+    highest end seen (a key comes again only 4 GiB later, long after it
+    left), in the order last counted; at most _WINDOW_KEYS of them: past
+    that the oldest goes while still in the window, and .overflowed says
+    so (the numbers taken from it may be wrong)"""
+    __slots__ = ("high", "overflowed")
+
+    def __init__(self):
+        super().__init__()
+        self.high = None
+        self.overflowed = False
 
     def bump(self, k):
         n = self.pop(k, 0) + 1
         self[k] = n
-        if len(self) > _RECENT:
-            self.popitem(last=False)
-        return n
+        end = k[1]
+        if self.high is None or 0 < (end - self.high) & 0xffffffff < 2 ** 31:
+            self.high = end
+        while True:
+            first = next(iter(self))
+            if _behind(self.high, first[1]) > _WINDOW:
+                del self[first]
+            elif len(self) > _WINDOW_KEYS:
+                del self[first]
+                self.overflowed = True
+            else:
+                return n
 
 
-_RECENT = 131072
+def _behind(high, end):
+    """how many bytes of sequence space @end is behind @high (0 if ahead)"""
+    d = (high - end) & 0xffffffff
+    return d if d < 2 ** 31 else 0
+
+
+# the sequence space whose ranges a connection end's tables keep, and
+# their most entries (64 MiB is 46,000 full-size segments of 1448 bytes):
+# the loss places are exact while the flow has less than _WINDOW / 2 in
+# flight, and said to be approximate otherwise
+_WINDOW = 1 << 26
+_WINDOW_KEYS = 1 << 18
 
 
 class _CsvFiles:
@@ -243,6 +288,7 @@ class LogAnalysis:
         self.namespaces = []
         self.flows = {}
         self._peers = None
+        self.live = {}      # 5-tuple -> its flows, as the pass finds them
         self.log_reasons = []
         self.records = 0
         self.events = 0         # records of events (not LOST or RESET)
@@ -284,13 +330,7 @@ class LogAnalysis:
             self._peers = {}
             for g in self.flows.values():
                 self._peers.setdefault(g.key[:5], []).append(g)
-        fam, la, lp, ra, rp = f.key[:5]
-        cand = [g for g in self._peers.get((fam, ra, rp, la, lp), [])
-                if g is not f and self.flows.get(g.key) is g]
-        for g in cand:
-            if g.has_socket():
-                return g
-        return cand[0] if cand else None
+        return _pick_peer(f, self._peers, self.flows)
 
     def socket_netns(self):
         """the namespaces of the connections' ends (TCP or application
@@ -425,6 +465,18 @@ def _listener(key):
     return key[4] == "0"
 
 
+def _pick_peer(f, by5, flows):
+    """res.peer(): @f's peer among @by5 (5-tuple -> flows) that @flows
+    holds"""
+    fam, la, lp, ra, rp = f.key[:5]
+    cand = [g for g in by5.get((fam, ra, rp, la, lp), [])
+            if g is not f and flows.get(g.key) is g]
+    for g in cand:
+        if g.has_socket():
+            return g
+    return cand[0] if cand else None
+
+
 class NotALog(ValueError):
     """the file gave not one record: not a log, or one whose beginning is
     unreadable (magnet-exp exits 2 and writes no report for it)"""
@@ -514,12 +566,13 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             f = res.flows.get(k)
             if f is None:
                 f = res.flows[k] = Flow(k, t)
+                res.live.setdefault(k[:5], []).append(f)
             f.last_ns = t
             f.seen_layers.add(layer)
             res.modulation.add(f, ev, layer, t, r)
             res.latency.add(f, ev, t, r)
             if layer == "tcp":
-                _tcp(f, r, t, res.t0, csvs)
+                _tcp(res, f, r, t, res.t0, csvs)
             elif layer == "app":
                 ret = r.int_("ret")
                 f.app_events += 1
@@ -614,8 +667,8 @@ class _Pending:
 class Received:
     """per receiving end (its 5-tuple and namespace), the sequence ranges
     its host got (tcp_in, ip_in, dev_in events: the earliest that saw
-    them), merged, as offsets from the first one's start (a flow of less
-    than 2 GB from it either way); and for each segment a sender's TCP
+    them), merged, as offsets from the first one's start, counted on past
+    4 GiB (a range is placed within 2 GiB of the highest so far); and for each segment a sender's TCP
     sends (tcp_out), whether the peer had got it all by then, kept for its
     RETRANS event, which the kernel fires after the transmission (on one
     machine the peer may have got the copy before it)"""
@@ -623,7 +676,9 @@ class Received:
     SENT = 4096         # tcp_outs whose RETRANS may come: the last ones
 
     def __init__(self):
-        self.d = {}     # key -> [base, sorted disjoint [start, end] lists]
+        # key -> [base, sorted disjoint [start, end] lists, the highest
+        # start's offset]
+        self.d = {}
         self.end_ns = {}        # 5-tuple -> namespace of its tcp_in
         self.at_send = OrderedDict()    # (5-tuple, seq, end) -> bool
 
@@ -644,15 +699,16 @@ class Received:
         self.add((k5, ns), seq, end)
 
     @staticmethod
-    def _off(seq, base):
-        o = (seq - base) & 0xffffffff
-        return o - 2 ** 32 if o >= 2 ** 31 else o
+    def _off(seq, e):
+        o = (seq - e[0] - e[2]) & 0xffffffff
+        return e[2] + (o - 2 ** 32 if o >= 2 ** 31 else o)
 
     def add(self, k, seq, end):
         e = self.d.get(k)
         if e is None:
-            e = self.d[k] = [seq, []]
-        s = self._off(seq, e[0])
+            e = self.d[k] = [seq, [], 0]
+        s = self._off(seq, e)
+        e[2] = max(e[2], s)
         t = s + ((end - seq) & 0xffffffff)
         iv = e[1]
         if iv and iv[-1][0] <= s <= iv[-1][1]:
@@ -674,7 +730,7 @@ class Received:
         e = self.d.get(k)
         if e is None:
             return None
-        s = self._off(seq, e[0])
+        s = self._off(seq, e)
         t = s + ((end - seq) & 0xffffffff)
         iv = e[1]
         i = bisect.bisect_right(iv, [s, float("inf")]) - 1
@@ -826,7 +882,7 @@ TCP_STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV",
               12: "NEW_SYN_RECV"}
 
 
-def _tcp(f, r, t, t0, csvs):
+def _tcp(res, f, r, t, t0, csvs):
     f.tcp_records += 1
     f.state = r.int_("state")
     f.advmss = r.int_("advmss") or f.advmss
@@ -835,9 +891,14 @@ def _tcp(f, r, t, t0, csvs):
     seq, end = r.int_("seq"), r.int_("end_seq")
     if r["event"] == "tcp_out":
         f.sent_tcp = True
-        if end != seq and f.sent.bump((seq, end)) > 1:
-            f.retx.pop((seq, end), None)
-            f.retx[(seq, end)] = f.sent[(seq, end)]
+        if end != seq:
+            if f.sent.bump((seq, end)) > 1:
+                f.retx.pop((seq, end), None)
+                f.retx[(seq, end)] = f.sent[(seq, end)]
+            f.inflight_max = max(f.inflight_max, _behind(vals["snd_nxt"],
+                                                         vals["snd_una"]))
+            if f.retx:
+                _settle_retx(res, f)
         f.out_ranges[(seq, end)] += 1
         if not f.out_ranges[(seq, end)]:
             del f.out_ranges[(seq, end)]
@@ -948,29 +1009,38 @@ def _pkt(f, r, t, ev, layer):
     # jump of 256 or more is a renumbering, not loss.
     # Packets handled on different CPUs may be recorded out of order: an
     # ID that comes late fills its hole; only holes never filled count.
+    # The IDs are counted on from the first one, past 65535 (the next ID
+    # due and the holes are such counts): a hole more than 256 behind the
+    # next due is no longer filled, and is kept as a number (id_lost).
     ip_id = r.int_("ip_id")
     want = f.peer_id.get(layer)
-    if not ip_id and want != 0:
+    if not ip_id and (want is None or want % 65536):
         return
     payload = max(0, r.int_("end_seq") - r.int_("seq"))
     segs = max(1, -(-payload // f.advmss)) if f.advmss else 1
     holes = f.id_holes.setdefault(layer, {})
     if want is None:
-        f.peer_id[layer] = (ip_id + segs) % 65536
+        f.peer_id[layer] = ip_id + segs
         return
     ahead = (ip_id - want) % 65536
     if ahead < 256:
         for k in range(ahead):
-            holes[(want + k) % 65536] = t
-        if len(holes) > 65536:
-            for k in list(holes)[:4096]:
-                del holes[k]
-        f.peer_id[layer] = (ip_id + segs) % 65536
+            holes[want + k] = t
+        want = f.peer_id[layer] = want + ahead + segs
+        while holes:
+            first = next(iter(holes))
+            if first >= want - 256:
+                break
+            t1 = holes.pop(first)
+            lost = f.id_lost.setdefault(layer, [0, t1])
+            lost[0] += 1
+            lost[1] = min(lost[1], t1)
     elif ahead >= 65536 - 256:
+        late = want - (65536 - ahead)
         for k in range(segs):       # a late packet
-            holes.pop((ip_id + k) % 65536, None)
+            holes.pop(late + k, None)
     else:
-        f.peer_id[layer] = (ip_id + segs) % 65536   # renumbered
+        f.peer_id[layer] = want + ahead + segs      # renumbered
 
 
 def _namespaces(res, ns_events):
@@ -1006,30 +1076,68 @@ def _peer_ended(res, f):
     return p is not None and p.state in _ENDED
 
 
-def _loss_places(res, f):
-    """with the receiving end in the log too: where @f's retransmitted
-    segments had gone (a note)"""
-    p = res.peer(f)
-    if not f.retx or p is None or not p.tcp_records:
-        return
-    net = stack = spurious = 0
-    dev_seen = "dev" in p.seen_layers
-    for k, sends in f.retx.items():
+def _settle_retx(res, f, final=False):
+    """count into f.loss the ranges @f sent more than once that it is now
+    _WINDOW / 2 past in sequence space (all of them if @final), in the
+    order last sent: their sends against what the peer's device and TCP
+    got of them (no copy of them is still on its way unless more than
+    _WINDOW / 2 was in flight, which _loss_places says)"""
+    p = None
+    while f.retx:
+        k = next(iter(f.retx))
+        if not final and _behind(f.sent.high, k[1]) <= _WINDOW // 2:
+            return
+        sends = f.retx.pop(k)
+        if p is None:
+            p = _pick_peer(f, res.live, res.flows) or False
+        if not p or not p.tcp_records:
+            f.retx_unplaced += 1
+            continue
         dev = p.got_dev.get(k, 0)
         tcp = p.got_tcp.get(k, 0)
-        if dev_seen:
-            net += max(0, sends - dev)
-            stack += max(0, dev - tcp)
+        loss = f.loss
+        loss[0] += 1
+        loss[1] += sends
+        if "dev" in p.seen_layers:
+            loss[2] += max(0, sends - dev)
+            loss[3] += max(0, dev - tcp)
         else:
-            net += max(0, sends - tcp)
-        spurious += max(0, tcp - 1)
+            loss[2] += max(0, sends - tcp)
+        loss[4] += max(0, tcp - 1)
+
+
+def _loss_places(res, f):
+    """with the receiving end in the log too: where @f's retransmitted
+    segments had gone (a note), and whether the analysis could tell it
+    exactly (a reason more if not)"""
+    _settle_retx(res, f, True)
+    p = res.peer(f)
+    segs, sends, net, stack, spurious = f.loss
+    if not segs or p is None or not p.tcp_records:
+        return
+    dev_seen = "dev" in p.seen_layers
     f.reasons.append(Reason(NOTE, (
         "%d segments retransmitted (%d sends): %d sends lost between the "
         "hosts%s, %d retransmissions spurious (the segment had reached the "
-        "receiver's TCP)" % (
-            len(f.retx), sum(f.retx.values()), net,
+        "receiver's TCP)%s" % (
+            segs, sends, net,
             ", %d lost in the receiver's stack (its device got them, its TCP "
-            "did not)" % stack if dev_seen else "", spurious))))
+            "did not)" % stack if dev_seen else "", spurious,
+            "; %d more retransmitted before the receiver's first record, "
+            "not placed" % f.retx_unplaced if f.retx_unplaced else ""))))
+    why = []
+    if f.inflight_max > _WINDOW // 2:
+        why.append("%d bytes were in flight at once, a copy may have "
+                   "arrived after its segment was counted" % f.inflight_max)
+    if f.sent.overflowed or p.got_dev.overflowed or p.got_tcp.overflowed:
+        why.append("more than %d segments were in that space at once"
+                   % _WINDOW_KEYS)
+    if why:
+        f.reasons.append(Reason(INACCURATE, (
+            "where the retransmitted segments went is approximate: the "
+            "analysis counts each segment's sends and arrivals within %d "
+            "MiB of sequence space, and %s" % (_WINDOW >> 20,
+                                              " and ".join(why)))))
 
 
 def stats_file(path):
@@ -1136,8 +1244,9 @@ def _finish(res, gaps, end):
         _cut_short(res, f)
         _loss_places(res, f)
         layer = "dev" if "dev" in f.peer_id else "ip"
-        holes = f.id_holes.get(layer)
-        if holes:
+        holes = f.id_holes.get(layer, {})
+        lost = f.id_lost.get(layer, [0, None])
+        if holes or lost[0]:
             # the data sender's peer sends the ACKs: their loss is on the
             # return path, which Monarch's emulation must not have; the
             # receiver's peer sends the data: loss on the forward path
@@ -1147,5 +1256,6 @@ def _finish(res, gaps, end):
                 "loss on the %s path: %d of the peer's IP IDs missing (%s "
                 "layer): packets from the peer lost before they reached "
                 "this host" % ("return" if sender else "forward",
-                               len(holes), layer)),
-                min(holes.values())))
+                               len(holes) + lost[0], layer)),
+                min(list(holes.values()) + lost[1:] if lost[0] else
+                    holes.values())))
