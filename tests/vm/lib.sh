@@ -60,11 +60,13 @@ bytes_acked() {
 		grep . || echo 0
 }
 
-# data_flowing NS PORT SECONDS: within SECONDS, a connection to PORT in NS
-# has had more than 64 KB acknowledged (at least 70000 bytes)
+# data_flowing NS PORT SECONDS: within SECONDS of the wall clock, a
+# connection to PORT in NS has had more than 64 KB acknowledged (at least
+# 70000 bytes). By the clock, not a count of polls: under single-threaded
+# emulation one poll (ss and its pipe) can take a second or more
 data_flowing() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -lt "$end" ]; do
 		[ "$(bytes_acked "$1" "$2")" -ge 70000 ] && return 0
 		sleep 0.1
 	done

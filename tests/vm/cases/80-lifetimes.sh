@@ -20,14 +20,17 @@ case_rmmod_under_traffic() {
 	# the traffic must be flowing when rmmod comes: iperf3 3.12 has
 	# stalled after its control connection's handshake under this boot's
 	# emulation (5.10, twice in 2026-11: 10 records, no test, the client
-	# hung), so a test with no data after 5 s is started once more
+	# hung), so a test with no data after 8 s is started once more. 10 s
+	# long: with 4, 7.2's single-threaded boot saw no data flowing in two
+	# tests that moved 50 MB each (CI of 2026-12-03: the polls of ss were
+	# counted, not timed, and came too late)
 	for try in 1 2; do
 		ip netns exec mg-srv iperf3 -s -1 -p 5201 -D --logfile "$L/iperf3-rm.log"
 		wait_listen mg-srv 5201
-		ip netns exec mg-cli iperf3 -c 10.200.1.2 -p 5201 -t 4 > "$L/rmmod-iperf.txt" &
+		ip netns exec mg-cli iperf3 -c 10.200.1.2 -p 5201 -t 10 > "$L/rmmod-iperf.txt" &
 		client=$!
-		data_flowing mg-cli 5201 5 && break
-		log "iperf3 moved no data in 5 s (try $try)"
+		data_flowing mg-cli 5201 8 && break
+		log "iperf3 moved no data in 8 s (try $try)"
 		kill "$client" 2>/dev/null || true
 		wait "$client" 2>/dev/null || true
 		ip netns exec mg-srv pkill -x iperf3 || true
