@@ -60,17 +60,23 @@ bytes_acked() {
 		grep . || echo 0
 }
 
-# data_flowing NS PORT SECONDS: within SECONDS of the wall clock, a
-# connection to PORT in NS has had more than 64 KB acknowledged (at least
-# 70000 bytes). By the clock, not a count of polls: under single-threaded
-# emulation one poll (ss and its pipe) can take a second or more
-data_flowing() {
-	local end=$((SECONDS + $3))
+# acked_to NS PORT BYTES SECONDS: within SECONDS of the wall clock, a
+# connection to PORT in NS has had BYTES acknowledged. By the clock, not a
+# count of polls: under single-threaded emulation one poll (ss and its
+# pipe) can take a second or more
+acked_to() {
+	local end=$((SECONDS + $4))
 	while [ "$SECONDS" -lt "$end" ]; do
-		[ "$(bytes_acked "$1" "$2")" -ge 70000 ] && return 0
+		[ "$(bytes_acked "$1" "$2")" -ge "$3" ] && return 0
 		sleep 0.1
 	done
 	return 1
+}
+
+# data_flowing NS PORT SECONDS: within SECONDS, a connection to PORT in NS
+# has had more than 64 KB acknowledged (at least 70000 bytes)
+data_flowing() {
+	acked_to "$1" "$2" 70000 "$3"
 }
 
 # xfer SRV_NS CLI_NS ADDR PORT JSON [iperf3 client args]: one iperf3 test

@@ -23,12 +23,7 @@ ns_text() {
 # recovered: 64 KB more acknowledged of mt-snd's connections to port 5201
 # than on entry, or 30 s gone (a loaded host's RTO backoff lasts seconds)
 recovered() {
-	local a i
-	a=$(bytes_acked mt-snd 5201)
-	for ((i = 0; i < 300; i++)); do
-		[ $(($(bytes_acked mt-snd 5201) - a)) -gt 65536 ] && return 0
-		sleep 0.1
-	done
+	acked_to mt-snd 5201 $(($(bytes_acked mt-snd 5201) + 65537)) 30 || true
 }
 
 # the sender namespace's TCP counters, "name value" a line
