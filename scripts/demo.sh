@@ -66,5 +66,7 @@ MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii MPLCONFIGDIR=$out/mpl \
 	userspace/magnet-exp report "$out/exp"
 echo
 echo "demo: Wireshark (tshark) on each run's sender alone (ttpb2ascii -f pcapng"
-echo "-n <its namespace> -L dev), against the analysis's retransmits:"
+echo "-n <its namespace> -L dev), against the analysis's retransmits; then each"
+echo "device's own file (ttpb2ascii -f pcapng --split): the sender's and the"
+echo "router's must hold as many copies of a segment:"
 MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii python3 scripts/demo-wireshark.py "$out/exp"

@@ -176,6 +176,7 @@ int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
 	char *p = buf, tmp[160], rel[sizeof(si->release)];
 
 	memset(w, 0, sizeof(*w));
+	w->last_if = -1;
 	w->fmt = fmt;
 	w->layers = layers;
 	w->dirs = dirs;
@@ -238,12 +239,14 @@ static int iface(struct pcapw *w, unsigned int layer, __u32 netns,
 	for (i = 0; i < w->nifs; i++)
 		if (w->ifs[i] == key && w->if_ns[i] == netns)
 			return (int)i;
-	if (w->fmt != PCAPW_NG && w->nifs) {
+	if ((w->fmt != PCAPW_NG || !w->all_ifs) && w->nifs) {
 		if_words(a, sizeof(a), (unsigned int)(w->ifs[0] >> 32),
 			 w->if_ns[0], (__u32)w->ifs[0]);
 		if_words(b, sizeof(b), layer, netns, ifindex);
 		snprintf(w->errbuf, sizeof(w->errbuf),
-			 "a packet of %s after those of %s: a pcap file holds one interface; select one (--netns, --ifindex, -L) or write pcapng",
+			 w->fmt != PCAPW_NG ?
+			 "a packet of %s after those of %s: a pcap file holds one interface; write one file per interface (--split DIR) or select one (--netns, --ifindex, -L)" :
+			 "a packet of %s after those of %s: Wireshark would take a packet's copy on another interface for a retransmission; write one file per interface (--split DIR), select one (--netns, --ifindex, -L), or all in one (--all-interfaces)",
 			 b, a);
 		w->err = w->errbuf;
 		w->usage = 1;
@@ -486,6 +489,7 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 	__u64 wall = r->ts_ns + (__u64)w->rt_off;
 	__u32 orig;
 
+	w->last_if = -1;
 	switch (r->event) {
 	case MAGNET_EV_LOST:
 		w->gap_lost += r->req;
@@ -493,6 +497,7 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 		w->lost += r->req;
 		w->misses += (__u64)r->ret;
 		w->gap_cpus |= 1U << (r->cpu < 31 ? r->cpu : 31);
+		w->lost_cpus |= 1U << (r->cpu < 31 ? r->cpu : 31);
 		w->gap_records += r->req;
 		return 0;
 	case MAGNET_EV_RESET:
@@ -512,8 +517,9 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 		break;
 	case MAGNET_EV_DROP_OUT:
 	case MAGNET_EV_DROP_IN:
-		/* only where a comment can say it was dropped */
-		if (!drop || w->fmt != PCAPW_NG)
+		/* if asked, and only where a comment can say it was
+		 * dropped */
+		if (!drop || w->fmt != PCAPW_NG || !w->drops)
 			return 0;
 		layer = (r->flags & MAGNET_RF_DEV) ? MAGNET_LAYER_DEV :
 						      MAGNET_LAYER_IP;
@@ -554,6 +560,7 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 		   (r->flags & MAGNET_RF_DEV) ? r->ifindex : 0, &p);
 	if (id < 0)
 		return -1;
+	w->last_if = id;
 	if (w->fmt != PCAPW_NG) {
 		__u64 sec = wall / 1000000000ULL;
 		__u32 ns = (__u32)(wall % 1000000000ULL);
@@ -621,6 +628,25 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 	}
 	p = put_opt(p, OPT_END, NULL, 0);
 	return (int)(blk - buf) + end_block(blk, p);
+}
+
+int pcapw_copy_state(struct pcapw *dst, const struct pcapw *src)
+{
+	if (src->flow_cap) {
+		dst->flows = calloc(src->flow_cap, sizeof(*dst->flows));
+		if (!dst->flows)
+			return -1;
+		memcpy(dst->flows, src->flows,
+		       src->flow_cap * sizeof(*dst->flows));
+		dst->flow_cap = src->flow_cap;
+		dst->flow_used = src->flow_used;
+	}
+	dst->gap_lost = src->lost;
+	dst->gap_misses = src->misses;
+	dst->gap_reset = src->reset;
+	dst->gap_records = src->lost + src->reset;
+	dst->gap_cpus = src->lost_cpus;
+	return 0;
 }
 
 void pcapw_free(struct pcapw *w)

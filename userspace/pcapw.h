@@ -12,12 +12,17 @@
  * timestamps (if_tsresol 9), the direction in epb_flags, and comments: the
  * kernel's TCP state of the packet's socket as of its latest TCP-layer
  * event (cwnd, ssthresh, srtt, ...), and any gap (LOST and RESET records)
- * before the packet, also counted in epb_dropcount. A DROP event (a packet
- * the kernel dropped, events=drop) is a packet too in pcapng, on the
- * interface it was dropped at, with the comment "magnet drop: REASON in
- * WHERE"; a classic pcap file, which has no comments, leaves it out. A classic pcap file has
- * no interfaces: it takes the packets of one interface only, and refuses
- * the first packet of another (w->usage).
+ * before the packet, also counted in epb_dropcount. With w->drops set, a
+ * DROP event (a packet the kernel dropped, events=drop) is a packet too in
+ * pcapng, on the interface it was dropped at, with the comment "magnet
+ * drop: REASON in WHERE"; else, and always in a classic pcap file (which
+ * has no comments), it is left out. A file takes the packets of one
+ * interface only, and refuses the first packet of another (w->usage):
+ * Wireshark's TCP analysis merges a file's interfaces, and takes the copy
+ * of a packet another interface saw (a router's two devices, the two ends
+ * of a veth pair, a VLAN device and its parent) for a retransmission;
+ * unless w->all_ifs is set, in pcapng. A classic pcap file has no
+ * interfaces at all.
  *
  * Plain C with no I/O: the caller gives each block a buffer of
  * PCAPW_BLOCK_MAX bytes and writes out what the call returns. The unit
@@ -52,6 +57,9 @@ struct pcapw {
 	enum pcapw_format fmt;
 	unsigned int layers;	/* MAGNET_LAYER_IP and/or MAGNET_LAYER_DEV */
 	unsigned int dirs;	/* PCAPW_DIR_* */
+	int all_ifs;		/* pcapng: any number of interfaces */
+	int drops;		/* pcapng: DROP events as packets */
+	int last_if;		/* the last call's packet's interface, or -1 */
 	__s64 rt_off;		/* sysinfo.realtime_offset_ns */
 	/* interfaces: layer << 32 | ifindex, and the namespace (0: unknown),
 	 * in order of first use (classic pcap: one) */
@@ -63,20 +71,21 @@ struct pcapw {
 	/* gaps not yet shown on a packet */
 	__u64 gap_lost, gap_misses, gap_reset, gap_records;
 	__u32 gap_cpus;		/* bit per CPU (CPU 31 for 31 and up) */
-	/* totals */
+	/* totals, and the CPUs of every LOST record */
 	__u64 packets, lost, misses, reset;
+	__u32 lost_cpus;
 	/* the latest TCP snapshot per flow, for the comments */
 	struct pcapw_flow *flows;
 	size_t flow_cap, flow_used;
 	const char *err;	/* why the last call failed */
 	int usage;		/* it failed for what was asked, not the log */
-	char errbuf[256];
+	char errbuf[512];
 };
 
 /*
- * Start: @w set up for @fmt, @layers, @dirs and the stream @si; writes the
- * section header (pcapng) or the file header (pcap) into @buf. Returns its
- * length.
+ * Start: @w set up for @fmt, @layers, @dirs and the stream @si (one
+ * interface, no drops: set all_ifs and drops after); writes the section
+ * header (pcapng) or the file header (pcap) into @buf. Returns its length.
  */
 int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
 		unsigned int dirs, const struct magnet_sysinfo *si,
@@ -103,6 +112,14 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
  * what @w holds.
  */
 int pcapw_end(struct pcapw *w, char *buf);
+
+/*
+ * A new file's writer @dst (after pcapw_begin) takes what @src, which has
+ * read the stream until now, knows: the flows' TCP state for the comments,
+ * and every gap so far as the gap before its first packet. 0, or -1 if out
+ * of memory.
+ */
+int pcapw_copy_state(struct pcapw *dst, const struct pcapw *src);
 
 /* free what @w holds (after an error; pcapw_end does it otherwise) */
 void pcapw_free(struct pcapw *w);

@@ -24,6 +24,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,24 @@ static size_t oused;
 /* -f pcapng, pcap, pcap-ns: the writer, and what -L and -d chose */
 static struct pcapw pcap_w;
 static unsigned int pcap_layers, pcap_dirs;
+/* --all-interfaces, --drops */
+static int opt_all_ifs, opt_drops;
+/*
+ * --split DIR: a file per interface, each with a writer of its own, by the
+ * interface's number in pcap_w, which reads every record (all interfaces,
+ * its blocks thrown away) to number them and to hold the TCP state and the
+ * gaps a new file starts with
+ */
+static const char *split_dir;
+struct split_file {
+	struct pcapw *w;
+	FILE *f;
+	char *path;
+};
+static struct split_file *splits;
+static unsigned int nsplits;
+static struct magnet_sysinfo split_si;
+static char split_buf[PCAPW_BLOCK_MAX];
 /*
  * --netns and --ifindex: the records kept (0: any), and what the log held,
  * to say why a selection kept nothing and to refuse an ifindex that is in
@@ -104,7 +123,8 @@ static void usage(FILE *f)
 		"usage: " PROG " [-i auto|magnet|legacy]\n"
 		"                  [-f ttprobe|magnet|web10g|legacy|pcapng|pcap|pcap-ns]\n"
 		"                  [-c magnet|ttprobe] [-L dev|ip|ip,dev] [-d in|out|both]\n"
-		"                  [-n NETNS] [-I IFINDEX] [-o OUT] [FILE]\n"
+		"                  [-n NETNS] [-I IFINDEX] [--split DIR]\n"
+		"                  [--all-interfaces] [--drops] [-o OUT] [FILE]\n"
 		"\n"
 		"Decode a magnet binary log (omode=1), or a file of ttprobe's 96-byte\n"
 		"binary records, read from FILE, or from standard input when FILE is\n"
@@ -143,9 +163,11 @@ static void usage(FILE *f)
 		"               comments with the TCP state (cwnd, ssthresh, srtt,\n"
 		"               ...) of the packet's flow in its namespace as of\n"
 		"               its latest TCP-layer event, and with each gap (lost\n"
-		"               records) where it was; each drop (events=drop) a\n"
-		"               packet where it was dropped, with the comment\n"
-		"               \"magnet drop: REASON in FUNCTION\"\n"
+		"               records) where it was; one interface a file\n"
+		"               (Wireshark merges a file's interfaces and takes a\n"
+		"               packet's copy on another for a retransmission):\n"
+		"               a packet of a second one is an error (1) unless\n"
+		"               --all-interfaces; --split writes one file each\n"
 		"      pcap     the same packets as a classic tcpdump -w file, of\n"
 		"               one interface (a packet of a second one is an\n"
 		"               error, 1: select one with -n, -I and -L),\n"
@@ -179,6 +201,15 @@ static void usage(FILE *f)
 		"                    namespaces in the log, give -n too\n"
 		"                    A selection that keeps no record is an error (1),\n"
 		"                    naming the namespaces the log has\n"
+		"      --split DIR   pcap formats: one file per interface into DIR\n"
+		"                    (made if missing): nsN-ifI.pcapng, nsN-ip.pcapng\n"
+		"                    (.pcap); the output is a line per file (path,\n"
+		"                    packets, namespace and device)\n"
+		"      --all-interfaces  pcapng: every interface in one file\n"
+		"      --drops       pcapng: each drop (events=drop) a packet where\n"
+		"                    it was dropped, with the comment \"magnet drop:\n"
+		"                    REASON in FUNCTION\" (no wire packet: left out\n"
+		"                    by default)\n"
 		"  -o, --output OUT  write to OUT instead of standard output\n"
 		"  -h, --help        print this help and exit\n"
 		"      --version     print the version and exit\n"
@@ -505,18 +536,176 @@ static int decode_legacy(gzFile gz, enum out_format fmt, const void *first,
 	return finish_output() ? EXIT_OK : EXIT_BADINPUT;
 }
 
+static int split_write(struct split_file *sf, int n)
+{
+	if (n > 0 && fwrite(split_buf, 1, (size_t)n, sf->f) != (size_t)n) {
+		msg("%s: %s", sf->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* interface @id's file, opened, its header and what it starts with */
+static struct split_file *split_open(enum out_format fmt, unsigned int id)
+{
+	struct split_file *sf = &splits[id];
+	unsigned int layer = (unsigned int)(pcap_w.ifs[id] >> 32);
+	__u32 netns = pcap_w.if_ns[id], ifindex = (__u32)pcap_w.ifs[id];
+	char ns[24] = "", dev[24];
+	size_t n;
+
+	if (netns)
+		snprintf(ns, sizeof(ns), "ns%u-", netns);
+	if (layer == MAGNET_LAYER_IP)
+		snprintf(dev, sizeof(dev), "ip");
+	else
+		snprintf(dev, sizeof(dev), "if%u", ifindex);
+	n = strlen(split_dir) + sizeof(ns) + sizeof(dev) + 16;
+	sf->path = malloc(n);
+	sf->w = calloc(1, sizeof(*sf->w));
+	if (!sf->path || !sf->w) {
+		msg("%s: out of memory", in_name);
+		return NULL;
+	}
+	snprintf(sf->path, n, "%s/%s%s.%s", split_dir, ns, dev,
+		 fmt == FMT_PCAPNG ? "pcapng" : "pcap");
+	sf->f = fopen(sf->path, "w");
+	if (!sf->f) {
+		msg("%s: %s", sf->path, strerror(errno));
+		return NULL;
+	}
+	if (id >= nsplits)
+		nsplits = id + 1;
+	if (split_write(sf, pcapw_begin(sf->w, fmt == FMT_PCAPNG ? PCAPW_NG :
+				     fmt == FMT_PCAP ? PCAPW_US : PCAPW_NS,
+				     pcap_layers, pcap_dirs, &split_si,
+				     PROG " (magnet) " MAGNET_VERSION,
+				     split_buf)))
+		return NULL;
+	sf->w->drops = opt_drops;
+	if (pcapw_copy_state(sf->w, &pcap_w)) {
+		msg("%s: out of memory for the flow table", in_name);
+		return NULL;
+	}
+	return sf;
+}
+
+/*
+ * --split: record @r to pcap_w, then to its interface's file if a packet,
+ * else (the TCP state, a gap) to every file. 0, or an exit status
+ */
+static int split_record(enum out_format fmt, const struct magnet_record *r,
+			const struct magnet_v3_drop *dp, __u32 netns)
+{
+	struct split_file *sf;
+	unsigned int i;
+	int id;
+
+	if (pcapw_record(&pcap_w, r, dp, netns, split_buf) < 0)
+		return -1;
+	id = pcap_w.last_if;
+	if (id < 0) {
+		for (i = 0; i < nsplits; i++)
+			if (splits[i].w &&
+			    pcapw_record(splits[i].w, r, dp, netns,
+					 split_buf) < 0) {
+				pcap_w.err = splits[i].w->err;
+				return -1;
+			}
+		return 0;
+	}
+	if (!splits) {
+		splits = calloc(PCAPW_MAX_IFS, sizeof(*splits));
+		if (!splits) {
+			msg("%s: out of memory", in_name);
+			return EXIT_BADINPUT;
+		}
+	}
+	sf = splits[id].w ? &splits[id] : split_open(fmt, (unsigned int)id);
+	if (!sf)
+		return EXIT_BADINPUT;
+	id = pcapw_record(sf->w, r, dp, netns, split_buf);
+	if (id < 0) {
+		pcap_w.err = sf->w->err;
+		return -1;
+	}
+	return split_write(sf, id) ? EXIT_BADINPUT : 0;
+}
+
+/*
+ * --split's end: each file's statistics blocks, closed, and a line each on
+ * the output: its path, packets, and what it holds; then what pcap_end
+ * says. Closes every file, also after an error (@rc: the run's status)
+ */
+static int split_end(enum out_format fmt, int rc)
+{
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < nsplits; i++) {
+		struct split_file *sf = &splits[i];
+		char line[PATH_MAX + 160];
+		unsigned long long pk;
+		int len;
+
+		if (!sf->w)
+			continue;
+		pk = sf->w->nifs ? (unsigned long long)sf->w->if_packets[0] : 0;
+		do {
+			n = pcapw_end(sf->w, split_buf);
+			if (rc == EXIT_OK && split_write(sf, n))
+				rc = EXIT_BADINPUT;
+		} while (n > 0);
+		if (sf->f && fclose(sf->f) == EOF && rc == EXIT_OK) {
+			msg("%s: %s", sf->path, strerror(errno));
+			rc = EXIT_BADINPUT;
+		}
+		/* a cut log's files hold every complete record: listed */
+		if (rc == EXIT_OK || rc == EXIT_TRUNCATED) {
+			unsigned int layer = (unsigned int)(pcap_w.ifs[i] >> 32);
+
+			len = snprintf(line, sizeof(line), "%s\t%llu packets\t",
+				       sf->path, fmt == FMT_PCAPNG ? pk :
+				       (unsigned long long)sf->w->packets);
+			if (pcap_w.if_ns[i])
+				len += snprintf(line + len, sizeof(line) - (size_t)len,
+						"netns %u ", pcap_w.if_ns[i]);
+			if (layer == MAGNET_LAYER_IP)
+				snprintf(line + len, sizeof(line) - (size_t)len,
+					 "IP layer\n");
+			else
+				snprintf(line + len, sizeof(line) - (size_t)len,
+					 "ifindex %u\n", (__u32)pcap_w.ifs[i]);
+			if (!put(line, strlen(line)) && rc == EXIT_OK)
+				rc = EXIT_BADINPUT;
+		}
+		free(sf->w->flows);
+		free(sf->w);
+		free(sf->path);
+	}
+	free(splits);
+	splits = NULL;
+	nsplits = 0;
+	if (rc == EXIT_OK && !pcap_w.packets)
+		msg("warning: %s: no packet to write (-L, -d, -n, -I and --drops choose them): no file written",
+		    in_name);
+	/* pcap_w's blocks go nowhere; its counts say what was lost */
+	return rc;
+}
+
 /* the pcapng statistics blocks, and what the packets do not show */
 static int pcap_end(enum out_format fmt)
 {
 	int n;
 
 	do {
-		char *b = out_room(PCAPW_BLOCK_MAX);
+		char *b = split_dir ? split_buf : out_room(PCAPW_BLOCK_MAX);
 
 		if (!b)
 			return EXIT_BADINPUT;
 		n = pcapw_end(&pcap_w, b);
-		oused += (size_t)n;
+		if (!split_dir)
+			oused += (size_t)n;
 	} while (n > 0);
 	if (pcap_w.lost || pcap_w.misses || pcap_w.reset)
 		msg("warning: %s: %llu records lost, %llu probe misses, %llu records discarded by reset%s",
@@ -823,15 +1012,23 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 			return EXIT_BADINPUT;
 	}
 	if (IS_PCAP(fmt)) {
-		char *b = out_room(PCAPW_BLOCK_MAX);
+		char *b = split_dir ? split_buf : out_room(PCAPW_BLOCK_MAX);
+		int n;
 
 		if (!b)
 			return EXIT_BADINPUT;
-		oused += (size_t)pcapw_begin(&pcap_w,
-				fmt == FMT_PCAPNG ? PCAPW_NG :
+		/* with --split, pcap_w numbers every interface, in pcapng */
+		n = pcapw_begin(&pcap_w,
+				fmt == FMT_PCAPNG || split_dir ? PCAPW_NG :
 				fmt == FMT_PCAP ? PCAPW_US : PCAPW_NS,
 				pcap_layers, pcap_dirs, &si,
 				PROG " (magnet) " MAGNET_VERSION, b);
+		pcap_w.all_ifs = opt_all_ifs || split_dir;
+		pcap_w.drops = opt_drops;
+		if (split_dir)
+			split_si = si;
+		else
+			oused += (size_t)n;
 	}
 
 	if (v3 && magnet_v3_dec_init(v3d)) {
@@ -955,9 +1152,15 @@ decoded:
 		case FMT_PCAP_NS: {
 			struct magnet_v3_drop dp;
 
-			len = pcapw_record(&pcap_w, &rec,
+			len = split_dir ?
+			      split_record(fmt, &rec,
+					   v3 && magnet_v3_drop(v3d, &dp) ?
+					   &dp : NULL, netns) :
+			      pcapw_record(&pcap_w, &rec,
 					   v3 && magnet_v3_drop(v3d, &dp) ?
 					   &dp : NULL, netns, line);
+			if (split_dir && len > 0)
+				return len;
 			if (len < 0) {
 				if (!finish_output())
 					return EXIT_BADINPUT;
@@ -990,8 +1193,10 @@ decoded:
 		say_nothing_kept();
 		return EXIT_USAGE;
 	}
-	rc = IS_PCAP(fmt) ? pcap_end(fmt) :
-	     finish_output() ? EXIT_OK : EXIT_BADINPUT;
+	rc = split_dir ? split_end(fmt, EXIT_OK) : EXIT_OK;
+	if (rc == EXIT_OK)
+		rc = IS_PCAP(fmt) ? pcap_end(fmt) :
+		     finish_output() ? EXIT_OK : EXIT_BADINPUT;
 	/* after everything it read is out, as on a cut log (next_v3) */
 	if (v3)
 		say_newer(v3d);
@@ -1022,6 +1227,8 @@ static int decode_mapped(gzFile gz, enum out_format fmt, enum in_format infmt,
 	return decode(gz, fmt, infmt, compat);
 }
 
+enum { OPT_SPLIT = 1000, OPT_ALL_IFS, OPT_DROPS };
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1033,6 +1240,9 @@ int main(int argc, char **argv)
 		{ "direction", required_argument, NULL, 'd' },
 		{ "netns", required_argument, NULL, 'n' },
 		{ "ifindex", required_argument, NULL, 'I' },
+		{ "split", required_argument, NULL, OPT_SPLIT },
+		{ "all-interfaces", no_argument, NULL, OPT_ALL_IFS },
+		{ "drops", no_argument, NULL, OPT_DROPS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1059,6 +1269,10 @@ int main(int argc, char **argv)
 	nseen_ns = 0;
 	seen_unknown = seen_more = 0;
 	sel_if_ns = 0;
+	opt_all_ifs = opt_drops = 0;
+	split_dir = NULL;
+	splits = NULL;
+	nsplits = 0;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:i:c:o:L:d:n:I:h", longopts, NULL)) != -1) {
@@ -1147,6 +1361,15 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_SPLIT:
+			split_dir = optarg;
+			break;
+		case OPT_ALL_IFS:
+			opt_all_ifs = 1;
+			break;
+		case OPT_DROPS:
+			opt_drops = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -1170,8 +1393,20 @@ int main(int argc, char **argv)
 		msg("-c applies to -f ttprobe only; try --help");
 		return EXIT_USAGE;
 	}
-	if ((pcap_layers || pcap_dirs) && !IS_PCAP(fmt)) {
-		msg("-L and -d apply to -f pcapng, pcap and pcap-ns only; try --help");
+	if ((pcap_layers || pcap_dirs || split_dir) && !IS_PCAP(fmt)) {
+		msg("-L, -d and --split apply to -f pcapng, pcap and pcap-ns only; try --help");
+		return EXIT_USAGE;
+	}
+	if ((opt_all_ifs || opt_drops) && fmt != FMT_PCAPNG) {
+		msg("--all-interfaces and --drops apply to -f pcapng only; try --help");
+		return EXIT_USAGE;
+	}
+	if (split_dir && opt_all_ifs) {
+		msg("--split writes a file per interface: not with --all-interfaces; try --help");
+		return EXIT_USAGE;
+	}
+	if (split_dir && !*split_dir) {
+		msg("--split: an empty directory name; try --help");
 		return EXIT_USAGE;
 	}
 	if (sel_ifindex && (fmt == FMT_TTPROBE || fmt == FMT_WEB10G ||
@@ -1234,12 +1469,23 @@ int main(int argc, char **argv)
 	}
 	setvbuf(out, NULL, _IONBF, 0);
 
+	if (split_dir && mkdir(split_dir, 0777) && errno != EEXIST) {
+		msg("%s: %s", split_dir, strerror(errno));
+		gzclose(gz);
+		return EXIT_BADINPUT;
+	}
 	ret = decode_mapped(gz, fmt, infmt, compat);
+	if (splits)	/* an early end: the files closed (listed if cut) */
+		split_end(fmt, ret == EXIT_OK ? EXIT_BADINPUT : ret);
 	magnet_cids_free(&cids);
 	pcapw_free(&pcap_w);
 	/* after an early error, still write out what was decoded before it */
 	if (!finish_output())
 		ret = EXIT_BADINPUT;
+	/* a selection or a file's one interface refused the log: no file
+	 * that looks whole but holds part of what was asked */
+	if (ret == EXIT_USAGE && strcmp(out_name, "-"))
+		unlink(out_name);
 	gzclose(gz);
 	if (in_map)
 		munmap((void *)in_map, in_map_len);

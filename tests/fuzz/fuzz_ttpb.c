@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <zlib.h>
 
@@ -42,20 +43,43 @@ static const char *const variants[8][5] = {
 	{ "-i", "magnet", "-f", "web10g" },
 };
 
+/* --split's directory, made at start; its files are rewritten each run */
+static char split_dir[] = "/tmp/magnet-fuzz-split.XXXXXX";
+
 static const char *const pcap_variants[4][7] = {
 	{ NULL },
-	{ "-f", "pcapng" },
-	{ "-f", "pcap", "-L", "ip,dev" },
+	{ "-f", "pcapng", "--all-interfaces", "--drops" },
+	{ "-f", "pcap", "-L", "ip,dev", "--split", split_dir },
 	{ "-f", "pcap-ns", "-L", "ip", "-d", "out" },
 };
+
+/* at exit: --split's directory and its files gone */
+static void split_clean(void)
+{
+	DIR *d = opendir(split_dir);
+	struct dirent *e;
+	char path[sizeof(split_dir) + 300];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", split_dir,
+				 e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(split_dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
 	fuzz_msg_file = fopen("/dev/null", "w");
-	if (!fuzz_msg_file)
+	if (!fuzz_msg_file || !mkdtemp(split_dir))
 		abort();
+	atexit(split_clean);
 	return 0;
 }
 

@@ -446,6 +446,8 @@ for sel in "pcapng dev both" "pcapng ip,dev both" "pcapng dev out" \
 	"pcap-ns ip,dev out 2"; do
 	set -- $sel
 	ifx=${4:+-I $4} ifn=${4:-}
+	# pcapng of several interfaces: asked for (--all-interfaces)
+	[ "$1" = pcapng ] && [ -z "$ifn" ] && ifx=--all-interfaces
 	# shellcheck disable=SC2086
 	run -f "$1" -L "$2" -d "$3" $ifx -o "$tmp/p.out" "$tmp/pcap.bin"
 	check "-f $1 -L $2 -d $3 $ifx: exit 0 (got $rc)" [ "$rc" = 0 ]
@@ -465,7 +467,47 @@ done
 run -f pcap -o "$tmp/p.out" "$tmp/pcap.bin"
 check "-f pcap of ifindex 2 and 3: exit 1 (got $rc)" [ "$rc" = 1 ]
 check "-f pcap of ifindex 2 and 3: message" \
-	err_is 'record index 5 at byte offset 1536: a packet of ifindex 3 after those of ifindex 2: a pcap file holds one interface; select one \(--netns, --ifindex, -L\) or write pcapng'
+	err_is 'record index 5 at byte offset 1536: a packet of ifindex 3 after those of ifindex 2: a pcap file holds one interface; write one file per interface \(--split DIR\) or select one \(--netns, --ifindex, -L\)'
+check "-f pcap of ifindex 2 and 3: no file left" [ ! -e "$tmp/p.out" ]
+# pcapng too, unless asked for: Wireshark merges a file's interfaces
+run -f pcapng -o "$tmp/p.out" "$tmp/pcap.bin"
+check "-f pcapng of ifindex 2 and 3: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "-f pcapng of ifindex 2 and 3: message" \
+	err_is 'record index 5 at byte offset 1536: a packet of ifindex 3 after those of ifindex 2: Wireshark would take a packet.s copy on another interface for a retransmission; write one file per interface \(--split DIR\), select one \(--netns, --ifindex, -L\), or all in one \(--all-interfaces\)$'
+check "-f pcapng of ifindex 2 and 3: no file left" [ ! -e "$tmp/p.out" ]
+# --split DIR: a file per interface, each what -I gives of its interface
+# (the same packets, gaps and times) with the TCP state comments too; a
+# line each on the output
+for sel in "pcapng dev both" "pcap dev out" "pcap-ns dev in"; do
+	set -- $sel
+	rm -rf "$tmp/split"
+	run -f "$1" -L "$2" -d "$3" --split "$tmp/split" "$tmp/pcap.bin"
+	check "--split -f $1 -d $3: exit 0 (got $rc)" [ "$rc" = 0 ]
+	ext=pcap
+	[ "$1" = pcapng ] && ext=pcapng
+	check "--split -f $1 -d $3: two files listed" \
+		[ "$(cut -f1,3 "$tmp/out" | tr '\n\t' ';,')" = "$tmp/split/if2.$ext,ifindex 2;$tmp/split/if3.$ext,ifindex 3;" ]
+	check "--split -f $1 -d $3: two files" \
+		[ "$(ls "$tmp/split" | tr '\n' ' ')" = "if2.$ext if3.$ext " ]
+	for i in 2 3; do
+		$PCAP check "$1" "$2" "$3" "$tmp/split/if$i.$ext" $i >"$tmp/pcheck" 2>&1
+		st=$?
+		fold "$tmp/pcheck" "pcap_fixture check --split $1 $2 $3 if$i" "$st"
+	done
+	no_sanitizer || bad "--split -f $1: sanitizer report"
+done
+run -f pcapng --split "$tmp/split" -o "$tmp/p.list" "$tmp/pcap.bin"
+check "--split with -o: the list in OUT" \
+	[ "$rc.$(cut -f1,2 "$tmp/p.list" | tr '\n\t' ';,')" = "0.$tmp/split/if2.pcapng,6 packets;$tmp/split/if3.pcapng,2 packets;" ]
+run -f pcapng --split "$tmp/split" --all-interfaces "$tmp/pcap.bin"
+check "--split with --all-interfaces: exit 1 (got $rc)" [ "$rc" = 1 ]
+run -f magnet --split "$tmp/split" "$tmp/pcap.bin"
+check "--split with -f magnet: exit 1 (got $rc)" [ "$rc" = 1 ]
+for a in --all-interfaces --drops; do
+	run -f pcap $a "$tmp/pcap.bin"
+	check "$a with -f pcap: exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "$a with -f pcap: message" err_is 'apply to -f pcapng only'
+done
 run -f pcap-ns -L ip,dev -d out -o "$tmp/p.out" "$tmp/pcap.bin"
 check "-f pcap-ns -L ip,dev: exit 1 (got $rc)" [ "$rc" = 1 ]
 check "-f pcap-ns -L ip,dev: message" \
@@ -487,7 +529,7 @@ run -f magnet -I 7 "$tmp/pcap.bin"
 check "-I 7 (no such device): exit 1 (got $rc)" [ "$rc" = 1 ]
 # tshark (Debian's, make deps) reads what we write: every header field
 if command -v tshark >/dev/null; then
-	run -f pcapng -o "$tmp/t.pcapng" "$tmp/pcap.bin"
+	run -f pcapng --all-interfaces -o "$tmp/t.pcapng" "$tmp/pcap.bin"
 	tshark -r "$tmp/t.pcapng" -T fields -e frame.len -e ip.src -e ip.dst \
 		-e ipv6.src -e ipv6.dst -e tcp.srcport -e tcp.dstport \
 		-e tcp.seq_raw -e tcp.ack_raw -e tcp.flags \
@@ -510,7 +552,7 @@ else
 	bad "tshark not installed (make deps installs it)"
 fi
 # a log from before the header fields: packets with a note
-run -f pcapng -o "$tmp/p.old" "$tmp/pcap-old.bin"
+run -f pcapng --all-interfaces -o "$tmp/p.old" "$tmp/pcap-old.bin"
 check "old log: exit 0 (got $rc)" [ "$rc" = 0 ]
 # every one of its 8 device packets, each packet's comment as tshark reads it
 check "old log: each of the 8 packets says its header fields were not recorded" \
@@ -559,7 +601,7 @@ for f in native pcap; do
 		[ "$(stat -c %s "$tmp/$f-v3.bin")" -lt "$(stat -c %s "$tmp/$f.bin")" ]
 done
 for args in "-f ttprobe" "-f magnet" "-f web10g" "-f legacy" "-c ttprobe" \
-	"-f pcapng" "-f pcap -L ip" "-f pcap-ns -L dev -d out -I 2"; do
+	"-f pcapng --all-interfaces" "-f pcap -L ip" "-f pcap-ns -L dev -d out -I 2"; do
 	for f in native pcap; do
 		# shellcheck disable=SC2086
 		run $args "$tmp/$f.bin"
@@ -669,6 +711,24 @@ check "tcpev-7.2.bin: 146 fast, 1 rto and 1 tlp retransmissions, 1 RTO, 5 probes
 check "qdisc-7.2.bin: 59 qdisc lines and 80 qdisc_enq lines, each of tbf 1:0" \
 	[ "$(count "event qdisc qdisc_handle" "$tmp/qdisc-7.2.bin.txt" | grep qdisc | tr '\n\t' '; ')" = \
 	  "59 qdisc tbf 1:0;80 qdisc_enq tbf 1:0;" ]
+# drops are no wire packets: left out of pcapng unless --drops asks, then
+# one packet each, on its interface, with its reason in a comment
+if command -v tshark >/dev/null; then
+	for a in "" --drops; do
+		# shellcheck disable=SC2086
+		run -f pcapng -L ip,dev --all-interfaces $a -o "$tmp/d.pcapng" drops-7.2.bin
+		check "drops-7.2.bin -f pcapng $a: exit 0 (got $rc)" [ "$rc" = 0 ]
+		tshark -r "$tmp/d.pcapng" -T fields -e frame.comment \
+			>"$tmp/tshark.txt" 2>/dev/null
+		n=$(grep -c 'magnet drop: ' "$tmp/tshark.txt")
+		want=0
+		[ -n "$a" ] && want=$(awk -F '\t' '$3 ~ /^drop_(in|out)$/' "$tmp/drops-7.2.bin.txt" | wc -l)
+		check "drops-7.2.bin -f pcapng $a: $want drop packets (got $n)" \
+			[ "$n" = "$want" ]
+		[ -n "$a" ] && check "drops-7.2.bin: its drop events counted (8)" \
+			[ "$want" = 8 ]
+	done
+fi
 # the corner cases docs/binary-format.md states a rule for, each a log
 # NAME-EXIT.bin: ttpb2ascii exits EXIT as the document says, and
 # docdecode.py prints the same text with the same exit code. The rate
@@ -879,7 +939,7 @@ if command -v tshark >/dev/null; then
 		[ "$(tshark -r "$tmp/t.pcap" 2>/dev/null | wc -l)" = 2 ]
 	# pcapng: an interface per namespace and device, named by both; the
 	# TCP state comment on the packets of the TCP records' namespace only
-	run -f pcapng -o "$tmp/t.pcapng" "$tmp/corner/twons-0.bin"
+	run -f pcapng --all-interfaces -o "$tmp/t.pcapng" "$tmp/corner/twons-0.bin"
 	tshark -r "$tmp/t.pcapng" -T fields -e frame.interface_name \
 		-e frame.interface_description -e frame.comment \
 		>"$tmp/tshark.txt" 2>/dev/null
@@ -996,8 +1056,9 @@ for f in "$tmp"/mut/*.bin "$tmp"/mutgz/*.bin "$tmp"/mutp/*.bin "$tmp"/mutv3/*.bi
 	seen[$rc]=$((${seen[$rc]:-0} + 1))
 	case $rc in
 	0 | 2 | 3) ;;
-	# a classic pcap file refuses a second interface (a usage error)
-	1) grep -q 'a pcap file holds one interface' "$tmp/err" ||
+	# a file refuses a second interface (a usage error): classic pcap
+	# always, pcapng unless --all-interfaces
+	1) grep -q -E 'a pcap file holds one interface|on another interface for a retransmission' "$tmp/err" ||
 		bad_rc=$((bad_rc + 1)) ;;
 	*)
 		bad_rc=$((bad_rc + 1))
@@ -1014,7 +1075,7 @@ dist=""
 for k in "${!seen[@]}"; do dist="$dist exit $k: ${seen[$k]};"; done
 echo "  $n runs:$dist"
 check "fuzz: $n runs" [ "$n" = $((FUZZ_RUNS + 2 * (FUZZ_RUNS / 5))) ]
-check "fuzz: every exit code is 0, 2 or 3 (or 1: pcap's one interface)" [ "$bad_rc" = 0 ]
+check "fuzz: every exit code is 0, 2 or 3 (or 1: a file's one interface)" [ "$bad_rc" = 0 ]
 check "fuzz: no sanitizer report" [ "$san" = 0 ]
 check "fuzz: every failure explained on stderr" [ "$bad_err" = 0 ]
 check "fuzz: the mutations reach both success and rejection" \

@@ -181,7 +181,7 @@ case_pcapng() {
 		rmmod magnet
 		ip netns exec mg-cli tc qdisc del dev mgc root 2> /dev/null || true
 		$TTPB2ASCII -f magnet -o "$L/pcap-$mode.txt" "$L/pcap-$mode.bin"
-		$TTPB2ASCII -f pcapng -d out -o "$L/pcap-$mode.pcapng" \
+		$TTPB2ASCII -f pcapng --all-interfaces -d out -o "$L/pcap-$mode.pcapng" \
 			"$L/pcap-$mode.bin"
 	done
 	# tshark reads the two files on the host (hostcheck.sh pcapng): a

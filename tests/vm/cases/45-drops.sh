@@ -219,7 +219,7 @@ for i in range(20):
 	log "$out"
 	# pcapng: tshark on the host counts the dropped packets' comments
 	# (tests/vm/hostcheck.sh, host_drops) against the same truth
-	$TTPB2ASCII -f pcapng -L ip,dev -o "$L/drops.pcapng" "$L/drops.bin"
+	$TTPB2ASCII -f pcapng -L ip,dev --all-interfaces --drops -o "$L/drops.pcapng" "$L/drops.bin"
 	echo "$qd $nf $(stat -L -c %i /run/netns/md-rtr) $(stat -L -c %i /run/netns/md-rcv) $(uname -r)" > "$L/drops.truth"
 	echo drops >> "$L/host-checks"
 	for ns in md-snd md-rtr md-rcv; do ip netns del $ns; done
