@@ -355,12 +355,22 @@ class LogAnalysis:
         return v
 
     def throughputs(self):
-        """{flow: delivery.throughput()} of the ends that sent data,
-        computed once (verdict.json, throughput.csv and the figures)"""
+        """{flow: delivery.throughput()} of the ends that sent data, and
+        of those that received data from a peer not in the log (theirs:
+        delivery.source()), computed once (verdict.json, throughput.csv
+        and the figures)"""
         if self._tps is None:
-            self._tps = {f: tp for f in self.tcp_flows() if f.series.pts and
-                         f.series.pts[-1][3] > 0
-                         for tp in [delivery.throughput(self, f)] if tp}
+            self._tps = {}
+            for f in self.tcp_flows():
+                if not f.series.pts:
+                    continue
+                if f.series.pts[-1][3] <= 0:
+                    p = self.peer(f)
+                    if not f.arrived or (p is not None and p.has_socket()):
+                        continue
+                tp = delivery.throughput(self, f)
+                if tp:
+                    self._tps[f] = tp
         return self._tps
 
     def as_dict(self):
@@ -1037,28 +1047,92 @@ def _pkt(f, r, t, ev, layer):
 
 def _namespaces(res, ns_events):
     """name each flow's host; res.namespaces: per namespace its host,
-    its events and its connection ends; a note when the log holds several,
-    saying which are hosts and which only forwarded their packets"""
+    its events, its connection ends and what it is (a host: connection
+    ends, or a socket's records with none, a listener's; forwarding: the
+    packets of others' connections only; else nothing of a connection); a
+    note when the log holds several, saying which is which; a note when
+    no connection's end is in the log, or only one end of some"""
     ends = Counter(f.netns for f in res.tcp_flows())
+    # namespaces with any socket's records (TCP, application, or TCP's
+    # decisions: a listener's state, say): hosts, even with no connection
+    socks = {f.netns for f in res.flows.values() if f.has_socket()} | \
+        {k[5] or "" for k in res.sock_keys.values()}
+    pkts = {f.netns for f in res.flows.values() if not f.has_socket()}
     for f in res.flows.values():
         f.host = res.host_name(f.netns)
+
+    def role(ns):
+        if ends.get(ns):
+            return "host"
+        if ns in socks:
+            return "host, no connection"
+        return "forwarding" if ns in pkts else "no connection"
     res.namespaces = [{"netns": ns, "host": res.host_name(ns),
-                       "events": n, "connection_ends": ends.get(ns, 0)}
+                       "events": n, "connection_ends": ends.get(ns, 0),
+                       "role": role(ns)}
                       for ns, n in sorted(ns_events.items()) if ns]
+    _one_host(res)
     if len(res.namespaces) < 2:
         return
     hosts = ["%s (%d connection end%s)" % (
         x["host"], x["connection_ends"],
         "" if x["connection_ends"] == 1 else "s")
-        for x in res.namespaces if x["connection_ends"]]
-    fwd = [x["host"] for x in res.namespaces if not x["connection_ends"]]
+        for x in res.namespaces if x["role"] == "host"]
+    idle = [x["host"] for x in res.namespaces
+            if x["role"] == "host, no connection"]
+    fwd = [x["host"] for x in res.namespaces if x["role"] == "forwarding"]
+    other = [x["host"] for x in res.namespaces
+             if x["role"] == "no connection"]
     res.log_reasons.append(Reason(NOTE, (
         "records of %d network namespaces, analysed apart: the connections' "
-        "ends are in %s%s" % (
+        "ends are in %s%s%s%s" % (
             len(res.namespaces), ", ".join(hosts) or "none",
+            "; %s had sockets but no connection in the log (a listener's "
+            "records, say)" % ", ".join(idle) if idle else "",
             "; %s saw their packets only (forwarding): their records are "
             "in no connection end's numbers" % ", ".join(fwd) if fwd
-            else ""))))
+            else "",
+            "; %s had no socket's and no connection's packet records"
+            % ", ".join(other) if other else ""))))
+
+
+def _one_host(res):
+    """what a log without both ends of its connections can tell: a note
+    when it has no connection's end (a router's log, or a host's without
+    the tcp and app events), and when some ends have no peer in it (one
+    host's view: where retransmitted segments went and whether the data
+    was all read need the peer's records)"""
+    if res.kind != "magnet":
+        return      # ttprobe's and web10g's logs say what they lack
+    flows = [f for f in res.tcp_flows() if not f.listener()]
+    if not flows and res.records:
+        pkts = sum(1 for f in res.flows.values() if not f.has_socket())
+        res.log_reasons.append(Reason(NOTE, (
+            "no connection's end is in this log (%s): no per-connection "
+            "numbers, throughput, figures or loss notes; what it tells is "
+            "where packets waited and died (the queues and drops tables, "
+            "with events qdisc and drop)" % (
+                "the packets of %d flows only, a flow a direction of a "
+                "connection: a router's records, or a host's without the "
+                "tcp and app events" % pkts if pkts
+                else "no connection's packets either"))))
+        return
+    alone = [f for f in flows if res.peer(f) is None or
+             not res.peer(f).has_socket()]
+    if alone:
+        res.log_reasons.append(Reason(NOTE, (
+            "%s no peer in this log (its host was not recorded, or not with "
+            "the tcp events): for %s no note says where retransmitted "
+            "segments went or whether the peer's application read "
+            "everything, and a sender's throughput is counted from what its "
+            "ACKs said was delivered, a receiver's from the data arriving "
+            "at its TCP" % (
+                "the connection end has" if len(flows) == 1 else
+                "none of the %d connection ends has" % len(flows)
+                if len(alone) == len(flows) else
+                "%d of the %d connection ends have" % (len(alone),
+                                                       len(flows)),
+                "it" if len(alone) == 1 else "them"))))
 
 
 def _peer_ended(res, f):
@@ -1098,25 +1172,27 @@ def _settle_retx(res, f, final=False):
         loss[4] += max(0, tcp - 1)
 
 
-def _loss_places(res, f):
+def _loss_places(res, f, cut=False):
     """with the receiving end in the log too: where @f's retransmitted
-    segments had gone (a note), and whether the analysis could tell it
-    exactly (a reason more if not)"""
+    segments had gone (a note; inaccurate in a log that is @cut, whose
+    missing part may hold their arrivals), and whether the analysis could
+    tell it exactly (a reason more if not)"""
     _settle_retx(res, f, True)
     p = res.peer(f)
     segs, sends, net, stack, spurious = f.loss
     if not segs or p is None or not p.tcp_records:
         return
     dev_seen = "dev" in p.seen_layers
-    f.reasons.append(Reason(NOTE, (
+    f.reasons.append(Reason(INACCURATE if cut else NOTE, (
         "%d segments retransmitted (%d sends): %d sends lost between the "
         "hosts%s, %d retransmissions spurious (the segment had reached the "
-        "receiver's TCP)%s" % (
+        "receiver's TCP)%s%s" % (
             segs, sends, net,
             ", %d lost in the receiver's stack (its device got them, its TCP "
             "did not)" % stack if dev_seen else "", spurious,
             "; %d more retransmitted before the receiver's first record, "
-            "not placed" % f.retx_unplaced if f.retx_unplaced else ""))))
+            "not placed" % f.retx_unplaced if f.retx_unplaced else "",
+            _CUT if cut else ""))))
     why = []
     if f.inflight_max > _WINDOW // 2:
         why.append("%d bytes were in flight at once, a copy may have "
@@ -1174,12 +1250,20 @@ def reconcile_stats(res, text):
     return written
 
 
-def _cut_short(res, f):
+def _cut_short(res, f, cut=False):
     """a transfer cut short: the peer's application read less than this
     end's wrote (iperf3's server closes its data connection when the
-    client says it is done writing, with data still in flight: resets)"""
+    client says it is done writing, with data still in flight: resets);
+    not said of a log that is @cut (its missing part may hold the reads)"""
     peer = res.peer(f)
     if not (f.app_written and peer and peer.app_events):
+        return
+    if cut:
+        f.reasons.append(Reason(INACCURATE, (
+            "whether the peer's application read all that this end's wrote "
+            "is not said: the log is cut (the records have %d of the %d "
+            "bytes read; the rest may be in its missing part)" % (
+                peer.app_read, f.app_written)), peer.last_ns))
         return
     f.undelivered = f.app_written - peer.app_read
     if f.undelivered > 0:
@@ -1191,7 +1275,14 @@ def _cut_short(res, f):
                     if peer.state == 7 else "")), peer.last_ns))
 
 
+_CUT = ("; the log is cut, so this may be the cut's doing: records from "
+        "before its end are missing too (each CPU's are written in turns)")
+
+
 def _finish(res, gaps, end):
+    # a log cut short, or unreadable past a point: the conclusions its
+    # missing part could have caused are withheld or marked
+    cut = end.truncated or end.corrupt
     for f in res.flows.values():
         f.reasons = []
         for start, t, what in gaps:
@@ -1216,25 +1307,27 @@ def _finish(res, gaps, end):
             if n:
                 f.reasons.append(Reason(INACCURATE, (
                     "sent: %d segments seen at TCP and never at the device"
-                    % n)))
+                    "%s" % (n, _CUT if cut else ""))))
             n = f.in_tcp_only
             if n:
                 f.reasons.append(Reason(INACCURATE, (
                     "received: %d segments seen at TCP and never at the "
-                    "device" % n)))
+                    "device%s" % (n, _CUT if cut else ""))))
         if f.app_events and f.last_tcp:
             sent = f.last_tcp["bytes_sent"] - f.last_tcp["bytes_retrans"]
             if sent > f.app_written:
                 f.reasons.append(Reason(INACCURATE, (
                     "TCP sent %d bytes of new data, the application wrote %d: "
-                    "application records are missing" % (sent, f.app_written))))
+                    "application records are missing%s" % (
+                        sent, f.app_written, _CUT if cut else ""))))
             if f.app_read > f.last_tcp["bytes_received"]:
                 f.reasons.append(Reason(INACCURATE, (
                     "the application read %d bytes, TCP received %d: TCP "
-                    "records are missing" % (f.app_read,
-                                             f.last_tcp["bytes_received"]))))
-        _cut_short(res, f)
-        _loss_places(res, f)
+                    "records are missing%s" % (
+                        f.app_read, f.last_tcp["bytes_received"],
+                        _CUT if cut else ""))))
+        _cut_short(res, f, cut)
+        _loss_places(res, f, cut)
         layer = "dev" if "dev" in f.peer_id else "ip"
         holes = f.id_holes.get(layer, {})
         lost = f.id_lost.get(layer, [0])
@@ -1247,6 +1340,7 @@ def _finish(res, gaps, end):
             f.reasons.append(Reason(INACCURATE if sender else NOTE, (
                 "loss on the %s path: %d of the peer's IP IDs missing (%s "
                 "layer): packets from the peer lost before they reached "
-                "this host" % ("return" if sender else "forward",
-                               len(holes) + lost[0], layer)),
+                "this host%s" % ("return" if sender else "forward",
+                                 len(holes) + lost[0], layer,
+                                 _CUT if cut else "")),
                 min(list(holes.values()) + lost[1:])))

@@ -643,7 +643,13 @@ def main(argv=None):
     m.add_argument("--ecn", action="store_true",
                    help="refused: no probe's answer echoes a congestion "
                    "mark, so ECN cannot be emulated")
-    ns = p.parse_args(argv)
+    try:
+        ns = p.parse_args(argv)
+    except BrokenPipeError:
+        # `magnet-exp --help | head`
+        if stdout_gone():
+            return quiet_end()
+        raise
     cmd = {"monarch": cmd_monarch, "clocks": cmd_clocks, "run": cmd_run,
            "report": cmd_report}.get(ns.cmd, cmd_analyse)
     try:

@@ -10,6 +10,8 @@ preference, from:
      (SACKed or acknowledged; tcp_sock's delivered) times the MSS;
   3. else the bytes acknowledged at the sender, which jump when a loss is
      repaired (a whole window acknowledged at once): said so.
+A receiving end whose sender is not in the log (one host's log) gets the
+data arriving at its own TCP, as in 1.
 Each count is cumulative; a window's throughput is the count at its end
 less the count at its start, over its length. A window is the longest
 of: the path's round trip (the larger of the two ends' smallest RTT
@@ -51,7 +53,8 @@ def path_rtt_s(res, f):
 
 
 def source(res, f):
-    """(points [(t s, cumulative bytes)], how) for the sending end @f"""
+    """(points [(t s, cumulative bytes)], how) for the sending end @f, or
+    a receiving end whose sender is not in the log"""
     peer = res.peer(f)
     if peer and peer.arrived:
         # from 0, before the first segment arrived
@@ -60,6 +63,11 @@ def source(res, f):
                 "data arriving at the receiver's TCP (%s), every data "
                 "segment's payload" % peer.label())
     pts = f.series.pts
+    if pts and pts[-1][3] <= 0 and f.arrived:
+        # a receiving end whose sender is not in the log
+        return ([(pts[0][0], 0)] + [(p[0], p[5]) for p in pts],
+                "data arriving at this end's TCP (its peer, the sender, is "
+                "not in the log), every data segment's payload")
     if pts and pts[-1][6] is not None:
         return ([(p[0], p[6]) for p in pts if p[6] is not None],
                 "packets the sender learnt were delivered (SACKed or "

@@ -44,8 +44,17 @@ def _plt():
     return plt
 
 
-def _save(fig, outdir, name):
+def _save(fig, outdir, name, n=None):
+    """@fig as @name.png and .svg in @outdir, the files' names; none when
+    it has @n == 0 series (a figure with nothing drawn is not written)"""
     files = []
+    if n == 0:
+        for ext in ("png", "svg"):
+            # an earlier analysis's, into the same directory
+            path = os.path.join(outdir, "%s.%s" % (name, ext))
+            if os.path.exists(path):
+                os.unlink(path)
+        return files
     for ext in ("png", "svg"):
         path = os.path.join(outdir, "%s.%s" % (name, ext))
         fig.savefig(path, dpi=100)
@@ -80,7 +89,7 @@ def log_figures(res, outdir, title):
     if shown:
         ax1.legend(fontsize="small")
     fig.tight_layout()
-    for name in _save(fig, outdir, "cwnd_srtt"):
+    for name in _save(fig, outdir, "cwnd_srtt", len(shown)):
         out.append({"file": name, "series": 2 * len(shown)})
     plt.close(fig)
 
@@ -115,7 +124,7 @@ def _close(fig, ax, outdir, name, n, ylabel, title, out):
     if n:
         ax.legend(fontsize="small")
     fig.tight_layout()
-    for f in _save(fig, outdir, name):
+    for f in _save(fig, outdir, name, n):
         out.append({"file": f, "series": n})
     fig.clf()
 
@@ -257,7 +266,7 @@ def cdf_figures(res, outdir, title):
     fig.suptitle("%s: how the stack shaped the traffic, per layer "
                  "(the data senders)" % title)
     fig.tight_layout()
-    for name in _save(fig, outdir, "modulation_cdf"):
+    for name in _save(fig, outdir, "modulation_cdf", n1 + n2):
         out.append({"file": name, "series": n1 + n2})
     plt.close(fig)
 
@@ -277,7 +286,7 @@ def cdf_figures(res, outdir, title):
                  "sequence range)" % title)
     _cdf_axis(ax, "microseconds", n)
     fig.tight_layout()
-    for name in _save(fig, outdir, "latency_cdf"):
+    for name in _save(fig, outdir, "latency_cdf", n):
         out.append({"file": name, "series": n})
     plt.close(fig)
     return out
