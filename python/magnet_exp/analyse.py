@@ -17,6 +17,7 @@ import bisect
 import csv
 import math
 import os
+import re
 from collections import Counter, OrderedDict, deque
 
 from magnet_exp import delivery, textlog
@@ -297,6 +298,9 @@ class LogAnalysis:
         self.t_end = None
         self.kind = "magnet"
         self._tps = None        # throughputs(), once the pass is over
+        # the rates the path's qdiscs were configured with (a run's
+        # <...>_qdisc.txt beside the log: configured_rates())
+        self.configured = []
         self.lost = 0
         self.misses = 0
         self.discarded = 0
@@ -389,6 +393,10 @@ class LogAnalysis:
             "lost": self.lost, "probe_misses": self.misses,
             "discarded_by_reset": self.discarded,
             "layers": sorted(self.layers),
+            # the rates the path's qdiscs were configured with, from a
+            # run's qdisc.txt beside the log (as the qdisc counts: whole
+            # frames, headers too)
+            "configured_rates": self.configured,
             "reasons": [r.as_dict(t0) for r in self.log_reasons],
             "flows": [{
                 "flow": f.label(), "csv": f.name() + ".csv",
@@ -1216,6 +1224,35 @@ def stats_file(path):
             cand = path[:-len(ext)] + "_magnet_stats.txt"
             return cand if os.path.exists(cand) else None
     return None
+
+
+def qdisc_file(path):
+    """the qdiscs magnet-exp run saved beside the log @path (the router's
+    `tc -s qdisc show` at the run's end: <...>_magnet.bin[.gz] ->
+    <...>_qdisc.txt), or None"""
+    for ext in ("_magnet.bin.gz", "_magnet.bin"):
+        if path.endswith(ext):
+            cand = path[:-len(ext)] + "_qdisc.txt"
+            return cand if os.path.exists(cand) else None
+    return None
+
+
+_TC_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def configured_rates(text):
+    """the rates configured in `tc qdisc show`'s @text: [{"qdisc",
+    "dev", "mbit_s"}] per qdisc line with a "rate N[KMG]bit" (netem's,
+    tbf's): what the qdisc lets through, as it counts (whole frames)"""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"qdisc (\S+) \S+ dev (\S+) .*? rate "
+                     r"([0-9.]+)([KMG]?)bit\b", line)
+        if m:
+            out.append({"qdisc": m.group(1), "dev": m.group(2),
+                        "mbit_s": float(m.group(3)) *
+                        _TC_UNITS[m.group(4)] / 1e6})
+    return out
 
 
 def reconcile_stats(res, text):

@@ -276,6 +276,12 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
     if stats:
         with open(stats) as f:
             an.reconcile_stats(res, f.read())
+    # and the path's qdiscs: their configured rates, drawn with the
+    # throughput
+    qd = an.qdisc_file(path)
+    if qd:
+        with open(qd) as f:
+            res.configured = an.configured_rates(f.read())
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
     d = res.as_dict()

@@ -11,6 +11,7 @@ drawn from the statistics' 1%-wide bins (modulation.Stat), not from the
 values.
 """
 import os
+import textwrap
 
 MAX_POINTS = 4000
 # connection ends with fewer TCP records are left out of the figures
@@ -98,17 +99,33 @@ def log_figures(res, outdir, title):
     hows = []
     for f, tp in res.throughputs().items():
         if tp:
-            # a step per window, over the whole window
-            ax.plot([t for t, _ in tp["windows"]] +
-                    [tp["windows"][-1][0] + tp["window_s"]],
-                    [v for _, v in tp["windows"]] + [tp["windows"][-1][1]],
-                    drawstyle="steps-post", linewidth=1,
-                    label="%s (%.0f ms windows)" % (f.label(),
-                                                    tp["window_s"] * 1e3))
-            hows.append(tp["how"].split(" (")[0])
+            # a step per window, over the whole window, and the band of
+            # what one window can be off by: the largest step of its
+            # count (delivery.py, granularity)
+            xs = [t for t, _ in tp["windows"]] + \
+                [tp["windows"][-1][0] + tp["window_s"]]
+            ys = [v for _, v in tp["windows"]] + [tp["windows"][-1][1]]
+            g = tp["granularity_mbps"]
+            line, = ax.plot(xs, ys, drawstyle="steps-post", linewidth=1,
+                            label="%s (%.0f ms windows, each within "
+                            "%.2f Mbit/s)" % (f.label(),
+                                              tp["window_s"] * 1e3, g))
+            ax.fill_between(xs, [max(0, y - g) for y in ys],
+                            [y + g for y in ys], step="post", alpha=0.15,
+                            color=line.get_color(), linewidth=0)
+            hows.append(tp["how"])
             n += 1
+    if n:
+        # the rates the path's qdiscs were configured with: what a
+        # window above them shows is its count's steps, not the path
+        for c in res.configured:
+            ax.axhline(c["mbit_s"], color="grey", linestyle=":",
+                       linewidth=1, label="configured: %s rate on %s, %g "
+                       "Mbit/s (whole frames: the payload's is lower)" % (
+                           c["qdisc"], c["dev"], c["mbit_s"]))
+    ax.set_ylim(bottom=0)
     _close(fig, ax, outdir, "throughput", n, "throughput (Mbit/s)",
-           "%s: throughput per sending connection end, from %s" % (
+           "%s: throughput per connection end, from %s" % (
                title, "; ".join(sorted(set(hows))) or "its data delivered"),
            out)
     plt.close(fig)
@@ -120,7 +137,8 @@ def _close(fig, ax, outdir, name, n, ylabel, title, out):
     appends {"file", "series"} per file to @out"""
     ax.set_ylabel(ylabel)
     ax.set_xlabel("time (s)")
-    ax.set_title(title, fontsize="small")
+    # (a long title, the throughput's with how it was counted, wrapped)
+    ax.set_title(textwrap.fill(title, 120), fontsize="small")
     if n:
         ax.legend(fontsize="small")
     fig.tight_layout()

@@ -2045,13 +2045,15 @@ def write_long_flow(path, n, isn=2 ** 32 - 5000000, first_id=60000):
     return truth
 
 
-class PartialLogs(unittest.TestCase):
-    """A log that is cut, or holds one host's records, says so: each
+class DemoLog(unittest.TestCase):
+    """On a real log, make demo's. A log that is cut, or holds one host's
+    records, says so: each
     conclusion its missing part could have caused is withheld or marked,
     and a single host's log gets what that host can tell. On a real log:
     make demo's cubic run on 7.2 (demo-7.2.bin.gz: a 2 MB socat transfer
     from a sender through a router, netem 20 ms, 20 Mbit/s, 0.2% loss, to
-    a receiver, three namespaces of one kernel, every layer and event)."""
+    a receiver, three namespaces of one kernel, every layer and event).
+    And the rates the path's qdiscs were configured with, beside it."""
     LOG = os.path.join(HERE, "demo-7.2.bin.gz")
     EXE = os.path.join(HERE, "..", "..", "userspace", "magnet-exp")
 
@@ -2191,6 +2193,38 @@ class PartialLogs(unittest.TestCase):
                          {k: v for k, v in want.items() if k != "how"})
         self.assertIn("packets the sender learnt were delivered",
                       got["10.77.1.1"]["how"])
+
+    def test_configured_rate(self):
+        # a run's log with the router's qdiscs beside it (magnet-exp
+        # run's <...>_qdisc.txt, as make demo saved it): their configured
+        # rates in verdict.json, drawn in the throughput figure
+        log = os.path.join(self.dir, "demo_cubic_1_h_magnet.bin.gz")
+        with open(self.LOG, "rb") as f, open(log, "wb") as g:
+            g.write(f.read())
+        with open(log[:-len("_magnet.bin.gz")] + "_qdisc.txt", "w") as f:
+            f.write("qdisc noqueue 0: dev lo root refcnt 2 \n"
+                    " Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0)"
+                    " \nqdisc netem 8004: dev rtr0 root refcnt 3 limit 1000\n"
+                    "qdisc netem 8003: dev rtr1 root refcnt 3 limit 100 "
+                    "delay 20ms loss 0.2% rate 20Mbit\n"
+                    " Sent 2194684 bytes 1456 pkt (dropped 5, overlimits 0 "
+                    "requeues 0) \n")
+        p, d, out = self.analyse(log)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(d["configured_rates"], [
+            {"qdisc": "netem", "dev": "rtr1", "mbit_s": 20.0}])
+        self.assertIn({"file": "throughput.svg", "series": 1}, d["figures"])
+        with open(os.path.join(out, "throughput.svg")) as f:
+            self.assertIn("configured: netem rate on rtr1, 20 Mbit/s",
+                          f.read())
+        # none without the file
+        self.assertEqual(self.full["configured_rates"], [])
+        self.assertEqual(an.configured_rates(
+            "qdisc tbf 1: dev mqr1 root refcnt 2 rate 1500Kbit burst 1600b "
+            "lat 50ms \nclass htb 1:1 root rate 5Gbit ceil 5Gbit\n"
+            "qdisc netem 2: dev x parent 1:3 limit 10 rate 1Gbit\n"), [
+                {"qdisc": "tbf", "dev": "mqr1", "mbit_s": 1.5},
+                {"qdisc": "netem", "dev": "x", "mbit_s": 1000.0}])
 
     def test_reader_gone(self):
         # `magnet-exp ... | head` with the reader gone before any output:
