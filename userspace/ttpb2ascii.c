@@ -67,6 +67,12 @@ typedef struct magnet_legacy_record legacy_t;
 static const char *in_name = "-";
 static const char *out_name = "-";
 static FILE *out;
+/* -o OUT: a regular file (its device and inode), and whether this run
+ * created it; only such a file is ever removed or emptied (-o /dev/null,
+ * a FIFO or a device is never touched: the fuzzer's /dev/null was once
+ * unlinked by a refusal) */
+static int out_reg, out_created;
+static struct stat out_reg_st;
 /*
  * An uncompressed regular file is read through a mapping, not read(2): no
  * copy into a read buffer and none into zlib's. What was read is dropped
@@ -1229,6 +1235,25 @@ static int decode_mapped(gzFile gz, enum out_format fmt, enum in_format infmt,
 
 enum { OPT_SPLIT = 1000, OPT_ALL_IFS, OPT_DROPS };
 
+/*
+ * A refused run's -o OUT: removed if this run created it, emptied if it
+ * was a regular file before (opening it truncated it already), and only
+ * while OUT is still that file; anything else (/dev/null, a FIFO, a
+ * device) is left alone.
+ */
+static void drop_output(void)
+{
+	struct stat st;
+
+	if (!out_reg || stat(out_name, &st) ||
+	    st.st_dev != out_reg_st.st_dev || st.st_ino != out_reg_st.st_ino)
+		return;
+	if (out_created)
+		unlink(out_name);
+	else if (truncate(out_name, 0))
+		msg("%s: %s", out_name, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1449,9 +1474,10 @@ int main(int argc, char **argv)
 
 	if (strcmp(out_name, "-")) {
 		struct stat in_st, out_st;
+		int existed = !stat(out_name, &out_st);
 
 		/* opening OUT would truncate the input before it is read */
-		if (!fstat(fd, &in_st) && !stat(out_name, &out_st) &&
+		if (existed && !fstat(fd, &in_st) &&
 		    in_st.st_dev == out_st.st_dev &&
 		    in_st.st_ino == out_st.st_ino) {
 			msg("%s: the output is the input file", out_name);
@@ -1463,6 +1489,11 @@ int main(int argc, char **argv)
 			msg("%s: %s", out_name, strerror(errno));
 			gzclose(gz);
 			return EXIT_BADINPUT;
+		}
+		if (!fstat(fileno(out), &out_reg_st) &&
+		    S_ISREG(out_reg_st.st_mode)) {
+			out_reg = 1;
+			out_created = !existed;
 		}
 	} else {
 		out = stdout;
@@ -1485,7 +1516,7 @@ int main(int argc, char **argv)
 	/* a selection or a file's one interface refused the log: no file
 	 * that looks whole but holds part of what was asked */
 	if (ret == EXIT_USAGE && strcmp(out_name, "-"))
-		unlink(out_name);
+		drop_output();
 	gzclose(gz);
 	if (in_map)
 		munmap((void *)in_map, in_map_len);

@@ -463,7 +463,8 @@ for sel in "pcapng dev both" "pcapng ip,dev both" "pcapng dev out" \
 	no_sanitizer || bad "-f $1 -L $2 -d $3 $ifx: sanitizer report"
 done
 # a classic pcap file of two interfaces: refused at the second one's
-# first packet, with what to select
+# first packet, with what to select; the file it created removed
+rm -f "$tmp/p.out"
 run -f pcap -o "$tmp/p.out" "$tmp/pcap.bin"
 check "-f pcap of ifindex 2 and 3: exit 1 (got $rc)" [ "$rc" = 1 ]
 check "-f pcap of ifindex 2 and 3: message" \
@@ -475,6 +476,21 @@ check "-f pcapng of ifindex 2 and 3: exit 1 (got $rc)" [ "$rc" = 1 ]
 check "-f pcapng of ifindex 2 and 3: message" \
 	err_is 'record index 5 at byte offset 1536: a packet of ifindex 3 after those of ifindex 2: Wireshark would take a packet.s copy on another interface for a retransmission; write one file per interface \(--split DIR\), select one \(--netns, --ifindex, -L\), or all in one \(--all-interfaces\)$'
 check "-f pcapng of ifindex 2 and 3: no file left" [ ! -e "$tmp/p.out" ]
+# only a file the run created is removed: a regular file that was there is
+# left empty, anything else (a FIFO here; the fuzzer's -o /dev/null, which
+# a refusal once unlinked on the machine) is left alone
+echo "an older file" > "$tmp/p.old-out"
+run -f pcapng -o "$tmp/p.old-out" "$tmp/pcap.bin"
+check "refused into an existing file: exit 1 (got $rc)" [ "$rc" = 1 ]
+kept_empty() { [ -f "$1" ] && [ ! -s "$1" ]; }
+check "refused into an existing file: kept, empty" kept_empty "$tmp/p.old-out"
+mkfifo "$tmp/p.fifo"
+cat "$tmp/p.fifo" > "$tmp/p.fifo-got" &
+run -f pcapng -o "$tmp/p.fifo" "$tmp/pcap.bin"
+wait $!
+check "refused into a FIFO: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "refused into a FIFO: the FIFO left" [ -p "$tmp/p.fifo" ]
+check "refused into a FIFO: it got the header" [ -s "$tmp/p.fifo-got" ]
 # --split DIR: a file per interface, each what -I gives of its interface
 # (the same packets, gaps and times) with the TCP state comments too; a
 # line each on the output
