@@ -340,6 +340,12 @@ class LogAnalysis:
                 return g
         return cand[0] if cand else None
 
+    def alone(self, f):
+        """whether @f's peer is not in the log as a connection end (no
+        flow with the addresses reversed that has a socket's records)"""
+        p = self.peer(f)
+        return p is None or not p.has_socket()
+
     def socket_netns(self):
         """the namespaces of the connections' ends (TCP or application
         records): the hosts, not a router forwarding their packets"""
@@ -368,10 +374,9 @@ class LogAnalysis:
             for f in self.tcp_flows():
                 if not f.series.pts:
                     continue
-                if f.series.pts[-1][3] <= 0:
-                    p = self.peer(f)
-                    if not f.arrived or (p is not None and p.has_socket()):
-                        continue
+                if f.series.pts[-1][3] <= 0 and not (f.arrived and
+                                                     self.alone(f)):
+                    continue
                 tp = delivery.throughput(self, f)
                 if tp:
                     self._tps[f] = tp
@@ -1125,8 +1130,7 @@ def _one_host(res):
                 "tcp and app events" % pkts if pkts
                 else "no connection's packets either"))))
         return
-    alone = [f for f in flows if res.peer(f) is None or
-             not res.peer(f).has_socket()]
+    alone = [f for f in flows if res.alone(f)]
     if alone:
         res.log_reasons.append(Reason(NOTE, (
             "%s no peer in this log (its host was not recorded, or not with "
@@ -1216,25 +1220,26 @@ def _loss_places(res, f, cut=False):
                                               " and ".join(why)))))
 
 
-def stats_file(path):
-    """the statistics magnet-exp run saved beside the log @path
-    (<...>_magnet.bin[.gz] -> <...>_magnet_stats.txt), or None"""
+def _beside(path, suffix):
+    """the file magnet-exp run saved beside the log @path
+    (<...>_magnet.bin[.gz] -> <...>@suffix), or None"""
     for ext in ("_magnet.bin.gz", "_magnet.bin"):
         if path.endswith(ext):
-            cand = path[:-len(ext)] + "_magnet_stats.txt"
+            cand = path[:-len(ext)] + suffix
             return cand if os.path.exists(cand) else None
     return None
+
+
+def stats_file(path):
+    """the statistics magnet-exp run saved beside the log @path
+    (<...>_magnet_stats.txt), or None"""
+    return _beside(path, "_magnet_stats.txt")
 
 
 def qdisc_file(path):
     """the qdiscs magnet-exp run saved beside the log @path (the router's
-    `tc -s qdisc show` at the run's end: <...>_magnet.bin[.gz] ->
-    <...>_qdisc.txt), or None"""
-    for ext in ("_magnet.bin.gz", "_magnet.bin"):
-        if path.endswith(ext):
-            cand = path[:-len(ext)] + "_qdisc.txt"
-            return cand if os.path.exists(cand) else None
-    return None
+    `tc -s qdisc show` at the run's end: <...>_qdisc.txt), or None"""
+    return _beside(path, "_qdisc.txt")
 
 
 _TC_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
@@ -1320,6 +1325,7 @@ def _finish(res, gaps, end):
     # a log cut short, or unreadable past a point: the conclusions its
     # missing part could have caused are withheld or marked
     cut = end.truncated or end.corrupt
+    mark = _CUT if cut else ""
     for f in res.flows.values():
         f.reasons = []
         for start, t, what in gaps:
@@ -1344,25 +1350,25 @@ def _finish(res, gaps, end):
             if n:
                 f.reasons.append(Reason(INACCURATE, (
                     "sent: %d segments seen at TCP and never at the device"
-                    "%s" % (n, _CUT if cut else ""))))
+                    "%s" % (n, mark))))
             n = f.in_tcp_only
             if n:
                 f.reasons.append(Reason(INACCURATE, (
                     "received: %d segments seen at TCP and never at the "
-                    "device%s" % (n, _CUT if cut else ""))))
+                    "device%s" % (n, mark))))
         if f.app_events and f.last_tcp:
             sent = f.last_tcp["bytes_sent"] - f.last_tcp["bytes_retrans"]
             if sent > f.app_written:
                 f.reasons.append(Reason(INACCURATE, (
                     "TCP sent %d bytes of new data, the application wrote %d: "
                     "application records are missing%s" % (
-                        sent, f.app_written, _CUT if cut else ""))))
+                        sent, f.app_written, mark))))
             if f.app_read > f.last_tcp["bytes_received"]:
                 f.reasons.append(Reason(INACCURATE, (
                     "the application read %d bytes, TCP received %d: TCP "
                     "records are missing%s" % (
                         f.app_read, f.last_tcp["bytes_received"],
-                        _CUT if cut else ""))))
+                        mark))))
         _cut_short(res, f, cut)
         _loss_places(res, f, cut)
         layer = "dev" if "dev" in f.peer_id else "ip"
@@ -1379,5 +1385,5 @@ def _finish(res, gaps, end):
                 "layer): packets from the peer lost before they reached "
                 "this host%s" % ("return" if sender else "forward",
                                  len(holes) + lost[0], layer,
-                                 _CUT if cut else "")),
+                                 mark)),
                 min(list(holes.values()) + lost[1:])))

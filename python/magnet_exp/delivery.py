@@ -52,20 +52,25 @@ def path_rtt_s(res, f):
     return max(v) / 1e6 if v else None
 
 
+def _arrivals(g):
+    """the receiving end @g's payload arrived at its TCP, cumulative, from
+    0 before the first segment arrived: [(t s, bytes)]"""
+    pts = g.series.pts
+    return [(pts[0][0], 0)] + [(p[0], p[5]) for p in pts]
+
+
 def source(res, f):
     """(points [(t s, cumulative bytes)], how) for the sending end @f, or
     a receiving end whose sender is not in the log"""
     peer = res.peer(f)
     if peer and peer.arrived:
-        # from 0, before the first segment arrived
-        pts = peer.series.pts
-        return ([(pts[0][0], 0)] + [(p[0], p[5]) for p in pts],
+        return (_arrivals(peer),
                 "data arriving at the receiver's TCP (%s), every data "
                 "segment's payload" % peer.label())
     pts = f.series.pts
     if pts and pts[-1][3] <= 0 and f.arrived:
         # a receiving end whose sender is not in the log
-        return ([(pts[0][0], 0)] + [(p[0], p[5]) for p in pts],
+        return (_arrivals(f),
                 "data arriving at this end's TCP (its peer, the sender, is "
                 "not in the log), every data segment's payload")
     if pts and pts[-1][6] is not None:

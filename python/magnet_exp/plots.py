@@ -49,15 +49,14 @@ def _save(fig, outdir, name, n=None):
     """@fig as @name.png and .svg in @outdir, the files' names; none when
     it has @n == 0 series (a figure with nothing drawn is not written)"""
     files = []
-    if n == 0:
-        for ext in ("png", "svg"):
-            # an earlier analysis's, into the same directory
-            path = os.path.join(outdir, "%s.%s" % (name, ext))
-            if os.path.exists(path):
-                os.unlink(path)
-        return files
     for ext in ("png", "svg"):
         path = os.path.join(outdir, "%s.%s" % (name, ext))
+        if n == 0:
+            # nothing drawn; an earlier analysis's file of that name, in
+            # the same directory, goes
+            if os.path.exists(path):
+                os.unlink(path)
+            continue
         fig.savefig(path, dpi=100)
         files.append(os.path.basename(path))
     return files
