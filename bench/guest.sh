@@ -169,6 +169,7 @@ one_round() {
 	if want tcp-binary-v3; then magnet tcp-binary-v3 "$r" live events=tcp omode=1 format=3 port=5201; echo "bench: tcp-binary-v3.$r"; fi
 	if want all-binary-v3; then magnet all-binary-v3 "$r" live events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-binary-v3.$r"; fi
 	if want all-ev-v3; then magnet all-ev-v3 "$r" live events=all,drop,retrans,state,qdisc omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-ev-v3.$r"; fi
+	if want all-wire-v3; then magnet all-wire-v3 "$r" live events=all,wire omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-wire-v3.$r"; fi
 	if want tcp-record; then magnet tcp-record "$r" record events=tcp omode=1 format=3 port=5201; echo "bench: tcp-record.$r"; fi
 	if want all-record; then magnet all-record "$r" record events=all omode=1 format=3 port=5201 bufsize=16384; echo "bench: all-record.$r"; fi
 	if want tcp-handlers; then magnet tcp-handlers "$r" deferred events=tcp omode=1 port=5201 bufsize=262144; echo "bench: tcp-handlers.$r"; fi

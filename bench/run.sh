@@ -24,6 +24,9 @@
 #                  (events=all,drop,retrans,state,qdisc): what they cost
 #                  when the transfer drops and retransmits nothing (its
 #                  ratio beside all-binary-v3's)
+#   all-wire-v3    all-binary-v3 with the wire's egress on too
+#                  (events=all,wire: a wire_out event per packet a device
+#                  sends, after its qdisc): its ratio beside all-binary-v3's
 #   tcp-record, all-record   the same read by magnet-record (records written
 #                  to the log from the mapped rings) instead of cat
 #   tcp-handlers   events=tcp, reader started after the transfer: what the
@@ -126,13 +129,14 @@ def extra_per_event(name, r, base):
 
 tcp = ["baseline", "tcpdump-96", "tcpdump-full", "tracepoint", "bpftrace",
        "tcp-ascii", "tcp-binary", "all-binary", "tcp-binary-v3",
-       "all-binary-v3", "all-ev-v3", "tcp-record", "all-record",
+       "all-binary-v3", "all-ev-v3", "all-wire-v3", "tcp-record", "all-record",
        "tcp-handlers", "handlers"]
 udp = ["udp-baseline", "udp-tcpdump-96", "udp-magnet", "udp-magnet-v3",
        "udp-record"]
 handler_of = {"tcp-ascii": "tcp-handlers", "tcp-binary": "tcp-handlers",
               "all-binary": "handlers", "tcp-binary-v3": "tcp-handlers",
               "all-binary-v3": "handlers", "all-ev-v3": "handlers",
+              "all-wire-v3": "handlers",
               "tcp-record": "tcp-handlers",
               "all-record": "handlers", "tcp-handlers": "tcp-handlers",
               "handlers": "handlers"}
@@ -194,18 +198,20 @@ for name in udp:
         print("| %s | %s | %.1f | %.3f | %s | %s | %s | %s |" % (
             name, r, i["rate"], i["rate"] / ubase, fmt(ev), fmt(c.get("lost") if c else None),
             fmt(bpe, "%.0f"), fmt(per, "%.0f")))
-if "all-binary-v3" in tcp and "all-ev-v3" in tcp:
-    print("\nDrops, retransmissions, state changes and qdisc events on (all-ev-v3) against off "
-          "(all-binary-v3), each round's runs one after the other: ratio, and "
-          "all-ev-v3's against all-binary-v3's.\n")
-    print("| round | all-binary-v3 | all-ev-v3 | apart |")
+for pair, what in (("all-ev-v3", "Drops, retransmissions, state changes and qdisc events"),
+                   ("all-wire-v3", "The wire's egress (wire_out events)")):
+    if "all-binary-v3" not in tcp or pair not in tcp:
+        continue
+    print("\n%s on (%s) against off (all-binary-v3), each round's runs one after "
+          "the other: ratio, and %s's against all-binary-v3's.\n" % (what, pair, pair))
+    print("| round | all-binary-v3 | %s | apart |" % pair)
     print("|---|---|---|---|")
     for r in rounds:
         a = iperf("all-binary-v3", r)["rate"] / base
-        b = iperf("all-ev-v3", r)["rate"] / base
+        b = iperf(pair, r)["rate"] / base
         print("| %s | %.3f | %.3f | %+.1f%% |" % (r, a, b, (b / a - 1) * 100))
     a = sum(iperf("all-binary-v3", r)["rate"] for r in rounds) / reps / base
-    b = sum(iperf("all-ev-v3", r)["rate"] for r in rounds) / reps / base
+    b = sum(iperf(pair, r)["rate"] for r in rounds) / reps / base
     print("| mean | %.3f | %.3f | %+.1f%% |" % (a, b, (b / a - 1) * 100))
 if baserev:
     print("\nThe same boot, %s's module (CONFIG@base, run right before each) against this "

@@ -309,6 +309,15 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 #define MAGNET_HAVE_QDISC_ENQUEUE 0
 #define MAGNET_QDISC_ENQUEUE_SIGNATURE_OK 1
 #endif
+/*
+ * net:net_dev_start_xmit (qdisc.c, events=wire), fired in xmit_one()
+ * right after the taps (dev_queue_xmit_nit(): tcpdump) got the packet and
+ * before the driver's ndo_start_xmit: the same on every kernel since 4.x
+ */
+#include <trace/events/net.h>
+#define MAGNET_WIRE_OUT_SIGNATURE_OK \
+	__same_type(&trace_net_dev_start_xmit, \
+		    void (*)(const struct sk_buff *, const struct net_device *))
 /* the RTO's and the tail loss probe's functions (probes.c, tcpev.c) */
 #define MAGNET_RTO_SIGNATURE_OK \
 	__same_type(&tcp_retransmit_timer, void (*)(struct sock *))

@@ -29,6 +29,10 @@
  * dequeued and has neither event; tbf, netem, prio and htb never bypass.
  * The tracepoints are found by name (tracepoints.c): they are not
  * exported.
+ *
+ * And where the packet leaves (events=wire): net:net_dev_start_xmit, as
+ * the device hands it to its driver, after the qdisc, right after the
+ * taps (tcpdump) got it: a WIRE_OUT event, a device event's.
  */
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
@@ -81,3 +85,27 @@ void notrace magnet_qdisc_enqueue(void *data, struct Qdisc *q,
 	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_qdisc_enqueue);
+
+/*
+ * net:net_dev_start_xmit's probe (events=wire): the device @dev hands
+ * @skb to its driver, after its qdisc (or at once, with none), right
+ * after the taps (tcpdump) were given it: the time it leaves, where a
+ * capture on the device sees it. A GSO packet the device takes whole is
+ * one event, as the capture has it; one segmented before the driver, an
+ * event per segment. @skb is the caller's until the driver has it: alive.
+ * A VLAN device's frame is seen on it and again on its parent.
+ */
+void notrace magnet_wire_out(void *data, const struct sk_buff *skb,
+			     const struct net_device *dev)
+{
+	const u8 *nh;
+
+	if (unlikely(!skb || !skb->dev))
+		return;
+	rcu_read_lock();
+	nh = magnet_out_nh(skb);
+	if (nh)
+		magnet_record_wire(skb, nh);
+	rcu_read_unlock();
+}
+NOKPROBE_SYMBOL(magnet_wire_out);

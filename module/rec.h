@@ -458,6 +458,7 @@ struct Qdisc;
 struct netdev_queue;
 void magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
 			 const struct Qdisc *q, u16 event);
+void magnet_record_wire(const struct sk_buff *skb, const u8 *nh);
 void magnet_qdisc_enq_begin(const struct sk_buff *skb, const struct Qdisc *q,
 			    struct sk_buff **to_free,
 			    const struct netdev_queue *txq);
@@ -495,6 +496,9 @@ void magnet_qdisc_dequeue(void *data, struct Qdisc *q,
 			  struct sk_buff *skb);
 void magnet_qdisc_enqueue(void *data, struct Qdisc *q,
 			  const struct netdev_queue *txq, struct sk_buff *skb);
+struct net_device;
+void magnet_wire_out(void *data, const struct sk_buff *skb,
+		     const struct net_device *dev);
 
 /* ------------------------------------------------------------ tcpev.c */
 

@@ -314,6 +314,8 @@ magnet_pkt_event(const struct sk_buff *skb, const u8 *nh, u16 event, bool out,
 		return;
 	switch (magnet_pkt_prepare(&e, skb, nh, drop ? MAGNET_LAYER_DROP :
 				   q ? MAGNET_LAYER_QDISC :
+				   event == MAGNET_EV_WIRE_OUT ?
+				   MAGNET_LAYER_WIRE :
 				   dev ? MAGNET_LAYER_DEV : MAGNET_LAYER_IP,
 				   out, dev, net, drop)) {
 	case MAGNET_PREP_OK:
@@ -409,6 +411,18 @@ void notrace magnet_record_qdisc(const struct sk_buff *skb, const u8 *nh,
 	magnet_pkt_event(skb, nh, event, true, true, NULL, false, 0, NULL, q);
 }
 NOKPROBE_SYMBOL(magnet_record_qdisc);
+
+/*
+ * A WIRE_OUT event: the packet @skb, whose network header is at @nh, that
+ * its device (skb->dev) hands to its driver, after the qdisc, as a device
+ * event has it (events=wire, its own layer of the filter)
+ */
+void notrace magnet_record_wire(const struct sk_buff *skb, const u8 *nh)
+{
+	magnet_pkt_event(skb, nh, MAGNET_EV_WIRE_OUT, true, true, NULL, false,
+			 0, NULL, NULL);
+}
+NOKPROBE_SYMBOL(magnet_record_wire);
 
 /*
  * The IP header of the frame @skb at a device whose skb->protocol is a

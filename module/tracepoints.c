@@ -9,6 +9,7 @@
  *   sock:inet_sock_set_state     magnet_set_state (tcpev.c)       state
  *   qdisc:qdisc_dequeue          magnet_qdisc_dequeue (qdisc.c)   qdisc
  *   qdisc:qdisc_enqueue (6.1+)   magnet_qdisc_enqueue (qdisc.c)   qdisc
+ *   net:net_dev_start_xmit       magnet_wire_out (qdisc.c)        wire
  *
  * The drop tracepoint (skb:kfree_skb) is exported and drops.c registers
  * it itself. A handler's arguments are checked against the kernel's
@@ -40,6 +41,8 @@ static struct magnet_tracepoint magnet_tracepoints[] = {
 	{ "qdisc_enqueue", "qdisc enqueue", (void *)magnet_qdisc_enqueue,
 	  MAGNET_LAYER_QDISC },
 #endif
+	{ "net_dev_start_xmit", "device to the wire", (void *)magnet_wire_out,
+	  MAGNET_LAYER_WIRE },
 };
 
 static void magnet_tracepoint_find(struct tracepoint *tp, void *priv)
@@ -64,6 +67,7 @@ int magnet_tracepoints_register(unsigned int layers)
 	BUILD_BUG_ON(!MAGNET_SET_STATE_SIGNATURE_OK);
 	BUILD_BUG_ON(!MAGNET_QDISC_DEQUEUE_SIGNATURE_OK);
 	BUILD_BUG_ON(!MAGNET_QDISC_ENQUEUE_SIGNATURE_OK);
+	BUILD_BUG_ON(!MAGNET_WIRE_OUT_SIGNATURE_OK);
 	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++) {
 		struct magnet_tracepoint *t = &magnet_tracepoints[i];
 

@@ -11,20 +11,34 @@ connection (iperf3's busiest). Then every device's own file (ttpb2ascii
 -f pcapng --split: one file per namespace and device, as Wireshark must
 get them: it merges a file's interfaces, and takes a packet's copy on
 another one for a retransmission): on the sender's and the router's
-devices, which every data segment passes (the router's egress records a
-packet before its qdisc), the segments whose sequence range came before
-in the same file must be as many (Wireshark's flags are shown: a veth
-reorders packets across CPUs, which it calls out-of-order); the
-receiver's are shown (what the path lost never reached it).
+devices, which every data segment passes, the segments whose sequence
+range came before in the same file must be as many (Wireshark's flags
+are shown: a veth reorders packets across CPUs, which it calls
+out-of-order), less, on a device whose outgoing packets are its
+wire_out events (events=wire: where it hands them to its driver, after
+its qdisc), the data segments of the connection its qdisc dropped there
+(drop_out events): those never left it; the receiver's are shown (what
+the path lost never reached it).
+Then each device the run's <run>_qdisc.txt gives tc's counters of (the
+router's): the packets the analysis says left it ("Through each device,
+to the wire": its wire_out events) must be tc's sent packets, less at
+most NONTCP that are not TCP (magnet records TCP only; 3 on each of the
+router's devices in a demo run: its ARP and IPv6 neighbour discovery),
+and on a device whose netem delays every packet, the time
+from taking a packet in (dev_out) to handing it to the driver must be at
+least that delay for 90% of the packets (p10).
 
 usage: demo-wireshark.py EXPDIR   (MAGNET_TTPB2ASCII: the ttpb2ascii)
 exit 0 if every run agrees, 1 if one does not, 2 on a missing file or tool
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+
+NONTCP = 6
 
 AGAIN = ("tcp.analysis.retransmission", "tcp.analysis.fast_retransmission",
          "tcp.analysis.spurious_retransmission", "tcp.analysis.out_of_order")
@@ -64,12 +78,82 @@ def copies(path, port, sport):
     return n
 
 
+def log_rows(tool, log):
+    """the magnet text of @log, as dicts"""
+    out = subprocess.run([tool, "-f", "magnet", log], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    head = out[0].split("\t")
+    return [dict(zip(head, x.split("\t"))) for x in out[1:]]
+
+
+def tc_counts(path):
+    """device -> (sent packets, netem delay in s or 0) of each root qdisc
+    in `tc -s qdisc` output @path"""
+    out, dev = {}, None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"qdisc (\S+) \S+ dev (\S+) root", line)
+            if m:
+                dev = m.group(2)
+                dl = re.search(r" delay ([0-9.]+)(us|ms|s)\b", line)
+                k = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+                delay = float(dl.group(1)) * k[dl.group(2)] if dl else 0.0
+                continue
+            m = re.match(r"\s*Sent \d+ bytes (\d+) pkt", line)
+            if m and dev:
+                out[dev] = (int(m.group(1)), delay)
+                dev = None
+    return out
+
+
+def egress(d, r, topo):
+    """the analysis's packets that left each device of the run's
+    qdisc.txt, against tc's; True if they agree"""
+    base = r["log"][:-len("_magnet.bin.gz")]
+    qd = os.path.join(d, base + "_qdisc.txt")
+    with open(os.path.join(d, base + "_magnet.analysis",
+                           "verdict.json")) as f:
+        rows = json.load(f).get("devices_out") or []
+    ok = True
+    if not rows:
+        print("  no device has wire_out events (events=wire): "
+              "THE ROUTER'S EGRESS IS NOT KNOWN")
+        return False
+    for dev, (sent, delay) in sorted(tc_counts(qd).items()):
+        t = topo["devices"].get(dev)
+        if not t:
+            continue
+        row = [x for x in rows if str(x["device"]) == str(t["ifindex"]) and
+               "(%s)" % t["netns"] in (x["host"] or "")]
+        if not row:
+            print("  %s: tc sent %d packets; no wire_out event: DIFFERS" %
+                  (dev, sent))
+            ok = False
+            continue
+        x = row[0]
+        good = x["left"] <= sent <= x["left"] + NONTCP
+        waited = x["p10_us"] is not None and x["p10_us"] >= delay * 1e6
+        ok = ok and good and waited
+        print("  %s: tc sent %d packets; the analysis: %d left it (wire_out), "
+              "%d taken in (dev_out); from taking one in to its leaving: "
+              "p10 %s ms, p50 %s ms (netem's delay %.1f ms)%s" % (
+                  dev, sent, x["left"], x["taken_in"],
+                  _ms(x["p10_us"]), _ms(x["p50_us"]), delay * 1e3,
+                  "" if good and waited else ": THEY DIFFER"))
+    return ok
+
+
+def _ms(us):
+    return "-" if us is None else "%.2f" % (us / 1e3)
+
+
 def main(d):
     tool = os.environ.get("MAGNET_TTPB2ASCII", "ttpb2ascii")
     with open(os.path.join(d, "summary.json")) as f:
         runs = json.load(f)["runs"]
     with open(os.path.join(d, "topology.json")) as f:
-        names = json.load(f)["netns_hosts"]
+        topo = json.load(f)
+    names = topo["netns_hosts"]
     hosts = {v.split(" ")[0]: k for k, v in names.items()}
     port = 5201
     bad = 0
@@ -103,26 +187,41 @@ def main(d):
                   r["variant"], r["repetition"], ", ".join(sorted(ifaces)),
                   again, kinds[0], kinds[1], kinds[2], kinds[3], want,
                   "" if ok else ": THEY DIFFER"))
+        # the connection's data segments dropped at each device, and
+        # whether the log has wire_out events (then those never left)
+        text = log_rows(tool, log)
+        wire = any(x["event"] == "wire_out" for x in text)
+        dropped = {}
+        for x in text:
+            if x["event"] == "drop_out" and x["lport"] == data and \
+                    x["seq"] != x["end_seq"] and x["ifindex"]:
+                k = (x["netns"], x["ifindex"])
+                dropped[k] = dropped.get(k, 0) + 1
         split = os.path.join(tmp, "split")
         listing = subprocess.run([tool, "-f", "pcapng", "--split", split,
                                   log], capture_output=True, text=True,
                                  check=True).stdout.splitlines()
         for line in listing:
             path = line.split("\t")[0]
-            ns = os.path.basename(path).split("-")[0][2:]
+            ns, ifn = os.path.basename(path)[:-len(".pcapng")].split("-")
+            ns, ifn = ns[2:], ifn[2:]
             host = names.get(ns, "netns " + ns)
             n = copies(path, port, data)
+            gone = dropped.get((ns, ifn), 0) if wire else 0
             must = host.split(" ")[0] in ("sender", "router")
-            good = n == want or not must
+            good = want is not None and (n + gone == want or not must)
             ok = ok and good
             print("  %s, its own file (%s): %d copies of a segment (%d "
-                  "flagged by Wireshark)%s" % (
+                  "flagged by Wireshark)%s%s" % (
                       host, os.path.basename(path), n,
                       len(data_again(path, port, data)),
+                      ", %d dropped there before they left" % gone
+                      if gone else "",
                       "" if good else ": DIFFERS FROM THE ANALYSIS'S %s"
                       % want))
             os.unlink(path)
         os.rmdir(split)
+        ok = egress(d, r, topo) and ok
         bad += not ok
         os.unlink(one)
     os.rmdir(tmp)

@@ -181,6 +181,11 @@ int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
 	w->layers = layers;
 	w->dirs = dirs;
 	w->rt_off = si->realtime_offset_ns;
+	/* a device's packets going out: where it hands them to its driver
+	 * (WIRE_OUT, events=wire), if the log has them, else where it takes
+	 * them in, before its qdisc (DEV_OUT) */
+	w->wire = si->version == MAGNET_FORMAT_VERSION_V3 &&
+		  (si->events & MAGNET_LAYER_WIRE);
 	if (fmt != PCAPW_NG) {
 		p = put32(p, fmt == PCAPW_NS ? 0xa1b23c4dU : 0xa1b2c3d4U);
 		p = put16(p, 2);
@@ -205,6 +210,10 @@ int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
 	clean(tmp + 100, si->version_string, sizeof(si->version_string) - 1);
 	snprintf(tmp, 100, "magnet %.40s, /proc/net/%.30s", tmp + 100, rel);
 	p = put_opt_str(p, OPT_COMMENT, tmp);
+	if (layers & MAGNET_LAYER_DEV)
+		p = put_opt_str(p, OPT_COMMENT, w->wire ?
+			"a device's outgoing packets: as it hands them to its driver, after its qdisc (wire_out), where a capture on it sees them" :
+			"a device's outgoing packets: as it takes them in, before its qdisc (dev_out; this log has no wire_out events: events=wire), not where a capture on it sees them");
 	p = put_opt(p, OPT_END, NULL, 0);
 	return end_block(buf, p);
 }
@@ -511,9 +520,16 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 		out = r->event == MAGNET_EV_IP_OUT;
 		break;
 	case MAGNET_EV_DEV_OUT:
+	case MAGNET_EV_WIRE_OUT:
+		/* one of the two: the log's header says which it has */
+		if ((r->event == MAGNET_EV_WIRE_OUT) != w->wire)
+			return 0;
+		layer = MAGNET_LAYER_DEV;
+		out = 1;
+		break;
 	case MAGNET_EV_DEV_IN:
 		layer = MAGNET_LAYER_DEV;
-		out = r->event == MAGNET_EV_DEV_OUT;
+		out = 0;
 		break;
 	case MAGNET_EV_DROP_OUT:
 	case MAGNET_EV_DROP_IN:

@@ -59,6 +59,8 @@ struct pcapw {
 	unsigned int dirs;	/* PCAPW_DIR_* */
 	int all_ifs;		/* pcapng: any number of interfaces */
 	int drops;		/* pcapng: DROP events as packets */
+	int wire;		/* a device's outgoing packets: its WIRE_OUT
+				 * events (the log has them), else DEV_OUT */
 	int last_if;		/* the last call's packet's interface, or -1 */
 	__s64 rt_off;		/* sysinfo.realtime_offset_ns */
 	/* interfaces: layer << 32 | ifindex, and the namespace (0: unknown),

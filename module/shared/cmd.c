@@ -72,6 +72,7 @@ static const struct {
 	{ "retrans", MAGNET_LAYER_RETRANS },
 	{ "state", MAGNET_LAYER_STATE },
 	{ "qdisc", MAGNET_LAYER_QDISC },
+	{ "wire", MAGNET_LAYER_WIRE },
 	{ "all", MAGNET_LAYER_ALL },
 };
 
@@ -84,7 +85,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 	while (len && is_blank(buf[len - 1]))
 		len--;
 	if (!len) {
-		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state, qdisc or all)";
+		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire or all)";
 		return -1;
 	}
 	while (pos <= len) {
@@ -103,7 +104,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 			}
 		}
 		if (!found) {
-			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc or all, comma-separated)";
+			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire or all, comma-separated)";
 			return -1;
 		}
 		pos = end + 1;

@@ -26,6 +26,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_STATE] = "state",
 	[MAGNET_EV_QDISC] = "qdisc",
 	[MAGNET_EV_QDISC_ENQ] = "qdisc_enq",
+	[MAGNET_EV_WIRE_OUT] = "wire_out",
 };
 
 /* struct magnet_v3_tcpev's kind: of a RETRANS event, of a TLP event */

@@ -137,6 +137,7 @@ static inline void magnet_swap_v3(unsigned char *p)
 	case MAGNET_EV_IP_IN:
 	case MAGNET_EV_DEV_OUT:
 	case MAGNET_EV_DEV_IN:
+	case MAGNET_EV_WIRE_OUT:
 		magnet_swap_v3_pkt(p + MAGNET_V3_HDR_SIZE);	/* options: bytes */
 		return;
 	case MAGNET_EV_DROP_OUT:	/* the packet part, options, the drop part */

@@ -57,6 +57,8 @@ static unsigned int v3_event_feature(unsigned int event)
 		return MAGNET_V3_FEAT_QDISC;
 	case MAGNET_EV_QDISC_ENQ:
 		return MAGNET_V3_FEAT_QDISC_ENQ;
+	case MAGNET_EV_WIRE_OUT:
+		return MAGNET_V3_FEAT_WIRE;
 	}
 	return 0;
 }
@@ -81,6 +83,7 @@ static int v3_layout(unsigned int event, unsigned int flags)
 	case MAGNET_EV_IP_IN:
 	case MAGNET_EV_DEV_OUT:
 	case MAGNET_EV_DEV_IN:
+	case MAGNET_EV_WIRE_OUT:
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE)) ? V3_NONE :
 								    V3_PKT;
 	case MAGNET_EV_DROP_OUT:

@@ -64,7 +64,12 @@ enum magnet_event {
 	 * them), the packet part and the qdisc part, what it holds with this
 	 * packet (a GSO packet it split: the packet it was given) */
 	MAGNET_EV_QDISC_ENQ = 19,
-	MAGNET_EV_MAX = MAGNET_EV_QDISC_ENQ,
+	/* version 3 only: a packet its device hands to the driver, after
+	 * the qdisc (net:net_dev_start_xmit, where a capture such as tcpdump
+	 * sees it leave), a device event (events=wire); DEV_OUT is its hand-
+	 * over to the device's queue, before the qdisc */
+	MAGNET_EV_WIRE_OUT = 20,
+	MAGNET_EV_MAX = MAGNET_EV_WIRE_OUT,
 };
 
 /* the layers of the events= parameter */
@@ -78,9 +83,12 @@ enum magnet_event {
 #define MAGNET_LAYER_RETRANS 0x20
 #define MAGNET_LAYER_STATE 0x40	/* TCP state changes (events=state), too */
 #define MAGNET_LAYER_QDISC 0x80	/* qdisc enqueues, dequeues (events=qdisc), too */
+/* packets handed to the driver, after the qdisc (events=wire), too */
+#define MAGNET_LAYER_WIRE 0x100
 /* what only format 3 carries */
 #define MAGNET_LAYER_V3_ONLY (MAGNET_LAYER_DROP | MAGNET_LAYER_RETRANS | \
-			      MAGNET_LAYER_STATE | MAGNET_LAYER_QDISC)
+			      MAGNET_LAYER_STATE | MAGNET_LAYER_QDISC | \
+			      MAGNET_LAYER_WIRE)
 
 /* struct magnet_v3_tcpev's kind: what made a RETRANS event */
 #define MAGNET_RETRANS_RTO 1	/* in loss recovery (icsk_ca_state Loss):
@@ -291,6 +299,7 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 #define MAGNET_V3_FEAT_TCPEV 0x08	/* RETRANS, RTO, TLP, STATE (14-17) */
 #define MAGNET_V3_FEAT_QDISC 0x10	/* QDISC (18) */
 #define MAGNET_V3_FEAT_QDISC_ENQ 0x20	/* QDISC_ENQ (19) */
+#define MAGNET_V3_FEAT_WIRE 0x40	/* WIRE_OUT (20) */
 /*
  * What a header's features of 0 means: a writer from before the field,
  * whose records may use any addition made until then (this never grows)
@@ -299,7 +308,7 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 				   MAGNET_V3_FEAT_DROP | MAGNET_V3_FEAT_TCPEV | \
 				   MAGNET_V3_FEAT_QDISC | MAGNET_V3_FEAT_QDISC_ENQ)
 /* every addition this tree writes and reads: UNSAID's, and each new bit */
-#define MAGNET_V3_FEATURES MAGNET_V3_FEATURES_UNSAID
+#define MAGNET_V3_FEATURES (MAGNET_V3_FEATURES_UNSAID | MAGNET_V3_FEAT_WIRE)
 /*
  * The longest record a reader accepts from a log that uses an addition it
  * does not know (a later writer's may be longer than any it knows); from a

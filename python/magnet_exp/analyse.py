@@ -431,6 +431,7 @@ class LogAnalysis:
             # routers too, device and qdisc, from the enqueue (or dev_out,
             # before it) to the dequeue
             "queues": self.queues.rows(self.host_name),
+            "devices_out": self.queues.device_rows(self.host_name),
             # where packets died (events=drop): per packet path (its
             # sender's end first), host, layer (dev: at a device, ip: none
             # known), the kernel's reason and the function that freed it
@@ -555,6 +556,11 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
                 continue
             elif ev == "qdisc_enq":
                 res.queues.enqueued(r, t)
+                continue
+            elif ev == "wire_out":
+                # where the device handed it to its driver, after its
+                # qdisc (events=wire): its time through the device
+                res.queues.wire(r, t)
                 continue
             if ev in ("tcp_in", "ip_in", "dev_in", "tcp_out") and \
                     r["seq"] and r["seq"] != r["end_seq"]:
@@ -765,6 +771,12 @@ class Queues:
         self.enq = _Pending()           # packet -> (time, qlen) enqueues
         self.stats = {}         # (netns, ifindex, qdisc, from) -> Stat
         self.ahead = {}         # the same -> Counter of packets ahead
+        # through each device (events=wire): dev_out (it took the packet
+        # in, before its qdisc) to wire_out (it handed it to its driver)
+        self.toward = _Pending()        # packet -> dev_out times
+        self.handed = Counter()         # (netns, ifindex) -> dev_out events
+        self.left = Counter()           # the same -> wire_out events
+        self.through = {}               # the same -> Stat of the times
 
     @staticmethod
     def _packet(r):
@@ -772,7 +784,38 @@ class Queues:
                 r["raddr"], r["rport"], r["seq"], r["end_seq"], r["ip_id"])
 
     def dev_out(self, r, t):
-        self.devout.add(self._packet(r), t)
+        k = self._packet(r)
+        self.devout.add(k, t)
+        self.toward.add(k, t)
+        self.handed[(k[0] or "", k[1])] += 1
+
+    def wire(self, r, t):
+        k = self._packet(r)
+        dk = (k[0] or "", k[1])
+        self.left[dk] += 1
+        t0 = self.toward.take(k)
+        if t0 is not None:
+            st = self.through.get(dk)
+            if st is None:
+                st = self.through[dk] = Stat()
+            st.add(t - t0)
+
+    def device_rows(self, name_of):
+        """per device with wire_out events: the packets it took in
+        (dev_out), those it handed to its driver (wire_out), and the time
+        from one to the other of each packet matched by both"""
+        out = []
+        for dk in sorted(self.left):
+            ns, dev = dk
+            st = self.through.get(dk)
+            row = {"host": name_of(ns), "device": dev,
+                   "taken_in": self.handed.get(dk, 0),
+                   "left": self.left[dk], "matched": st.n if st else 0,
+                   "mean_us": round(st.mean() / 1e3, 3) if st else None}
+            for p in PCTS:
+                row["p%d_us" % p] = round(st.pct(p) / 1e3, 3) if st else None
+            out.append(row)
+        return out
 
     def enqueued(self, r, t):
         ql = r["qdisc_qlen"]

@@ -99,6 +99,18 @@ def report_md(d):
                              m["p10_us"], m["p50_us"], m["p90_us"],
                              m["p99_us"], _dash(m["ahead_mean"]),
                              _dash(m["ahead_p50"]), _dash(m["ahead_p99"])))
+    if d.get("devices_out"):
+        lines += ["", "## Through each device, to the wire", "",
+                  DEVICES_INTRO, "",
+                  "| host | device | taken in | left | matched | mean | "
+                  "p10 | p50 | p90 | p99 |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for m in d["devices_out"]:
+            lines.append("| %s | %s | %d | %d | %d | %s | %s | %s | %s | %s "
+                         "|" % (m["host"] or "-", m["device"], m["taken_in"],
+                                m["left"], m["matched"], _dash(m["mean_us"]),
+                                _dash(m["p10_us"]), _dash(m["p50_us"]),
+                                _dash(m["p90_us"]), _dash(m["p99_us"])))
     if d.get("drops"):
         lines += ["", "## Where packets died", "",
                   DROPS_INTRO, "", "| packets of | host | layer | reason | "
@@ -120,6 +132,20 @@ def report_md(d):
                 m["states"] or "-"))
     return "\n".join(lines) + "\n"
 
+
+DEVICES_INTRO = ("Per host (network namespace), routers too, and device "
+                 "(ifindex) that has wire_out events (events=wire): the "
+                 "packets it took in to send (taken in: its dev_out "
+                 "events, before its qdisc), those it handed to its "
+                 "driver (left: its wire_out events, after the qdisc, "
+                 "where a capture on the device such as tcpdump sees them "
+                 "leave: tc's sent packets), and for each packet matched "
+                 "by both (connection, sequence range and IP id) the time "
+                 "from one to the other: all it waited in the device, its "
+                 "qdisc included, on any kernel and qdisc; microseconds. "
+                 "Taken in less left: packets the qdisc dropped, still "
+                 "held at the log's end, or sent as segments the device "
+                 "split (each its own wire_out, not matched).")
 
 QUEUES_INTRO = ("Per host (network namespace), routers too, device "
                 "(ifindex) and qdisc (kind and handle) (events=qdisc): the "
@@ -314,6 +340,16 @@ def report_html(d, outdir):
                           _dash(m["ahead_mean"]), _dash(m["ahead_p50"]),
                           _dash(m["ahead_p99"])]
                          for m in d["queues"]], range(4, 13)))
+    if d.get("devices_out"):
+        b += ["<h2>Through each device, to the wire</h2>\n",
+              "<p>%s</p>\n" % esc(DEVICES_INTRO)]
+        b.append(_table(["host", "device", "taken in", "left", "matched",
+                         "mean", "p10", "p50", "p90", "p99"],
+                        [[m["host"] or "-", m["device"], m["taken_in"],
+                          m["left"], m["matched"], _dash(m["mean_us"]),
+                          _dash(m["p10_us"]), _dash(m["p50_us"]),
+                          _dash(m["p90_us"]), _dash(m["p99_us"])]
+                         for m in d["devices_out"]], range(2, 10)))
     if d.get("drops"):
         b += ["<h2>Where packets died</h2>\n", "<p>%s</p>\n" % esc(DROPS_INTRO)]
         b.append(_table(["packets of", "host", "layer", "reason", "function",

@@ -851,27 +851,27 @@ logs = {
         tcp(fid=1) + pkt(fid=1, ip=True) + pkt(fid=2, ip=True) +
         tcp(ev=2, fid=1) + pkt(fid=2, ip=True),
     "flow64-2": si() + flow(ln=64)[:64] + tcp(),
-    # "Growing the format": a header bit the reader does not know (0x40)
+    # "Growing the format": a header bit the reader does not know (0x80)
     # makes a record kind it does not know skipped, a known record longer
     # than its layout read as far as it goes; nothing else changes
-    "newer-kind200-0": si(feat=0x40) + flow() + hdr(200, 0xff, 48, 999) +
+    "newer-kind200-0": si(feat=0x80) + flow() + hdr(200, 0xff, 48, 999) +
         bytes(32) + tcp(),
     "kind200-2": si(feat=0x3f) + flow() + hdr(200, 0xff, 48, 999) + bytes(32) +
         tcp(),
     "kind200-unsaid-2": si() + flow() + hdr(200, 0xff, 48, 999) + bytes(32),
-    "newer-event0-2": si(feat=0x40) + hdr(0, 0, 32) + bytes(16),
-    "newer-flow88-0": si(feat=0x40) + flow(ns=7, ln=88) + bytes(8) + tcp(),
-    "newer-flow64-2": si(feat=0x40) + flow(ln=64)[:64] + tcp(),
-    "newer-tcp168-0": si(feat=0x40) + flow() + hdr(1, 0x23, 168) +
+    "newer-event0-2": si(feat=0x80) + hdr(0, 0, 32) + bytes(16),
+    "newer-flow88-0": si(feat=0x80) + flow(ns=7, ln=88) + bytes(8) + tcp(),
+    "newer-flow64-2": si(feat=0x80) + flow(ln=64)[:64] + tcp(),
+    "newer-tcp168-0": si(feat=0x80) + flow() + hdr(1, 0x23, 168) +
         tcp()[16:] + bytes(8),
-    "newer-tcp152-2": si(feat=0x40) + flow() + hdr(1, 0x23, 152) +
+    "newer-tcp152-2": si(feat=0x80) + flow() + hdr(1, 0x23, 152) +
         tcp()[16:152],
-    "newer-lost40-0": si(feat=0x40) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
+    "newer-lost40-0": si(feat=0x80) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
         bytes(8),
-    "newer-len264-cut-3": si(feat=0x40) + flow() + hdr(1, 0x23, 264) + bytes(4),
-    "newer-len1032-cut-2": si(feat=0x40) + flow() + hdr(1, 0x23, 1032) +
+    "newer-len264-cut-3": si(feat=0x80) + flow() + hdr(1, 0x23, 264) + bytes(4),
+    "newer-len1032-cut-2": si(feat=0x80) + flow() + hdr(1, 0x23, 1032) +
         bytes(4),
-    "newer-swapped-0": si(e=">", feat=0x40) + flow(e=">", ns=9, ln=88) +
+    "newer-swapped-0": si(e=">", feat=0x80) + flow(e=">", ns=9, ln=88) +
         bytes(8) + hdr(200, 0, 32, e=">") + bytes(16) + tcp(e=">"),
     "gzip-members-0": gzip.compress(si() + flow()) + gzip.compress(tcp()),
     "gzip-trailing-0": gzip.compress(si() + flow() + tcp()) + b"trailing",
@@ -894,13 +894,67 @@ done
 # a newer log's one warning, after what was read
 run -f magnet "$tmp/corner/newer-kind200-0.bin"
 check "corner newer-kind200: one warning naming the skipped kind" \
-	err_is 'this log is newer than this reader: .*features 0x40.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
+	err_is 'this log is newer than this reader: .*features 0x80.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
 run -f magnet "$tmp/corner/newer-flow88-0.bin"
 check "corner newer-flow88: its netns, and one warning: 1 record read in part" \
 	[ "$(cut -f37 "$tmp/out" | tail -n1)" = 7 ]
 check "corner newer-flow88: the warning" err_is '0 records of kinds it does not know were skipped, 1 records longer than it knows were read as far as it knows$'
 run -f magnet "$tmp/corner/flow-flags-0.bin"
 check "corner flow-flags: a log that is not newer: nothing on stderr" [ ! -s "$tmp/err" ]
+# the wire's egress (events=wire): a device's outgoing packet in the
+# pcapng export (-L dev) is its wire_out event, after the qdisc, when the
+# header's events say wire, else its dev_out, before the qdisc: a log with
+# both events of one packet, 4 us apart, each way; the magnet text names
+# both, and docdecode.py reads it as ttpb2ascii does
+mkdir "$tmp/wire"
+/usr/bin/python3 - "$tmp/wire" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def log(events):
+    si = bytearray(256)
+    struct.pack_into("<IHHHHIqQ", si, 0, 0x01234567, 3, 0, 256, 2, 0x7f,
+                     1700000000 * 10**9, 5)
+    struct.pack_into("<I", si, 128, events)
+    fl = struct.pack("<QHHB", 0xABC, 80, 443, 4) + b"cubic".ljust(11, b"\0") + \
+        bytes([10, 0, 0, 1] + [0] * 12) + bytes([10, 0, 0, 2] + [0] * 12) + \
+        struct.pack("<II", 7, 0)
+    out = bytes(si) + struct.pack("<QHHBBH", 10, 1, 1, 11, 0, 80) + fl
+    for ts, ev in ((1000, 7), (5000, 20)):
+        p = bytearray(40)
+        # len, mark, seq, end_seq, ifindex, ack; ip_id, win, ip_hlen
+        struct.pack_into("<IIIIIIHHH", p, 0, 1500, 0, 1, 1449, 3, 9, 77,
+                         512, 20)
+        p[35], p[36], p[37], p[38] = 6, 64, 20, 0x10
+        out += struct.pack("<QHHBBH", ts, 1, 1, ev, 0x4e, 56) + bytes(p)
+    return out
+open(d + "/wire.bin", "wb").write(log(0x108))
+open(d + "/nowire.bin", "wb").write(log(0x8))
+PY
+epb_times() {
+	/usr/bin/python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+o = 0
+while o + 12 <= len(b):
+    t, n = struct.unpack_from("<II", b, o)
+    if t == 6:
+        hi, lo = struct.unpack_from("<II", b, o + 12)
+        print((hi << 32 | lo) - 1700000000 * 10**9)
+    o += n' "$1"
+}
+for w in wire nowire; do
+	run -f pcapng -o "$tmp/wire/$w.pcapng" "$tmp/wire/$w.bin"
+	check "wire: -f pcapng of $w.bin exits 0 (got $rc)" [ "$rc" = 0 ]
+done
+check "wire: with events=wire, the packet is its wire_out (5000 ns), once" \
+	[ "$(epb_times "$tmp/wire/wire.pcapng")" = 5000 ]
+check "wire: without, its dev_out (1000 ns), once" \
+	[ "$(epb_times "$tmp/wire/nowire.pcapng")" = 1000 ]
+run -f magnet "$tmp/wire/wire.bin"
+check "wire: the magnet text names dev_out, then wire_out" \
+	[ "$(cut -f3 "$tmp/out" | tail -n +2 | tr '\n' ' ')" = "dev_out wire_out " ]
+/usr/bin/python3 ./docdecode.py "$tmp/wire/wire.bin" >"$tmp/doc.out" 2>"$tmp/doc.err"
+check "wire: docdecode.py reads it byte for byte as ttpb2ascii" cmp -s "$tmp/doc.out" "$tmp/out"
 # version 3's growth contract both ways: today's reader reads the past
 # layouts held in compat/, a reader of the first layout reads today's
 # logs, today's reads a newer one (compat.py)

@@ -18,12 +18,13 @@ reads and writes records with struct, never with magnet's code):
          lines and columns that layout lacked taken away;
       2. a reader of version 3's first layout (TTPB2ASCII_FIRST, built
          knowing none of the additions) reads today's logs (as written,
-         header features 0, and as today's module writes them, 0x3f):
-         exit 0, the records it knows (no event 12 to 19, no netns, no
+         header features 0, 0x3f as the module wrote them before wire_out,
+         and 0x7f as today's writes them): exit 0, the records it knows
+         (no event 12 to 20, no netns, no
          rate columns), and one warning with the counts this file makes;
       3. a log newer than today's reader (a made-up record kind, 200,
          after every FLOW record, FLOW records of 88 bytes, every other
-         record 16 bytes longer, and the header's feature bit 0x40):
+         record 16 bytes longer, and the header's feature bit 0x80):
          today's reader prints the same text as for the log it came from,
          exit 0, with the warning's counts; the same log with the header
          saying nothing it does not know is refused (exit 2), as before.
@@ -35,12 +36,13 @@ LOGS = ('tcpev-7.2', 'drops-7.2', 'qdisc-7.2')
 HERE = os.path.dirname(os.path.abspath(__file__))
 RF_RATE = 0x80
 FLOW, LOST, RESET = 11, 9, 10
-NEW_KINDS = range(12, 20)
+NEW_KINDS = range(12, 21)
 RATE_COLS = ('pacing_rate delivery_rate delivered delivered_ce lost_out '
              'sacked_out app_limited bbr_bw bbr_min_rtt bbr_pacing_gain '
              'bbr_cwnd_gain').split()
 EV_NAMES = {12: 'drop_out', 13: 'drop_in', 14: 'retrans', 15: 'rto',
-            16: 'tlp', 17: 'state', 18: 'qdisc', 19: 'qdisc_enq'}
+            16: 'tlp', 17: 'state', 18: 'qdisc', 19: 'qdisc_enq',
+            20: 'wire_out'}
 
 
 def records(b):
@@ -193,28 +195,28 @@ def check(today, first, fixtures, outdir):
                'lacked' % (log, layout), out == text_without(full, layout))
         # 2. a reader of the first layout reads today's log
         skipped, codes, longer = counts_first(b)
-        for features in (0, 0x3f):
+        for features in (0, 0x3f, 0x7f):
             f = os.path.join(outdir, '%s-f%x.bin' % (log, features))
             open(f, 'wb').write(with_features(b, features))
             rc, out, err = run(first, f)
             what = '%s (features 0x%x), first layout\'s reader' % (log, features)
             ok(what + ': exit 0', rc == 0, '(exit %d, %r)' % (rc, err))
             ok(what + ': the records it knows', out == text_without(full, 'first'))
-            want = warning(f, 0x3f, skipped, codes, longer)
+            want = warning(f, features or 0x3f, skipped, codes, longer)
             ok(what + ': the warning says %d skipped, %d read in part' %
                (skipped, longer), err == want, '(got %r, want %r)' % (err, want))
         # 3. a log newer than today's reader
         f = os.path.join(outdir, '%s-newer.bin' % log)
-        nb, kinds, longer = newer_log(b, 0x7f)
+        nb, kinds, longer = newer_log(b, 0xff)
         open(f, 'wb').write(nb)
         rc, out, err = run(today, f)
         ok('%s newer: exit 0 and the same text' % log, rc == 0 and out == full,
            '(exit %d)' % rc)
-        want = warning(f, 0x40, kinds, [200], longer)
+        want = warning(f, 0x80, kinds, [200], longer)
         ok('%s newer: the warning says %d skipped, %d read in part' %
            (log, kinds, longer), err == want, '(got %r, want %r)' % (err, want))
         f = os.path.join(outdir, '%s-newer-unsaid.bin' % log)
-        open(f, 'wb').write(newer_log(b, 0x3f)[0])
+        open(f, 'wb').write(newer_log(b, 0x7f)[0])
         rc, out, err = run(today, f)
         ok('%s newer, its header not saying so: refused (exit 2)' % log,
            rc == 2, '(exit %d, %r)' % (rc, err))

@@ -23,13 +23,13 @@ EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
             5: 'ip_out', 6: 'ip_in', 7: 'dev_out', 8: 'dev_in',
             9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in',
             14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state', 18: 'qdisc',
-            19: 'qdisc_enq'}
+            19: 'qdisc_enq', 20: 'wire_out'}
 RETRANS_KINDS = {1: 'rto', 2: 'fast', 3: 'tlp'}
 TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
-KNOWN = 0x3f    # "Growing the format": the additions this decoder knows
+KNOWN = 0x7f    # "Growing the format": the additions this decoder knows
 
 COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "end_seq mark pid comm req ret mss srtt_us rttvar_us rto_us cwnd "
@@ -142,9 +142,9 @@ class Decoder:
         (self.magic, self.version, self.record_size, self.sysinfo_size,
          self.ncpus, features, self.rt_off, self.start_ns) = \
             struct.unpack_from(e + 'IHHHHIqQ', d, 0)
-        # "Growing the format": this decoder knows 0x3f; a header's 0
+        # "Growing the format": this decoder knows 0x7f; a header's 0
         # means 0x3f; a bit beyond them makes the log newer than it
-        self.newer = (features or KNOWN) & ~KNOWN
+        self.newer = (features or 0x3f) & ~KNOWN
         if self.record_size != (256 if self.version == 2 else 0):
             raise BadInput('bad record_size')
         if self.sysinfo_size != 256:
@@ -313,7 +313,7 @@ class Decoder:
             self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                                     req=req, ret=ret)))
             return
-        if ev < 1 or ev > 19:
+        if ev < 1 or ev > 20:
             # "Growing the format": a kind a newer writer added, skipped
             if ev and self.newer:
                 return

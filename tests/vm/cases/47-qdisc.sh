@@ -44,6 +44,10 @@ tc_counts() {
 # qdisc:qdisc_enqueue): one per packet tbf sent, the packets
 # ahead of each at its enqueue exactly the dequeues before its own, and
 # its sojourn what tbf's backlog then takes at its rate, less the bucket.
+# And the device's wire_out events (events=wire, net:net_dev_start_xmit;
+# tests/vm/checkwire.py): tbf's sent packets and bytes, each right after
+# its dequeue, and the packets tcpdump on the device saw leave, in order,
+# each within 0.5 ms of tcpdump's time.
 # suite: every-kernel
 case_qdisc() {
 	local ns idx sent bytes dropped enq
@@ -54,8 +58,9 @@ case_qdisc() {
 	tc -n mq-rtr qdisc add dev mqr1 root handle 1: tbf rate 10mbit \
 		burst 15k limit 30k
 	idx=$(ip netns exec mq-rtr cat /sys/class/net/mqr1/ifindex)
-	insmod "$KO" events=dev,drop,qdisc omode=1 port=5201
+	insmod "$KO" events=dev,drop,qdisc,wire omode=1 port=5201
 	grep -q "probe	qdisc dequeue	tracepoint	qdisc_dequeue" /proc/net/magnet_stats
+	grep -q "probe	device to the wire	tracepoint	net_dev_start_xmit" /proc/net/magnet_stats
 	# qdisc:qdisc_enqueue too, from 6.1 (module/compat.h)
 	enq=0
 	case $(uname -r) in 5.*) ;; *) enq=1 ;; esac
@@ -68,10 +73,23 @@ case_qdisc() {
 		[ "$(grep -c "qdisc enqueue entry" /proc/net/magnet_stats)" = 0 ]
 	fi
 	start_reader "$L/qdisc.bin"
+	# what leaves the device, as a capture on it sees it
+	ip netns exec mq-rtr tcpdump -i mqr1 -Q out -n -s 96 -U \
+		--time-stamp-precision=nano -w "$L/wire.pcap" tcp \
+		2> "$L/tcpdump-wire.err" &
+	td=$!
+	for _ in $(seq 100); do
+		grep -q "listening on" "$L/tcpdump-wire.err" && break
+		sleep 0.1
+	done
+	grep -q "listening on" "$L/tcpdump-wire.err"
 	xfer mq-rcv mq-snd 10.66.2.2 5201 "$L/qdisc.json" -t 4
 	sleep 1
 	teacup_stop
 	rmmod magnet
+	kill -INT "$td"
+	wait "$td" || true
+	grep -q "^0 packets dropped by kernel" "$L/tcpdump-wire.err"
 	read -r sent bytes dropped < <(tc_counts mq-rtr mqr1)
 	log "tbf: sent $sent packets, $bytes bytes, dropped $dropped"
 	[ "$dropped" -gt 0 ]
@@ -80,6 +98,12 @@ case_qdisc() {
 	$PY "$HERE/checkqdisc.py" "$L/qdisc.txt" \
 		"$(stat -L -c %i /run/netns/mq-rtr)" "$idx" "$sent" "$bytes" \
 		"$dropped" 1250000 15360 $enq | while read -r l; do log "$l"; done
+	[ "${PIPESTATUS[0]}" = 0 ]
+	# the wire's egress (events=wire): tbf's sent packets, each right
+	# after its dequeue and where tcpdump saw it leave
+	$PY "$HERE/checkwire.py" "$L/qdisc.txt" \
+		"$(stat -L -c %i /run/netns/mq-rtr)" "$idx" "$sent" "$bytes" \
+		"$L/wire.pcap" | while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
 	for ns in mq-snd mq-rtr mq-rcv; do ip netns del $ns; done
 }

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""case_qdisc's checks of the wire_out events (events=wire: a device hands
+a packet to its driver, after its qdisc) at a router's tbf, in
+ttpb2ascii's magnet text, against tbf's own counters and against tcpdump
+on the same device.
+
+  checkwire.py TEXT NETNS IFINDEX SENT_PKTS SENT_BYTES PCAP
+
+TEXT: the router's log; NETNS, IFINDEX: the router's namespace and the
+device tbf is on; SENT_PKTS, SENT_BYTES: `tc -s qdisc`'s numbers; PCAP:
+tcpdump's capture of the TCP packets leaving that device (-Q out, with
+nanosecond stamps), taken while magnet recorded.
+
+- The router's wire_out events on that device are tbf's sent packets, and
+  their bytes (the IP packet and the 14-byte Ethernet header tbf counts)
+  its sent bytes: what left, not what came (the dev_out events are what
+  came, tbf's drops among them).
+- Each of those packets' qdisc event (tbf let it go) comes before its
+  wire_out (matched by sequence range, IP id and ports, in order), and
+  the wire_out right after it: the driver gets the packet in the same
+  call (qdisc_restart(), sch_direct_xmit()): the median within LATE, 99%
+  within 10 LATE.
+- tcpdump saw leave exactly the packets of the wire_out events, in the
+  same order, and each wire_out is at tcpdump's time (both stamp it in
+  xmit_one(): the taps, then the tracepoint; magnet's clock taken to wall
+  time by its header's offset): never more than SKEW before it, the
+  median within TOL / 10, 99% within TOL.
+  The packets' dev_out times, before tbf, are printed beside: they differ
+  by the time each waited in tbf (20 ms at the median on 7.2).
+A few packets are later than that, by up to 5 ms on 7.2: the emulator
+did not run the guest's CPU for that long (tests/vm/checkqdisc.py's
+stalls); the longest is printed, not held to a bound.
+"""
+import statistics
+import struct
+import sys
+
+LATE = 0.0001       # s, from the dequeue to the driver
+TOL = 0.0005        # s, between tcpdump's stamp and wire_out's
+SKEW = 0.00005      # s, the two clocks' (wall and magnet's) conversion
+
+
+def pct(xs, p):
+    """the p-th percentile (nearest rank) of xs, sorted"""
+    return xs[min(len(xs) - 1, max(0, -(-len(xs) * p // 100) - 1))]
+
+
+def pcap_packets(path):
+    """(time, sport, dport, seq, ip_id) of each TCP/IPv4 frame of a classic
+    pcap file with nanosecond (or microsecond) stamps, Ethernet frames"""
+    with open(path, "rb") as f:
+        b = f.read()
+    if len(b) < 24:
+        raise SystemExit("checkwire: FAIL: %s: not a pcap file" % path)
+    magic = struct.unpack_from("<I", b, 0)[0]
+    if magic == 0xa1b23c4d:
+        div = 1e9
+    elif magic == 0xa1b2c3d4:
+        div = 1e6
+    else:
+        raise SystemExit("checkwire: FAIL: %s: magic 0x%08x" % (path, magic))
+    link = struct.unpack_from("<I", b, 20)[0]
+    if link != 1:
+        raise SystemExit("checkwire: FAIL: %s: link type %d, not Ethernet" %
+                         (path, link))
+    out, off = [], 24
+    while off + 16 <= len(b):
+        sec, frac, caplen, _ = struct.unpack_from("<IIII", b, off)
+        fr = b[off + 16:off + 16 + caplen]
+        off += 16 + caplen
+        if len(fr) < 14 + 20 + 20 or fr[12:14] != b"\x08\x00":
+            continue
+        ip = fr[14:]
+        ihl = (ip[0] & 15) * 4
+        if ip[9] != 6:
+            continue
+        ip_id = struct.unpack_from(">H", ip, 4)[0]
+        sport, dport, seq = struct.unpack_from(">HHI", ip, ihl)
+        out.append((sec + frac / div, sport, dport, seq, ip_id))
+    return out
+
+
+def main(text, netns, ifindex, pkts, nbytes, pcap):
+    pkts, nbytes = int(pkts), int(nbytes)
+    with open(text) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(head, l.rstrip("\n").split("\t"))) for l in f]
+    bad = []
+    if any(r["event"] == "lost" for r in rows):
+        bad.append("LOST records")
+    dev = [r for r in rows if r["netns"] == netns and r["ifindex"] == ifindex]
+    w = [r for r in dev if r["event"] == "wire_out"]
+    q = [r for r in dev if r["event"] == "qdisc"]
+    came = [r for r in dev if r["event"] == "dev_out"]
+    wbytes = sum(int(r["len"]) + 14 for r in w)
+    print("tbf: sent %d packets, %d bytes; magnet on the device: %d wire_out "
+          "(%d bytes), %d qdisc, %d dev_out" % (pkts, nbytes, len(w), wbytes,
+                                               len(q), len(came)))
+    if len(w) != pkts:
+        bad.append("%d wire_out events, tbf sent %d packets" % (len(w), pkts))
+    if wbytes != nbytes:
+        bad.append("%d bytes in wire_out events, tbf sent %d" % (wbytes,
+                                                                nbytes))
+    t = lambda r: float(r["time"])
+    key = lambda r: (r["lport"], r["rport"], r["seq"], r["ip_id"])
+    # each dequeue, then its packet's wire_out, in order
+    pend = {}
+    for r in q:
+        pend.setdefault(key(r), []).append(t(r))
+    late, unmatched = [], 0
+    for r in w:
+        l = pend.get(key(r))
+        if not l:
+            unmatched += 1
+            continue
+        late.append(t(r) - l.pop(0))
+    if unmatched:
+        bad.append("%d wire_out events with no qdisc event before" %
+                   unmatched)
+    if late:
+        late.sort()
+        print("from each packet's dequeue to its wire_out: median %.1f us, "
+              "p99 %.1f us, longest %.1f us, earliest %.1f us" % (
+                  pct(late, 50) * 1e6, pct(late, 99) * 1e6, late[-1] * 1e6,
+                  late[0] * 1e6))
+        if late[0] < 0:
+            bad.append("a wire_out %.1f us before its dequeue" %
+                       (-late[0] * 1e6))
+        if pct(late, 50) > LATE or pct(late, 99) > 10 * LATE:
+            bad.append("wire_out after the dequeue: median %.1f us, p99 "
+                       "%.1f us" % (pct(late, 50) * 1e6, pct(late, 99) * 1e6))
+    else:
+        bad.append("no wire_out matched to a dequeue")
+    # tcpdump's packets, each to its wire_out and to its dev_out
+    cap = pcap_packets(pcap)
+    print("tcpdump: %d TCP packets left the device" % len(cap))
+    if len(cap) != len(w):
+        bad.append("tcpdump saw %d packets leave, %d wire_out events" %
+                   (len(cap), len(w)))
+    ck = lambda c: (str(c[1]), str(c[2]), str(c[3]), str(c[4]))
+    diffs, order = [], 0
+    for c, r in zip(cap, w):
+        if ck(c) != key(r):
+            order += 1
+            continue
+        diffs.append(t(r) - c[0])
+    if order:
+        bad.append("%d of tcpdump's packets are not the wire_out at their "
+                   "place" % order)
+    byk = {}
+    for r in came:
+        byk.setdefault(key(r), []).append(t(r))
+    waits = [c[0] - byk[ck(c)].pop(0) for c in cap if byk.get(ck(c))]
+    if diffs:
+        far = sorted(abs(d) for d in diffs)
+        print("wire_out minus tcpdump's time, %d packets: median %+.1f us, "
+              "p99 %.1f us away, farthest %.1f us, earliest %+.1f us; %d "
+              "beyond %.1f ms (dev_out, before tbf: %.2f ms before "
+              "tcpdump's at the median, %.2f ms at most)" % (
+                  len(diffs), statistics.median(diffs) * 1e6,
+                  pct(far, 99) * 1e6, far[-1] * 1e6, min(diffs) * 1e6,
+                  sum(x > TOL for x in far), TOL * 1e3,
+                  statistics.median(waits) * 1e3 if waits else 0,
+                  max(waits) * 1e3 if waits else 0))
+        if min(diffs) < -SKEW:
+            bad.append("a wire_out %.1f us before tcpdump's time" %
+                       (-min(diffs) * 1e6))
+        if pct(far, 50) > TOL / 10 or pct(far, 99) > TOL:
+            bad.append("wire_out from tcpdump's time: median %.1f us, p99 "
+                       "%.1f us" % (pct(far, 50) * 1e6, pct(far, 99) * 1e6))
+    else:
+        bad.append("no packet of tcpdump's matched")
+    for b in bad[:8]:
+        print("FAIL: " + b)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 7:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])
