@@ -46,13 +46,13 @@ import bisect
 import collections
 import sys
 
+import magnettext
+
 
 def main(text, netns, ifindex, pkts, nbytes, dropped, rate, burst, enq):
     pkts, nbytes, dropped = int(pkts), int(nbytes), int(dropped)
     rate, burst = float(rate), float(burst)
-    with open(text) as f:
-        head = f.readline().rstrip("\n").split("\t")
-        rows = [dict(zip(head, l.rstrip("\n").split("\t"))) for l in f]
+    rows = magnettext.rows(text)
     bad = []
     if any(r["event"] == "lost" for r in rows):
         bad.append("LOST records")

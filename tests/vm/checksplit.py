@@ -48,6 +48,8 @@ classifier dropped every one: DROPPED says how many).
 import collections
 import sys
 
+import magnettext
+
 SEG = {"17": 1400, "6": 1448}
 HDR = {"17": 8, "6": 32}        # the transport header as the senders send it
 
@@ -85,9 +87,7 @@ def main(text, netns, ifindex, kind, pkts, nbytes, dropped, enq, *truths):
     pkts, nbytes, dropped, enq = int(pkts), int(nbytes), int(dropped), enq == "1"
     kind, _, tag = kind.partition("+")
     l2 = 14 + int(tag or 0)
-    with open(text) as f:
-        head = f.readline().rstrip("\n").split("\t")
-        rows = [dict(zip(head, l.rstrip("\n").split("\t"))) for l in f]
+    rows = magnettext.rows(text)
     bad = []
     if any(r["event"] == "lost" for r in rows):
         bad.append("LOST records")

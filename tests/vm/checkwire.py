@@ -35,6 +35,8 @@ import statistics
 import struct
 import sys
 
+import magnettext
+
 LATE = 0.0001       # s, from the dequeue to the driver
 TOL = 0.0005        # s, between tcpdump's stamp and wire_out's
 SKEW = 0.00005      # s, the two clocks' (wall and magnet's) conversion
@@ -82,9 +84,7 @@ def pcap_packets(path):
 
 def main(text, netns, ifindex, pkts, nbytes, pcap):
     pkts, nbytes = int(pkts), int(nbytes)
-    with open(text) as f:
-        head = f.readline().rstrip("\n").split("\t")
-        rows = [dict(zip(head, l.rstrip("\n").split("\t"))) for l in f]
+    rows = magnettext.rows(text)
     bad = []
     if any(r["event"] == "lost" for r in rows):
         bad.append("LOST records")
