@@ -16,20 +16,21 @@ nanosecond stamps), taken while magnet recorded.
   its sent bytes: what left, not what came (the dev_out events are what
   came, tbf's drops among them).
 - Each of those packets' qdisc event (tbf let it go) comes before its
-  wire_out (matched by sequence range, IP id and ports, in order), and
-  the wire_out right after it: the driver gets the packet in the same
-  call (qdisc_restart(), sch_direct_xmit()): the median within LATE, 99%
-  within 10 LATE.
+  wire_out (matched by sequence range, IP id and ports, in order), and the
+  wire_out before tbf's next dequeue on the device: the driver gets the
+  packet in the same call (qdisc_restart(), sch_direct_xmit()), and one
+  CPU at a time runs a qdisc. Times on magnet's one clock.
 - tcpdump saw leave exactly the packets of the wire_out events, in the
-  same order, and each wire_out is at tcpdump's time (both stamp it in
-  xmit_one(): the taps, then the tracepoint; magnet's clock taken to wall
-  time by its header's offset): never more than SKEW before it, the
-  median within TOL / 10, 99% within TOL.
-  The packets' dev_out times, before tbf, are printed beside: they differ
-  by the time each waited in tbf (20 ms at the median on 7.2).
-A few packets are later than that, by up to 5 ms on 7.2: the emulator
-did not run the guest's CPU for that long (tests/vm/checkqdisc.py's
-stalls); the longest is printed, not held to a bound.
+  same order, and each wire_out is between tcpdump's stamp of its packet
+  and of the next one (xmit_one(): the taps, then the tracepoint, and the
+  next packet after), for one offset between tcpdump's wall clock and
+  magnet's: offset-free, as the order is; that offset (the header's
+  conversion's error) within SKEW.
+These are orders, not durations: under the emulator the guest's CPU can
+stop for milliseconds anywhere (tests/vm/checkqdisc.py's stalls), more so
+on a loaded host, so how long it took is printed (from the dequeue, and
+from tcpdump's stamp; the dev_out times, before tbf, beside), not held to
+a bound.
 """
 import statistics
 import struct
@@ -37,9 +38,7 @@ import sys
 
 import magnettext
 
-LATE = 0.0001       # s, from the dequeue to the driver
-TOL = 0.0005        # s, between tcpdump's stamp and wire_out's
-SKEW = 0.00005      # s, the two clocks' (wall and magnet's) conversion
+SKEW = 0.001        # s, the two clocks' (wall and magnet's) conversion
 
 
 def pct(xs, p):
@@ -103,32 +102,37 @@ def main(text, netns, ifindex, pkts, nbytes, pcap):
                                                                 nbytes))
     t = lambda r: float(r["time"])
     key = lambda r: (r["lport"], r["rport"], r["seq"], r["ip_id"])
-    # each dequeue, then its packet's wire_out, in order
+    # each dequeue, then its packet's wire_out, then the next dequeue
+    q.sort(key=t)
     pend = {}
-    for r in q:
-        pend.setdefault(key(r), []).append(t(r))
-    late, unmatched = [], 0
+    for i, r in enumerate(q):
+        pend.setdefault(key(r), []).append(i)
+    late, unmatched, early, after = [], 0, 0, 0
     for r in w:
         l = pend.get(key(r))
         if not l:
             unmatched += 1
             continue
-        late.append(t(r) - l.pop(0))
+        i = l.pop(0)
+        late.append(t(r) - t(q[i]))
+        if t(r) < t(q[i]):
+            early += 1
+        elif i + 1 < len(q) and t(r) > t(q[i + 1]):
+            after += 1
     if unmatched:
         bad.append("%d wire_out events with no qdisc event before" %
                    unmatched)
     if late:
         late.sort()
         print("from each packet's dequeue to its wire_out: median %.1f us, "
-              "p99 %.1f us, longest %.1f us, earliest %.1f us" % (
+              "p99 %.1f us, longest %.1f us, earliest %.1f us; %d before "
+              "their dequeue, %d after the next dequeue" % (
                   pct(late, 50) * 1e6, pct(late, 99) * 1e6, late[-1] * 1e6,
-                  late[0] * 1e6))
-        if late[0] < 0:
-            bad.append("a wire_out %.1f us before its dequeue" %
-                       (-late[0] * 1e6))
-        if pct(late, 50) > LATE or pct(late, 99) > 10 * LATE:
-            bad.append("wire_out after the dequeue: median %.1f us, p99 "
-                       "%.1f us" % (pct(late, 50) * 1e6, pct(late, 99) * 1e6))
+                  late[0] * 1e6, early, after))
+        if early:
+            bad.append("%d wire_out events before their dequeue" % early)
+        if after:
+            bad.append("%d wire_out events after tbf's next dequeue" % after)
     else:
         bad.append("no wire_out matched to a dequeue")
     # tcpdump's packets, each to its wire_out and to its dev_out
@@ -138,12 +142,14 @@ def main(text, netns, ifindex, pkts, nbytes, pcap):
         bad.append("tcpdump saw %d packets leave, %d wire_out events" %
                    (len(cap), len(w)))
     ck = lambda c: (str(c[1]), str(c[2]), str(c[3]), str(c[4]))
-    diffs, order = [], 0
-    for c, r in zip(cap, w):
+    diffs, nexts, order = [], [], 0
+    for j, (c, r) in enumerate(zip(cap, w)):
         if ck(c) != key(r):
             order += 1
             continue
         diffs.append(t(r) - c[0])
+        if j + 1 < len(cap):
+            nexts.append(t(r) - cap[j + 1][0])
     if order:
         bad.append("%d of tcpdump's packets are not the wire_out at their "
                    "place" % order)
@@ -153,21 +159,25 @@ def main(text, netns, ifindex, pkts, nbytes, pcap):
     waits = [c[0] - byk[ck(c)].pop(0) for c in cap if byk.get(ck(c))]
     if diffs:
         far = sorted(abs(d) for d in diffs)
+        # an offset c with stamp <= wire_out - c <= next stamp for all:
+        # max(wire_out - next stamp) <= c <= min(wire_out - stamp)
+        lo, hi = max(nexts, default=-SKEW), min(diffs)
         print("wire_out minus tcpdump's time, %d packets: median %+.1f us, "
-              "p99 %.1f us away, farthest %.1f us, earliest %+.1f us; %d "
-              "beyond %.1f ms (dev_out, before tbf: %.2f ms before "
-              "tcpdump's at the median, %.2f ms at most)" % (
+              "p99 %.1f us away, farthest %.1f us, earliest %+.1f us; "
+              "minus the next packet's: at most %+.1f us (dev_out, before "
+              "tbf: %.2f ms before tcpdump's at the median, %.2f ms at "
+              "most)" % (
                   len(diffs), statistics.median(diffs) * 1e6,
                   pct(far, 99) * 1e6, far[-1] * 1e6, min(diffs) * 1e6,
-                  sum(x > TOL for x in far), TOL * 1e3,
-                  statistics.median(waits) * 1e3 if waits else 0,
+                  lo * 1e6, statistics.median(waits) * 1e3 if waits else 0,
                   max(waits) * 1e3 if waits else 0))
-        if min(diffs) < -SKEW:
-            bad.append("a wire_out %.1f us before tcpdump's time" %
-                       (-min(diffs) * 1e6))
-        if pct(far, 50) > TOL / 10 or pct(far, 99) > TOL:
-            bad.append("wire_out from tcpdump's time: median %.1f us, p99 "
-                       "%.1f us" % (pct(far, 50) * 1e6, pct(far, 99) * 1e6))
+        if lo > hi:
+            bad.append("no clock offset puts every wire_out between "
+                       "tcpdump's stamps of its packet and the next "
+                       "(%+.1f us > %+.1f us)" % (lo * 1e6, hi * 1e6))
+        elif hi < -SKEW or lo > SKEW:
+            bad.append("wire_out between tcpdump's stamps only with the "
+                       "clocks %+.1f..%+.1f us apart" % (lo * 1e6, hi * 1e6))
     else:
         bad.append("no packet of tcpdump's matched")
     for b in bad[:8]:

@@ -86,12 +86,17 @@ total_skip=0
 recap=$(mktemp)
 trap 'rm -f "$recap"' EXIT
 
-# case_tail KVER CASE: the last guest lines of a failed case, for the recap
+# case_tail KVER CASE: the last guest lines of a failed case, for the recap:
+# from its own "=== CASE" line (the whole name: case_qdisc is not
+# case_qdisc_gso) to its FAIL line, the guest's lines and the kernel's
+# alarms, not the kernel's other messages
 case_tail() {
-	awk -v s="[guest] === $2" -v e="[guest] FAIL $2" \
-		'index($0, s) == 1 { n = 0; on = 1; next }
-		 index($0, e) == 1 { on = 0 }
-		 on { l[n++ % 12] = $0 }
+	awk -v s="[guest] === $2" -v e="[guest] FAIL $2 " \
+		'{ sub(/\r$/, "") }
+		 $0 == s { n = 0; on = 1; next }
+		 index($0, e) == 1 { l[n++ % 12] = $0; on = 0 }
+		 on && (index($0, "[guest] ") == 1 ||
+		        $0 ~ /BUG:|WARNING:|Oops|RCU stall|lockup/) { l[n++ % 12] = $0 }
 		 END { for (i = (n > 12 ? n - 12 : 0); i < n; i++) print l[i % 12] }' \
 		"$out/console.log" | awk -v p="  $1 $2| " '{ print p $0 }'
 }
