@@ -302,6 +302,8 @@ class LogAnalysis:
         # the rates the path's qdiscs were configured with (a run's
         # <...>_qdisc.txt beside the log: configured_rates())
         self.configured = []
+        # their limits, by host (netns), device and qdisc: qdisc_limits()
+        self.qdisc_limits = {}
         self.lost = 0
         self.misses = 0
         self.discarded = 0
@@ -323,6 +325,26 @@ class LogAnalysis:
 
     def flow_verdict(self, flow):
         return _worst(flow.reasons)
+
+    def drop_rows(self):
+        """the drops table: per packet path, host, layer, reason, function,
+        qdisc and kind of loss (drop_kind()), the packets"""
+        rows = Counter()
+        for (k, ns, lay, why, where, dev, fill), n in self.drops.items():
+            qd = self.queues.qdisc_of(ns, dev) if dev else None
+            kind, limit = drop_kind(why, ns, dev, fill, qd, self.queues,
+                                    self.qdisc_limits)
+            # the qdisc that told it (drop_kind()), else the device's
+            if dev and fill:
+                qd = fill[2]
+            elif dev:
+                qd = self.queues.first.get((ns, dev)) or qd
+            rows[(k, ns, lay, why, where, dev, qd, kind, limit)] += n
+        return [{"flow": _label(k), "host": self.host_name(ns),
+                 "layer": lay, "reason": why, "where": where, "qdisc": qd,
+                 "kind": kind, "limit": limit, "packets": n}
+                for (k, ns, lay, why, where, dev, qd, kind, limit), n in
+                sorted(rows.items(), key=lambda kv: (-kv[1], str(kv[0])))]
 
     def host_name(self, netns):
         """the host of the namespace @netns: its name, or netns N"""
@@ -438,13 +460,9 @@ class LogAnalysis:
             # known), the kernel's reason and the function that freed it
             # and for a qdisc's drop, the device's qdisc as its qdisc
             # events name it
-            "drops": [{
-                "flow": _label(k), "host": self.host_name(ns), "layer": lay,
-                "reason": why, "where": where,
-                "qdisc": self.queues.qdisc_of(ns, dev) if dev else None,
-                "packets": n}
-                for (k, ns, lay, why, where, dev), n in sorted(
-                    self.drops.items(), key=lambda kv: (-kv[1], kv[0]))],
+            # and what kind of loss (drop_kind()) and the limit that
+            # told it
+            "drops": self.drop_rows(),
             # TCP's decisions (events=retrans, state), per connection end
             "decisions": [{
                 "flow": _label(k), "host": self.host_name(k[5] or ""),
@@ -784,6 +802,14 @@ class Queues:
         self.handed = Counter()         # (netns, ifindex) -> dev_out events
         self.left = Counter()           # the same -> wire_out events
         self.through = {}               # the same -> Stat of the times
+        # each device's qdisc after its last enqueue (qdisc_enq events,
+        # Linux 6.1 on): (netns, ifindex) -> (qlen, backlog, "kind
+        # handle"), what a drop there found (drop_kind()); the longest
+        # queue each qdisc had after an enqueue; whether the log has any
+        self.fill = {}
+        self.first = {}         # the same -> its first enqueue's qdisc
+        self.longest = Counter()
+        self.enq_seen = False
 
     @staticmethod
     def _packet(r):
@@ -826,7 +852,16 @@ class Queues:
 
     def enqueued(self, r, t):
         ql = r["qdisc_qlen"]
-        self.enq.add(self._packet(r), (t, int(ql) if ql else None))
+        k = self._packet(r)
+        self.enq.add(k, (t, int(ql) if ql else None))
+        if ql:
+            qd = (k[0] or "", k[1], "%s %s" % (r["qdisc"], r["qdisc_handle"]))
+            self.fill[qd[:2]] = (int(ql), int(r["qdisc_backlog"] or 0),
+                                 qd[2])
+            self.first.setdefault(qd[:2], qd[2])
+            if int(ql) > self.longest[qd]:
+                self.longest[qd] = int(ql)
+        self.enq_seen = True
 
     def dequeued(self, r, t):
         k = self._packet(r)
@@ -895,10 +930,14 @@ def _decision(res, r, ev):
             k = (fam, r["laddr"], r["lport"], r["raddr"], r["rport"])
         else:
             k = (fam, r["raddr"], r["rport"], r["laddr"], r["lport"])
+        qd = ev == "drop_out" and _qdisc_drop(r)
+        # a qdisc's drop: its qdisc as the last enqueue there left it
+        # (drop_kind(), once the log is read), with this packet's length
+        fill = res.queues.fill.get((netns, r["ifindex"])) if qd else None
         res.drops[(k, netns, "dev" if r["ifindex"] else "ip",
                    r["drop_reason"], r["drop_where"],
-                   r["ifindex"] if ev == "drop_out" and _qdisc_drop(r)
-                   else "")] += 1
+                   r["ifindex"] if qd else "",
+                   fill + (int(r["len"] or 0),) if fill else None)] += 1
         return
     # by the socket (its cookie): a connecting socket's first change
     # comes before it has its local port
@@ -931,6 +970,101 @@ def _qdisc_drop(r):
     why = r["drop_reason"]
     return why.startswith("QDISC") or (
         why == "unknown" and r["drop_where"].startswith("kfree_skb_list"))
+
+
+OVERFLOW = "overflow"
+RANDOM = "random loss (netem)"
+BELOW = "below its limit"
+AT_LONGEST = "at its longest queue (limit not known)"
+BELOW_LONGEST = "below its longest queue (limit not known)"
+UNTOLD = "not told apart (no qdisc_enq events: events=qdisc, Linux 6.1 on)"
+
+
+def drop_kind(why, ns, dev, fill, qd, queues, limits):
+    """(kind, limit) of a drop: for a qdisc's drop (@dev set), by its
+    qdisc's queue as the last enqueue on that device (a qdisc_enq event)
+    left it, @fill (qlen, backlog, "kind handle", this packet's length;
+    None if none came before), against its limit (@limits: qdisc_limits(),
+    from the run's `tc qdisc show`; else the longest queue the log shows
+    it had):
+      overflow: at its limit (packets), or the backlog and this packet
+        over it (bytes);
+      random loss (netem): below it, at a netem with a loss configured;
+      below its limit: the qdisc's own choice (a filter, an AQM);
+      not told apart: a log with no enqueue event at all (before 6.1).
+    A netem's random loss while its queue was at its limit counts as an
+    overflow: netem draws the loss first, and the data cannot tell them
+    apart. A drop is told by the qdisc of the last enqueue on its device
+    (before any, the first): after a qdisc was replaced, the new one's
+    drops before its first enqueue are told by the old one's. Other drops: by the kernel's reason (a tc action: a policer or
+    filter; a netfilter rule; the stack's own). @limit: the limit, with
+    where it came from, or None"""
+    if not dev:
+        if why.startswith("TC_"):
+            return "tc action (policer or filter)", None
+        if why == "NETFILTER_DROP":
+            return "netfilter rule", None
+        return "the stack's (its reason)", None
+    if not queues.enq_seen:
+        return UNTOLD, None
+    if fill:
+        qlen, backlog, name, plen = fill
+    else:
+        # no enqueue there before it: the qdisc was empty, and it is the
+        # one whose enqueue came first there
+        qlen, backlog, name, plen = 0, 0, queues.first.get((ns, dev),
+                                                           qd or ""), 0
+    lim = limits.get((ns, dev, name))
+    if lim is None:
+        top = queues.longest.get((ns, dev, name))
+        if not top:
+            return BELOW_LONGEST, None
+        return (AT_LONGEST if qlen >= top else BELOW_LONGEST,
+                "%d packets (the longest queue in the log)" % top)
+    if lim["unit"] == "packets":
+        full = qlen >= lim["limit"]
+    else:
+        full = backlog + plen > lim["limit"]
+    text = "%d %s (tc)" % (lim["limit"], lim["unit"])
+    if full:
+        return OVERFLOW, text
+    if name.startswith("netem ") and lim.get("loss"):
+        return RANDOM, text
+    return BELOW, text
+
+
+_TC_BYTES = {"b": 1, "Kb": 1024, "Mb": 1024 * 1024}
+
+
+def qdisc_limits(text, devices, hosts):
+    """the limits in `tc qdisc show`'s @text (a run's <...>_qdisc.txt):
+    {(netns inode, ifindex, "kind handle"): {"limit", "unit" (packets or
+    bytes), "loss" (a netem's configured loss, %)}}, the devices placed by
+    @devices (topology.json's: {name: {"netns": name, "ifindex"}}) and
+    @hosts ({netns inode: "role (name)"}); a qdisc whose line gives no
+    limit (tbf gives its latency) is left out"""
+    inode = {}
+    for ino, name in (hosts or {}).items():
+        m = re.search(r"\((\S+)\)$", name)
+        if m:
+            inode[m.group(1)] = ino
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"qdisc (\S+) ([0-9a-f]+):([0-9a-f]*) dev (\S+) ", line)
+        lm = re.search(r" limit ([0-9]+)(p|b|Kb|Mb)?\b", line)
+        if not m or not lm:
+            continue
+        d = (devices or {}).get(m.group(4))
+        if not isinstance(d, dict) or d.get("netns") not in inode:
+            continue
+        unit = "bytes" if lm.group(2) in _TC_BYTES else "packets"
+        n = int(lm.group(1)) * _TC_BYTES.get(lm.group(2), 1)
+        loss = re.search(r" loss (?:random )?([0-9.]+)%", line)
+        out[(inode[d["netns"]], str(d["ifindex"]), "%s %s:%s" % (
+            m.group(1), m.group(2), m.group(3) or "0"))] = {
+            "limit": n, "unit": unit,
+            "loss": float(loss.group(1)) if loss else 0.0}
+    return out
 
 
 def _label(key):

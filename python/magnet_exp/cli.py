@@ -277,11 +277,16 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
         with open(stats) as f:
             an.reconcile_stats(res, f.read())
     # and the path's qdiscs: their configured rates, drawn with the
-    # throughput
+    # throughput, and their limits, which tell a drop's kind (the devices
+    # placed by the run's topology.json)
     qd = an.qdisc_file(path)
     if qd:
         with open(qd) as f:
-            res.configured = an.configured_rates(f.read())
+            text = f.read()
+        res.configured = an.configured_rates(text)
+        res.qdisc_limits = an.qdisc_limits(
+            text, _topology(os.path.dirname(path) or ".", "devices"),
+            hosts)
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
     d = res.as_dict()

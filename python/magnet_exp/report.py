@@ -114,12 +114,13 @@ def report_md(d):
     if d.get("drops"):
         lines += ["", "## Where packets died", "",
                   DROPS_INTRO, "", "| packets of | host | layer | reason | "
-                  "function | qdisc | packets |",
-                  "|---|---|---|---|---|---|---|"]
+                  "function | qdisc | kind | its limit | packets |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for m in d["drops"]:
-            lines.append("| %s | %s | %s | %s | %s | %s | %d |" % (
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %d |" % (
                 m["flow"], m["host"] or "-", m["layer"], m["reason"],
-                m["where"], _dash(m["qdisc"]), m["packets"]))
+                m["where"], _dash(m["qdisc"]), m["kind"],
+                _dash(m["limit"]), m["packets"]))
     if d.get("decisions"):
         lines += ["", "## TCP's decisions", "", DECISIONS_INTRO, "",
                   "| connection | host | " + " | ".join(DECISION_HEAD) +
@@ -172,7 +173,19 @@ DROPS_INTRO = ("Packets the kernel freed as dropped (events=drop), by the "
                "them; for a qdisc's drop (its reason QDISC_..., or on 5.10 "
                "freed in kfree_skb_list at a device it was sent on), the "
                "device's root qdisc as its qdisc events (events=qdisc) "
-               "name it, '-' without them.")
+               "name it, '-' without them. The kind of loss: for a qdisc's "
+               "drop, its queue as the last enqueue on that device before "
+               "the drop left it (the qdisc_enq events, Linux 6.1 on; "
+               "without them, not told apart) against its limit (the "
+               "run's tc qdisc show; else the longest queue the log shows "
+               "it had, said so): overflow at the limit, random loss "
+               "(netem) below it at a netem with a loss configured, and "
+               "else below its limit (the qdisc's own choice: a filter, "
+               "an AQM). A netem's random loss that struck while its queue "
+               "was full counts as an overflow (netem draws the loss "
+               "first; the data cannot tell them apart). Other drops by "
+               "their reason: a tc action (a policer or filter), a "
+               "netfilter rule, the stack's own.")
 DECISIONS_INTRO = ("Per connection end (events=retrans, state): its "
                    "retransmissions by what made them (fast: fast "
                    "retransmit or RACK; rto: in loss recovery after a "
@@ -353,11 +366,12 @@ def report_html(d, outdir):
     if d.get("drops"):
         b += ["<h2>Where packets died</h2>\n", "<p>%s</p>\n" % esc(DROPS_INTRO)]
         b.append(_table(["packets of", "host", "layer", "reason", "function",
-                         "qdisc", "packets"],
+                         "qdisc", "kind", "its limit", "packets"],
                         [[m["flow"], m["host"] or "-", m["layer"], m["reason"],
-                          m["where"], _dash(m["qdisc"]), m["packets"]]
+                          m["where"], _dash(m["qdisc"]), m["kind"],
+                          _dash(m["limit"]), m["packets"]]
                          for m in d["drops"]],
-                        (6,)))
+                        (8,)))
     if d.get("decisions"):
         b += ["<h2>TCP's decisions</h2>\n",
               "<p>%s</p>\n" % esc(DECISIONS_INTRO)]

@@ -223,6 +223,83 @@ class Analyse(unittest.TestCase):
                          [("QDISC_DROP", "tbf 1:0", 1)])
         self.assertIn("## Where packets waited", report.report_md(d))
 
+    def test_drop_kinds(self):
+        """a qdisc's drop told by its queue at the last enqueue before it:
+        qdisc-7.2.bin's tbf drop found the queue at its longest (tbf's
+        line gives no limit), both counted here from ttpb2ascii's text;
+        against a limit, overflow or below; a log with no qdisc_enq
+        events (drops-7.2.bin) does not tell; and the limits as real `tc
+        qdisc show` lines give them"""
+        path = os.path.join(HERE, "qdisc-7.2.bin")
+        text = subprocess.run([TTPB, "-f", "magnet", path],
+                              capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+        head = text[0].split("\t")
+        rows = [dict(zip(head, l.split("\t"))) for l in text[1:]]
+        last, at_drop = None, []
+        for r in rows:
+            if r["event"] == "qdisc_enq":
+                last = int(r["qdisc_qlen"])
+            elif r["event"] == "drop_out":
+                at_drop.append(last)
+        top = max(int(r["qdisc_qlen"]) for r in rows
+                  if r["event"] == "qdisc_enq")
+        self.assertEqual(at_drop, [top])
+        res = an.analyse(path, tempfile.mkdtemp(dir=FIX), TTPB)
+        self.assertEqual([(m["kind"], m["limit"], m["packets"])
+                          for m in res.as_dict()["drops"]],
+                         [(an.AT_LONGEST, "%d packets (the longest queue "
+                           "in the log)" % top, 1)])
+        dr = [r for r in rows if r["event"] == "drop_out"][0]
+        key = (dr["netns"], dr["ifindex"], "tbf 1:0")
+        for lim, kind in ((top, an.OVERFLOW), (top + 1, an.BELOW)):
+            res.qdisc_limits = {key: {"limit": lim, "unit": "packets",
+                                      "loss": 0.0}}
+            self.assertEqual([(m["kind"], m["limit"]) for m in
+                              res.as_dict()["drops"]],
+                             [(kind, "%d packets (tc)" % lim)])
+        # the bytes the queue held and the packet's, against a bytes limit
+        bl = [int(r["qdisc_backlog"]) for r in rows
+              if r["event"] == "qdisc_enq"][-1]
+        for lim, kind in ((bl + int(dr["len"]) - 1, an.OVERFLOW),
+                          (bl + int(dr["len"]), an.BELOW)):
+            res.qdisc_limits = {key: {"limit": lim, "unit": "bytes",
+                                      "loss": 0.0}}
+            self.assertEqual(res.as_dict()["drops"][0]["kind"], kind, lim)
+        d = an.analyse(os.path.join(HERE, "drops-7.2.bin"),
+                       tempfile.mkdtemp(dir=FIX), TTPB).as_dict()
+        self.assertEqual(sorted((m["reason"], m["kind"])
+                                for m in d["drops"]),
+                         [("NETFILTER_DROP", "netfilter rule"),
+                          ("QDISC_DROP", an.UNTOLD)])
+        # `tc -s qdisc show`'s lines (make demo's router on 7.2; bfifo and
+        # tbf on 6.1), the devices placed as topology.json places them
+        tc = ("qdisc netem 8003: dev rtr1 root refcnt 3 limit 100 delay "
+              "20ms loss 0.2% rate 20Mbit\n"
+              " Sent 2194688 bytes 1456 pkt (dropped 92, overlimits 0 "
+              "requeues 0) \n"
+              "qdisc netem 8004: dev rtr0 root refcnt 3 limit 1000\n"
+              "qdisc bfifo 5: dev v0 root refcnt 3 limit 30Kb\n"
+              "qdisc tbf 1: dev v1 root refcnt 3 rate 10Mbit burst 15Kb "
+              "lat 12.3ms \n")
+        devs = {"rtr1": {"netns": "mx-rtr", "ifindex": 7103},
+                "rtr0": {"netns": "mx-rtr", "ifindex": 7102},
+                "v0": {"netns": "mx-rtr", "ifindex": 9},
+                "v1": {"netns": "mx-rtr", "ifindex": 10}}
+        got = an.qdisc_limits(tc, devs, {"77": "router (mx-rtr)"})
+        self.assertEqual(got, {
+            ("77", "7103", "netem 8003:0"): {"limit": 100,
+                                             "unit": "packets",
+                                             "loss": 0.2},
+            ("77", "7102", "netem 8004:0"): {"limit": 1000,
+                                             "unit": "packets",
+                                             "loss": 0.0},
+            ("77", "9", "bfifo 5:0"): {"limit": 30720, "unit": "bytes",
+                                       "loss": 0.0}})
+        # a device topology.json does not place: none
+        self.assertEqual(an.qdisc_limits(tc, {}, {"77": "router (mx-rtr)"}),
+                         {})
+
     def test_text_columns(self):
         # the magnet text's columns textlog knows: ttpb2ascii's header
         from magnet_exp import textlog

@@ -176,6 +176,19 @@ case_qdisc_gso() {
 	rm -f "$L/split-net"
 }
 
+# kept_lossy LOG: case_qdisc_kept's first part: mka0's root a netem that
+# loses 30%, magnet loaded and recording into LOG, 200 datagrams to port
+# 7003 through it; ne: tc's sent packets, bytes and drops
+kept_lossy() {
+	local s
+	tc -n mk-a qdisc replace dev mka0 root handle 1: netem loss 30%
+	insmod "$KO" events=dev,drop,qdisc omode=1 nontcp=1
+	start_reader "$1"
+	s=$(nsexec mk-a $PY "$HERE/udpsend.py" 10.68.1.2 7003 200 100)
+	[ "$s" = 200 ]
+	ne=$(tc_counts mk-a mka0)
+}
+
 # Packets a qdisc says it took but did not keep: netem's random loss and
 # a classifier's drop both return success to dev_qdisc_enqueue() (with
 # __NET_XMIT_BYPASS, which it masks) and leave the packet on the list to
@@ -185,11 +198,14 @@ case_qdisc_gso() {
 # to mkb0 (mk-b), VLAN 5 on each: 200 datagrams through netem loss 30%;
 # then a prio root whose u32 filter drops every one to port 7004 (50 of
 # them) and keeps 50 to port 7005; then 100 tagged datagrams through a tbf
-# of 1 Mbit/s that holds 3000 bytes. The truth: each qdisc's counters and
-# the VLAN device's transmitted packets.
+# of 1 Mbit/s that holds 3000 bytes; then 100 through a netem with no loss
+# and a limit of 10. The truth: each qdisc's counters and the VLAN
+# device's transmitted packets. And the kinds of loss magnet-exp analyse
+# tells from the log (on the host: hostcheck.sh qdisc_kinds): netem 1:'s
+# drops random, netem 4:'s overflows, each as many as tc counted.
 # suite: every-kernel
 case_qdisc_kept() {
-	local ns idx enq n s c ne pr tb vtx
+	local ns idx enq n s c ne pr tb vtx nf
 	: > "$L/split-net"
 	for ns in mk-a mk-b; do
 		ip netns add $ns
@@ -213,12 +229,7 @@ case_qdisc_kept() {
 	n=$(stat -L -c %i /run/netns/mk-a)
 	enq=0
 	case $(uname -r) in 5.*) ;; *) enq=1 ;; esac
-	tc -n mk-a qdisc add dev mka0 root handle 1: netem loss 30%
-	insmod "$KO" events=dev,drop,qdisc omode=1 nontcp=1
-	start_reader "$L/kept.bin"
-	s=$(nsexec mk-a $PY "$HERE/udpsend.py" 10.68.1.2 7003 200 100)
-	[ "$s" = 200 ]
-	ne=$(tc_counts mk-a mka0)
+	kept_lossy "$L/kept.bin"
 	log "netem: sent, bytes, dropped: $ne"
 	tc -n mk-a qdisc replace dev mka0 root handle 2: prio
 	tc -n mk-a filter add dev mka0 parent 2: protocol ip prio 1 u32 \
@@ -264,6 +275,39 @@ case_qdisc_kept() {
 	$PY "$HERE/checksplit.py" "$L/kept.txt" "$n" "$idx" tbf+4 $tb $enq \
 		"KEPT:7006:$1" | while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
+	# The kinds of loss, in a log of their own: netem loss 30% as above,
+	# then a netem with no loss and room for 10 packets, sent 100 at once
+	# (what it drops, it drops full). A drop is told by the qdisc whose
+	# enqueue came last on its device, so in a log of one qdisc after
+	# another a new one's drops are its own only once it has enqueued
+	# (the prio's above, before its first, would be netem's). Told by
+	# magnet-exp analyse on the host (hostcheck.sh qdisc_kinds) with the
+	# qdiscs as magnet-exp run keeps them (<...>_qdisc.txt) and
+	# topology.json placing the device as its would
+	rm -rf "$L/kinds"
+	mkdir "$L/kinds"
+	kept_lossy "$L/kinds/kinds_magnet.bin"
+	tc -n mk-a -s qdisc show > "$L/kinds/kinds_qdisc.txt"
+	tc -n mk-a qdisc replace dev mka0 root handle 4: netem limit 10 \
+		rate 1mbit
+	s=$(nsexec mk-a $PY "$HERE/udpsend.py" 10.68.1.2 7008 100 1000)
+	[ "$s" = 100 ]
+	sleep 1.5
+	nf=$(tc_counts mk-a mka0)
+	tc -n mk-a -s qdisc show >> "$L/kinds/kinds_qdisc.txt"
+	teacup_stop
+	rmmod magnet
+	log "kinds: netem loss 30%: sent, bytes, dropped: $ne; netem limit 10: $nf"
+	# both dropped some, netem 4 of the 100 it got
+	# shellcheck disable=SC2086 # the counts are three words
+	set -- $ne $nf
+	[ "$3" -gt 0 ]
+	[ "$6" -gt 0 ]
+	[ $(($4 + $6)) = 100 ]
+	echo "$ne $nf $(uname -r)" > "$L/kinds/truth"
+	printf '{"devices": {"mka0": {"netns": "mk-a", "ifindex": %s}},\n "netns_hosts": {"%s": "sender (mk-a)"}}\n' \
+		"$idx" "$n" > "$L/kinds/topology.json"
+	echo qdisc_kinds >> "$L/host-checks"
 	for ns in mk-a mk-b; do ip netns del $ns; done
 	rm -f "$L/split-net"
 }
