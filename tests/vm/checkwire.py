@@ -17,9 +17,12 @@ nanosecond stamps), taken while magnet recorded.
   came, tbf's drops among them).
 - Each of those packets' qdisc event (tbf let it go) comes before its
   wire_out (matched by sequence range, IP id and ports, in order), and the
-  wire_out before tbf's next dequeue on the device: the driver gets the
-  packet in the same call (qdisc_restart(), sch_direct_xmit()), and one
-  CPU at a time runs a qdisc. Times on magnet's one clock.
+  wire_out before tbf's next dequeue on the device, of another batch: the
+  driver gets the packets of one dequeue in the same call
+  (qdisc_restart(), sch_direct_xmit()), and one CPU at a time runs a
+  qdisc. A batch is what one dequeue_skb() took (several where the device
+  has BQL: veth on 7.2): dequeue events in a row, no enqueue between, with
+  one qlen. Times on magnet's one clock.
 - tcpdump saw leave exactly the packets of the wire_out events, in the
   same order, and each wire_out is between tcpdump's stamp of its packet
   and of the next one (xmit_one(): the taps, then the tracepoint, and the
@@ -89,12 +92,13 @@ def main(text, netns, ifindex, pkts, nbytes, pcap):
         bad.append("LOST records")
     dev = [r for r in rows if r["netns"] == netns and r["ifindex"] == ifindex]
     w = [r for r in dev if r["event"] == "wire_out"]
-    q = [r for r in dev if r["event"] == "qdisc"]
     came = [r for r in dev if r["event"] == "dev_out"]
     wbytes = sum(int(r["len"]) + 14 for r in w)
     print("tbf: sent %d packets, %d bytes; magnet on the device: %d wire_out "
           "(%d bytes), %d qdisc, %d dev_out" % (pkts, nbytes, len(w), wbytes,
-                                               len(q), len(came)))
+                                               sum(r["event"] == "qdisc"
+                                                   for r in dev),
+                                               len(came)))
     if len(w) != pkts:
         bad.append("%d wire_out events, tbf sent %d packets" % (len(w), pkts))
     if wbytes != nbytes:
@@ -102,8 +106,30 @@ def main(text, netns, ifindex, pkts, nbytes, pcap):
                                                                 nbytes))
     t = lambda r: float(r["time"])
     key = lambda r: (r["lport"], r["rport"], r["seq"], r["ip_id"])
-    # each dequeue, then its packet's wire_out, then the next dequeue
-    q.sort(key=t)
+    # each dequeue, then its packet's wire_out, then the next dequeue of
+    # another batch: a qdisc may hand the driver several packets at once
+    # (dequeue_skb()'s bulk dequeue, where the device has BQL: veth on
+    # 7.2), their dequeue events in a row with the qlen after them all,
+    # then their wire_outs. A batch: dequeues in a row (no enqueue between)
+    # with one qlen
+    qe = sorted((r for r in dev if r["event"] in ("qdisc", "qdisc_enq")),
+                key=t)
+    q, batch, prev = [], [], None
+    for r in qe:
+        if r["event"] != "qdisc":
+            prev = None
+            continue
+        if prev is None or r["qdisc_qlen"] != prev["qdisc_qlen"]:
+            batch.append(len(q))
+        else:
+            batch.append(batch[-1])
+        q.append(r)
+        prev = r
+    # the index of the first dequeue after each one's batch
+    after_batch = [len(q)] * len(q)
+    for i in range(len(q) - 2, -1, -1):
+        after_batch[i] = i + 1 if batch[i + 1] != batch[i] else \
+            after_batch[i + 1]
     pend = {}
     for i, r in enumerate(q):
         pend.setdefault(key(r), []).append(i)
@@ -117,7 +143,7 @@ def main(text, netns, ifindex, pkts, nbytes, pcap):
         late.append(t(r) - t(q[i]))
         if t(r) < t(q[i]):
             early += 1
-        elif i + 1 < len(q) and t(r) > t(q[i + 1]):
+        elif after_batch[i] < len(q) and t(r) > t(q[after_batch[i]]):
             after += 1
     if unmatched:
         bad.append("%d wire_out events with no qdisc event before" %
@@ -126,13 +152,15 @@ def main(text, netns, ifindex, pkts, nbytes, pcap):
         late.sort()
         print("from each packet's dequeue to its wire_out: median %.1f us, "
               "p99 %.1f us, longest %.1f us, earliest %.1f us; %d before "
-              "their dequeue, %d after the next dequeue" % (
+              "their dequeue, %d after the next batch's; %d dequeues in "
+              "%d batches" % (
                   pct(late, 50) * 1e6, pct(late, 99) * 1e6, late[-1] * 1e6,
-                  late[0] * 1e6, early, after))
+                  late[0] * 1e6, early, after, len(q), len(set(batch))))
         if early:
             bad.append("%d wire_out events before their dequeue" % early)
         if after:
-            bad.append("%d wire_out events after tbf's next dequeue" % after)
+            bad.append("%d wire_out events after tbf's next dequeue (of "
+                       "another batch)" % after)
     else:
         bad.append("no wire_out matched to a dequeue")
     # tcpdump's packets, each to its wire_out and to its dev_out
