@@ -331,14 +331,14 @@ class LogAnalysis:
         qdisc and kind of loss (drop_kind()), the packets"""
         rows = Counter()
         for (k, ns, lay, why, where, dev, fill), n in self.drops.items():
-            qd = self.queues.qdisc_of(ns, dev) if dev else None
+            # a qdisc's drop: the qdisc of the last enqueue before it,
+            # else of the device's first, else those its dequeues name
+            qd = None
+            if dev:
+                qd = fill[2] if fill else self.queues.first.get(
+                    (ns, dev)) or self.queues.qdisc_of(ns, dev)
             kind, limit = drop_kind(why, ns, dev, fill, qd, self.queues,
                                     self.qdisc_limits)
-            # the qdisc that told it (drop_kind()), else the device's
-            if dev and fill:
-                qd = fill[2]
-            elif dev:
-                qd = self.queues.first.get((ns, dev)) or qd
             rows[(k, ns, lay, why, where, dev, qd, kind, limit)] += n
         return [{"flow": _label(k), "host": self.host_name(ns),
                  "layer": lay, "reason": why, "where": where, "qdisc": qd,
@@ -855,12 +855,13 @@ class Queues:
         k = self._packet(r)
         self.enq.add(k, (t, int(ql) if ql else None))
         if ql:
-            qd = (k[0] or "", k[1], "%s %s" % (r["qdisc"], r["qdisc_handle"]))
-            self.fill[qd[:2]] = (int(ql), int(r["qdisc_backlog"] or 0),
-                                 qd[2])
-            self.first.setdefault(qd[:2], qd[2])
-            if int(ql) > self.longest[qd]:
-                self.longest[qd] = int(ql)
+            ql = int(ql)
+            dk = (k[0] or "", k[1])
+            name = "%s %s" % (r["qdisc"], r["qdisc_handle"])
+            self.fill[dk] = (ql, int(r["qdisc_backlog"] or 0), name)
+            self.first.setdefault(dk, name)
+            if ql > self.longest[dk + (name,)]:
+                self.longest[dk + (name,)] = ql
         self.enq_seen = True
 
     def dequeued(self, r, t):
@@ -981,10 +982,11 @@ UNTOLD = "not told apart (no qdisc_enq events: events=qdisc, Linux 6.1 on)"
 
 
 def drop_kind(why, ns, dev, fill, qd, queues, limits):
-    """(kind, limit) of a drop: for a qdisc's drop (@dev set), by its
-    qdisc's queue as the last enqueue on that device (a qdisc_enq event)
-    left it, @fill (qlen, backlog, "kind handle", this packet's length;
-    None if none came before), against its limit (@limits: qdisc_limits(),
+    """(kind, limit) of a drop: for a qdisc's drop (@dev set) at the qdisc
+    @qd ("kind handle"), by its queue as the last enqueue on that device
+    (a qdisc_enq event) left it, @fill (qlen, backlog, "kind handle",
+    this packet's length; None if none came before: empty), against its
+    limit (@limits: qdisc_limits(),
     from the run's `tc qdisc show`; else the longest queue the log shows
     it had):
       overflow: at its limit (packets), or the backlog and this packet
@@ -996,9 +998,10 @@ def drop_kind(why, ns, dev, fill, qd, queues, limits):
     overflow: netem draws the loss first, and the data cannot tell them
     apart. A drop is told by the qdisc of the last enqueue on its device
     (before any, the first): after a qdisc was replaced, the new one's
-    drops before its first enqueue are told by the old one's. Other drops: by the kernel's reason (a tc action: a policer or
-    filter; a netfilter rule; the stack's own). @limit: the limit, with
-    where it came from, or None"""
+    drops before its first enqueue are told by the old one's. Other
+    drops: by the kernel's reason (a tc action: a policer or filter; a
+    netfilter rule; the stack's own). @limit: the limit, with where it
+    came from, or None"""
     if not dev:
         if why.startswith("TC_"):
             return "tc action (policer or filter)", None
@@ -1007,13 +1010,8 @@ def drop_kind(why, ns, dev, fill, qd, queues, limits):
         return "the stack's (its reason)", None
     if not queues.enq_seen:
         return UNTOLD, None
-    if fill:
-        qlen, backlog, name, plen = fill
-    else:
-        # no enqueue there before it: the qdisc was empty, and it is the
-        # one whose enqueue came first there
-        qlen, backlog, name, plen = 0, 0, queues.first.get((ns, dev),
-                                                           qd or ""), 0
+    qlen, backlog, _, plen = fill or (0, 0, None, 0)
+    name = qd or ""
     lim = limits.get((ns, dev, name))
     if lim is None:
         top = queues.longest.get((ns, dev, name))

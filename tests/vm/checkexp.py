@@ -14,6 +14,7 @@ usage: checkexp.py main DIR RATE_MBIT DELAY_MS LIMIT LENGTH
        checkexp.py clocks DIR OFFSET_MS
        checkexp.py complete DIR BYTES
        checkexp.py monarch DIR
+       checkexp.py kinds ANALYSIS SENT BYTES DROPPED SENT BYTES DROPPED KVER
 
 main: every verdict confirmed; per run, the throughput from the log within
 1% of iperf3's (3% for a log without the application's records); the largest cwnd at most three times what the path holds
@@ -51,6 +52,7 @@ import os
 import statistics
 import subprocess
 import sys
+from collections import Counter
 
 
 def fail(msg):
@@ -899,6 +901,37 @@ def cmd_monarch(d):
     print("checkexp: monarch: comparison of %s" % ", ".join(variants))
 
 
+def cmd_kinds(a, n1, n4, kver):
+    """case_qdisc_kept's log of loss kinds, analysed into @a: netem 1:
+    (loss 30%, limit 1000, 200 datagrams) dropped only at random, netem
+    4: (no loss, limit 10, 100 at once) only full, each as many as tc
+    counted (@n1, @n4); on 5.x (no qdisc_enq events) every qdisc drop not
+    told apart, @n1 + @n4 in all (its rows name every qdisc the device
+    had: no enqueue event says which one dropped)"""
+    with open(os.path.join(a, "verdict.json")) as f:
+        d = json.load(f)
+    qd = [m for m in d["drops"] if m["qdisc"]]
+    print("checkexp: kinds: %s; tc: netem 1: dropped %d, netem 4: %d" % (
+        sorted((m["qdisc"], m["kind"], m["limit"], m["packets"])
+               for m in qd), n1, n4))
+    if kver.startswith("5."):
+        untold = ("not told apart (no qdisc_enq events: events=qdisc, "
+                  "Linux 6.1 on)")
+        if not all(m["kind"] == untold for m in qd) or \
+                sum(m["packets"] for m in qd) != n1 + n4:
+            fail("kinds: want every qdisc drop %r, %d in all" % (
+                untold, n1 + n4))
+        return
+    got = Counter()
+    for m in qd:
+        if m["qdisc"] in ("netem 1:0", "netem 4:0"):
+            got[(m["qdisc"], m["kind"], m["limit"])] += m["packets"]
+    want = {("netem 1:0", "random loss (netem)", "1000 packets (tc)"): n1,
+            ("netem 4:0", "overflow", "10 packets (tc)"): n4}
+    if dict(got) != want:
+        fail("kinds: want %s" % sorted(want.items()))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "main":
         cmd_main(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
@@ -921,6 +954,9 @@ if __name__ == "__main__":
         cmd_clocks(sys.argv[2], float(sys.argv[3]))
     elif sys.argv[1] == "monarch":
         cmd_monarch(sys.argv[2])
+    elif sys.argv[1] == "kinds":
+        cmd_kinds(sys.argv[2], int(sys.argv[5]), int(sys.argv[8]),
+                  sys.argv[9])
     elif sys.argv[1] == "teacup":
         cmd_teacup(*sys.argv[2:5])
     elif sys.argv[1] in ("return-loss", "forward-loss"):

@@ -124,37 +124,7 @@ host_qdisc_kinds() {
 	read -r -a truth < "$d/truth"
 	rm -rf "$d/an"
 	$EXP analyse --no-figures -o "$d/an" "$d/kinds_magnet.bin" > /dev/null
-	$PY - "$d/an/verdict.json" "${truth[@]}" <<'PYEOF'
-import json
-import sys
-d = json.load(open(sys.argv[1]))
-n1, n4, kver = int(sys.argv[4]), int(sys.argv[7]), sys.argv[8]
-got = {}
-for m in d["drops"]:
-    if m["qdisc"] in ("netem 1:0", "netem 4:0"):
-        k = (m["qdisc"], m["kind"], m["limit"])
-        got[k] = got.get(k, 0) + m["packets"]
-print("qdisc_kinds: %s; tc: netem 1: dropped %d, netem 4: %d" % (
-    sorted(got.items()), n1, n4))
-if kver.startswith("5."):
-    # every qdisc drop not told apart; 5.10's rows name every qdisc the
-    # device had (no enqueue event says which one dropped): the two
-    # netems' drops among them
-    untold = "not told apart (no qdisc_enq events: events=qdisc, Linux 6.1 on)"
-    qd = [m for m in d["drops"] if m["qdisc"]]
-    print("qdisc_kinds: 5.x: %s" % sorted((m["qdisc"], m["kind"],
-                                          m["packets"]) for m in qd))
-    want = "every qdisc drop %r, %d in all" % (untold, n1 + n4)
-    ok = all(m["kind"] == untold for m in qd) and \
-        sum(m["packets"] for m in qd) == n1 + n4
-else:
-    want = {("netem 1:0", "random loss (netem)", "1000 packets (tc)"): n1,
-            ("netem 4:0", "overflow", "10 packets (tc)"): n4}
-    ok = got == want
-if not ok:
-    sys.exit("qdisc_kinds: FAIL: want %s" % (
-        sorted(want.items()) if isinstance(want, dict) else want))
-PYEOF
+	$CHK kinds "$d/an" "${truth[@]}"
 }
 
 # case_drops: in the pcapng export, the packets whose comment says they

@@ -89,14 +89,13 @@ trap 'rm -f "$recap"' EXIT
 # case_tail KVER CASE: the last guest lines of a failed case, for the recap:
 # from its own "=== CASE" line (the whole name: case_qdisc is not
 # case_qdisc_gso) to its FAIL line, the guest's lines and the kernel's
-# alarms, not the kernel's other messages
+# alarms (KERNEL_BAD, scripts/kernel-bad.sh), not its other messages
 case_tail() {
-	awk -v s="[guest] === $2" -v e="[guest] FAIL $2 " \
+	awk -v s="[guest] === $2" -v e="[guest] FAIL $2 " -v bad="$KERNEL_BAD" \
 		'{ sub(/\r$/, "") }
 		 $0 == s { n = 0; on = 1; next }
 		 index($0, e) == 1 { l[n++ % 12] = $0; on = 0 }
-		 on && (index($0, "[guest] ") == 1 ||
-		        $0 ~ /BUG:|WARNING:|Oops|RCU stall|lockup/) { l[n++ % 12] = $0 }
+		 on && (index($0, "[guest] ") == 1 || $0 ~ bad) { l[n++ % 12] = $0 }
 		 END { for (i = (n > 12 ? n - 12 : 0); i < n; i++) print l[i % 12] }' \
 		"$out/console.log" | awk -v p="  $1 $2| " '{ print p $0 }'
 }
