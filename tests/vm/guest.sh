@@ -4,8 +4,10 @@
 # usage: guest.sh MAGNET_KO OUTDIR
 #        MAGNET_LIST_CASES=1 guest.sh: print the cases it would run, one a
 #        line, and exit (nothing else is done; with MAGNET_ALL_CASES=0:
-#        those of make check's other kernels, MAGNET_EXP_CASES=1: with
-#        magnet-exp's further cases, as tests/vm/run.sh would pass them)
+#        without the cases of make check's first kernel alone,
+#        MAGNET_ONE_CASES=1: with those of its last kernel alone, and
+#        with MAGNET_EXP_CASES=1 too, magnet-exp's further cases, as
+#        tests/vm/run.sh would pass them)
 #
 # Topology (one guest kernel, so magnet sees both ends of every flow):
 #
@@ -42,21 +44,21 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # parsing, the filters' and the ring's decisions, the formats, read
 # semantics). Sockets coming and going depend on the kernel too, but the
 # churn (1,000 connections twice, 80 s on 5.10) runs on the first kernel
-# only: make check-stress runs it with 10,000 on both. magnet-exp's cases
-# (but case_exp_strict) are tagged exp: they test the tool (the module
-# paths they use have cases of their own), and run with the first
-# kernel's when MAGNET_EXP_CASES=1 (run.sh sets it on the first kernel for
-# make check-all or MAGNET_VM_EXP=1). MAGNET_TEST_CASES names the cases
-# instead.
+# only: make check-stress runs it with 10,000 on both. magnet-exp's and
+# Monarch's further cases (but case_exp_strict, on the first kernel) test
+# the tool (the module paths they use have cases of their own), so they
+# run on one kernel, make check's last (run.sh sets MAGNET_ONE_CASES=1
+# there): those tagged check-exp, one of each area, and with
+# MAGNET_EXP_CASES=1 too (make check-all, MAGNET_VM_EXP=1) those tagged
+# exp. MAGNET_TEST_CASES names the cases instead.
 if [ -n "${MAGNET_TEST_CASES:-}" ]; then
 	cases=$MAGNET_TEST_CASES
 else
 	tags=every-kernel
-	if [ "${MAGNET_ALL_CASES:-1}" = 1 ]; then
-		tags="$tags -"
-		if [ "${MAGNET_EXP_CASES:-0}" = 1 ]; then
-			tags="$tags exp"
-		fi
+	[ "${MAGNET_ALL_CASES:-1}" = 1 ] && tags="$tags -"
+	if [ "${MAGNET_ONE_CASES:-0}" = 1 ]; then
+		tags="$tags check-exp"
+		[ "${MAGNET_EXP_CASES:-0}" = 1 ] && tags="$tags exp"
 	fi
 	# (run.sh has run it on the host: a bad tag stops it before any boot)
 	cases=$("$HERE/suite.sh" $tags) ||

@@ -86,10 +86,8 @@ case_monarch() {
 
 # The other three probe types (UDP to a closed port, ICMP echo, ICMP
 # timestamp), each a flow as case_monarch's: the kernel's part is the
-# same as there, so on one kernel, and with magnet-exp's further cases
-# (the exp suite: make check-all, MAGNET_VM_EXP=1), which keeps make
-# check's time down (68 s on 5.10).
-# suite: exp
+# same as there, so on one kernel, make check's last (68 s on 5.10).
+# suite: check-exp
 case_monarch_probes() {
 	local probe
 	monarch_net
@@ -426,9 +424,9 @@ monarch_diag() {
 # every loss classified as on the way out, as many as the router dropped;
 # loss on the way back only is inaccurate, every loss classified as on the
 # way back, as many as the router dropped, and the sender retransmitted;
-# randomised IP IDs (no loss) are indeterminate, the IDs unusable. In the
-# exp suite, as case_monarch_probes (67 s on 5.10).
-# suite: exp
+# randomised IP IDs (no loss) are indeterminate, the IDs unusable. On one
+# kernel, as case_monarch_probes (67 s on 5.10).
+# suite: check-exp
 case_monarch_diagnosis() {
 	monarch_net
 	monarch_diag out confirmed inc out

@@ -51,7 +51,8 @@ exp_capture() {
 	[ "$(ls "$L/$name"/*_magnet.bin.gz | wc -l)" = "$2" ]
 }
 
-# make check's magnet-exp case (the others run in make check-all or with
+# make check's magnet-exp case on the first kernel (those tagged
+# check-exp run on its last, the others in make check-all or with
 # MAGNET_VM_EXP=1): one cubic run through a 20 Mbit/s, 20 ms bottleneck
 # with no loss, whose verdict must be confirmed: the host runs
 # `magnet-exp report --strict` on it (exit 1 for any other verdict) and
@@ -84,7 +85,7 @@ case_exp_run() {
 # apart); the host checks each run's path against tc's own readout and
 # iperf3's RTT, and the comparison's rows and spread (hostcheck.sh
 # exp_sweep)
-# suite: exp
+# suite: check-exp
 case_exp_sweep() {
 	cat > "$L/expsweep.toml" <<-EOF
 	test_id = "expsweep"
@@ -110,7 +111,7 @@ case_exp_sweep() {
 # byte read, as its server's wc -c counts, none undelivered) and that an
 # iperf3 transfer cut short is flagged with its count (hostcheck.sh
 # exp_complete)
-# suite: exp
+# suite: check-exp
 case_exp_complete() {
 	cat > "$L/expcomplete.toml" <<-EOF
 	test_id = "expcomplete"
