@@ -18,7 +18,7 @@ linux-image-6.12-amd64 linux-headers-6.12-amd64 \
 qemu-system-x86 busybox-static file python3 python3-venv \
 iperf3 ethtool iproute2 iputils-ping procps \
 dkms xz-utils gzip zlib1g-dev clang libclang-rt-14-dev debootstrap \
-tcpdump bpftrace linux-perf tshark nftables python3-matplotlib \
+tcpdump bpftrace linux-perf tshark nftables python3-matplotlib python3-scipy \
 python3-asyncssh openssh-server socat python3-wheel shellcheck $*"
 
 # virtme-ng, pinned; it lives in its own venv (Debian's python3 has no pip

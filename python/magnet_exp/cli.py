@@ -181,11 +181,15 @@ segments each TCP stack sent, MAGNeT's Table II, and flows.csv); DIR also
 gets the spec, the kernel release, the sysctls, the qdiscs and the device
 map, and at the end comparison.md and .csv (per variant, and per
 combination of a sweep, median and
-min..max over the repetitions: throughput from the log and from iperf3,
+min..max over the repetitions whose verdict is confirmed, the others
+listed: throughput from the log and from iperf3,
 retransmits, mean and max RTT, max cwnd, time to 10/30/50/70/90% of the
-bytes; then the per-stack table and each flow's numbers), stacks.csv,
+bytes; a warning below 3 runs; each one's mean with its 95% confidence
+interval (Student's t), and Welch's t-test of each variant against the
+first; then the per-stack table and each flow's numbers), stacks.csv,
 summary.json, compare.png/.svg, with repetitions spread.png/.svg (box
-plots of each variant's runs), and report.html (the comparison, every
+plots of each variant's runs, the means' intervals), and report.html
+(the comparison and its statistics, every
 run's verdict and reasons, the figure inline, links to each run's
 <...>.analysis/report.html).
 """
@@ -419,7 +423,7 @@ def report(s, outdir, runs, ns):
             specmod.with_params(s, params), outdir, res, adir, iperf)
         per_run.append((variant, rep, st_rows, fl_rows))
         m = compare.run_metrics(res, iperf, ends)
-        rows.append((variant, rep, m, params))
+        rows.append((variant, rep, m, params, d["verdict"]))
         named.append(("%s #%d" % (rpt.run_variant(variant, params), rep),
                       res))
         summary.append({"variant": variant, "repetition": rep,
@@ -436,13 +440,14 @@ def report(s, outdir, runs, ns):
     tab = compare.table(rows)
     md = compare.table_md(tab)
     with open(os.path.join(outdir, "comparison.md"), "w") as f:
-        f.write(rpt.comparison_md(s["test_id"], tab))
+        f.write(rpt.comparison_md(s["test_id"], tab, rows))
         f.write(stacks.experiment_extras(outdir, per_run))
     _write_csv(os.path.join(outdir, "comparison.csv"),
                [{k: v for k, v in r.items() if k != "params"} for r in tab])
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump({"test_id": s["test_id"], "runs": summary,
-                   "comparison": tab}, f, indent=1)
+                   "comparison": tab,
+                   "differences": compare.differences(rows)}, f, indent=1)
         f.write("\n")
     figs = []
     if not ns.no_figures:
@@ -454,9 +459,13 @@ def report(s, outdir, runs, ns):
     with open(os.path.join(outdir, "report.html"), "w") as f:
         f.write(rpt.experiment_html(
             s["test_id"], tab, [dict(r, report=p) for r, p in
-                                zip(summary, pages)], outdir, figs))
+                                zip(summary, pages)], outdir, figs, rows))
     print()
     print(md, end="")
+    for w in compare.warnings(tab, rows):
+        print("\n" + w)
+    print("(means with 95%% confidence intervals, and Welch's tests of the "
+          "differences: %s/comparison.md)" % outdir)
     print("\nverdicts: " + ", ".join("%s #%d %s" % (
         rpt.run_variant(r["variant"], r["params"]), r["repetition"],
         r["verdict"]) for r in summary))

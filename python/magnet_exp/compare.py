@@ -1,7 +1,14 @@
 """Monarch's comparison of congestion controls on the same path: per run,
-the numbers of its log (and iperf3's), then per variant their median and
-spread over the repetitions."""
+the numbers of its log (and iperf3's), then per variant, over the
+repetitions whose verdict is confirmed, their median and spread, their
+mean with its 95% confidence interval, and Welch's test of each variant
+against the first (stats.py)."""
 import statistics
+
+from . import stats
+
+CONFIRMED = "confirmed"
+MIN_RUNS = 3        # fewer confirmed runs than this: a warning
 
 # the times to N% of the bytes acknowledged; 100: all of them (the
 # transfer's completion)
@@ -10,6 +17,14 @@ IPERF3_COOKIE = 37      # the bytes iperf3 sends first on a data connection
 COLUMNS = ["throughput_mbps", "iperf3_mbps", "undelivered", "retransmits",
            "rtt_mean_ms", "rtt_max_ms", "cwnd_max"] + \
     ["t%d_s" % p for p in PCTS]
+# the columns' names in the tables
+NAMES = dict(zip(COLUMNS, ["throughput (Mbit/s)", "iperf3 (Mbit/s)",
+                           "undelivered (bytes)", "retransmits",
+                           "mean RTT (ms)", "max RTT (ms)", "max cwnd"] +
+                 ["%d%% acked (s)" % p if p < 100 else "all acked (s)"
+                  for p in PCTS]))
+
+
 # how a run's throughput_mbps was computed (its metrics' "window")
 WINDOWS = {
     "iperf3": "iperf3's bytes over iperf3's window as the log saw it (the "
@@ -132,25 +147,48 @@ def _params(r):
     return r[3] if len(r) > 3 and r[3] else {}
 
 
+def confirmed(r):
+    """a run (variant, rep, metrics[, params[, verdict]]) the statistics
+    count: its verdict confirmed (or not given)"""
+    return len(r) < 5 or r[4] in (None, CONFIRMED)
+
+
+def _keys(runs):
+    return dict.fromkeys((tuple(_params(r).items()), r[0]) for r in runs)
+
+
 def groups(runs):
-    """@runs: [(variant, rep, metrics[, params])] -> [(params, variant,
-    [metrics of its repetitions])], per combination of a sweep (in the
-    order run) and within it per variant"""
-    keys = dict.fromkeys((tuple(_params(r).items()), r[0]) for r in runs)
-    return [(dict(p), v, [r[2] for r in runs
-                          if r[0] == v and tuple(_params(r).items()) == p])
-            for p, v in keys]
+    """@runs: [(variant, rep, metrics[, params[, verdict]])] -> [(params,
+    variant, [metrics of its repetitions whose verdict is confirmed])],
+    per combination of a sweep (in the order run) and within it per
+    variant"""
+    return [(dict(p), v, [r[2] for r in runs if confirmed(r) and r[0] == v
+                          and tuple(_params(r).items()) == p])
+            for p, v in _keys(runs)]
+
+
+def excluded(runs):
+    """the runs left out of the statistics, their verdict not confirmed:
+    [(params, variant, rep, verdict)], in the order run"""
+    return [(_params(r), r[0], r[1], r[4]) for r in runs if not confirmed(r)]
 
 
 def table(runs):
-    """@runs: [(variant, rep, metrics[, params])] -> rows per variant (of
-    a sweep: per combination and variant, its swept keys' values in the
-    row, and in "params"): for each column the median and the spread
-    (min..max) over the repetitions"""
+    """@runs: [(variant, rep, metrics[, params[, verdict]])] -> rows per
+    variant (of a sweep: per combination and variant, its swept keys'
+    values in the row, and in "params"), over the repetitions whose
+    verdict is confirmed ("runs", their count; "excluded", the others'
+    "#rep verdict"): for each column the median and the spread (min..max),
+    the mean and its 95% confidence interval (_mean, _ci_low, _ci_high:
+    stats.CI_METHOD)"""
     rows = []
+    out = excluded(runs)
     for params, v, ms in groups(runs):
         row = dict(params)
         row.update({"params": params, "variant": v, "runs": len(ms),
+                    "excluded": " ".join(
+                        "#%d %s" % (rep, verdict) for p, vv, rep, verdict
+                        in out if vv == v and p == params),
                     # how the throughput of its runs was computed
                     "windows": " ".join(sorted({m["window"] for m in ms
                                                 if m.get("window")}))})
@@ -159,8 +197,60 @@ def table(runs):
             row[c] = statistics.median(vals) if vals else None
             row[c + "_min"] = min(vals) if vals else None
             row[c + "_max"] = max(vals) if vals else None
+            (row[c + "_mean"], row[c + "_ci_low"],
+             row[c + "_ci_high"]) = stats.mean_ci(vals)
         rows.append(row)
     return rows
+
+
+def differences(runs):
+    """each variant against the first of its combination, column by
+    column, over the confirmed repetitions: [{"params", "variant",
+    "baseline", "column", "diff", "ci_low", "ci_high", "p",
+    "significant"}] (stats.welch: the difference of the means, variant
+    minus baseline), for the columns with at least 2 values on both
+    sides"""
+    out = []
+    gs = groups(runs)
+    for params, v, ms in gs:
+        base = next(g for g in gs if g[0] == params)
+        if base[1] == v:
+            continue
+        for c in COLUMNS:
+            a = [m[c] for m in base[2] if m[c] is not None]
+            b = [m[c] for m in ms if m[c] is not None]
+            w = stats.welch(a, b)
+            if w is None:
+                continue
+            out.append({"params": params, "variant": v, "baseline": base[1],
+                        "column": c, "diff": w[0], "ci_low": w[1],
+                        "ci_high": w[2], "p": w[3],
+                        "significant": w[3] < stats.ALPHA})
+    return out
+
+
+def warnings(rows, runs):
+    """the comparison's caveats as lines: variants with fewer than
+    MIN_RUNS confirmed runs, and the runs left out"""
+    lines = []
+    few = [r for r in rows if r["runs"] < MIN_RUNS]
+    if few:
+        lines.append(
+            "warning: fewer than %d confirmed runs: %s; a median or mean of "
+            "so few runs says little about a variant: no confidence "
+            "interval with 1 run, a wide one with 2, no test of a "
+            "difference with fewer than 2 on either side" % (
+                MIN_RUNS, ", ".join("%s%s (%d)" % (
+                    "".join("%s %s, " % kv for kv in r["params"].items()),
+                    r["variant"], r["runs"]) for r in few)))
+    out = excluded(runs)
+    if out:
+        lines.append(
+            "left out of every median, mean and test (verdict not "
+            "confirmed): %s" % ", ".join("%s%s #%d (%s)" % (
+                "".join("%s %s, " % kv for kv in p.items()), v, rep, verdict)
+                for p, v, rep, verdict in out))
+    return lines
 
 
 def _fmt(v):
@@ -174,32 +264,77 @@ def swept(rows):
     return list(dict.fromkeys(k for r in rows for k in r.get("params", {})))
 
 
-def table_cells(rows):
-    """the comparison table as text: (head, [cells per variant]); a
-    sweep's keys first"""
+def _cells(rows, cell):
+    """a table of the rows as text: (head, [cells per variant]), a sweep's
+    keys first, then the variant, its runs and @cell(row, column) for
+    each column"""
     keys = swept(rows)
-    head = keys + ["variant", "runs", "throughput (Mbit/s)", "iperf3 (Mbit/s)",
-            "undelivered (bytes)", "retransmits", "mean RTT (ms)", "max RTT (ms)", "max cwnd"] + \
-        ["%d%% acked (s)" % p if p < 100 else "all acked (s)" for p in PCTS]
-    body = []
-    for r in rows:
-        cells = [str(r["params"].get(k, "")) for k in keys] + \
-            [r["variant"], str(r["runs"])]
-        for c in COLUMNS:
-            cells.append("%s (%s..%s)" % (_fmt(r[c]), _fmt(r[c + "_min"]),
-                                          _fmt(r[c + "_max"]))
-                         if r["runs"] > 1 else _fmt(r[c]))
-        body.append(cells)
+    head = keys + ["variant", "runs"] + [NAMES[c] for c in COLUMNS]
+    body = [[str(r["params"].get(k, "")) for k in keys] +
+            [r["variant"], str(r["runs"])] + [cell(r, c) for c in COLUMNS]
+            for r in rows]
     return head, body
 
 
-def table_md(rows):
-    head, body = table_cells(rows)
+def table_cells(rows):
+    """the comparison table as text: "median (min..max)", the value alone
+    with one run"""
+    return _cells(rows, lambda r, c: "%s (%s..%s)" % (
+        _fmt(r[c]), _fmt(r[c + "_min"]), _fmt(r[c + "_max"]))
+        if r["runs"] > 1 else _fmt(r[c]))
+
+
+def ci_cells(rows):
+    """the means with their 95% confidence intervals: "mean [low, high]",
+    the mean alone with one run"""
+    return _cells(rows, lambda r, c: _fmt(r[c + "_mean"])
+                  if r[c + "_ci_low"] is None else "%s [%s, %s]" % (
+                      _fmt(r[c + "_mean"]), _fmt(r[c + "_ci_low"]),
+                      _fmt(r[c + "_ci_high"])))
+
+
+def diff_cells(diffs):
+    """Welch's tests as a table: (head, [cells per test])"""
+    keys = list(dict.fromkeys(k for d in diffs for k in d["params"]))
+    head = keys + ["variant", "against", "metric", "difference of means",
+                   "95% interval", "p", "significant"]
+    body = []
+    for d in diffs:
+        body.append([str(d["params"].get(k, "")) for k in keys] +
+                    [d["variant"], d["baseline"], NAMES[d["column"]],
+                     _fmt(d["diff"]), "[%s, %s]" % (_fmt(d["ci_low"]),
+                                                    _fmt(d["ci_high"])),
+                     "%.3g" % d["p"], "yes" if d["significant"] else "no"])
+    return head, body
+
+
+def _md(head, body):
     out = ["| " + " | ".join(head) + " |",
            "|" + "---|" * len(head)]
     for cells in body:
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
+
+
+def statistics_md(rows, runs):
+    """the comparison's statistics in Markdown: the warnings, the means
+    with their intervals, and the tests of the differences"""
+    out = "".join(w + "\n\n" for w in warnings(rows, runs))
+    out += "Means with their %s.\n\n" % stats.CI_METHOD
+    out += _md(*ci_cells(rows))
+    diffs = differences(runs)
+    if diffs:
+        out += "\nDifferences: %s.\n\n" % stats.TEST_METHOD
+        out += _md(*diff_cells(diffs))
+    else:
+        out += ("\nDifferences: none tested (%s needs at least 2 confirmed "
+                "runs of two variants of a combination).\n" %
+                stats.TEST_METHOD.split(" (")[0])
+    return out
+
+
+def table_md(rows):
+    return _md(*table_cells(rows))
 
 
 def legend(rows):
@@ -217,7 +352,8 @@ def legend(rows):
                 "" if len(used) == 1 else " (%s)" % ", ".join(
                     dict.fromkeys(used[w])), WINDOWS[w])
             for w in sorted(used))
-    return ("Median (min..max) over the repetitions; %s; N%% acked and all "
+    return ("Median (min..max) over the repetitions whose verdict is "
+            "confirmed; %s; N%% acked and all "
             "acked: the time from the busiest sender's first record (its "
             "SYN) until N%% (all) of the bytes its application wrote were "
             "acknowledged (without the application's records, of the bytes "

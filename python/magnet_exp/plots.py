@@ -350,8 +350,11 @@ def spread_figure(groups, outdir):
     """each variant's repetitions (of a sweep: per combination and
     variant) side by side, one panel per metric: a box from the first to
     the third quartile with the median, whiskers to the smallest and the
-    largest value (no outlier rule), and every repetition's value as a
-    point; @groups: compare.groups()'s [(params, variant, [metrics])]"""
+    largest value (no outlier rule), every repetition's value as a
+    point, and to its right the mean with its 95% confidence interval
+    (stats.mean_ci; with 2 runs or more); @groups: compare.groups()'s
+    [(params, variant, [metrics of the confirmed runs])]"""
+    from . import stats
     plt = _plt()
     fig, axes = plt.subplots(2, 2, figsize=(max(8, 1.4 * len(groups) + 3),
                                             7))
@@ -368,6 +371,11 @@ def spread_figure(groups, outdir):
             for i, v in enumerate(vals):
                 ax.plot([i + 1] * len(v), v, "o", markersize=4, alpha=0.6,
                         color="tab:blue")
+                mean, lo, hi = stats.mean_ci(v)
+                if lo is not None:
+                    ax.errorbar([i + 1.35], [mean],
+                                yerr=[[mean - lo], [hi - mean]], fmt="D",
+                                markersize=4, capsize=3, color="tab:red")
             n += sum(len(v) for v in vals)
         else:
             ax.text(0.5, 0.5, "no run has a value", ha="center",
@@ -376,9 +384,11 @@ def spread_figure(groups, outdir):
         ax.set_xticklabels(names, fontsize="small")
         ax.set_xlim(0.5, len(groups) + 0.5)
         ax.set_ylabel(label)
-    fig.suptitle("the repetitions' spread: box from the 1st to the 3rd "
-                 "quartile, line the median, whiskers min..max, points "
-                 "the runs", fontsize="small")
+    fig.suptitle("the repetitions' spread (runs whose verdict is "
+                 "confirmed): box from the 1st to the 3rd quartile, line "
+                 "the median, whiskers min..max, points the runs; red: the "
+                 "mean and its 95% confidence interval (Student's t)",
+                 fontsize="small")
     fig.tight_layout()
     files = [{"file": f, "series": n} for f in _save(fig, outdir, "spread")]
     plt.close(fig)

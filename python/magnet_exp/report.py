@@ -25,6 +25,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .note { color: #555; }
 .indeterminate { color: #8a5a00; }
 .inaccurate { color: #b00020; }
+.warn { color: #b00020; }
 img { max-width: 100%; border: 1px solid #ddd; }
 figure { margin: 1em 0; }
 """
@@ -207,11 +208,11 @@ DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp",
                  "TLP new data", "TLP last segment", "TLP nothing sent")
 
 
-def comparison_md(test_id, tab):
+def comparison_md(test_id, tab, runs=()):
     """an experiment's comparison of its variants in Markdown; @tab:
-    compare.table()"""
+    compare.table(), of @runs (its statistics after the table)"""
     return ("# %s\n\n%s\n\n" % (test_id, compare.legend(tab)) +
-            compare.table_md(tab))
+            compare.table_md(tab) + "\n" + compare.statistics_md(tab, runs))
 
 
 # ---- HTML ----
@@ -387,16 +388,33 @@ def report_html(d, outdir):
     return _page(d["log"], b)
 
 
-def experiment_html(test_id, tab, runs, outdir, figures):
+def experiment_html(test_id, tab, runs, outdir, figures, metrics=()):
     """an experiment's page: the comparison of the variants (@tab:
     compare.table()), the figures of @outdir inline (@figures: [{"file",
     "series"}]), and per run (@runs: summary.json's runs, each with
     "report", the path of its report.html from @outdir) its verdict, its
-    reasons and a link to its analysis"""
+    reasons and a link to its analysis; @metrics: compare.table()'s runs,
+    for the statistics"""
     head, body = compare.table_cells(tab)
+    nk = len(compare.swept(tab)) + 1
     b = ["<h1>%s</h1>\n" % esc(test_id),
          "<p>%s</p>\n" % esc(compare.legend(tab)),
-         _table(head, body, range(len(compare.swept(tab)) + 1, len(head)))]
+         _table(head, body, range(nk, len(head)))]
+    b += ["<p class=\"warn\"><strong>%s</strong></p>\n" % esc(w)
+          for w in compare.warnings(tab, metrics)]
+    b.append("<h2>Means and their confidence intervals</h2>\n<p>%s.</p>\n"
+             % esc(compare.stats.CI_METHOD))
+    head, body = compare.ci_cells(tab)
+    b.append(_table(head, body, range(nk, len(head))))
+    diffs = compare.differences(metrics)
+    b.append("<h2>Differences between the variants</h2>\n<p>%s.</p>\n"
+             % esc(compare.stats.TEST_METHOD))
+    if diffs:
+        head, body = compare.diff_cells(diffs)
+        b.append(_table(head, body, range(len(head) - 6, len(head) - 1)))
+    else:
+        b.append("<p>None tested: fewer than 2 confirmed runs of two "
+                 "variants of a combination.</p>\n")
     figs = _figures(figures, outdir)
     if figs:
         b.append(figs)

@@ -1763,6 +1763,97 @@ class Compare(unittest.TestCase):
         self.assertNotIn("iperf3's window", leg)
 
 
+class Statistics(unittest.TestCase):
+    """the comparison's statistics (stats.py, compare.py) against SciPy's,
+    computed here from the runs' raw numbers"""
+
+    def test_t_and_welch_against_scipy(self):
+        import random
+        from scipy import stats as S
+        from magnet_exp import stats
+        for df in (1, 2, 3, 4, 7, 11.3, 30, 200):
+            self.assertAlmostEqual(stats.t_ppf(0.975, df),
+                                   S.t.ppf(0.975, df), delta=1e-8)
+        rnd = random.Random(7)
+        for _ in range(20):
+            a = [rnd.gauss(10, 2) for _ in range(rnd.randint(1, 7))]
+            b = [rnd.gauss(11, 3) for _ in range(rnd.randint(1, 7))]
+            mean, lo, hi = stats.mean_ci(a)
+            self.assertAlmostEqual(mean, sum(a) / len(a), delta=1e-12)
+            w = stats.welch(a, b)
+            if len(a) < 2:
+                self.assertEqual((lo, hi), (None, None))
+            else:
+                ref = S.t.interval(0.95, len(a) - 1, loc=S.tmean(a),
+                                   scale=S.sem(a))
+                self.assertAlmostEqual(lo, ref[0], delta=1e-7)
+                self.assertAlmostEqual(hi, ref[1], delta=1e-7)
+            if len(a) < 2 or len(b) < 2:
+                self.assertIsNone(w)
+                continue
+            ref = S.ttest_ind(b, a, equal_var=False)
+            self.assertAlmostEqual(w[3], ref.pvalue, delta=1e-9)
+            self.assertAlmostEqual(w[0], S.tmean(b) - S.tmean(a),
+                                   delta=1e-12)
+        self.assertEqual(stats.mean_ci([]), (None, None, None))
+        # no spread on either side: the means differ or they do not
+        self.assertEqual(stats.welch([2, 2], [3, 3])[3], 0.0)
+        self.assertEqual(stats.welch([2, 2], [2, 2])[3], 1.0)
+
+    def test_comparison(self):
+        from scipy import stats as S
+        from magnet_exp import compare
+        mk = lambda t: dict({c: None for c in compare.COLUMNS},
+                            throughput_mbps=t)
+        cubic = [10.0, 10.5, 11.0, 10.2]
+        reno = [5.0, 5.5, 6.0, 5.2]
+        runs = [("cubic", i + 1, mk(t), {}, "confirmed")
+                for i, t in enumerate(cubic)]
+        runs += [("reno", i + 1, mk(t), {}, "confirmed")
+                 for i, t in enumerate(reno)]
+        # a run whose verdict is not confirmed: in no statistic
+        runs.append(("reno", 5, mk(100.0), {}, "inaccurate"))
+        rows = compare.table(runs)
+        c, r = rows
+        self.assertEqual((c["runs"], r["runs"]), (4, 4))
+        self.assertEqual(r["excluded"], "#5 inaccurate")
+        self.assertEqual(r["throughput_mbps_max"], 6.0)
+        ref = S.t.interval(0.95, 3, loc=S.tmean(reno), scale=S.sem(reno))
+        self.assertAlmostEqual(r["throughput_mbps_mean"], S.tmean(reno))
+        self.assertAlmostEqual(r["throughput_mbps_ci_low"], ref[0])
+        self.assertAlmostEqual(r["throughput_mbps_ci_high"], ref[1])
+        d, = compare.differences(runs)
+        self.assertEqual((d["variant"], d["baseline"], d["column"]),
+                         ("reno", "cubic", "throughput_mbps"))
+        self.assertAlmostEqual(d["p"], S.ttest_ind(reno, cubic,
+                                                   equal_var=False).pvalue)
+        self.assertTrue(d["significant"])
+        w = compare.warnings(rows, runs)
+        self.assertEqual(len(w), 1)
+        self.assertIn("reno #5 (inaccurate)", w[0])
+        # the same numbers on both sides: no significant difference
+        same = [(v, i + 1, mk(t), {}, "confirmed") for v in ("cubic", "reno")
+                for i, t in enumerate(cubic)]
+        d, = compare.differences(same)
+        self.assertFalse(d["significant"])
+        self.assertAlmostEqual(d["p"], 1.0)
+        # one run each: the warning, no interval, no test
+        one = [("cubic", 1, mk(10.0)), ("reno", 1, mk(5.0))]
+        rows = compare.table(one)
+        self.assertIsNone(rows[0]["throughput_mbps_ci_low"])
+        self.assertEqual(compare.differences(one), [])
+        w = compare.warnings(rows, one)
+        self.assertEqual(w, ["warning: fewer than 3 confirmed runs: cubic "
+                             "(1), reno (1); a median or mean of so few "
+                             "runs says little about a variant: no "
+                             "confidence interval with 1 run, a wide one "
+                             "with 2, no test of a difference with fewer "
+                             "than 2 on either side"])
+        md = compare.statistics_md(rows, one)
+        self.assertIn("Differences: none tested", md)
+        self.assertIn("| cubic | 1 | 10 |", md)
+
+
 class _Html(HTMLParser):
     """the tags of a page: every opened one must be closed, in order"""
     VOID = {"meta", "img", "br", "hr", "link", "input", "source", "wbr"}
@@ -1970,11 +2061,15 @@ class Report(unittest.TestCase):
         with open(os.path.join(out, "topology.json"), "w") as f:
             json.dump({"hops": []}, f)
         runs = []
-        for rep in (1, 2):
+        for rep in (1, 2, 3):
             for params, _ in spec.combinations(s):
-                # cubic's repetitions differ, reno's do not
-                for v, log in (("cubic", ("clean.bin", "lost.bin")[rep - 1]),
-                               ("reno", "lost.bin")):
+                # cubic's repetitions differ, reno's do not; cubic's
+                # third is inaccurate (lost.bin: records lost), left out
+                for v, log in (("cubic", ("clean.bin", "retx.bin",
+                                          "lost.bin")[rep - 1]),
+                               ("reno", "retx.bin")):
+                    if rep == 3 and v == "reno":
+                        continue
                     base = "sw_%s_%s_%d_h" % (spec.params_tag(params), v,
                                               rep)
                     dst = os.path.join(out, base + "_magnet.bin")
@@ -1985,12 +2080,25 @@ class Report(unittest.TestCase):
         with contextlib.redirect_stdout(io.StringIO()) as o:
             self.assertEqual(cli.report(s, out, runs, ns), 0)
         self.assertIn("delay 40ms: reno #2", o.getvalue())
+        # the inaccurate runs listed, left out of every statistic, and
+        # the warning of fewer than 3 runs
+        self.assertIn("left out of every median, mean and test (verdict "
+                      "not confirmed): delay 10ms, cubic #3 (inaccurate), "
+                      "delay 40ms, cubic #3 (inaccurate)", o.getvalue())
+        self.assertIn("warning: fewer than 3 confirmed runs: delay 10ms, "
+                      "cubic (2), delay 10ms, reno (2)", o.getvalue())
         with open(os.path.join(out, "comparison.csv")) as f:
             rows = list(csv.DictReader(f))
-        self.assertEqual([(r["delay"], r["variant"], r["runs"])
-                          for r in rows],
-                         [("10ms", "cubic", "2"), ("10ms", "reno", "2"),
-                          ("40ms", "cubic", "2"), ("40ms", "reno", "2")])
+        self.assertEqual([(r["delay"], r["variant"], r["runs"],
+                           r["excluded"]) for r in rows],
+                         [("10ms", "cubic", "2", "#3 inaccurate"),
+                          ("10ms", "reno", "2", ""),
+                          ("40ms", "cubic", "2", "#3 inaccurate"),
+                          ("40ms", "reno", "2", "")])
+        with open(os.path.join(out, "comparison.md")) as f:
+            md = f.read()
+        self.assertIn("Means with their 95% confidence interval", md)
+        self.assertIn("Welch's two-sided t-test", md)
         self.assertEqual(list(rows[0])[:3], ["delay", "variant", "runs"])
         # each row its own runs' spread: the same log twice, none
         for r in rows:

@@ -456,26 +456,72 @@ def cmd_sweep(d, rate, limit, size):
                   r["metrics"]["rtt_mean_ms"]))
     rows = s["comparison"]
     want = [(dl, v) for dl in delays for v in variants]
-    if [(x["delay"], x["variant"]) for x in rows] != want or \
-            any(x["runs"] != reps for x in rows):
-        fail("comparison rows %r, want %r with %d runs each" % (
-            [(x["delay"], x["variant"], x["runs"]) for x in rows], want,
-            reps))
+    if [(x["delay"], x["variant"]) for x in rows] != want:
+        fail("comparison rows %r, want %r" % (
+            [(x["delay"], x["variant"]) for x in rows], want))
+    # the statistics over the runs whose verdict is confirmed, the others
+    # listed; the median and spread, and the mean's 95% interval and
+    # Welch's test of each variant against the first, held to SciPy's
+    # from the runs' own numbers
+    from scipy import stats as S
+    vals = {}
     for x in rows:
-        got = [r["metrics"]["rtt_mean_ms"] for r in runs
-               if r["params"]["delay"] == x["delay"] and
-               r["variant"] == x["variant"]]
+        mine = [r for r in runs if r["params"]["delay"] == x["delay"] and
+                r["variant"] == x["variant"]]
+        ok = [r for r in mine if r["verdict"] == "confirmed"]
+        out = " ".join("#%d %s" % (r["repetition"], r["verdict"])
+                       for r in mine if r["verdict"] != "confirmed")
+        if len(mine) != reps or x["runs"] != len(ok) or \
+                x["excluded"] != out:
+            fail("row %s %s: %d runs, left out %r; its runs: %d, %d "
+                 "confirmed, the others %r" % (
+                     x["delay"], x["variant"], x["runs"], x["excluded"],
+                     len(mine), len(ok), out))
+        got = [r["metrics"]["rtt_mean_ms"] for r in ok]
+        vals[(x["delay"], x["variant"])] = got
+        if not got:
+            continue
         if (x["rtt_mean_ms"], x["rtt_mean_ms_min"], x["rtt_mean_ms_max"]) \
                 != (statistics.median(got), min(got), max(got)):
             fail("row %s %s: rtt %s (%s..%s), its runs %r" % (
                 x["delay"], x["variant"], x["rtt_mean_ms"],
                 x["rtt_mean_ms_min"], x["rtt_mean_ms_max"], got))
+        if len(got) >= 2:
+            lo, hi = S.t.interval(0.95, len(got) - 1, loc=S.tmean(got),
+                                  scale=S.sem(got))
+            if abs(x["rtt_mean_ms_ci_low"] - lo) > 1e-6 or \
+                    abs(x["rtt_mean_ms_ci_high"] - hi) > 1e-6:
+                fail("row %s %s: rtt 95%% interval [%s, %s], SciPy's "
+                     "[%s, %s] of %r" % (
+                         x["delay"], x["variant"], x["rtt_mean_ms_ci_low"],
+                         x["rtt_mean_ms_ci_high"], lo, hi, got))
+    tested = 0
+    for dl in delays:
+        a = vals[(dl, variants[0])]
+        for v in variants[1:]:
+            b = vals[(dl, v)]
+            tst = [x for x in s["differences"] if x["params"]["delay"] == dl
+                 and x["variant"] == v and x["column"] == "rtt_mean_ms"]
+            if len(a) < 2 or len(b) < 2:
+                if tst:
+                    fail("delay %s %s: a test of %r against %r" % (
+                        dl, v, b, a))
+                continue
+            p = S.ttest_ind(b, a, equal_var=False).pvalue
+            if len(tst) != 1 or tst[0]["baseline"] != variants[0] or \
+                    abs(tst[0]["p"] - p) > 1e-6 or tst[0]["significant"] != \
+                    (p < 0.05):
+                fail("delay %s %s against %s: the test %r, SciPy's p %s" % (
+                    dl, v, variants[0], tst, p))
+            tested += 1
     png = os.path.join(d, "spread.png")
     with open(png, "rb") as f:
         if f.read(8) != b"\x89PNG\r\n\x1a\n":
             fail("%s is not a PNG" % png)
-    print("checkexp: sweep: %d runs, %d rows of %d runs, spread.png" % (
-        len(runs), len(rows), reps))
+    print("checkexp: sweep: %d runs, %d rows of %d runs (%d confirmed), "
+          "%d Welch's tests as SciPy's, spread.png" % (
+              len(runs), len(rows), reps,
+              sum(r["verdict"] == "confirmed" for r in runs), tested))
 
 
 def _clocks(logs, out):
