@@ -106,6 +106,7 @@ class Flow:
         self.tcp_records = 0
         self.state = 0
         self.last_tcp = None        # the last TCP-layer record's numbers
+        self.ca_names = set()       # the congestion controls its records name
         self.app_written = 0
         self.app_read = 0
         self.app_events = 0
@@ -1085,6 +1086,7 @@ def _tcp(res, f, r, t, t0, csvs):
     f.advmss = r.int_("advmss") or f.advmss
     vals = {n: r.int_(n) for n in _TCP_INTS}
     f.last_tcp = vals
+    f.ca_names.add(r["ca_name"])
     seq, end = r.int_("seq"), r.int_("end_seq")
     if r["event"] == "tcp_out":
         f.sent_tcp = True

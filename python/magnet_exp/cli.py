@@ -191,7 +191,10 @@ summary.json, compare.png/.svg, with repetitions spread.png/.svg (box
 plots of each variant's runs, the means' intervals), and report.html
 (the comparison and its statistics, every
 run's verdict and reasons, the figure inline, links to each run's
-<...>.analysis/report.html).
+<...>.analysis/report.html). A run whose data senders' TCP records name
+another congestion control than its variant is left out of every
+statistic and named on stderr, and the exit status is then 2 (else 0, or
+1 with --strict and a verdict other than confirmed).
 """
 
 
@@ -203,7 +206,11 @@ examples:
 DIR must hold what magnet-exp run wrote: spec.json, runs.json (the runs
 done), the logs and iperf3's JSON. It writes the same files run writes
 after its last run: <...>.analysis/ per log, comparison.md and .csv,
-summary.json, compare.png/.svg and report.html.
+summary.json, compare.png/.svg and report.html, with the statistics over
+the runs whose verdict is confirmed. Exit status: 2 if a run's log shows
+another congestion control than its variant (the run named on stderr,
+left out of the statistics), else 1 with --strict and a verdict other
+than confirmed, else 0.
 """
 
 
@@ -410,7 +417,7 @@ def host_ifindex(outdir):
 def report(s, outdir, runs, ns):
     """every run's analysis, the comparison of the variants, the verdicts"""
     worst = an.CONFIRMED
-    rows, named, summary, pages = [], [], [], []
+    rows, named, summary, pages, mislabelled = [], [], [], [], []
     per_run = []
     devices, hosts = host_ifindex(outdir), host_names(outdir)
     for variant, rep, log, iperf, params in runs:
@@ -423,7 +430,15 @@ def report(s, outdir, runs, ns):
             specmod.with_params(s, params), outdir, res, adir, iperf)
         per_run.append((variant, rep, st_rows, fl_rows))
         m = compare.run_metrics(res, iperf, ends)
-        rows.append((variant, rep, m, params, d["verdict"]))
+        # the congestion control the data senders used must be the
+        # variant's: a run filed under another is in no statistic
+        wrong = compare.mislabelled(variant, m)
+        if wrong:
+            mislabelled.append("%s #%d (%s): %s" % (
+                rpt.run_variant(variant, params), rep,
+                os.path.basename(log), wrong))
+        rows.append((variant, rep, m, params,
+                     "mislabelled" if wrong else d["verdict"]))
         named.append(("%s #%d" % (rpt.run_variant(variant, params), rep),
                       res))
         summary.append({"variant": variant, "repetition": rep,
@@ -483,6 +498,11 @@ def report(s, outdir, runs, ns):
         print("figures: %s/compare.png, and cwnd_srtt.png in each "
               "*.analysis/" % outdir)
     print("report: %s/report.html" % outdir)
+    for x in mislabelled:
+        print("magnet-exp: %s; left out of the comparison" % x,
+              file=sys.stderr)
+    if mislabelled:
+        return 2
     return 1 if ns.strict and worst != an.CONFIRMED else 0
 
 

@@ -81,6 +81,9 @@ def run_metrics(res, iperf=None, ends=None):
     senders = _data_flows(flows, "bytes_sent")
     receivers = _data_flows(flows, "bytes_received")
     m = {c: None for c in COLUMNS}
+    # the congestion controls the data senders' TCP records name
+    m["ca"] = " ".join(sorted({c for f in senders for c in f.ca_names
+                               if c}))
     ib = None
     if iperf:
         try:
@@ -143,6 +146,18 @@ def run_metrics(res, iperf=None, ends=None):
     return m
 
 
+def mislabelled(variant, m):
+    """why a run of @variant with metrics @m is filed under the wrong
+    congestion control (its data senders' TCP records name another, or
+    several), or None (they name the variant, or none: a log without
+    TCP records)"""
+    used = (m.get("ca") or "").split()
+    if not used or used == [variant]:
+        return None
+    return "its data senders' TCP records name %s, not %s: the run is " \
+        "filed under the wrong variant" % (" and ".join(used), variant)
+
+
 def _params(r):
     return r[3] if len(r) > 3 and r[3] else {}
 
@@ -168,7 +183,8 @@ def groups(runs):
 
 
 def excluded(runs):
-    """the runs left out of the statistics, their verdict not confirmed:
+    """the runs left out of the statistics, their verdict not confirmed
+    (or "mislabelled": the wrong congestion control, cli.report):
     [(params, variant, rep, verdict)], in the order run"""
     return [(_params(r), r[0], r[1], r[4]) for r in runs if not confirmed(r)]
 
@@ -247,7 +263,7 @@ def warnings(rows, runs):
     if out:
         lines.append(
             "left out of every median, mean and test (verdict not "
-            "confirmed): %s" % ", ".join("%s%s #%d (%s)" % (
+            "confirmed, or the wrong congestion control): %s" % ", ".join("%s%s #%d (%s)" % (
                 "".join("%s %s, " % kv for kv in p.items()), v, rep, verdict)
                 for p, v, rep, verdict in out))
     return lines

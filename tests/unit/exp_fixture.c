@@ -60,6 +60,8 @@ static int no_rtt, listener;
 static int rst;
 
 static FILE *out;
+/* the congestion control the TCP records name */
+static const char *ca_name = "cubic";
 static __u64 now;
 
 static void emit(const struct magnet_record *r)
@@ -118,7 +120,7 @@ static void tcp(struct end *e, __u16 ev, __u32 seq, __u32 len)
 	r.bytes_received = e->received;
 	r.bytes_acked = e->acked;
 	r.min_rtt_us = no_rtt ? 0xffffffff : 4000;
-	strcpy(r.ca_name, "cubic");
+	strcpy(r.ca_name, ca_name);
 	if (listener) {		/* no peer */
 		memset(r.raddr, 0, sizeof(r.raddr));
 		r.rport = 0;
@@ -301,5 +303,9 @@ int main(int argc, char **argv)
 	write_log(argv[1], "reorder.bin", REORDER);
 	write_log(argv[1], "listen.bin", LISTEN);
 	write_log(argv[1], "cut.bin", CUT);
+	/* the same as retx.bin and lost.bin, their TCP records naming reno */
+	ca_name = "reno";
+	write_log(argv[1], "retx_reno.bin", RETX);
+	write_log(argv[1], "lost_reno.bin", LOST);
 	return 0;
 }

@@ -1891,6 +1891,20 @@ class _Html(HTMLParser):
 
 
 class Report(unittest.TestCase):
+    def run_dir(self, test_id, logs):
+        """a directory of one run per (variant, fixture log) of @logs, as
+        magnet-exp run leaves it: (dir, runs for cli.report)"""
+        import shutil
+        out = tempfile.mkdtemp(dir=FIX)
+        with open(os.path.join(out, "topology.json"), "w") as f:
+            json.dump({"hops": []}, f)
+        runs = []
+        for v, log in logs:
+            dst = os.path.join(out, "%s_%s_1_h_magnet.bin" % (test_id, v))
+            shutil.copy(os.path.join(FIX, log), dst)
+            runs.append((v, 1, dst, None, {}))
+        return out, runs
+
     def parse(self, page):
         p = _Html()
         p.feed(page)
@@ -2008,15 +2022,10 @@ class Report(unittest.TestCase):
     def test_experiment_report(self):
         import contextlib
         import io
-        import shutil
         import types
         from magnet_exp import cli
-        out = tempfile.mkdtemp(dir=FIX)
-        runs = []
-        for variant, log in (("cubic", "clean.bin"), ("reno", "lost.bin")):
-            dst = os.path.join(out, "t_%s_1_h_magnet.bin" % variant)
-            shutil.copy(os.path.join(FIX, log), dst)
-            runs.append((variant, 1, dst, None, {}))
+        out, runs = self.run_dir("t", (("cubic", "clean.bin"),
+                                       ("reno", "lost_reno.bin")))
         ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=False,
                                    strict=False)
         with contextlib.redirect_stdout(io.StringIO()):
@@ -2067,7 +2076,7 @@ class Report(unittest.TestCase):
                 # third is inaccurate (lost.bin: records lost), left out
                 for v, log in (("cubic", ("clean.bin", "retx.bin",
                                           "lost.bin")[rep - 1]),
-                               ("reno", "retx.bin")):
+                               ("reno", "retx_reno.bin")):
                     if rep == 3 and v == "reno":
                         continue
                     base = "sw_%s_%s_%d_h" % (spec.params_tag(params), v,
@@ -2083,8 +2092,9 @@ class Report(unittest.TestCase):
         # the inaccurate runs listed, left out of every statistic, and
         # the warning of fewer than 3 runs
         self.assertIn("left out of every median, mean and test (verdict "
-                      "not confirmed): delay 10ms, cubic #3 (inaccurate), "
-                      "delay 40ms, cubic #3 (inaccurate)", o.getvalue())
+                      "not confirmed, or the wrong congestion control): "
+                      "delay 10ms, cubic #3 (inaccurate), delay 40ms, "
+                      "cubic #3 (inaccurate)", o.getvalue())
         self.assertIn("warning: fewer than 3 confirmed runs: delay 10ms, "
                       "cubic (2), delay 10ms, reno (2)", o.getvalue())
         with open(os.path.join(out, "comparison.csv")) as f:
@@ -2108,6 +2118,43 @@ class Report(unittest.TestCase):
         h = self.parse(open(os.path.join(out, "report.html")).read())
         self.assertEqual(self.pngs(h), ["compare.png", "spread.png"])
         self.assertIn("delay 10ms: cubic", "".join(h.text))
+
+    def test_mislabelled(self):
+        """a run filed under another congestion control than its log's
+        data sender used: refused on stderr (status 2), left out of the
+        statistics and listed"""
+        import contextlib
+        import csv
+        import io
+        import shutil
+        import types
+        from magnet_exp import cli, spec
+        s = spec.check({"test_id": "ml", "variants": ["cubic", "reno"]})
+        # reno's run is a cubic log (retx.bin's records name cubic)
+        out, runs = self.run_dir("ml", (("cubic", "clean.bin"),
+                                        ("reno", "retx.bin")))
+        ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=True,
+                                   strict=False)
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()) as o, \
+                contextlib.redirect_stderr(err):
+            self.assertEqual(cli.report(s, out, runs, ns), 2)
+        self.assertIn("magnet-exp: reno #1 (ml_reno_1_h_magnet.bin): its "
+                      "data senders' TCP records name cubic, not reno: the "
+                      "run is filed under the wrong variant; left out of "
+                      "the comparison", err.getvalue())
+        self.assertIn("reno #1 (mislabelled)", o.getvalue())
+        with open(os.path.join(out, "comparison.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([(r["variant"], r["runs"], r["excluded"])
+                          for r in rows],
+                         [("cubic", "1", ""), ("reno", "0", "#1 mislabelled")])
+        # filed right (retx_reno.bin names reno): accepted
+        shutil.copy(os.path.join(FIX, "retx_reno.bin"), runs[1][2])
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(cli.report(s, out, runs, ns), 0)
+        self.assertEqual(err.getvalue(), "")
 
     def test_experiment_extras(self):
         # a run's flows and per-stack rows (summary.json's) become two

@@ -38,7 +38,8 @@ every file from the host that made it, with its name (cmd_ssh). flows:
 [[flows]] (cmd_flows). relays: [path] relays and the per-stack table
 (cmd_relays). teacup: TEACUP's ttprobe and web10g logs of the same
 segments, analysed (cmd_teacup). sweep: a sweep of [path] delay
-(cmd_sweep). clocks: magnet-exp clocks on the run's log (one clock: 0
+(cmd_sweep), its statistics held to SciPy's, each run's congestion
+control to iperf3's, and two runs' logs swapped refused (mislabel). clocks: magnet-exp clocks on the run's log (one clock: 0
 by construction) and on its sender's and receiver's records apart (true
 offset 0 within the estimate's bound), then the receiver's clock moved by
 OFFSET_MS (cmd_clocks). complete: [traffic] source iperf3
@@ -411,7 +412,11 @@ def cmd_sweep(d, rate, limit, size):
     records say (mean srtt): at least the delay, at most the delay plus
     the queue's LIMIT full-size packets at RATE plus 10 ms; the
     comparison a row per combination and variant, in the order run, each
-    the median and the spread of its three runs; spread.png drawn"""
+    the median and the spread of its confirmed runs, the others listed,
+    their 95% intervals and Welch's tests as SciPy's from the runs' own
+    numbers; each run's congestion control, as the log's data senders'
+    records say, its variant's and iperf3's sender's; two runs' logs
+    swapped, refused (mislabel); spread.png drawn"""
     s = load(d)
     with open(os.path.join(d, "spec.json")) as f:
         spec = json.load(f)
@@ -438,6 +443,13 @@ def cmd_sweep(d, rate, limit, size):
                    .split()[0])
         with open(base + "_iperf3.json") as f:
             end = json.load(f)["end"]
+        # the congestion control: iperf3's sender read it from its socket
+        # (TCP_CONGESTION), the analysis from the log's TCP records
+        cc = end.get("sender_tcp_congestion")
+        if cc != r["variant"] or r["metrics"].get("ca") != cc:
+            fail("%s: variant %s, iperf3's sender used %s, the log's data "
+                 "senders %r" % (base, r["variant"], cc,
+                                 r["metrics"].get("ca")))
         ip = end["streams"][0]["sender"]
         got = end["sum_received"]["bytes"]
         if not got <= sent < 3 * size:
@@ -518,6 +530,7 @@ def cmd_sweep(d, rate, limit, size):
     with open(png, "rb") as f:
         if f.read(8) != b"\x89PNG\r\n\x1a\n":
             fail("%s is not a PNG" % png)
+    mislabel(d, runs)
     print("checkexp: sweep: %d runs, %d rows of %d runs (%d confirmed), "
           "%d Welch's tests as SciPy's, spread.png" % (
               len(runs), len(rows), reps,
@@ -976,6 +989,61 @@ def cmd_kinds(a, n1, n4, kver):
             ("netem 4:0", "overflow", "10 packets (tc)"): n4}
     if dict(got) != want:
         fail("kinds: want %s" % sorted(want.items()))
+
+
+def mislabel(d, runs):
+    """a copy of run directory @d with two runs of one combination whose
+    variants differ, their logs swapped: magnet-exp report refuses both
+    (status 2), each named on stderr with the congestion control its log
+    shows, and leaves them out of every statistic"""
+    import shutil
+    import tempfile
+    a = runs[0]
+    b = next(r for r in runs if r["params"] == a["params"] and
+             r["repetition"] == a["repetition"] and
+             r["variant"] != a["variant"])
+    with open(os.path.join(d, "runs.json")) as f:
+        manifest = [m for m in json.load(f) if m["log"] in (a["log"],
+                                                            b["log"])]
+    tmp = tempfile.mkdtemp()
+    try:
+        for n in os.listdir(d):
+            p = os.path.join(d, n)
+            if os.path.isfile(p) and (not n.startswith(d.rstrip("/")
+                                                       .split("/")[-1]) or
+                                      any(n.startswith(m["log"][:-len(
+                                          "_magnet.bin.gz")])
+                                          for m in manifest)):
+                shutil.copy(p, tmp)
+        with open(os.path.join(tmp, "runs.json"), "w") as f:
+            json.dump(manifest, f)
+        # each log filed under the other's variant
+        os.rename(os.path.join(tmp, a["log"]), os.path.join(tmp, "x"))
+        os.rename(os.path.join(tmp, b["log"]), os.path.join(tmp, a["log"]))
+        os.rename(os.path.join(tmp, "x"), os.path.join(tmp, b["log"]))
+        top = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..")
+        p = subprocess.run([sys.executable, os.path.join(
+            top, "userspace", "magnet-exp"), "report", "--no-figures", tmp],
+            capture_output=True, text=True)
+        for r, other in ((a, b), (b, a)):
+            want = "its data senders' TCP records name %s, not %s" % (
+                other["variant"], r["variant"])
+            if p.returncode != 2 or want not in p.stderr or \
+                    r["log"] not in p.stderr:
+                fail("two logs swapped between %s and %s: status %d, "
+                     "stderr %r" % (a["variant"], b["variant"],
+                                    p.returncode, p.stderr))
+        with open(os.path.join(tmp, "summary.json")) as f:
+            rows = json.load(f)["comparison"]
+        if any(x["runs"] != 0 or x["excluded"] != "#%d mislabelled" %
+               a["repetition"] for x in rows):
+            fail("two logs swapped: rows %r" % [
+                (x["variant"], x["runs"], x["excluded"]) for x in rows])
+        print("checkexp: sweep: two logs swapped between %s and %s: "
+              "refused (status 2), left out" % (a["variant"], b["variant"]))
+    finally:
+        shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":
