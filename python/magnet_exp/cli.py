@@ -178,8 +178,9 @@ the servers' logs, <...>_flows.json), magnet's statistics at finish, the
 router's qdiscs (tc -s), and its analysis (<...>.analysis/, as magnet-exp
 analyse, with stacks.csv: per flow the application's writes and the data
 segments each TCP stack sent, MAGNeT's Table II, and flows.csv); DIR also
-gets the spec, the kernel release, the sysctls, the qdiscs and the device
-map, and at the end comparison.md and .csv (per variant, and per
+gets the spec, the kernel release, the sysctls, the qdiscs, the device
+map and provenance.json (kernel, CPUs, virtualization, offloads; printed
+above the table, with a caveat under software emulation), and at the end comparison.md and .csv (per variant, and per
 combination of a sweep, median and
 min..max over the repetitions whose verdict is confirmed, the others
 listed: throughput from the log and from iperf3,
@@ -390,13 +391,18 @@ def cmd_report(ns):
     return report(s, outdir, runs, ns)
 
 
-def _topology(outdir, key):
-    """@key of @outdir's topology.json (magnet-exp run's), or None"""
+def _json_or_none(path):
     try:
-        with open(os.path.join(outdir, "topology.json")) as f:
-            return json.load(f).get(key)
+        with open(path) as f:
+            return json.load(f)
     except (OSError, ValueError):
         return None
+
+
+def _topology(outdir, key):
+    """@key of @outdir's topology.json (magnet-exp run's), or None"""
+    t = _json_or_none(os.path.join(outdir, "topology.json"))
+    return t.get(key) if isinstance(t, dict) else None
 
 
 def host_names(outdir):
@@ -454,8 +460,10 @@ def report(s, outdir, runs, ns):
             worst = d["verdict"]
     tab = compare.table(rows)
     md = compare.table_md(tab)
+    # what the runs ran on (magnet-exp run's provenance.json)
+    prov = _json_or_none(os.path.join(outdir, "provenance.json"))
     with open(os.path.join(outdir, "comparison.md"), "w") as f:
-        f.write(rpt.comparison_md(s["test_id"], tab, rows))
+        f.write(rpt.comparison_md(s["test_id"], tab, rows, prov))
         f.write(stacks.experiment_extras(outdir, per_run))
     _write_csv(os.path.join(outdir, "comparison.csv"),
                [{k: v for k, v in r.items() if k != "params"} for r in tab])
@@ -474,8 +482,11 @@ def report(s, outdir, runs, ns):
     with open(os.path.join(outdir, "report.html"), "w") as f:
         f.write(rpt.experiment_html(
             s["test_id"], tab, [dict(r, report=p) for r, p in
-                                zip(summary, pages)], outdir, figs, rows))
+                                zip(summary, pages)], outdir, figs, rows,
+            prov))
     print()
+    for x in rpt.provenance_lines(prov):
+        print(x + "\n")
     print(md, end="")
     for w in compare.warnings(tab, rows):
         print("\n" + w)

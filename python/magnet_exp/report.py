@@ -208,10 +208,46 @@ DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp",
                  "TLP new data", "TLP last segment", "TLP nothing sent")
 
 
-def comparison_md(test_id, tab, runs=()):
+def provenance_lines(prov):
+    """what the runs ran on (@prov: provenance.json, run.provenance()), as
+    lines, a caveat first where the machine shapes the numbers; [] without
+    it"""
+    if not prov:
+        return []
+    lines = []
+    virt = prov.get("virtualization")
+    if virt == "qemu":
+        lines.append(
+            "caveat: these runs ran under software CPU emulation (QEMU "
+            "without KVM, systemd-detect-virt: qemu): the guest's CPUs stop "
+            "while the host is busy, so netem can release packets in "
+            "bursts and veth can reorder them across CPUs; rates over short "
+            "windows, delays and reordering carry the emulator's timing")
+    elif virt and virt != "none":
+        lines.append("note: these runs ran in a virtual machine or "
+                     "container (systemd-detect-virt: %s): timings include "
+                     "its scheduling" % virt)
+    offs = prov.get("offloads") or {}
+    vals = {v for o in offs.values() for v in o.values()}
+    if offs and vals == {"off"}:
+        off = "every offload off (TSO, GSO, GRO, LRO) on every device"
+    else:
+        off = "offloads: " + "; ".join(
+            "%s %s" % (d, ", ".join("%s %s" % (k, v) for k, v in
+                                    sorted(o.items())))
+            for d, o in sorted(offs.items())) if offs else "offloads unknown"
+    lines.append("ran on: Linux %s (%s), %s CPUs (%s), virtualization %s; %s"
+                 % (prov.get("kernel"), prov.get("machine"),
+                    prov.get("cpus"), prov.get("cpu_model"),
+                    virt or "unknown", off))
+    return lines
+
+
+def comparison_md(test_id, tab, runs=(), prov=None):
     """an experiment's comparison of its variants in Markdown; @tab:
     compare.table(), of @runs (its statistics after the table)"""
     return ("# %s\n\n%s\n\n" % (test_id, compare.legend(tab)) +
+            "".join(x + "\n\n" for x in provenance_lines(prov)) +
             compare.table_md(tab) + "\n" + compare.statistics_md(tab, runs))
 
 
@@ -388,7 +424,8 @@ def report_html(d, outdir):
     return _page(d["log"], b)
 
 
-def experiment_html(test_id, tab, runs, outdir, figures, metrics=()):
+def experiment_html(test_id, tab, runs, outdir, figures, metrics=(),
+                    prov=None):
     """an experiment's page: the comparison of the variants (@tab:
     compare.table()), the figures of @outdir inline (@figures: [{"file",
     "series"}]), and per run (@runs: summary.json's runs, each with
@@ -398,8 +435,10 @@ def experiment_html(test_id, tab, runs, outdir, figures, metrics=()):
     head, body = compare.table_cells(tab)
     nk = len(compare.swept(tab)) + 1
     b = ["<h1>%s</h1>\n" % esc(test_id),
-         "<p>%s</p>\n" % esc(compare.legend(tab)),
-         _table(head, body, range(nk, len(head)))]
+         "<p>%s</p>\n" % esc(compare.legend(tab))]
+    b += ["<p%s>%s</p>\n" % (" class=\"warn\"" if x.startswith("caveat")
+                             else "", esc(x)) for x in provenance_lines(prov)]
+    b.append(_table(head, body, range(nk, len(head))))
     b += ["<p class=\"warn\"><strong>%s</strong></p>\n" % esc(w)
           for w in compare.warnings(tab, metrics)]
     b.append("<h2>Means and their confidence intervals</h2>\n<p>%s.</p>\n"

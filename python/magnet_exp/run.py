@@ -530,8 +530,56 @@ def text_logs(s, log):
     return out
 
 
+# the offloads provenance.json records per device (ethtool -k's names)
+OFFLOADS = ("tcp-segmentation-offload", "generic-segmentation-offload",
+            "generic-receive-offload", "large-receive-offload")
+
+
+def _cmd_out(argv, ns=None):
+    """@argv's standard output (in namespace @ns), or None if it could not
+    run"""
+    if ns:
+        argv = ["ip", "netns", "exec", ns] + argv
+    try:
+        return subprocess.run(argv, capture_output=True, text=True,
+                              timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def provenance(devices):
+    """what the runs ran on: the kernel, the CPUs, virtualization as
+    systemd-detect-virt names it ("none" on bare metal, "qemu" under
+    QEMU's software emulation (TCG), "kvm" with KVM, ...; None if it could
+    not tell), and each of @devices' ({dev: (netns, ...)}) offloads as
+    ethtool -k shows them"""
+    model = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    virt = (_cmd_out(["systemd-detect-virt"]) or "").strip() or None
+    offloads = {}
+    for dev, v in sorted(devices.items()):
+        text = _cmd_out(["ethtool", "-k", dev], ns=v[0]) or ""
+        got = {}
+        for line in text.splitlines():
+            k, _, val = line.partition(":")
+            if k.strip() in OFFLOADS:
+                got[k.strip()] = val.split()[0] if val.split() else None
+        offloads[dev] = got
+    return {"kernel": os.uname().release, "machine": os.uname().machine,
+            "cpus": os.cpu_count(), "cpu_model": model,
+            "virtualization": virt, "offloads": offloads}
+
+
 def describe(s, outdir):
-    """what the runs share: the spec, the kernel, sysctls and qdiscs"""
+    """what the runs share: the spec, the kernel, sysctls and qdiscs, and
+    what they ran on (provenance.json)"""
     with open(os.path.join(outdir, "spec.json"), "w") as f:
         json.dump(s, f, indent=1)
     with open(os.path.join(outdir, "kernel.txt"), "w") as f:
@@ -547,6 +595,9 @@ def describe(s, outdir):
                        ns=ns))
     with open(os.path.join(outdir, "qdisc.txt"), "w") as f:
         f.write(sh("tc", "qdisc", "show", ns=NS_RTR))
+    with open(os.path.join(outdir, "provenance.json"), "w") as f:
+        json.dump(provenance(topo["devices"]), f, indent=1)
+        f.write("\n")
     # each namespace's inode, the netns its records carry: which host
     # a record is about
     names = [(NS_SND, "sender"), (NS_RTR, "router")] + [
@@ -717,6 +768,9 @@ def run_monarch(s, outdir, module, host, out):
         json.dump(s, f, indent=1)
     with open(os.path.join(outdir, "kernel.txt"), "w") as f:
         f.write(os.uname().release + "\n")
+    with open(os.path.join(outdir, "provenance.json"), "w") as f:
+        json.dump(provenance({}), f, indent=1)
+        f.write("\n")
     for params, one, v, rep in schedule(s, out, started):
         base = run_base(one, params, v, rep, host)
         mdir = os.path.join(outdir, base + "_monarch")

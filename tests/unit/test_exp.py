@@ -2156,6 +2156,43 @@ class Report(unittest.TestCase):
             self.assertEqual(cli.report(s, out, runs, ns), 0)
         self.assertEqual(err.getvalue(), "")
 
+    def test_provenance(self):
+        """what the runs ran on (provenance.json): printed, in
+        comparison.md and report.html, the caveat first under software
+        emulation, none on bare metal"""
+        import contextlib
+        import io
+        import types
+        from magnet_exp import cli, run
+        out, runs = self.run_dir("pv", (("cubic", "clean.bin"),))
+        ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=True,
+                                   strict=False)
+        prov = {"kernel": "7.2.13", "machine": "x86_64", "cpus": 2,
+                "cpu_model": "QEMU TCG CPU", "virtualization": "qemu",
+                "offloads": {"snd0": {k: "off" for k in run.OFFLOADS}}}
+        for virt, caveat in (("qemu", True), ("none", False)):
+            with open(os.path.join(out, "provenance.json"), "w") as f:
+                json.dump(dict(prov, virtualization=virt), f)
+            with contextlib.redirect_stdout(io.StringIO()) as o:
+                self.assertEqual(cli.report({"test_id": "pv"}, out, runs,
+                                            ns), 0)
+            ran = ("ran on: Linux 7.2.13 (x86_64), 2 CPUs (QEMU TCG CPU), "
+                   "virtualization %s; every offload off (TSO, GSO, GRO, "
+                   "LRO) on every device" % virt)
+            with open(os.path.join(out, "comparison.md")) as f:
+                md = f.read()
+            with open(os.path.join(out, "report.html")) as f:
+                page = "".join(self.parse(f.read()).text)
+            for text in (o.getvalue(), md, page):
+                self.assertIn(ran, text)
+                self.assertEqual("caveat: these runs ran under software "
+                                 "CPU emulation" in text, caveat)
+        # a run directory without it (an older one): no line, no error
+        os.unlink(os.path.join(out, "provenance.json"))
+        with contextlib.redirect_stdout(io.StringIO()) as o:
+            self.assertEqual(cli.report({"test_id": "pv"}, out, runs, ns), 0)
+        self.assertNotIn("ran on:", o.getvalue())
+
     def test_experiment_extras(self):
         # a run's flows and per-stack rows (summary.json's) become two
         # tables of the experiment's page, a row each, strings escaped

@@ -531,6 +531,7 @@ def cmd_sweep(d, rate, limit, size):
         if f.read(8) != b"\x89PNG\r\n\x1a\n":
             fail("%s is not a PNG" % png)
     mislabel(d, runs)
+    provenance(d)
     print("checkexp: sweep: %d runs, %d rows of %d runs (%d confirmed), "
           "%d Welch's tests as SciPy's, spread.png" % (
               len(runs), len(rows), reps,
@@ -989,6 +990,44 @@ def cmd_kinds(a, n1, n4, kver):
             ("netem 4:0", "overflow", "10 packets (tc)"): n4}
     if dict(got) != want:
         fail("kinds: want %s" % sorted(want.items()))
+
+
+def provenance(d):
+    """provenance.json against the guest: its kernel (kernel.txt), its
+    CPUs (nproc in the guest, nproc.txt), QEMU's software emulation
+    (tests/vm/run.sh boots without KVM unless MAGNET_VM_KVM=1), every
+    device of topology.json with TSO, GSO and GRO off (magnet-exp run turns
+    them off); and the caveat of emulation in comparison.md"""
+    with open(os.path.join(d, "provenance.json")) as f:
+        p = json.load(f)
+    with open(os.path.join(d, "kernel.txt")) as f:
+        kernel = f.read().strip()
+    with open(os.path.join(d, "nproc.txt")) as f:
+        cpus = int(f.read())
+    with open(os.path.join(d, "topology.json")) as f:
+        devs = json.load(f)["devices"]
+    virt = "kvm" if os.environ.get("MAGNET_VM_KVM") == "1" else "qemu"
+    if (p["kernel"], p["cpus"], p["virtualization"]) != (kernel, cpus, virt):
+        fail("provenance.json: kernel %s, %s CPUs, virtualization %s; the "
+             "guest's: %s, %d, %s" % (p["kernel"], p["cpus"],
+                                      p["virtualization"], kernel, cpus,
+                                      virt))
+    for dev in devs:
+        o = p["offloads"].get(dev, {})
+        if [o.get(k) for k in ("tcp-segmentation-offload",
+                               "generic-segmentation-offload",
+                               "generic-receive-offload")] != ["off"] * 3:
+            fail("provenance.json: %s's offloads %r, want TSO, GSO and GRO "
+                 "off" % (dev, o))
+    with open(os.path.join(d, "comparison.md")) as f:
+        md = f.read()
+    if (virt == "qemu") != ("caveat: these runs ran under software CPU "
+                            "emulation" in md):
+        fail("comparison.md: the caveat of emulation %s, virtualization %s"
+             % ("there" if virt != "qemu" else "missing", virt))
+    print("checkexp: provenance: %s, %d CPUs, %s, offloads of %d devices "
+          "off, the caveat in comparison.md" % (kernel, cpus, virt,
+                                                len(devs)))
 
 
 def mislabel(d, runs):

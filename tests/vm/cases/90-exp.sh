@@ -103,6 +103,8 @@ case_exp_sweep() {
 	EOF
 	exp_capture expsweep 12
 	[ "$(ls "$L/expsweep"/*_qdisc.txt | wc -l)" = 12 ]
+	# what provenance.json must say of this guest (checkexp.py sweep)
+	nproc > "$L/expsweep/nproc.txt"
 	echo exp_sweep >> "$L/host-checks"
 }
 
