@@ -406,6 +406,38 @@ class LogAnalysis:
                     self._tps[f] = tp
         return self._tps
 
+    def above_rate(self):
+        """{flow: (rate, [(start s, Mbit/s)])}: the throughput windows of
+        each connection end above the path's smallest configured rate by
+        more than the window's granularity (what its count's steps can
+        add). The rate counts whole frames, the windows payload, so such a
+        window shows data delivered in a burst (netem's release under an
+        emulator, a stall's backlog), not the path's rate"""
+        if not self.configured:
+            return {}
+        rate = min(c["mbit_s"] for c in self.configured)
+        out = {}
+        for f, tp in self.throughputs().items():
+            hi = [(t, v) for t, v in tp["windows"]
+                  if v > rate + tp["granularity_mbps"]]
+            if hi:
+                out[f] = (rate, hi)
+        return out
+
+    def caveats(self):
+        """what the numbers of this log cannot be taken for, as lines: the
+        windows above the configured rate (above_rate())"""
+        tps = self.throughputs()
+        return ["%d of %d %.0f ms windows of %s's throughput above the "
+                "path's configured %g Mbit/s by more than their granularity "
+                "(%.2f Mbit/s), up to %.2f Mbit/s: data delivered in bursts "
+                "(an emulator's or a stall's), not the path's rate; marked "
+                "in the throughput figure" % (
+                    len(hi), len(tps[f]["windows"]),
+                    tps[f]["window_s"] * 1e3, f.label(), rate,
+                    tps[f]["granularity_mbps"], max(v for _, v in hi))
+                for f, (rate, hi) in self.above_rate().items()]
+
     def as_dict(self):
         t0 = self.t0 or 0
         tps = self.throughputs()
@@ -427,6 +459,8 @@ class LogAnalysis:
             # frames, headers too)
             "configured_rates": self.configured,
             "reasons": [r.as_dict(t0) for r in self.log_reasons],
+            # what the numbers cannot be taken for (caveats())
+            "caveats": self.caveats(),
             "flows": [{
                 "flow": f.label(), "csv": f.name() + ".csv",
                 # the namespace it is in ("" if the log does not say), and

@@ -451,6 +451,7 @@ def report(s, outdir, runs, ns):
                         "params": params,
                         "log": os.path.basename(log),
                         "verdict": d["verdict"], "metrics": m,
+                        "caveats": d["caveats"],
                         "stacks": st_rows, "flows": fl_rows,
                         "reasons": d["reasons"] +
                         [dict(r, flow=f["flow"]) for f in d["flows"]
@@ -460,10 +461,15 @@ def report(s, outdir, runs, ns):
             worst = d["verdict"]
     tab = compare.table(rows)
     md = compare.table_md(tab)
-    # what the runs ran on (magnet-exp run's provenance.json)
-    prov = _json_or_none(os.path.join(outdir, "provenance.json"))
+    # what the runs ran on (magnet-exp run's provenance.json), and what
+    # each run's numbers cannot be taken for
+    notes = rpt.provenance_lines(
+        _json_or_none(os.path.join(outdir, "provenance.json"))) + [
+        "caveat: %s #%d: %s" % (rpt.run_variant(r["variant"], r["params"]),
+                                r["repetition"], c)
+        for r in summary for c in r["caveats"]]
     with open(os.path.join(outdir, "comparison.md"), "w") as f:
-        f.write(rpt.comparison_md(s["test_id"], tab, rows, prov))
+        f.write(rpt.comparison_md(s["test_id"], tab, rows, notes))
         f.write(stacks.experiment_extras(outdir, per_run))
     _write_csv(os.path.join(outdir, "comparison.csv"),
                [{k: v for k, v in r.items() if k != "params"} for r in tab])
@@ -483,9 +489,9 @@ def report(s, outdir, runs, ns):
         f.write(rpt.experiment_html(
             s["test_id"], tab, [dict(r, report=p) for r, p in
                                 zip(summary, pages)], outdir, figs, rows,
-            prov))
+            notes))
     print()
-    for x in rpt.provenance_lines(prov):
+    for x in notes:
         print(x + "\n")
     print(md, end="")
     for w in compare.warnings(tab, rows):

@@ -96,6 +96,7 @@ def log_figures(res, outdir, title):
     fig, ax = plt.subplots(figsize=(10, 4))
     n = 0
     hows = []
+    above = res.above_rate()
     for f, tp in res.throughputs().items():
         if tp:
             # a step per window, over the whole window, and the band of
@@ -112,6 +113,15 @@ def log_figures(res, outdir, title):
             ax.fill_between(xs, [max(0, y - g) for y in ys],
                             [y + g for y in ys], step="post", alpha=0.15,
                             color=line.get_color(), linewidth=0)
+            # windows above the configured rate by more than their
+            # granularity: a burst, not the path's rate (above_rate())
+            hi = above.get(f)
+            if hi:
+                ax.plot([t + tp["window_s"] / 2 for t, _ in hi[1]],
+                        [v for _, v in hi[1]], "x", color="tab:red",
+                        label="%s: %d windows above the configured rate "
+                        "(bursts, not the path's rate)" % (f.label(),
+                                                           len(hi[1])))
             hows.append(tp["how"])
             n += 1
     if n:

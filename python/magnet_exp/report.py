@@ -52,6 +52,8 @@ def report_md(d):
     for r in d["reasons"]:
         lines.append("- %s%s: %s" % (r["verdict"], " at %.6f s" % r["time"]
                                      if "time" in r else "", r["reason"]))
+    for c in d.get("caveats", []):
+        lines.append("- caveat: %s" % c)
     for fig in d.get("figures", []):
         if fig["file"].endswith(".png"):
             lines.append("![%s](%s)" % (fig["file"], fig["file"]))
@@ -243,11 +245,12 @@ def provenance_lines(prov):
     return lines
 
 
-def comparison_md(test_id, tab, runs=(), prov=None):
+def comparison_md(test_id, tab, runs=(), notes=()):
     """an experiment's comparison of its variants in Markdown; @tab:
-    compare.table(), of @runs (its statistics after the table)"""
+    compare.table(), of @runs (its statistics after the table); @notes:
+    lines above the table (provenance_lines(), the runs' caveats)"""
     return ("# %s\n\n%s\n\n" % (test_id, compare.legend(tab)) +
-            "".join(x + "\n\n" for x in provenance_lines(prov)) +
+            "".join(x + "\n\n" for x in notes) +
             compare.table_md(tab) + "\n" + compare.statistics_md(tab, runs))
 
 
@@ -334,8 +337,10 @@ def report_html(d, outdir):
              _verdict(d["verdict"]), d["records"], d["lost"],
              d["probe_misses"], d["discarded_by_reset"],
              esc(", ".join(d["layers"]) or "none")),
-         _reasons(d["reasons"]),
-         "<h2>Connections</h2>\n<table>\n<tr><th>connection</th>"
+         _reasons(d["reasons"])]
+    b += ["<p class=\"warn\">caveat: %s</p>\n" % esc(c)
+          for c in d.get("caveats", [])]
+    b += ["<h2>Connections</h2>\n<table>\n<tr><th>connection</th>"
          "<th>start (s)</th><th>end (s)</th><th>TCP records</th>"
          "<th>verdict</th><th>reasons</th><th>CSV</th></tr>\n"]
     for f in d["flows"]:
@@ -425,19 +430,19 @@ def report_html(d, outdir):
 
 
 def experiment_html(test_id, tab, runs, outdir, figures, metrics=(),
-                    prov=None):
+                    notes=()):
     """an experiment's page: the comparison of the variants (@tab:
     compare.table()), the figures of @outdir inline (@figures: [{"file",
     "series"}]), and per run (@runs: summary.json's runs, each with
     "report", the path of its report.html from @outdir) its verdict, its
     reasons and a link to its analysis; @metrics: compare.table()'s runs,
-    for the statistics"""
+    for the statistics; @notes: as comparison_md()'s"""
     head, body = compare.table_cells(tab)
     nk = len(compare.swept(tab)) + 1
     b = ["<h1>%s</h1>\n" % esc(test_id),
          "<p>%s</p>\n" % esc(compare.legend(tab))]
     b += ["<p%s>%s</p>\n" % (" class=\"warn\"" if x.startswith("caveat")
-                             else "", esc(x)) for x in provenance_lines(prov)]
+                             else "", esc(x)) for x in notes]
     b.append(_table(head, body, range(nk, len(head))))
     b += ["<p class=\"warn\"><strong>%s</strong></p>\n" % esc(w)
           for w in compare.warnings(tab, metrics)]

@@ -2486,8 +2486,41 @@ class DemoLog(unittest.TestCase):
         with open(os.path.join(out, "throughput.svg")) as f:
             self.assertIn("configured: netem rate on rtr1, 20 Mbit/s",
                           f.read())
+        # no window above 20 Mbit/s: no caveat
+        self.assertEqual(d["caveats"], [])
+        # a rate the windows exceed (14 Mbit/s): each window above it by
+        # more than the granularity, as throughput.csv lists the windows,
+        # is counted in the caveat and marked in the figure
+        with open(log[:-len("_magnet.bin.gz")] + "_qdisc.txt", "w") as f:
+            f.write("qdisc netem 8003: dev rtr1 root refcnt 3 limit 100 "
+                    "delay 20ms rate 14Mbit\n")
+        p, d, out = self.analyse(log)
+        snd = self.sender(d)["throughput"]
+        with open(os.path.join(out, "throughput.csv")) as f:
+            rows = [r for r in csv.DictReader(f)
+                    if r["flow"] == self.sender(d)["flow"]]
+        hi = [r for r in rows
+              if float(r["mbit_s"]) > 14 + snd["granularity_mbps"]]
+        self.assertGreater(len(hi), 0)
+        self.assertLess(len(hi), len(rows))
+        self.assertEqual(d["caveats"], [
+            "%d of %d 100 ms windows of %s's throughput above the path's "
+            "configured 14 Mbit/s by more than their granularity (%.2f "
+            "Mbit/s), up to %.2f Mbit/s: data delivered in bursts (an "
+            "emulator's or a stall's), not the path's rate; marked in the "
+            "throughput figure" % (
+                len(hi), len(rows), self.sender(d)["flow"],
+                snd["granularity_mbps"],
+                max(float(r["mbit_s"]) for r in hi))])
+        with open(os.path.join(out, "report.md")) as f:
+            self.assertIn("- caveat: %d of %d" % (len(hi), len(rows)),
+                          f.read())
+        with open(os.path.join(out, "throughput.svg")) as f:
+            self.assertIn("%d windows above the configured rate" % len(hi),
+                          f.read())
         # none without the file
         self.assertEqual(self.full["configured_rates"], [])
+        self.assertEqual(self.full["caveats"], [])
         self.assertEqual(an.configured_rates(
             "qdisc tbf 1: dev mqr1 root refcnt 2 rate 1500Kbit burst 1600b "
             "lat 50ms \nclass htb 1:1 root rate 5Gbit ceil 5Gbit\n"
