@@ -149,6 +149,9 @@ class Flow:
         # layer -> [holes never filled, the first one's time]: those more
         # than 256 IDs behind, which no late packet fills any more
         self.id_lost = {}
+        # layer -> the peer's packets that came after one numbered later
+        # (an IP ID filling a hole): reordered before this layer
+        self.id_late = {}
         self.advmss = 0
         # (time s, cwnd, srtt_us, bytes_acked, bytes_received, arrived,
         # delivered) for the figures and the comparison: arrived, the
@@ -426,9 +429,19 @@ class LogAnalysis:
 
     def caveats(self):
         """what the numbers of this log cannot be taken for, as lines: the
-        windows above the configured rate (above_rate())"""
+        peer's packets that reached a host's device out of order (IP IDs,
+        Flow.id_late), and the windows above the configured rate
+        (above_rate())"""
         tps = self.throughputs()
-        return ["%d of %d %.0f ms windows of %s's throughput above the "
+        late = ["%d packet%s from the peer of %s reached its device after "
+                "one the peer numbered later (IPv4 IDs): reordered on their "
+                "way or across this host's CPUs (veth under an emulator "
+                "does); data reordered so can look lost to TCP (a spurious "
+                "retransmission), ACKs like duplicates" % (
+                    f.id_late["dev"], "s" if f.id_late["dev"] > 1 else "",
+                    f.label())
+                for f in self.tcp_flows() if f.id_late.get("dev")]
+        return late + ["%d of %d %.0f ms windows of %s's throughput above the "
                 "path's configured %g Mbit/s by more than their granularity "
                 "(%.2f Mbit/s), up to %.2f Mbit/s: data delivered in bursts "
                 "(an emulator's or a stall's), not the path's rate; marked "
@@ -1270,8 +1283,11 @@ def _pkt(f, r, t, ev, layer):
             lost[1] = min(lost[1], t1)
     elif ahead >= 65536 - 256:
         late = want - (65536 - ahead)
+        filled = 0
         for k in range(segs):       # a late packet
-            holes.pop(late + k, None)
+            filled += holes.pop(late + k, None) is not None
+        if filled:
+            f.id_late[layer] = f.id_late.get(layer, 0) + 1
     else:
         f.peer_id[layer] = want + ahead + segs      # renumbered
 
