@@ -13,7 +13,7 @@
 #                 MAGNET_EXP_CASES=1 (tests/vm/run.sh: make check-all,
 #                 MAGNET_VM_EXP=1)
 #   single        a boot of their own with single-threaded TCG (run.sh)
-#   single-one    that boot, on make check's last kernel (run.sh): the
+#   single-first  that boot, on make check's first kernel (run.sh): the
 #                 short form of each stress case
 #   pkg           the installed modules' (tests/pkg/run.sh)
 #   stress        make check-stress, 2 vCPUs (the Makefile's STRESS_CASES)
@@ -28,7 +28,7 @@ cases=$(cd "$(dirname "$0")" && pwd)/cases
 awk -v want=" $* " '
 function err(msg) { print "tests/vm/suite.sh: " msg > "/dev/stderr"; bad = 1 }
 BEGIN {
-	n = split("- every-kernel check-exp exp single single-one pkg stress stress-4cpus", t)
+	n = split("- every-kernel check-exp exp single single-first pkg stress stress-4cpus", t)
 	for (i = 1; i <= n; i++) known[t[i]] = 1
 	n = split(want, t)
 	for (i = 1; i <= n; i++) if (!(t[i] in known)) err("no tag " t[i])

@@ -425,20 +425,20 @@ stress_reset_full() {
 }
 
 # make check's short form of each stress case above (#58), in the boot
-# with single-threaded TCG on make check's last kernel line
-# (tests/vm/run.sh's SINGLE_ONE_CASES), its 2 vCPUs: the same checks, fewer rounds (4
+# with single-threaded TCG on make check's first kernel line
+# (tests/vm/run.sh's SINGLE_FIRST_CASES), its 2 vCPUs: the same checks, fewer rounds (4
 # load/unload cycles, one in each output mode; 500 flushes; 5 hotplug
 # rounds of CPU 1, one of them all CPUs but 0; rings of 65536 slots).
 # On 5.10: 54, 16, 19 and 18 s. make check-stress runs them at full
 # length (stress_churn's short form is case_churn_short, in
 # cases/80-lifetimes.sh).
-# suite: single-one
+# suite: single-first
 case_load_unload_short() { STRESS_CYCLES=4 stress_load_unload; }
-# suite: single-one
+# suite: single-first
 case_reader_faults_short() { STRESS_FLUSHES=500 stress_reader_faults; }
-# suite: single-one
+# suite: single-first
 case_hotplug_short() { STRESS_MIN_CPUS=2 STRESS_HOTPLUG=5 stress_hotplug; }
-# suite: single-one
+# suite: single-first
 case_reset_full_short() {
 	STRESS_MIN_CPUS=2 STRESS_RESET_BUFSIZE=65536 stress_reset_full
 }
