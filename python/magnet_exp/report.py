@@ -221,14 +221,15 @@ def provenance_lines(prov):
     if virt == "qemu":
         lines.append(
             "caveat: these runs ran under software CPU emulation (QEMU "
-            "without KVM, systemd-detect-virt: qemu): the guest's CPUs stop "
+            "without KVM, systemd-detect-virt --vm: qemu): the guest's CPUs "
+            "stop "
             "while the host is busy, so netem can release packets in "
             "bursts and veth can reorder them across CPUs; rates over short "
             "windows, delays and reordering carry the emulator's timing")
     elif virt and virt != "none":
-        lines.append("note: these runs ran in a virtual machine or "
-                     "container (systemd-detect-virt: %s): timings include "
-                     "its scheduling" % virt)
+        lines.append("note: these runs ran in a virtual machine "
+                     "(systemd-detect-virt --vm: %s): timings include its "
+                     "scheduling" % virt)
     offs = prov.get("offloads") or {}
     vals = {v for o in offs.values() for v in o.values()}
     if offs and vals == {"off"}:
@@ -238,10 +239,12 @@ def provenance_lines(prov):
             "%s %s" % (d, ", ".join("%s %s" % (k, v) for k, v in
                                     sorted(o.items())))
             for d, o in sorted(offs.items())) if offs else "offloads unknown"
-    lines.append("ran on: Linux %s (%s), %s CPUs (%s), virtualization %s; %s"
-                 % (prov.get("kernel"), prov.get("machine"),
-                    prov.get("cpus"), prov.get("cpu_model"),
-                    virt or "unknown", off))
+    cont = prov.get("container")
+    lines.append("ran on: Linux %s (%s), %s CPUs (%s), virtualization %s%s; "
+                 "%s" % (prov.get("kernel"), prov.get("machine"),
+                         prov.get("cpus"), prov.get("cpu_model"),
+                         virt or "unknown", ", container %s" % cont
+                         if cont and cont != "none" else "", off))
     return lines
 
 

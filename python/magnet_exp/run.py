@@ -548,11 +548,13 @@ def _cmd_out(argv, ns=None):
 
 
 def provenance(devices):
-    """what the runs ran on: the kernel, the CPUs, virtualization as
-    systemd-detect-virt names it ("none" on bare metal, "qemu" under
+    """what the runs ran on: the kernel, the CPUs, the virtual machine as
+    systemd-detect-virt --vm names it ("none" on bare metal, "qemu" under
     QEMU's software emulation (TCG), "kvm" with KVM, ...; None if it could
-    not tell), and each of @devices' ({dev: (netns, ...)}) offloads as
-    ethtool -k shows them"""
+    not tell), the container as --container names it ("none", "docker",
+    ...: a guest whose root is a container's files can look like one), and
+    each of @devices' ({dev: (netns, ...)}) offloads as ethtool -k shows
+    them"""
     model = None
     try:
         with open("/proc/cpuinfo") as f:
@@ -562,7 +564,9 @@ def provenance(devices):
                     break
     except OSError:
         pass
-    virt = (_cmd_out(["systemd-detect-virt"]) or "").strip() or None
+    virt = (_cmd_out(["systemd-detect-virt", "--vm"]) or "").strip() or None
+    cont = (_cmd_out(["systemd-detect-virt", "--container"]) or "").strip() \
+        or None
     offloads = {}
     for dev, v in sorted(devices.items()):
         text = _cmd_out(["ethtool", "-k", dev], ns=v[0]) or ""
@@ -574,7 +578,8 @@ def provenance(devices):
         offloads[dev] = got
     return {"kernel": os.uname().release, "machine": os.uname().machine,
             "cpus": os.cpu_count(), "cpu_model": model,
-            "virtualization": virt, "offloads": offloads}
+            "virtualization": virt, "container": cont,
+            "offloads": offloads}
 
 
 def describe(s, outdir):

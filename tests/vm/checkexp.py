@@ -995,7 +995,9 @@ def cmd_kinds(a, n1, n4, kver):
 def provenance(d):
     """provenance.json against the guest: its kernel (kernel.txt), its
     CPUs (nproc in the guest, nproc.txt), QEMU's software emulation
-    (tests/vm/run.sh boots without KVM unless MAGNET_VM_KVM=1), every
+    (tests/vm/run.sh boots without KVM unless MAGNET_VM_KVM=1: the
+    guest's systemd-detect-virt --vm says qemu, --container docker when
+    the root it shares is a container's), every
     device of topology.json with TSO, GSO and GRO off (magnet-exp run turns
     them off); and the caveat of emulation in comparison.md"""
     with open(os.path.join(d, "provenance.json")) as f:
