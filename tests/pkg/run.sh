@@ -157,6 +157,7 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/run.py
 	./usr/local/lib/magnet/python/magnet_exp/spec.py
 	./usr/local/lib/magnet/python/magnet_exp/stacks.py
+	./usr/local/lib/magnet/python/magnet_exp/stats.py
 	./usr/local/lib/magnet/python/magnet_exp/textlog.py
 	./usr/local/share/doc/magnet/README.md
 	./usr/local/share/doc/magnet/examples/experiments/cc-compare.toml
