@@ -28,14 +28,15 @@
 # and with MAGNET_ALL_CASES=0 the other kernels'). MAGNET_VM_QEMU_OPTS
 # adds QEMU options (make check-stress: -accel tcg,thread=single, see
 # tests/vm/cases/92-stress.sh);
-# MAGNET_VM_JOBS how many boots run at once (default 1; make check: 2;
+# MAGNET_VM_JOBS how many boots run at once (default 1, make check too;
 # with more than one, the timeout's default is 4800 s);
 # MAGNET_VM_CPUS the guest's vCPUs (default 2; stress_hotplug takes 4);
 # MAGNET_VM_MEM its memory (default 1G; stress_reset_full's rings take 1 GiB);
 # MAGNET_VM_APPEND adds kernel boot options.
 # A boot that dies or hangs before guest.sh's first line (the emulator,
 # not magnet: nothing of it has run) is booted once more after
-# MAGNET_VM_BOOT_LIMIT s (default 600); a second such boot fails, as does
+# MAGNET_VM_BOOT_LIMIT s (default 300: a boot reached it in under 60 s
+# on 2026-12-04, one guest at a time); a second such boot fails, as does
 # any guest that does not finish.
 # A case that runs past MAGNET_CASE_TIMEOUT s (default 900 s, 1125 s for
 # a PREEMPT_RT kernel) is killed and fails, and the suite goes on; the
@@ -258,7 +259,7 @@ run_boot() {
 	# a boot the emulator kills or hangs before guest.sh's first line
 	# (scripts/vmboot.sh) is stopped after MAGNET_VM_BOOT_LIMIT s
 	# (default 600) and booted once more; a second one fails the kernel
-	vm_boot "vm: $b" "$out/console.log" '^\[guest\]' "${MAGNET_VM_BOOT_LIMIT:-600}" \
+	vm_boot "vm: $b" "$out/console.log" '^\[guest\]' "${MAGNET_VM_BOOT_LIMIT:-300}" \
 			timeout --kill-after=30 "$t" \
 			vng --verbose --run "$kimg" $kvm --cpus "${MAGNET_VM_CPUS:-2}" --memory "${MAGNET_VM_MEM:-1G}" \
 			"${opts[@]}" "${append[@]}" \
@@ -386,10 +387,15 @@ boot_done() {
 	cat "$o/recap.txt" >> "$recap" 2> /dev/null || :
 }
 
-# Then the boots, MAGNET_VM_JOBS at a time (default 1; make check runs
-# 2): a guest under emulation kept 0.86 of this two-core machine's cores
-# busy on average (7.2's case_record, 2026-12-03), so two boots share it
-# with little loss. One at a time, each boot reports as it runs; several,
+# Then the boots, MAGNET_VM_JOBS at a time (default 1, make check too):
+# a guest under emulation kept 0.86 of a two-core machine's cores busy
+# on average (7.2's case_record, 2026-12-03), but two boots beside each
+# other (and CI's check-fresh preparing beside them) made CI's make check
+# longer, not shorter (5,233 s to the end of the VM tests, against 4,010
+# s for the whole of .ci/run one at a time on the stop before, which had
+# 8 minutes fewer cases), and starved
+# 7.2's tbf of its timer (case_qdisc failed). One at a time, each boot
+# reports as it runs; several,
 # each boot's report is printed whole when it ends (it is also in
 # build/vm/<boot>.report).
 run_list=
