@@ -18,6 +18,7 @@ import csv
 import math
 import os
 import re
+from array import array
 from collections import Counter, OrderedDict
 from itertools import islice
 
@@ -163,6 +164,13 @@ class Flow:
         # (time s, ssthresh or None, the ACK's RTT sample us or None,
         # snd_nxt, snd_una): TEACUP's plots (plots.teacup_figures)
         self.detail = Series()
+        # every time bytes_acked grew, (time s, bytes_acked), not
+        # decimated: the comparison's "N% acked" times (compare.py),
+        # exact whatever the figures' series keep; from the TCP records
+        # and the state changes (the ACK of the last data and the FIN is
+        # often seen first in FIN_WAIT1 -> FIN_WAIT2's record)
+        self.acked_t = array("d")
+        self.acked_b = array("q")
         self.arrived = 0
         # the bytes this end's application wrote that the peer's never
         # read (both ends' application records in the log), else None
@@ -635,6 +643,12 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
                 # whether it had got a segment TCP sends again
                 res.received.event(ev, _key(r), int(r["seq"]),
                                    int(r["end_seq"]))
+            if ev == "state" and r["lport"]:
+                # (a state change carries the socket's TCP state: the
+                # bytes acknowledged by the ACK that made it)
+                f = res.flows.get(_key(r))
+                if f is not None:
+                    _acked(f, (t - res.t0) / 1e9, r.int_("bytes_acked"))
             if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
                       "state"):
                 # a packet the kernel dropped (events=drop), or TCP's
@@ -1127,6 +1141,14 @@ TCP_STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV",
               12: "NEW_SYN_RECV"}
 
 
+def _acked(f, ts, acked):
+    """f.acked_t/acked_b: @acked (bytes) at @ts (s from the log's start)
+    if it grew"""
+    if acked and (not f.acked_b or acked > f.acked_b[-1]):
+        f.acked_t.append(ts)
+        f.acked_b.append(acked)
+
+
 def _tcp(res, f, r, t, t0, csvs):
     f.tcp_records += 1
     f.state = r.int_("state")
@@ -1152,6 +1174,7 @@ def _tcp(res, f, r, t, t0, csvs):
         _tcp_in_range(f, seq, end)
     if r["event"] == "tcp_in" and end != seq:
         f.arrived += (end - seq) & 0xffffffff
+    _acked(f, (t - t0) / 1e9, vals["bytes_acked"])
     dl = r.get("delivered")
     f.series.add((t - t0) / 1e9, vals["cwnd"], vals["srtt_us"],
                  vals["bytes_acked"], vals["bytes_received"], f.arrived,

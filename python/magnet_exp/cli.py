@@ -167,6 +167,16 @@ recording host's log and statistics, the receiver's iperf3 server log;
 with [[flows]], the clients' files and flows.json from the sender, the
 servers' logs from the receiver); kernel.txt, sysctl.txt and qdisc.txt
 have a section per host; runs.json an entry per recording host's log.
+
+The runs go repetition after repetition, each repetition every
+combination with every variant once, in a random order within it (a
+seed of its own each run unless --seed; --no-shuffle: the spec's order),
+recorded in order.json; runs.json lists those done, as they end; the
+report takes them in the spec's order. --resume -o DIR goes on with an
+interrupted run in DIR (the same spec; not [monarch] or [testbed]).
+Before each run one ping crosses each hop of the path (neighbours
+resolved before the flow's first packet).
+
 [path] relays are refused there (an emulation in namespaces on one
 machine). A failure stops the servers, unloads magnet everywhere and
 names the host, the flow and the command.
@@ -358,6 +368,22 @@ def cmd_analyse(ns):
 def cmd_run(ns):
     s = specmod.load(ns.spec)
     outdir = ns.output or s["test_id"]
+    # (an interrupt's message names it, where --resume can go on: main)
+    if not s.get("testbed") and not s.get("monarch"):
+        ns.outdir = outdir
+    if ns.no_shuffle and ns.seed is not None:
+        raise runner.RunError("--seed and --no-shuffle: one or the other")
+    if ns.resume and (ns.no_shuffle or ns.seed is not None):
+        raise runner.RunError("--resume takes the order the interrupted "
+                              "run recorded (order.json): no --seed, no "
+                              "--no-shuffle")
+    if ns.no_shuffle:
+        seed = None
+    elif ns.seed is not None:
+        seed = ns.seed
+    else:
+        # a new seed each run, recorded in order.json
+        seed = int.from_bytes(os.urandom(4), "big")
     if s.get("testbed"):
         # hosts over SSH (magnet_exp.remote; asyncssh imported there)
         from magnet_exp import remote
@@ -365,9 +391,12 @@ def cmd_run(ns):
             raise runner.RunError("--module is for the local namespaces; "
                                   "on a testbed, [testbed.<role>] module "
                                   "names the magnet.ko on each host")
-        runs = remote.run(s, outdir)
+        if ns.resume:
+            raise runner.RunError("--resume: not for a [testbed] yet")
+        runs = remote.run(s, outdir, seed=seed)
     else:
-        runs = runner.run(s, outdir, ns.module)
+        runs = runner.run(s, outdir, ns.module, seed=seed,
+                          resume=ns.resume)
     if ns.no_analyse:
         print("logs in %s; magnet-exp report %s analyses them" % (outdir,
                                                                  outdir))
@@ -421,7 +450,10 @@ def host_ifindex(outdir):
 
 
 def report(s, outdir, runs, ns):
-    """every run's analysis, the comparison of the variants, the verdicts"""
+    """every run's analysis, the comparison of the variants, the verdicts;
+    the runs in the spec's order (run.spec_order), whatever order they
+    ran in"""
+    runs = runner.spec_order(s, runs)
     worst = an.CONFIRMED
     rows, named, summary, pages, mislabelled = [], [], [], [], []
     per_run = []
@@ -636,6 +668,16 @@ def main(argv=None):
                    help="insmod this magnet.ko (default: modprobe magnet)")
     r.add_argument("--ttpb2ascii", metavar="PATH",
                    help="the ttpb2ascii to read the logs with")
+    r.add_argument("--seed", type=int, metavar="N",
+                   help="the seed of the runs' random order (default: a "
+                   "new one, recorded in order.json)")
+    r.add_argument("--no-shuffle", action="store_true",
+                   help="each combination and variant in turn, the spec's "
+                   "order, repetition after repetition")
+    r.add_argument("--resume", action="store_true",
+                   help="go on with an interrupted run in the output "
+                   "directory: same spec, its order, the runs runs.json "
+                   "lists kept")
     r.add_argument("--no-analyse", action="store_true",
                    help="only run, leave the logs")
     r.add_argument("--no-figures", action="store_true",
@@ -719,6 +761,17 @@ def main(argv=None):
             return quiet_end()
         print("magnet-exp: %s" % e, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl-C (SIGINT): the run's own cleanup (magnet unloaded, the
+        # namespaces removed) has run on the way out
+        hint = ""
+        if getattr(ns, "outdir", None):
+            hint = ("; the runs that ended are in %s, and magnet-exp run "
+                    "--resume -o %s %s runs the rest" % (
+                        os.path.join(ns.outdir, runner.MANIFEST), ns.outdir,
+                        ns.spec))
+        print("magnet-exp: interrupted%s" % hint, file=sys.stderr)
+        return 130
 
 
 def stdout_gone():

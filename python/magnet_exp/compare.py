@@ -3,6 +3,7 @@ the numbers of its log (and iperf3's), then per variant, over the
 repetitions whose verdict is confirmed, their median and spread, their
 mean with its 95% confidence interval, and Welch's test of each variant
 against the first (stats.py)."""
+import bisect
 import statistics
 
 from . import stats
@@ -133,16 +134,21 @@ def run_metrics(res, iperf=None, ends=None):
         m["undelivered"] = sum(und) if und else None
         busiest = max(senders, key=lambda f: f.last_tcp["bytes_sent"])
         pts = busiest.series.pts
-        # the time from its first record (the SYN) until N% of what the
-        # application wrote was acknowledged (the same bytes for every
-        # variant of one spec), 100%: all of it, the completion; without
-        # the application's records, of the bytes acknowledged in the end
-        total = busiest.app_written or (pts[-1][3] if pts else 0)
+        # the time from its first TCP record (the SYN) until N% of what
+        # the application wrote was acknowledged (the same bytes for
+        # every variant of one spec), 100%: all of it, the completion;
+        # without the application's records, of the bytes acknowledged in
+        # the end: the first record of its socket (TCP or state change)
+        # whose bytes_acked reached it, every record counted (not the
+        # figures' decimated series)
+        acked = busiest.acked_b
+        total = busiest.app_written or (acked[-1] if acked else 0)
         for p in PCTS:
-            for pt in pts:
-                if total and pt[3] >= total * p / 100:
-                    m["t%d_s" % p] = pt[0] - pts[0][0]
-                    break
+            i = bisect.bisect_left(acked, total * p / 100)
+            at = busiest.acked_t[i] if total and pts and i < len(acked) \
+                else None
+            if at is not None:
+                m["t%d_s" % p] = at - pts[0][0]
     return m
 
 
@@ -175,8 +181,8 @@ def _keys(runs):
 def groups(runs):
     """@runs: [(variant, rep, metrics[, params[, verdict]])] -> [(params,
     variant, [metrics of its repetitions whose verdict is confirmed])],
-    per combination of a sweep (in the order run) and within it per
-    variant"""
+    per combination of a sweep (in the order of @runs: cli.report gives
+    them in the spec's) and within it per variant"""
     return [(dict(p), v, [r[2] for r in runs if confirmed(r) and r[0] == v
                           and tuple(_params(r).items()) == p])
             for p, v in _keys(runs)]
@@ -185,7 +191,7 @@ def groups(runs):
 def excluded(runs):
     """the runs left out of the statistics, their verdict not confirmed
     (or "mislabelled": the wrong congestion control, cli.report):
-    [(params, variant, rep, verdict)], in the order run"""
+    [(params, variant, rep, verdict)], in the order of @runs"""
     return [(_params(r), r[0], r[1], r[4]) for r in runs if not confirmed(r)]
 
 
@@ -370,7 +376,8 @@ def legend(rows):
             for w in sorted(used))
     return ("Median (min..max) over the repetitions whose verdict is "
             "confirmed; %s; N%% acked and all "
-            "acked: the time from the busiest sender's first record (its "
-            "SYN) until N%% (all) of the bytes its application wrote were "
-            "acknowledged (without the application's records, of the bytes "
-            "acknowledged in the end)." % thr)
+            "acked: the time from the busiest sender's first TCP record "
+            "(its SYN) to the first record of its socket (a TCP record or "
+            "a state change) whose bytes_acked reached N%% (all) of the "
+            "bytes its application wrote (without the application's "
+            "records, of the bytes acknowledged in the end)." % thr)

@@ -274,8 +274,8 @@ def _netem(p, fwd, ret):
 
 
 class Testbed:
-    def __init__(self, s, outdir, out):
-        self.s, self.outdir, self.out = s, outdir, out
+    def __init__(self, s, outdir, out, seed=None):
+        self.s, self.outdir, self.out, self.seed = s, outdir, out, seed
         tb = s["testbed"]
         self.hosts = [Host(r, tb[r]) for r in sp.ROLES if tb[r]]
         self.by_role = {h.role: h for h in self.hosts}
@@ -658,7 +658,8 @@ class Testbed:
             await self.prepare()
             await self.describe()
             # a testbed's spec sweeps nothing (spec.check refuses it)
-            for _, _, v, rep in local.schedule(s, out, started):
+            local.write_order(self.outdir, s, self.seed)
+            for _, _, v, rep in local.schedule(s, out, started, self.seed):
                 for h, log, iperf in await self.one_run(v, rep):
                     runs.append((v, rep, h, log, iperf))
                 self.write_manifest(runs)
@@ -674,8 +675,9 @@ class Testbed:
         return [(v, rep, log, iperf, {}) for v, rep, _, log, iperf in runs]
 
 
-def run(s, outdir, out=sys.stdout):
-    """every variant and repetition on the spec's testbed; returns
+def run(s, outdir, out=sys.stdout, seed=None):
+    """every variant and repetition on the spec's testbed, in
+    run.plan(s, seed)'s order; returns
     [(variant, rep, log, iperf, {})], one per recording host's log"""
     _asyncssh()
-    return asyncio.run(Testbed(s, outdir, out).run())
+    return asyncio.run(Testbed(s, outdir, out, seed).run())

@@ -693,41 +693,163 @@ def read_manifest(outdir):
     return runs
 
 
-def schedule(s, out, started):
-    """(params, spec, variant, repetition) of every run: within a
-    repetition each combination of a sweep, within it each variant in
-    turn (so that a slow drift of the machine favours none); each
-    announced on @out with the time left, estimated from @started"""
+def plan(s, seed=None):
+    """(params, spec, variant, repetition) of every run, in the order they
+    run: repetition after repetition, each holding every combination of
+    a sweep with every variant once (a block: a slow drift of the
+    machine favours no variant); within each block, the runs in a random
+    order drawn from @seed (random.Random(seed), one draw per block, so
+    the seed gives the order again), or with @seed None each combination
+    in turn, within it each variant in turn (--no-shuffle)"""
+    import random
     combos = sp.combinations(s)
-    total = len(combos) * len(s["variants"]) * s["repetitions"]
-    n = 0
+    rng = random.Random(seed) if seed is not None else None
+    runs = []
     for rep in range(1, s["repetitions"] + 1):
-        for params, one in combos:
-            for v in s["variants"]:
-                n += 1
-                left = ""
-                if n > 1:
-                    per = (time.time() - started) / (n - 1)
-                    left = ", about %d s left" % (per * (total - n + 1))
-                print("[%d/%d] %s%s, repetition %d of %d%s" % (
-                    n, total, sp.params_text(params) + ": " if params
-                    else "", v, rep, s["repetitions"], left), file=out,
-                    flush=True)
-                yield params, one, v, rep
+        block = [(params, one, v, rep) for params, one in combos
+                 for v in s["variants"]]
+        if rng is not None:
+            rng.shuffle(block)
+        runs += block
+    return runs
 
 
-def run(s, outdir, module=None, out=sys.stdout):
-    """every combination, variant and repetition; returns [(variant, rep,
-    log, iperf, params)] (with [[flows]], instead of iperf, run_flows()'s
-    list; params: the sweep's combination, {} if none)"""
+def schedule(s, out, started, seed=None, done=0):
+    """plan(s, seed)'s runs from the @done-th on (a resumed sweep: those
+    before it ran already), each announced on @out with the time left,
+    estimated from @started"""
+    runs = plan(s, seed)
+    total = len(runs)
+    for n, (params, one, v, rep) in enumerate(runs[done:], done + 1):
+        left = ""
+        if n > done + 1:
+            per = (time.time() - started) / (n - done - 1)
+            left = ", about %d s left" % (per * (total - n + 1))
+        print("[%d/%d] %s%s, repetition %d of %d%s" % (
+            n, total, sp.params_text(params) + ": " if params
+            else "", v, rep, s["repetitions"], left), file=out,
+            flush=True)
+        yield params, one, v, rep
+
+
+def spec_order(s, runs):
+    """@runs ([(variant, rep, ...), ...], params fifth) as --no-shuffle
+    would have run them: by the sweep's combination, then variant, then
+    repetition, as the spec lists them (a stable sort: a testbed's logs
+    of one run stay together); the report reads them so, whatever order
+    they ran in"""
+    combos = [p for p, _ in sp.combinations(s)]
+    variants = list(s["variants"])
+
+    def key(r):
+        params = r[4] if len(r) > 4 else {}
+        return (combos.index(params) if params in combos else len(combos),
+                variants.index(r[0]) if r[0] in variants else len(variants),
+                r[1])
+    return sorted(runs, key=key)
+
+
+ORDER = "order.json"
+
+
+def write_order(outdir, s, seed):
+    """order.json: the seed (null: --no-shuffle) and every run in the
+    order it runs (variant, repetition, the sweep's combination): what
+    --resume continues"""
+    with open(os.path.join(outdir, ORDER), "w") as f:
+        json.dump({"seed": seed, "shuffled": seed is not None,
+                   "order": [dict({"variant": v, "repetition": rep},
+                                  **({"params": params} if params else {}))
+                             for params, _, v, rep in plan(s, seed)]},
+                  f, indent=1)
+        f.write("\n")
+
+
+def resume_point(s, outdir):
+    """(seed, runs done) of an interrupted magnet-exp run in @outdir, the
+    same spec: its order.json's seed, and how many of the runs its
+    runs.json lists, each the one the order put there, with its log
+    (a run cut short is not listed: it runs again)"""
+    try:
+        with open(os.path.join(outdir, "spec.json")) as f:
+            old = json.load(f)
+        with open(os.path.join(outdir, ORDER)) as f:
+            order = json.load(f)
+    except FileNotFoundError as e:
+        raise RunError("--resume: %s: no %s: not a run magnet-exp began" % (
+            outdir, os.path.basename(e.filename))) from None
+    except ValueError as e:
+        raise RunError("--resume: %s: not valid JSON: %s" % (outdir, e)) \
+            from None
+    if old != json.loads(json.dumps(s)):
+        raise RunError("--resume: %s was begun with another spec (its "
+                       "spec.json differs from this one)" % outdir)
+    seed = order.get("seed")
+    if not isinstance(seed, (int, type(None))) or isinstance(seed, bool):
+        raise RunError("--resume: %s: its %s's seed is not a number" % (
+            outdir, ORDER))
+    try:
+        done = read_manifest(outdir)
+    except RunError as e:
+        if not os.path.exists(os.path.join(outdir, MANIFEST)):
+            done = []
+        else:
+            raise RunError("--resume: %s" % e) from None
+    want = plan(s, seed)
+    if len(done) > len(want):
+        raise RunError("--resume: %s lists %d runs, the spec has %d" % (
+            MANIFEST, len(done), len(want)))
+    for k, ((v, rep, log, _, params), (wp, _, wv, wrep)) in enumerate(
+            zip(done, want), 1):
+        if (v, rep, params) != (wv, wrep, wp):
+            raise RunError("--resume: run %d of %s is %s #%d, the order "
+                           "(%s, seed %s) puts %s #%d there" % (
+                               k, MANIFEST, v, rep, ORDER, seed, wv, wrep))
+        if not os.path.exists(log):
+            raise RunError("--resume: run %d's log %s is missing" % (k, log))
+    return seed, len(done)
+
+
+def warm_up(s):
+    """before each run: one ping across each hop of the path, from the
+    TCP stack the connection leaves (the sender, each relay), so that
+    every neighbour on the way is resolved before the flow's first
+    packet (without it the first run's SYN waited for the router's ARP
+    behind the bottleneck's delay) and the path has carried a packet
+    each way; up to 5 s each, as a lossy path may drop a ping"""
+    topo = topology(s["path"]["relays"])
+    nss = [NS_SND] + [ns for ns, _ in topo["relays"]]
+    for ns, (_, remote) in zip(nss, topo["hops"]):
+        p = subprocess.run(["ip", "netns", "exec", ns, "ping", "-c", "1",
+                            "-w", "5", "-q", "-n", remote],
+                           capture_output=True, text=True)
+        if p.returncode:
+            raise RunError("warm-up: no answer to a ping from %s to %s in "
+                           "5 s: the path is down" % (ns, remote))
+
+
+def run(s, outdir, module=None, out=sys.stdout, seed=None, resume=False):
+    """every combination, variant and repetition, in plan(s, seed)'s order
+    (order.json); with @resume, from where an interrupted run in @outdir
+    stopped (its seed); returns [(variant, rep, log, iperf, params)]
+    (with [[flows]], instead of iperf, run_flows()'s list; params: the
+    sweep's combination, {} if none)"""
     if os.geteuid() != 0:
         raise RunError("magnet-exp run needs root (namespaces, the module)")
+    if resume and s.get("monarch"):
+        raise RunError("--resume: not for [monarch] runs (their hosts go "
+                       "into topology.json run by run)")
+    runs, done = [], 0
+    if resume:
+        seed, done = resume_point(s, outdir)
+        runs = read_manifest(outdir)[:done]
     for v in s["variants"]:
         ensure_cc(v)
     if s.get("monarch"):
         os.makedirs(outdir, exist_ok=True)
         return run_monarch(s, outdir, module,
-                           socket.gethostname().split(".")[0] or "host", out)
+                           socket.gethostname().split(".")[0] or "host", out,
+                           seed)
     if not shutil.which("socat"):
         if s["path"]["relays"]:
             raise RunError("[path] relays: socat is not installed (make "
@@ -738,26 +860,31 @@ def run(s, outdir, module=None, out=sys.stdout):
                            "installed (make deps installs it)")
     os.makedirs(outdir, exist_ok=True)
     host = socket.gethostname().split(".")[0] or "host"
-    runs = []
-    total = len(sp.combinations(s)) * len(s["variants"]) * s["repetitions"]
+    total = len(plan(s))
     started = time.time()
     setup(sp.combinations(s)[0][1])
     try:
         describe(s, outdir)
-        for params, one, v, rep in schedule(s, out, started):
-            # every run's own qdiscs: its path, counters from 0
+        write_order(outdir, s, seed)
+        if resume:
+            print("resuming %s: %d of %d runs done (seed %s)" % (
+                outdir, done, total, seed), file=out, flush=True)
+        for params, one, v, rep in schedule(s, out, started, seed, done):
+            # neighbours resolved, then every run's own qdiscs: its
+            # path, counters from 0
+            warm_up(one)
             set_path(one["path"])
             log, iperf = one_run(one, v, rep, outdir, module, host, params)
             runs.append((v, rep, log, iperf, params))
             write_manifest(outdir, runs)
     finally:
         teardown()
-    print("%d runs in %.0f s, in %s" % (total, time.time() - started,
+    print("%d runs in %.0f s, in %s" % (total - done, time.time() - started,
                                         outdir), file=out, flush=True)
     return runs
 
 
-def run_monarch(s, outdir, module, host, out):
+def run_monarch(s, outdir, module, host, out, seed=None):
     """[monarch]: every run a Monarch flow to the remote (monarch.run: its
     own sender and receiver namespaces, its proxy, a flow of the run's
     variant), magnet recording it as any run; its files in
@@ -776,7 +903,8 @@ def run_monarch(s, outdir, module, host, out):
     with open(os.path.join(outdir, "provenance.json"), "w") as f:
         json.dump(provenance({}), f, indent=1)
         f.write("\n")
-    for params, one, v, rep in schedule(s, out, started):
+    write_order(outdir, s, seed)
+    for params, one, v, rep in schedule(s, out, started, seed):
         base = run_base(one, params, v, rep, host)
         mdir = os.path.join(outdir, base + "_monarch")
         t = one["traffic"]

@@ -1037,7 +1037,8 @@ class Spec(unittest.TestCase):
             os.path.join(ex, "sweep.toml")))), 4)
 
     def test_schedule(self):
-        """every repetition runs every combination, each variant in turn"""
+        """--no-shuffle (seed None): every repetition runs every
+        combination, each variant in turn"""
         import io
         from magnet_exp import run, spec
         s = self.spec(repetitions=2, path={"delay": ["10ms", "40ms"]})
@@ -1049,6 +1050,88 @@ class Spec(unittest.TestCase):
                                for v in ("cubic", "reno")])
         self.assertIn("[8/8] delay 40ms: reno, repetition 2 of 2",
                       out.getvalue())
+        # a resumed run: the announcements count on from the runs done
+        out = io.StringIO()
+        self.assertEqual(len(list(run.schedule(s, out, 0, None, 5))), 3)
+        self.assertTrue(out.getvalue().startswith("[6/8] delay 10ms: reno, "
+                                                  "repetition 2 of 2"),
+                        out.getvalue())
+
+    def test_shuffled_order(self):
+        """a seed: each repetition a block holding every combination with
+        every variant once, in an order the seed gives again, the same
+        as random.Random(seed).shuffle of the unshuffled block; another
+        seed another order"""
+        import random
+        from magnet_exp import run
+        s = self.spec(repetitions=3, variants=["cubic", "reno", "bbr"],
+                      path={"delay": ["10ms", "40ms"]})
+        key = lambda r: (r[0]["delay"], r[2], r[3])
+        plain = [key(r) for r in run.plan(s)]
+        a = [key(r) for r in run.plan(s, 7)]
+        self.assertEqual(a, [key(r) for r in run.plan(s, 7)])
+        self.assertNotEqual(a, plain)
+        self.assertNotEqual(a, [key(r) for r in run.plan(s, 8)])
+        rng = random.Random(7)
+        want = []
+        for rep in range(3):
+            block = plain[6 * rep:6 * rep + 6]
+            rng.shuffle(block)
+            want += block
+        self.assertEqual(a, want)
+        for rep in range(3):
+            self.assertEqual(sorted(a[6 * rep:6 * rep + 6]),
+                             sorted(plain[6 * rep:6 * rep + 6]))
+
+    def test_spec_order(self):
+        """the report's order: combination, variant, repetition as the
+        spec lists them, whatever order the runs ran in"""
+        from magnet_exp import run
+        s = self.spec(repetitions=2, variants=["reno", "cubic"],
+                      path={"delay": ["40ms", "10ms"]})
+        shuffled = [(v, r, None, None, p) for p, _, v, r in run.plan(s, 3)]
+        got = [(x[4]["delay"], x[0], x[1])
+               for x in run.spec_order(s, shuffled)]
+        self.assertEqual(got, [(d, v, r) for d in ("40ms", "10ms")
+                               for v in ("reno", "cubic") for r in (1, 2)])
+
+    def test_resume_point(self):
+        """--resume: the seed of order.json and the runs runs.json lists,
+        each checked against the order; another spec, a run out of
+        order, a missing log, no order.json refused by name"""
+        import json
+        from magnet_exp import run
+        s = self.spec(repetitions=2)
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, "spec.json"), "w") as f:
+            json.dump(s, f)
+        with self.assertRaisesRegex(run.RunError, "no order.json"):
+            run.resume_point(s, d)
+        run.write_order(d, s, 11)
+        with open(os.path.join(d, "order.json")) as f:
+            order = json.load(f)
+        self.assertEqual(order["seed"], 11)
+        self.assertEqual([(o["variant"], o["repetition"])
+                          for o in order["order"]],
+                         [(v, r) for _, _, v, r in run.plan(s, 11)])
+        # nothing ran yet
+        self.assertEqual(run.resume_point(s, d), (11, 0))
+        done = []
+        for _, _, v, rep in run.plan(s, 11)[:3]:
+            log = "t1_%s_%d_h_magnet.bin.gz" % (v, rep)
+            open(os.path.join(d, log), "w").close()
+            done.append((v, rep, os.path.join(d, log), None, {}))
+        run.write_manifest(d, done)
+        self.assertEqual(run.resume_point(s, d), (11, 3))
+        with self.assertRaisesRegex(run.RunError, "another spec"):
+            run.resume_point(self.spec(repetitions=3), d)
+        os.unlink(done[1][2])
+        with self.assertRaisesRegex(run.RunError, "run 2's log .* missing"):
+            run.resume_point(s, d)
+        open(done[1][2], "w").close()
+        run.write_manifest(d, [done[1], done[0], done[2]])
+        with self.assertRaisesRegex(run.RunError, "run 1 of runs.json is"):
+            run.resume_point(s, d)
         self.assertEqual(run.run_base(s, {"delay": "10ms"}, "reno", 2, "h"),
                          "t1_delay-10ms_reno_2_h")
         self.assertEqual(run.run_base(s, {}, "reno", 2, "h"), "t1_reno_2_h")
@@ -1629,6 +1712,49 @@ class Clocks(unittest.TestCase):
 
 
 class Compare(unittest.TestCase):
+    def test_acked_times_exact(self):
+        """N% acked: the first record whose bytes_acked reached N% of
+        what the application wrote, every record counted (6,001 ACKs:
+        the figures' series keep every second or fourth), and the last
+        ACK seen only in the FIN_WAIT1 -> FIN_WAIT2 state change"""
+        from magnet_exp import compare
+        cols = textlog.TEXT_COLUMNS
+        end = {"family": "4", "laddr": "10.0.0.1", "lport": "40000",
+               "raddr": "10.0.0.2", "rport": "5201", "netns": "1",
+               "sock": "000000000000000a", "cpu": "0", "mss": "1000",
+               "cwnd": "10", "ca_name": "cubic", "srtt_us": "1000"}
+        n, total = 6000, 6000 * 1000 + 500
+        path = os.path.join(tempfile.mkdtemp(dir=FIX), "acked.txt")
+        times = {}
+        with open(path, "w") as out:
+            out.write("\t".join(cols) + "\n")
+
+            def rec(ns, **f):
+                v = dict(end, time="%d.%09d" % divmod(
+                    1700000000 * 10 ** 9 + ns, 10 ** 9), **f)
+                out.write("\t".join(v.get(c, "") for c in cols) + "\n")
+            rec(0, event="app_send", ret=str(total), state="1")
+            for i in range(n + 1):
+                acked = min(1000 * i, total - 500)
+                rec(1000 + 7000 * i, event="tcp_in", state="1",
+                    bytes_sent=str(total), bytes_acked=str(acked))
+                times.setdefault(acked, 1000 + 7000 * i)
+            # the last ACK (the last 500 bytes and the FIN): FIN_WAIT1 ->
+            # FIN_WAIT2, no TCP record after it
+            rec(1000 + 7000 * n + 333, event="state", prev_state="4",
+                state="5", bytes_sent=str(total), bytes_acked=str(total))
+        res = an.analyse(path, os.path.dirname(path) + "/an", TTPB)
+        m = compare.run_metrics(res)
+        f = [x for x in res.tcp_flows() if x.key[2] == "40000"][0]
+        self.assertLess(len(f.series.pts), n * 0.6)
+        for p in (10, 30, 50, 70, 90):
+            # the first record at or past p% of the bytes written
+            want = min(t for a, t in times.items() if a >= total * p / 100)
+            self.assertAlmostEqual(m["t%d_s" % p], (want - 1000) / 1e9,
+                                   places=12, msg=p)
+        self.assertAlmostEqual(m["t100_s"], 7000 * n / 1e9 + 333e-9,
+                               places=12)
+
     def test_run_metrics(self):
         # clean.bin: the receiver's 5000 bytes, from its first data
         # (record 7) to its last (record 55), 1 us apart
@@ -2040,7 +2166,8 @@ class Report(unittest.TestCase):
         ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=False,
                                    strict=False)
         with contextlib.redirect_stdout(io.StringIO()):
-            rc = cli.report({"test_id": "t<&>"}, out, runs, ns)
+            rc = cli.report({"test_id": "t<&>",
+                             "variants": ["cubic", "reno"]}, out, runs, ns)
         self.assertEqual(rc, 0)
         self.assertTrue(os.path.exists(os.path.join(out, "comparison.md")))
         with open(os.path.join(out, "summary.json")) as f:
@@ -2185,8 +2312,9 @@ class Report(unittest.TestCase):
             with open(os.path.join(out, "provenance.json"), "w") as f:
                 json.dump(dict(prov, virtualization=virt), f)
             with contextlib.redirect_stdout(io.StringIO()) as o:
-                self.assertEqual(cli.report({"test_id": "pv"}, out, runs,
-                                            ns), 0)
+                self.assertEqual(cli.report(
+                    {"test_id": "pv", "variants": ["cubic"]}, out, runs,
+                    ns), 0)
             ran = ("ran on: Linux 7.2.13 (x86_64), 2 CPUs (QEMU TCG CPU), "
                    "virtualization %s; every offload off (TSO, GSO, GRO, "
                    "LRO) on every device" % virt)
@@ -2201,7 +2329,8 @@ class Report(unittest.TestCase):
         # a run directory without it (an older one): no line, no error
         os.unlink(os.path.join(out, "provenance.json"))
         with contextlib.redirect_stdout(io.StringIO()) as o:
-            self.assertEqual(cli.report({"test_id": "pv"}, out, runs, ns), 0)
+            self.assertEqual(cli.report(
+                {"test_id": "pv", "variants": ["cubic"]}, out, runs, ns), 0)
         self.assertNotIn("ran on:", o.getvalue())
 
     def test_experiment_extras(self):

@@ -532,10 +532,61 @@ def cmd_sweep(d, rate, limit, size):
             fail("%s is not a PNG" % png)
     mislabel(d, runs)
     provenance(d)
+    run_order(d, spec)
     print("checkexp: sweep: %d runs, %d rows of %d runs (%d confirmed), "
           "%d Welch's tests as SciPy's, spread.png" % (
               len(runs), len(rows), reps,
               sum(r["verdict"] == "confirmed" for r in runs), tested))
+
+
+def run_order(d, spec):
+    """the sweep ran in a random order drawn from the seed order.json
+    records, and its runs.json (interrupted and resumed: case_exp_sweep)
+    is the one an uninterrupted sweep writes: drawn again here from that
+    seed, as docs/experiments.md says the order is made (each
+    repetition a block of every delay with every variant, in the spec's
+    order, random.Random(seed).shuffle'd, block after block), each run's
+    variant, repetition, delay and log name (TEACUP's: test, the sweep's
+    key-value, variant, repetition, host)"""
+    import random
+    with open(os.path.join(d, "order.json")) as f:
+        order = json.load(f)
+    with open(os.path.join(d, "runs.json")) as f:
+        done = json.load(f)
+    seed = order.get("seed")
+    if not isinstance(seed, int) or order.get("shuffled") is not True:
+        fail("order.json: seed %r, shuffled %r: not a shuffled order" % (
+            seed, order.get("shuffled")))
+    rng = random.Random(seed)
+    want = []
+    for rep in range(1, spec["repetitions"] + 1):
+        block = [(dl, v) for dl in spec["path"]["delay"]
+                 for v in spec["variants"]]
+        rng.shuffle(block)
+        want += [(dl, v, rep) for dl, v in block]
+    first = "%s_delay-%s_%s_%d_" % (spec["test_id"], want[0][0], want[0][1],
+                                    want[0][2])
+    if not done or not done[0]["log"].startswith(first):
+        fail("runs.json's first run %r, the seed's %s...: another order" % (
+            done[:1], first))
+    host = done[0]["log"][len(first):-len("_magnet.bin.gz")]
+    got = [(e.get("params", {}).get("delay"), e["variant"], e["repetition"],
+            e["log"]) for e in done]
+    exp = [(dl, v, rep, "%s_delay-%s_%s_%d_%s_magnet.bin.gz" % (
+        spec["test_id"], dl, v, rep, host)) for dl, v, rep in want]
+    if got != exp:
+        bad = [k for k, (a, b) in enumerate(zip(got, exp)) if a != b]
+        fail("runs.json: %d runs, the seed %d's order %d; first difference "
+             "at %s: %r, want %r" % (len(got), seed, len(exp),
+                                     bad[0] if bad else len(got),
+                                     got[bad[0]] if bad else None,
+                                     exp[bad[0]] if bad else exp[len(got):]))
+    plain = [(dl, v, rep) for rep in range(1, spec["repetitions"] + 1)
+             for dl in spec["path"]["delay"] for v in spec["variants"]]
+    print("checkexp: sweep order: seed %d, %d runs as the seed orders them "
+          "(%s the spec's order), runs.json as an uninterrupted sweep's" % (
+              seed, len(got), "the same as" if want == plain
+              else "not"))
 
 
 def _clocks(logs, out):
