@@ -171,6 +171,10 @@ class Flow:
         # often seen first in FIN_WAIT1 -> FIN_WAIT2's record)
         self.acked_t = array("d")
         self.acked_b = array("q")
+        # the first TCP record in congestion avoidance (s from the log's
+        # start): TCP's state Open, ssthresh set, cwnd at or above it;
+        # None: the connection never left slow start (or recovery)
+        self.ca_first = None
         self.arrived = 0
         # the bytes this end's application wrote that the peer's never
         # read (both ends' application records in the log), else None
@@ -1180,6 +1184,9 @@ def _tcp(res, f, r, t, t0, csvs):
                  vals["bytes_acked"], vals["bytes_received"], f.arrived,
                  int(dl) * vals["mss"] if dl else None)
     ss = vals["ssthresh"]
+    if f.ca_first is None and ss != _SENTINELS["ssthresh"] and ss and \
+            vals["cwnd"] >= ss and r["ca_state"] == "0":
+        f.ca_first = (t - t0) / 1e9
     f.detail.add((t - t0) / 1e9,
                  None if ss == _SENTINELS["ssthresh"] else ss,
                  vals["rtt_us"] or None if r["event"] == "tcp_in" else None,

@@ -195,7 +195,8 @@ combination of a sweep, median and
 min..max over the repetitions whose verdict is confirmed, the others
 listed: throughput from the log and from iperf3,
 retransmits, mean and max RTT, max cwnd, time to 10/30/50/70/90% of the
-bytes; a warning below 3 runs; each one's mean with its 95% confidence
+bytes; a warning below 3 runs, and one naming a variant none of whose
+runs reached congestion avoidance; each one's mean with its 95% confidence
 interval (Student's t), and Welch's t-test of each variant against the
 first; then the per-stack table and each flow's numbers), stacks.csv,
 summary.json, compare.png/.svg, with repetitions spread.png/.svg (box

@@ -141,6 +141,10 @@ def run_metrics(res, iperf=None, ends=None):
         # the end: the first record of its socket (TCP or state change)
         # whose bytes_acked reached it, every record counted (not the
         # figures' decimated series)
+        # when it reached congestion avoidance (analyse.Flow.ca_first),
+        # from its first TCP record; None: never
+        m["ca_from_s"] = busiest.ca_first - pts[0][0] \
+            if busiest.ca_first is not None and pts else None
         acked = busiest.acked_b
         total = busiest.app_written or (acked[-1] if acked else 0)
         for p in PCTS:
@@ -186,6 +190,13 @@ def groups(runs):
     return [(dict(p), v, [r[2] for r in runs if confirmed(r) and r[0] == v
                           and tuple(_params(r).items()) == p])
             for p, v in _keys(runs)]
+
+
+def _metrics_of(runs, params, variant):
+    """the metrics of @variant's confirmed runs with the sweep's
+    combination @params"""
+    return [r[2] for r in runs if confirmed(r) and r[0] == variant and
+            _params(r) == params]
 
 
 def excluded(runs):
@@ -253,7 +264,9 @@ def differences(runs):
 
 def warnings(rows, runs):
     """the comparison's caveats as lines: variants with fewer than
-    MIN_RUNS confirmed runs, and the runs left out"""
+    MIN_RUNS confirmed runs, those none of whose confirmed runs reached
+    congestion avoidance (run_metrics' ca_from_s; not BBR), and the runs
+    left out"""
     lines = []
     few = [r for r in rows if r["runs"] < MIN_RUNS]
     if few:
@@ -265,6 +278,22 @@ def warnings(rows, runs):
                 MIN_RUNS, ", ".join("%s%s (%d)" % (
                     "".join("%s %s, " % kv for kv in r["params"].items()),
                     r["variant"], r["runs"]) for r in few)))
+    # a variant none of whose confirmed runs left slow start: its
+    # numbers are of slow start and how it ended (of runs whose TCP
+    # records name their congestion control; BBR has no such phase)
+    slow = [r for r in rows if r["runs"] and not any(
+        m.get("ca_from_s") is not None or not m.get("ca") or
+        "bbr" in m["ca"]
+        for m in _metrics_of(runs, r["params"], r["variant"]))]
+    if slow:
+        lines.append(
+            "phase: no run of %s reached congestion avoidance (a TCP record "
+            "of its sender with cwnd at or above ssthresh, state Open): "
+            "their numbers are of slow start and how it ended (HyStart, "
+            "the first loss), not of congestion avoidance" % ", ".join(
+                "%s%s" % ("".join("%s %s, " % kv
+                                  for kv in r["params"].items()),
+                          r["variant"]) for r in slow))
     out = excluded(runs)
     if out:
         lines.append(

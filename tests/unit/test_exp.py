@@ -1736,8 +1736,12 @@ class Compare(unittest.TestCase):
             rec(0, event="app_send", ret=str(total), state="1")
             for i in range(n + 1):
                 acked = min(1000 * i, total - 500)
+                # congestion avoidance from record 3000 (ssthresh 8 under
+                # cwnd 10, state Open); 2999 in Recovery before it
                 rec(1000 + 7000 * i, event="tcp_in", state="1",
-                    bytes_sent=str(total), bytes_acked=str(acked))
+                    bytes_sent=str(total), bytes_acked=str(acked),
+                    ssthresh="2147483647" if i < 2999 else "8",
+                    ca_state="3" if i == 2999 else "0")
                 times.setdefault(acked, 1000 + 7000 * i)
             # the last ACK (the last 500 bytes and the FIN): FIN_WAIT1 ->
             # FIN_WAIT2, no TCP record after it
@@ -1754,6 +1758,31 @@ class Compare(unittest.TestCase):
                                    places=12, msg=p)
         self.assertAlmostEqual(m["t100_s"], 7000 * n / 1e9 + 333e-9,
                                places=12)
+        self.assertAlmostEqual(m["ca_from_s"], 7000 * 3000 / 1e9,
+                               places=12)
+
+    def test_phase_warning(self):
+        """a variant none of whose confirmed runs reached congestion
+        avoidance is named (not BBR, not one with a run that did, not a
+        run left out)"""
+        from magnet_exp import compare
+
+        def m(ca, at):
+            return dict(dict.fromkeys(compare.COLUMNS), ca=ca, ca_from_s=at)
+        runs = [("cubic", 1, m("cubic", None), {}, "confirmed"),
+                ("cubic", 2, m("cubic", None), {}, "confirmed"),
+                ("cubic", 3, m("cubic", 0.4), {}, "inaccurate"),
+                ("reno", 1, m("reno", None), {}, "confirmed"),
+                ("reno", 2, m("reno", 0.5), {}, "confirmed"),
+                ("bbr", 1, m("bbr", None), {}, "confirmed")]
+        lines = [x for x in compare.warnings(compare.table(runs), runs)
+                 if x.startswith("phase:")]
+        self.assertEqual(len(lines), 1, lines)
+        self.assertIn("no run of cubic reached congestion avoidance",
+                      lines[0])
+        runs[1] = ("cubic", 2, m("cubic", 1.0), {}, "confirmed")
+        self.assertFalse([x for x in compare.warnings(
+            compare.table(runs), runs) if x.startswith("phase:")])
 
     def test_run_metrics(self):
         # clean.bin: the receiver's 5000 bytes, from its first data
