@@ -175,6 +175,9 @@ class Flow:
         # start): TCP's state Open, ssthresh set, cwnd at or above it;
         # None: the connection never left slow start (or recovery)
         self.ca_first = None
+        # every RTT sample TCP took from an ACK (tcp_in's rtt_us, us), not
+        # decimated: the comparison's 95th percentile (compare.py)
+        self.rtt_samples = array("I")
         self.arrived = 0
         # the bytes this end's application wrote that the peer's never
         # read (both ends' application records in the log), else None
@@ -1179,6 +1182,8 @@ def _tcp(res, f, r, t, t0, csvs):
     if r["event"] == "tcp_in" and end != seq:
         f.arrived += (end - seq) & 0xffffffff
     _acked(f, (t - t0) / 1e9, vals["bytes_acked"])
+    if r["event"] == "tcp_in" and vals["rtt_us"] > 0:
+        f.rtt_samples.append(min(vals["rtt_us"], 0xffffffff))
     dl = r.get("delivered")
     f.series.add((t - t0) / 1e9, vals["cwnd"], vals["srtt_us"],
                  vals["bytes_acked"], vals["bytes_received"], f.arrived,

@@ -200,7 +200,9 @@ runs reached congestion avoidance; each one's mean with its 95% confidence
 interval (Student's t), and Welch's t-test of each variant against the
 first; then the per-stack table and each flow's numbers), stacks.csv,
 summary.json, compare.png/.svg, with repetitions spread.png/.svg (box
-plots of each variant's runs, the means' intervals), and report.html
+plots of each variant's runs, the means' intervals), plane.png/.svg
+(each run's throughput against the 95th percentile of its RTT samples,
+the means' intervals both ways), and report.html
 (the comparison and its statistics, every
 run's verdict and reasons, the figure inline, links to each run's
 <...>.analysis/report.html). A run whose data senders' TCP records name
@@ -515,6 +517,8 @@ def report(s, outdir, runs, ns):
     if not ns.no_figures:
         figs = _figures(plots.compare_figure, named, outdir)
         groups = compare.groups(rows)
+        # every run on the throughput-delay plane
+        figs += _figures(plots.plane_figure, groups, outdir)
         if any(len(ms) > 1 for _, _, ms in groups):
             # repetitions: their spread per variant (and combination)
             figs += _figures(plots.spread_figure, groups, outdir)

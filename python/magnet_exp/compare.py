@@ -4,6 +4,7 @@ repetitions whose verdict is confirmed, their median and spread, their
 mean with its 95% confidence interval, and Welch's test of each variant
 against the first (stats.py)."""
 import bisect
+import math
 import statistics
 
 from . import stats
@@ -141,6 +142,11 @@ def run_metrics(res, iperf=None, ends=None):
         # the end: the first record of its socket (TCP or state change)
         # whose bytes_acked reached it, every record counted (not the
         # figures' decimated series)
+        # the 95th percentile (nearest rank) of the RTT samples the
+        # data senders' TCP took from ACKs (tcp_in's rtt_us), every one
+        samples = sorted(x for f in senders for x in f.rtt_samples)
+        m["rtt_p95_ms"] = samples[math.ceil(0.95 * len(samples)) - 1] / \
+            1e3 if samples else None
         # when it reached congestion avoidance (analyse.Flow.ca_first),
         # from its first TCP record; None: never
         m["ca_from_s"] = busiest.ca_first - pts[0][0] \

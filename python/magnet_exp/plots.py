@@ -403,3 +403,62 @@ def spread_figure(groups, outdir):
     files = [{"file": f, "series": n} for f in _save(fig, outdir, "spread")]
     plt.close(fig)
     return files
+
+
+def plane_figure(groups, outdir):
+    """the throughput-delay plane (Pantheon's): each confirmed run a
+    point, its throughput from the log against the 95th percentile of its
+    senders' RTT samples (compare.run_metrics' rtt_p95_ms), one colour
+    per variant (of a sweep: per combination and variant), and each
+    one's mean with its 95% confidence interval both ways (stats.mean_ci;
+    with 2 runs or more); the delay axis runs right to left, so that
+    better is up and to the right; @groups: compare.groups()'s"""
+    from . import stats
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(8, 6))
+    n = 0
+    # the largest value each way, intervals included
+    top, right = [0], [0]
+    for k, (p, v, ms) in enumerate(groups):
+        pts = [(m["rtt_p95_ms"], m["throughput_mbps"]) for m in ms
+               if m.get("rtt_p95_ms") is not None and
+               m.get("throughput_mbps") is not None]
+        if not pts:
+            continue
+        colour = "C%d" % (k % 10)
+        label = " ".join(["%s %s" % kv for kv in p.items()] + [v])
+        right += [x for x, _ in pts]
+        top += [y for _, y in pts]
+        ax.plot([x for x, _ in pts], [y for _, y in pts], "o", alpha=0.6,
+                color=colour, label="%s (%d run%s)" % (
+                    label, len(pts), "s" if len(pts) > 1 else ""))
+        n += len(pts)
+        mx, xlo, xhi = stats.mean_ci([x for x, _ in pts])
+        my, ylo, yhi = stats.mean_ci([y for _, y in pts])
+        if xlo is not None and ylo is not None:
+            right.append(xhi)
+            top.append(yhi)
+            ax.errorbar([mx], [my], xerr=[[mx - xlo], [xhi - mx]],
+                        yerr=[[my - ylo], [yhi - my]], fmt="D",
+                        markersize=6, capsize=4, color=colour)
+    if n:
+        ax.legend(fontsize="small")
+        # both axes from 0: a difference drawn in proportion to the
+        # numbers, not blown up to fill the panel; delay right to left
+        ax.set_ylim(0, max(top) * 1.1 or 1)
+        ax.set_xlim(max(right) * 1.1 or 1, 0)
+    else:
+        ax.text(0.5, 0.5, "no run has both numbers", ha="center",
+                va="center", transform=ax.transAxes)
+    ax.set_xlabel("95th percentile of the sender's RTT samples (ms, "
+                  "decreasing to the right)")
+    ax.set_ylabel("throughput (Mbit/s, from the log)")
+    ax.set_title("throughput against delay, runs whose verdict is "
+                 "confirmed, both axes from 0;\ndiamonds: the mean and its "
+                 "95% confidence interval both ways (Student's t, 2 runs "
+                 "or more)", fontsize="small")
+    fig.tight_layout()
+    files = [{"file": f, "series": n} for f in _save(fig, outdir, "plane",
+                                                     n)]
+    plt.close(fig)
+    return files

@@ -1724,6 +1724,8 @@ class Compare(unittest.TestCase):
                "sock": "000000000000000a", "cpu": "0", "mss": "1000",
                "cwnd": "10", "ca_name": "cubic", "srtt_us": "1000"}
         n, total = 6000, 6000 * 1000 + 500
+        # RTT samples (us; 0: an ACK that gave none)
+        rtts = [(i * 7919) % 40000 for i in range(n + 1)]
         path = os.path.join(tempfile.mkdtemp(dir=FIX), "acked.txt")
         times = {}
         with open(path, "w") as out:
@@ -1741,7 +1743,8 @@ class Compare(unittest.TestCase):
                 rec(1000 + 7000 * i, event="tcp_in", state="1",
                     bytes_sent=str(total), bytes_acked=str(acked),
                     ssthresh="2147483647" if i < 2999 else "8",
-                    ca_state="3" if i == 2999 else "0")
+                    ca_state="3" if i == 2999 else "0",
+                    rtt_us=str(rtts[i]) if rtts[i] else "")
                 times.setdefault(acked, 1000 + 7000 * i)
             # the last ACK (the last 500 bytes and the FIN): FIN_WAIT1 ->
             # FIN_WAIT2, no TCP record after it
@@ -1760,6 +1763,33 @@ class Compare(unittest.TestCase):
                                places=12)
         self.assertAlmostEqual(m["ca_from_s"], 7000 * 3000 / 1e9,
                                places=12)
+        # the 95th percentile of every sample, nearest rank (numpy's
+        # inverted_cdf), not of the figures' decimated series
+        import numpy
+        self.assertEqual(m["rtt_p95_ms"], numpy.percentile(
+            [x for x in rtts if x], 95, method="inverted_cdf") / 1e3)
+
+    def test_plane_figure(self):
+        """the throughput-delay plane: a point per confirmed run with both
+        numbers, none written when no run has them"""
+        from magnet_exp import plots
+        d = tempfile.mkdtemp(dir=FIX)
+        groups = [({}, "cubic", [{"rtt_p95_ms": 30.0, "throughput_mbps": 9},
+                                 {"rtt_p95_ms": 32.5, "throughput_mbps": 8},
+                                 {"rtt_p95_ms": None, "throughput_mbps": 7}]),
+                  ({}, "reno", [{"rtt_p95_ms": 25.0, "throughput_mbps": 6}])]
+        files = plots.plane_figure(groups, d)
+        self.assertEqual(files, [{"file": "plane.png", "series": 3},
+                                 {"file": "plane.svg", "series": 3}])
+        with open(os.path.join(d, "plane.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        with open(os.path.join(d, "plane.svg")) as f:
+            svg = f.read()
+        self.assertIn("cubic (2 runs)", svg)
+        self.assertIn("reno (1 run)", svg)
+        none = [({}, "cubic", [{"rtt_p95_ms": None, "throughput_mbps": 9}])]
+        self.assertEqual(plots.plane_figure(none, d), [])
+        self.assertFalse(os.path.exists(os.path.join(d, "plane.png")))
 
     def test_phase_warning(self):
         """a variant none of whose confirmed runs reached congestion

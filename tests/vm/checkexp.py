@@ -456,16 +456,42 @@ def cmd_sweep(d, rate, limit, size):
             fail("%s: rtr1's netem sent %d bytes this run, iperf3's "
                  "receiver got %d of %d" % (base, sent, got, size))
         hi = d_ms + queue_ms + 10
+        # the 95th percentile of the data sender's RTT samples, drawn
+        # again here from the log's records (ttpb2ascii's text: tcp_in's
+        # rtt_us at the sender, 10.77.1.1, on the connection with the
+        # most ACKs: iperf3's data connection, not its control one),
+        # nearest rank
+        tool = os.environ["MAGNET_TTPB2ASCII"]
+        recs = subprocess.run([tool, "-f", "magnet", os.path.join(
+            d, r["log"])], capture_output=True, text=True,
+            check=True).stdout.splitlines()
+        head = recs[0].split("\t")
+        ix = {c: head.index(c) for c in ("event", "laddr", "lport",
+                                         "rtt_us")}
+        acks = [x for x in (l.split("\t") for l in recs[1:])
+                if x[ix["event"]] == "tcp_in" and
+                x[ix["laddr"]] == "10.77.1.1"]
+        port = Counter(x[ix["lport"]] for x in acks).most_common(1)
+        samples = sorted(int(x[ix["rtt_us"]]) for x in acks
+                         if port and x[ix["lport"]] == port[0][0] and
+                         x[ix["rtt_us"]] and int(x[ix["rtt_us"]]) > 0)
+        p95 = samples[-(-len(samples) * 95 // 100) - 1] / 1e3 \
+            if samples else None
+        if r["metrics"].get("rtt_p95_ms") != p95:
+            fail("%s: p95 RTT %r ms, the log's %d samples give %r" % (
+                base, r["metrics"].get("rtt_p95_ms"), len(samples), p95))
         for what, rtt in (("iperf3's srtt", ip["min_rtt"] / 1e3),
                           ("the log's mean srtt",
-                           r["metrics"]["rtt_mean_ms"])):
+                           r["metrics"]["rtt_mean_ms"]),
+                          ("the 95th percentile of its RTT samples", p95)):
             if rtt is None or not d_ms <= rtt <= hi:
                 fail("%s: %s %s ms, want %.0f..%.0f ms" % (
                     base, what, rtt, d_ms, hi))
         print("checkexp: %s: tc netem delay %s, %d bytes sent; srtt %.1f ms "
-              "(iperf3), mean %.1f ms (log)" % (
+              "(iperf3), mean %.1f ms (log); the 95th percentile of %d RTT "
+              "samples %.3f ms (the log's records, as the report's)" % (
                   os.path.basename(base), delay, sent, ip["min_rtt"] / 1e3,
-                  r["metrics"]["rtt_mean_ms"]))
+                  r["metrics"]["rtt_mean_ms"], len(samples), p95))
     rows = s["comparison"]
     want = [(dl, v) for dl in delays for v in variants]
     if [(x["delay"], x["variant"]) for x in rows] != want:
@@ -526,15 +552,16 @@ def cmd_sweep(d, rate, limit, size):
                 fail("delay %s %s against %s: the test %r, SciPy's p %s" % (
                     dl, v, variants[0], tst, p))
             tested += 1
-    png = os.path.join(d, "spread.png")
-    with open(png, "rb") as f:
-        if f.read(8) != b"\x89PNG\r\n\x1a\n":
-            fail("%s is not a PNG" % png)
+    for name in ("spread.png", "plane.png"):
+        png = os.path.join(d, name)
+        with open(png, "rb") as f:
+            if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                fail("%s is not a PNG" % png)
     mislabel(d, runs)
     provenance(d)
     run_order(d, spec)
     print("checkexp: sweep: %d runs, %d rows of %d runs (%d confirmed), "
-          "%d Welch's tests as SciPy's, spread.png" % (
+          "%d Welch's tests as SciPy's, spread.png, plane.png" % (
               len(runs), len(rows), reps,
               sum(r["verdict"] == "confirmed" for r in runs), tested))
 
