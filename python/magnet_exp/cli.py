@@ -488,6 +488,9 @@ def report(s, outdir, runs, ns):
                         "verdict": d["verdict"], "metrics": m,
                         "caveats": d["caveats"],
                         "stacks": st_rows, "flows": fl_rows,
+                        # Jain's fairness index over the flows' rates
+                        "jain": stacks.jain(
+                            x["throughput_mbps"] for x in fl_rows or []),
                         "reasons": d["reasons"] +
                         [dict(r, flow=f["flow"]) for f in d["flows"]
                          for r in f["reasons"]]})

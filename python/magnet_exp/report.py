@@ -515,6 +515,10 @@ def _runs_extras_html(runs):
                           "iperf3 Mbit/s"],
                          [[_dash(f.get(c)) for c in cols]
                           for f in r["flows"]], range(3, len(cols)))]
+            if r.get("jain") is not None:
+                b.append("<p>Jain's fairness index over the flows' rates "
+                         "from the log: %.3f (1: the same rate each)</p>\n"
+                         % r["jain"])
         if r.get("stacks"):
             cols = ["port", "stack", "layer", "count", "size_mean",
                     "size_p50", "size_p90", "spacing_mean_us",

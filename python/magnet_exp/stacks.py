@@ -176,6 +176,17 @@ def _fmt(v):
     return "%.4g" % v if isinstance(v, float) else str(v)
 
 
+def jain(rates):
+    """Jain's fairness index of @rates (None left out): (sum x)^2 / (n sum
+    x^2), 1 when every flow had the same rate, 1/n when one had it all;
+    None with fewer than 2 rates or all 0"""
+    xs = [x for x in rates if x is not None]
+    sq = sum(x * x for x in xs)
+    if len(xs) < 2 or not sq:
+        return None
+    return sum(xs) ** 2 / (len(xs) * sq)
+
+
 def flows_md(rows):
     head = ["flow", "port", "kind", "start (s)", "started (s)",
             "first data (s in the log)", "written (log)", "read (log)",
@@ -188,6 +199,13 @@ def flows_md(rows):
             "flow", "port", "kind", "start", "started", "first_data_s",
             "written", "read", "bytes_received", "throughput_mbps", "iperf3_sent",
             "iperf3_received", "iperf3_mbps")) + " |")
+    j = jain(r["throughput_mbps"] for r in rows)
+    if j is not None:
+        n = sum(r["throughput_mbps"] is not None for r in rows)
+        out += ["", "Jain's fairness index over the %d flows' rates from "
+                "the log (each over its own time, first data to last): "
+                "%.3f (1: the same rate each; 1/%d: one flow had it all)" % (
+                    n, j, n)]
     return "\n".join(out) + "\n"
 
 

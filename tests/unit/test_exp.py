@@ -2424,6 +2424,34 @@ class Report(unittest.TestCase):
         # nothing of the kind: no table
         self.assertEqual(rpt._runs_extras_html([dict(run, stacks=[],
                                                      flows=[])]), [])
+        # two flows: Jain's index under their table
+        self.assertNotIn("Jain", page)
+        page = rpt._page("t", rpt._runs_extras_html([dict(
+            run, flows=[fl, dict(fl, throughput_mbps=6.0)], jain=0.8)]))
+        self.assertIn("Jain's fairness index over the flows' rates from "
+                      "the log: 0.800", "".join(self.parse(page).text))
+
+    def test_jain(self):
+        """Jain's fairness index: (sum x)^2 / (n sum x^2); none of fewer
+        than 2 rates; in the flows' Markdown"""
+        from magnet_exp import stacks
+        self.assertEqual(stacks.jain([5.0, 5.0, 5.0]), 1.0)
+        self.assertEqual(stacks.jain([4.0, 0.0]), 0.5)
+        self.assertAlmostEqual(stacks.jain([3.0, 1.0, None]), 16 / 20)
+        self.assertIsNone(stacks.jain([3.0, None]))
+        self.assertIsNone(stacks.jain([0.0, 0.0]))
+        row = dict.fromkeys(("flow", "port", "kind", "start", "started",
+                             "first_data_s", "written", "read",
+                             "bytes_received", "iperf3_sent",
+                             "iperf3_received", "iperf3_mbps"))
+        md = stacks.flows_md([dict(row, throughput_mbps=3.0),
+                              dict(row, throughput_mbps=1.0)])
+        self.assertIn("Jain's fairness index over the 2 flows' rates from "
+                      "the log (each over its own time, first data to "
+                      "last): 0.800 (1: the same rate each; 1/2: one flow "
+                      "had it all)", md)
+        self.assertNotIn("Jain", stacks.flows_md([dict(row,
+                                                       throughput_mbps=3.0)]))
 
 
 def write_long_flow(path, n, isn=2 ** 32 - 5000000, first_id=60000):
