@@ -552,8 +552,10 @@ def report(s, outdir, runs, ns):
               "\"socat\" sends transfers that complete" % (len(cut),
                                                            len(summary)))
     if not ns.no_figures:
-        print("figures: %s/compare.png, and cwnd_srtt.png in each "
-              "*.analysis/" % outdir)
+        # the figures written (none of a plot with nothing to draw)
+        pngs = [x["file"] for x in figs if x["file"].endswith(".png")]
+        print("figures in %s: %s; cwnd_srtt.png in each *.analysis/" % (
+            outdir, ", ".join(pngs) or "none"))
     print("report: %s/report.html" % outdir)
     for x in mislabelled:
         print("magnet-exp: %s; left out of the comparison" % x,
