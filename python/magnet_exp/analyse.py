@@ -175,9 +175,10 @@ class Flow:
         # start): TCP's state Open, ssthresh set, cwnd at or above it;
         # None: the connection never left slow start (or recovery)
         self.ca_first = None
-        # every RTT sample TCP took from an ACK (tcp_in's rtt_us, us), not
-        # decimated: the comparison's 95th percentile (compare.py)
-        self.rtt_samples = array("I")
+        # every RTT sample TCP took from an ACK (tcp_in's rtt_us, us),
+        # counted by value (none left out, its size bounded by the
+        # distinct values): the comparison's 95th percentile (compare.py)
+        self.rtt_samples = Counter()
         self.arrived = 0
         # the bytes this end's application wrote that the peer's never
         # read (both ends' application records in the log), else None
@@ -972,13 +973,13 @@ class Queues:
             n = sum(a.values()) if a else 0
             row["ahead_mean"] = round(sum(k * c for k, c in a.items()) / n,
                                       2) if n else None
-            row["ahead_p50"] = _count_pct(a, 50) if n else None
-            row["ahead_p99"] = _count_pct(a, 99) if n else None
+            row["ahead_p50"] = count_pct(a, 50) if n else None
+            row["ahead_p99"] = count_pct(a, 99) if n else None
             out.append(row)
         return out
 
 
-def _count_pct(c, p):
+def count_pct(c, p):
     """the p-th percentile (nearest rank) of the integers counted in c"""
     want = math.ceil(sum(c.values()) * p / 100)
     seen = 0
@@ -1181,18 +1182,19 @@ def _tcp(res, f, r, t, t0, csvs):
         _tcp_in_range(f, seq, end)
     if r["event"] == "tcp_in" and end != seq:
         f.arrived += (end - seq) & 0xffffffff
-    _acked(f, (t - t0) / 1e9, vals["bytes_acked"])
+    ts = (t - t0) / 1e9
+    _acked(f, ts, vals["bytes_acked"])
     if r["event"] == "tcp_in" and vals["rtt_us"] > 0:
-        f.rtt_samples.append(min(vals["rtt_us"], 0xffffffff))
+        f.rtt_samples[vals["rtt_us"]] += 1
     dl = r.get("delivered")
-    f.series.add((t - t0) / 1e9, vals["cwnd"], vals["srtt_us"],
+    f.series.add(ts, vals["cwnd"], vals["srtt_us"],
                  vals["bytes_acked"], vals["bytes_received"], f.arrived,
                  int(dl) * vals["mss"] if dl else None)
     ss = vals["ssthresh"]
     if f.ca_first is None and ss != _SENTINELS["ssthresh"] and ss and \
             vals["cwnd"] >= ss and r["ca_state"] == "0":
-        f.ca_first = (t - t0) / 1e9
-    f.detail.add((t - t0) / 1e9,
+        f.ca_first = ts
+    f.detail.add(ts,
                  None if ss == _SENTINELS["ssthresh"] else ss,
                  vals["rtt_us"] or None if r["event"] == "tcp_in" else None,
                  vals["snd_nxt"], vals["snd_una"])

@@ -4,9 +4,10 @@ repetitions whose verdict is confirmed, their median and spread, their
 mean with its 95% confidence interval, and Welch's test of each variant
 against the first (stats.py)."""
 import bisect
-import math
 import statistics
+from collections import Counter
 
+from . import analyse as an
 from . import stats
 
 CONFIRMED = "confirmed"
@@ -135,6 +136,15 @@ def run_metrics(res, iperf=None, ends=None):
         m["undelivered"] = sum(und) if und else None
         busiest = max(senders, key=lambda f: f.last_tcp["bytes_sent"])
         pts = busiest.series.pts
+        # the 95th percentile (nearest rank) of the RTT samples the
+        # data senders' TCP took from ACKs (tcp_in's rtt_us), every one
+        samples = sum((f.rtt_samples for f in senders), Counter())
+        m["rtt_p95_ms"] = an.count_pct(samples, 95) / 1e3 if samples \
+            else None
+        # when it reached congestion avoidance (analyse.Flow.ca_first),
+        # from its first TCP record; None: never
+        m["ca_from_s"] = busiest.ca_first - pts[0][0] \
+            if busiest.ca_first is not None and pts else None
         # the time from its first TCP record (the SYN) until N% of what
         # the application wrote was acknowledged (the same bytes for
         # every variant of one spec), 100%: all of it, the completion;
@@ -142,15 +152,6 @@ def run_metrics(res, iperf=None, ends=None):
         # the end: the first record of its socket (TCP or state change)
         # whose bytes_acked reached it, every record counted (not the
         # figures' decimated series)
-        # the 95th percentile (nearest rank) of the RTT samples the
-        # data senders' TCP took from ACKs (tcp_in's rtt_us), every one
-        samples = sorted(x for f in senders for x in f.rtt_samples)
-        m["rtt_p95_ms"] = samples[math.ceil(0.95 * len(samples)) - 1] / \
-            1e3 if samples else None
-        # when it reached congestion avoidance (analyse.Flow.ca_first),
-        # from its first TCP record; None: never
-        m["ca_from_s"] = busiest.ca_first - pts[0][0] \
-            if busiest.ca_first is not None and pts else None
         acked = busiest.acked_b
         total = busiest.app_written or (acked[-1] if acked else 0)
         for p in PCTS:
@@ -196,13 +197,6 @@ def groups(runs):
     return [(dict(p), v, [r[2] for r in runs if confirmed(r) and r[0] == v
                           and tuple(_params(r).items()) == p])
             for p, v in _keys(runs)]
-
-
-def _metrics_of(runs, params, variant):
-    """the metrics of @variant's confirmed runs with the sweep's
-    combination @params"""
-    return [r[2] for r in runs if confirmed(r) and r[0] == variant and
-            _params(r) == params]
 
 
 def excluded(runs):
@@ -287,19 +281,17 @@ def warnings(rows, runs):
     # a variant none of whose confirmed runs left slow start: its
     # numbers are of slow start and how it ended (of runs whose TCP
     # records name their congestion control; BBR has no such phase)
-    slow = [r for r in rows if r["runs"] and not any(
+    slow = [(p, v) for p, v, ms in groups(runs) if ms and not any(
         m.get("ca_from_s") is not None or not m.get("ca") or
-        "bbr" in m["ca"]
-        for m in _metrics_of(runs, r["params"], r["variant"]))]
+        "bbr" in m["ca"] for m in ms)]
     if slow:
         lines.append(
             "phase: no run of %s reached congestion avoidance (a TCP record "
             "of its sender with cwnd at or above ssthresh, state Open): "
             "their numbers are of slow start and how it ended (HyStart, "
             "the first loss), not of congestion avoidance" % ", ".join(
-                "%s%s" % ("".join("%s %s, " % kv
-                                  for kv in r["params"].items()),
-                          r["variant"]) for r in slow))
+                "%s%s" % ("".join("%s %s, " % kv for kv in p.items()), v)
+                for p, v in slow))
     out = excluded(runs)
     if out:
         lines.append(

@@ -767,8 +767,8 @@ def write_order(outdir, s, seed):
 
 def resume_point(s, outdir):
     """(seed, runs done) of an interrupted magnet-exp run in @outdir, the
-    same spec: its order.json's seed, and how many of the runs its
-    runs.json lists, each the one the order put there, with its log
+    same spec: its order.json's seed, and the runs its runs.json lists
+    (read_manifest()'s), each the one the order put there, with its log
     (a run cut short is not listed: it runs again)"""
     try:
         with open(os.path.join(outdir, "spec.json")) as f:
@@ -807,7 +807,7 @@ def resume_point(s, outdir):
                                k, MANIFEST, v, rep, ORDER, seed, wv, wrep))
         if not os.path.exists(log):
             raise RunError("--resume: run %d's log %s is missing" % (k, log))
-    return seed, len(done)
+    return seed, done
 
 
 def warm_up(s):
@@ -839,10 +839,10 @@ def run(s, outdir, module=None, out=sys.stdout, seed=None, resume=False):
     if resume and s.get("monarch"):
         raise RunError("--resume: not for [monarch] runs (their hosts go "
                        "into topology.json run by run)")
-    runs, done = [], 0
+    runs = []
     if resume:
-        seed, done = resume_point(s, outdir)
-        runs = read_manifest(outdir)[:done]
+        seed, runs = resume_point(s, outdir)
+    done = len(runs)
     for v in s["variants"]:
         ensure_cc(v)
     if s.get("monarch"):

@@ -1115,14 +1115,16 @@ class Spec(unittest.TestCase):
                           for o in order["order"]],
                          [(v, r) for _, _, v, r in run.plan(s, 11)])
         # nothing ran yet
-        self.assertEqual(run.resume_point(s, d), (11, 0))
+        self.assertEqual(run.resume_point(s, d), (11, []))
         done = []
         for _, _, v, rep in run.plan(s, 11)[:3]:
             log = "t1_%s_%d_h_magnet.bin.gz" % (v, rep)
             open(os.path.join(d, log), "w").close()
             done.append((v, rep, os.path.join(d, log), None, {}))
         run.write_manifest(d, done)
-        self.assertEqual(run.resume_point(s, d), (11, 3))
+        self.assertEqual(run.resume_point(s, d),
+                         (11, run.read_manifest(d)))
+        self.assertEqual(len(run.read_manifest(d)), 3)
         with self.assertRaisesRegex(run.RunError, "another spec"):
             run.resume_point(self.spec(repetitions=3), d)
         os.unlink(done[1][2])
