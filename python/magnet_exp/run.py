@@ -104,6 +104,42 @@ def sh(*cmd, ns=None, check=True, quiet=False, **kw):
     return p.stdout
 
 
+class held_sigint:
+    """a block SIGINT (Ctrl-C) cannot break in the middle: loading the
+    module (an insmod killed mid-way leaves it loaded, nobody to unload
+    it) and the cleanup after a run (unloaded, the namespaces removed).
+    A SIGINT during the block is noted and acted on as it ends, by the
+    handler there was before (KeyboardInterrupt by Python's own). Where
+    SIGINT is ignored, or off the main thread, the block changes
+    nothing."""
+
+    def __enter__(self):
+        self.old = None
+        self.got = False
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        old = signal.getsignal(signal.SIGINT)
+        if old in (signal.SIG_IGN, None):
+            return self
+
+        def note(sig, frame):
+            self.got = True
+        self.old = old
+        signal.signal(signal.SIGINT, note)
+        return self
+
+    def __exit__(self, et, ev, tb):
+        if self.old is None:
+            return False
+        signal.signal(signal.SIGINT, self.old)
+        if self.got and et is None:
+            if self.old is signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
+            else:
+                self.old(signal.SIGINT, None)
+        return False
+
+
 def teardown():
     have = sh("ip", "netns", "list", check=False).split()
     for ns in [NS_SND, NS_RTR, NS_RCV] + [
@@ -185,12 +221,16 @@ def _wait_listen(port, timeout=10, ns=NS_RCV, what="iperf3 server"):
     raise RunError("%s not listening on %d in %s" % (what, port, ns))
 
 
-def load_module(module, params):
+def not_loaded():
     if os.path.exists(PROC):
         raise RunError("magnet is already loaded: unload it first "
                        "(rmmod magnet)")
+
+
+def load_module(module, params):
     argv = ["insmod", module] if module else ["modprobe", "magnet"]
-    sh(*(argv + params.split()))
+    with held_sigint():
+        sh(*(argv + params.split()))
 
 
 def _bg(argv, ns, log):
@@ -463,9 +503,11 @@ def recorded(s, module, log, traffic, at_end=None):
     modparams, several = module_params(s)
     # every port, the path's addresses
     filt = "filter addr=%s\n" % NET if several else None
-    load_module(module, modparams)
+    not_loaded()
     reader = None
     try:
+        # inside the try: a SIGINT as insmod returns still unloads it
+        load_module(module, modparams)
         if filt:
             with open(PROC, "w") as f:
                 f.write(filt)
@@ -493,10 +535,12 @@ def recorded(s, module, log, traffic, at_end=None):
             reader.kill()
             raise RunError("the reader did not end after finish")
     finally:
-        if reader is not None and reader.poll() is None:
-            reader.kill()
-        sh("pkill", "-x", "iperf3", check=False)
-        sh("rmmod", "magnet", check=False)
+        with held_sigint():
+            if reader is not None and reader.poll() is None:
+                reader.kill()
+                reader.wait()
+            sh("pkill", "-x", "iperf3", check=False)
+            sh("rmmod", "magnet", check=False)
     # gzip's own default level: 3 times faster than Python's 9 for 2%
     # more bytes (a 12 MB all-layer log: 0.13 s and 759 KB, against 0.40 s
     # and 741 KB; under emulation, seconds a run)
@@ -878,7 +922,8 @@ def run(s, outdir, module=None, out=sys.stdout, seed=None, resume=False):
             runs.append((v, rep, log, iperf, params))
             write_manifest(outdir, runs)
     finally:
-        teardown()
+        with held_sigint():
+            teardown()
     print("%d runs in %.0f s, in %s" % (total - done, time.time() - started,
                                         outdir), file=out, flush=True)
     return runs

@@ -1095,6 +1095,46 @@ class Spec(unittest.TestCase):
         self.assertEqual(got, [(d, v, r) for d in ("40ms", "10ms")
                                for v in ("reno", "cubic") for r in (1, 2)])
 
+    def test_held_sigint(self):
+        """run.held_sigint(): a SIGINT during the block (sent by a child
+        as it starts, as Ctrl-C during insmod) lets the block end, then
+        raises KeyboardInterrupt; without the block the child is cut
+        short; where SIGINT is ignored it stays ignored"""
+        code = r"""
+import contextlib, signal, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+from magnet_exp import run
+if sys.argv[2] == "ignored":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+held = (contextlib.nullcontext() if sys.argv[2] == "none"
+        else run.held_sigint())
+try:
+    with held:
+        out = subprocess.run(["sh", "-c", "kill -INT $PPID; sleep 0.3; "
+                              "echo child ended"], capture_output=True,
+                             text=True).stdout
+        print(out.strip() + ", block ended", flush=True)
+    print("after the block", flush=True)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+print("handler restored:", signal.getsignal(signal.SIGINT) in (
+    signal.default_int_handler, signal.SIG_IGN))
+"""
+        py = os.path.join(HERE, "..", "..", "python")
+
+        def out(how):
+            return subprocess.run([sys.executable, "-c", code, py, how],
+                                  capture_output=True, text=True,
+                                  timeout=30).stdout.split("\n")[:-1]
+        self.assertEqual(out("held"), ["child ended, block ended",
+                                       "KeyboardInterrupt",
+                                       "handler restored: True"])
+        self.assertEqual(out("none"), ["KeyboardInterrupt",
+                                       "handler restored: True"])
+        self.assertEqual(out("ignored"), ["child ended, block ended",
+                                          "after the block",
+                                          "handler restored: True"])
+
     def test_resume_point(self):
         """--resume: the seed of order.json and the runs runs.json lists,
         each checked against the order; another spec, a run out of

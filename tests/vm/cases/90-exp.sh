@@ -79,15 +79,29 @@ case_exp_run() {
 	echo exp_run >> "$L/host-checks"
 }
 
+# after an interrupted magnet-exp run into $1 (exit status $2; its stderr
+# in $L/expsweep-$3.err): status 130, the resume hint, magnet unloaded,
+# the namespaces gone
+exp_interrupted() {
+	[ "$2" = 130 ] || { log "expsweep: status $2 after the $3 interrupt, want 130"; return 1; }
+	grep -q "^magnet-exp: interrupted; the runs that ended are in $1/runs.json, and magnet-exp run --resume" "$L/expsweep-$3.err" ||
+		{ log "expsweep: no resume hint after the $3 interrupt"; return 1; }
+	[ ! -e /sys/module/magnet ] || { log "expsweep: magnet loaded after the $3 interrupt"; return 1; }
+	[ -z "$(ip netns list | grep mx-)" ] || { log "expsweep: namespaces left after the $3 interrupt"; return 1; }
+	log "expsweep: $($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$1/runs.json") runs in runs.json after the $3 interrupt"
+}
+
 # A sweep (magnet-exp run): two delays, 10 and 40 ms, x cubic and reno x
 # 3 repetitions from one spec, 12 runs of 512 KB through 20 Mbit/s with a
 # 20-packet queue (at most 12 ms of queueing: the delays' RTTs stay
 # apart); the host checks each run's path against tc's own readout and
 # iperf3's RTT, and the comparison's rows and spread (hostcheck.sh
-# exp_sweep). The sweep is interrupted (SIGINT, as Ctrl-C) during its
-# fifth run and resumed (--resume): the host holds its runs.json to the
-# one an uninterrupted sweep with order.json's seed writes, the order
-# drawn again in the checker from the seed (checkexp.py sweep)
+# exp_sweep). The sweep is interrupted (SIGINT, as Ctrl-C) twice, each
+# time resumed (--resume): as its fifth run's insmod starts, and during
+# the eighth run's traffic; after each, magnet is unloaded and the
+# namespaces gone. The host holds its runs.json to the one an
+# uninterrupted sweep with order.json's seed writes, the order drawn
+# again in the checker from the seed (checkexp.py sweep)
 # suite: check-exp
 case_exp_sweep() {
 	cat > "$L/expsweep.toml" <<-EOF
@@ -104,31 +118,47 @@ case_exp_sweep() {
 	[magnet]
 	params = "events=tcp,app omode=1 bufsize=65536"
 	EOF
-	local d=$L/expsweep pid n rc=0
-	rm -rf "$d"
+	local d=$L/expsweep w=$L/expsweep-wrap pid n rc=0
+	rm -rf "$d" "$w"
+	# first interrupt: as the fifth run's insmod starts (a wrapper before
+	# the real one in PATH sends it, then runs it): the module loads
+	# while the signal is pending, and must still be unloaded
+	mkdir -p "$w"
+	cat > "$w/insmod" <<-EOF
+	#!/bin/sh
+	n=\$(cat $w/count 2> /dev/null || echo 0)
+	echo \$((n + 1)) > $w/count
+	[ "\$n" != 4 ] || kill -INT \$PPID
+	exec $(command -v insmod) "\$@"
+	EOF
+	chmod +x "$w/insmod"
 	# (a background job of a script starts with SIGINT ignored; Python
 	# then never turns it into KeyboardInterrupt)
-	env --default-signal=INT $EXP run --no-analyse --module "$KO" -o "$d" \
-		"$L/expsweep.toml" > "$L/expsweep-first.out" 2> "$L/expsweep-first.err" &
+	PATH=$w:$PATH env --default-signal=INT $EXP run --no-analyse \
+		--module "$KO" -o "$d" "$L/expsweep.toml" > "$L/expsweep-first.out" \
+		2> "$L/expsweep-first.err" || rc=$?
+	log "expsweep interrupted at the fifth insmod: status $rc; $(tail -n 1 "$L/expsweep-first.err")"
+	[ "$(cat "$w/count")" = 5 ] || { log "expsweep: $(cat "$w/count") insmods, want 5"; return 1; }
+	exp_interrupted "$d" "$rc" first || return 1
+	# second interrupt: during the resumed sweep's eighth run's traffic
+	env --default-signal=INT $EXP run --resume --no-analyse --module "$KO" \
+		-o "$d" "$L/expsweep.toml" > "$L/expsweep-second.out" \
+		2> "$L/expsweep-second.err" &
 	pid=$!
-	# four runs done, the fifth under way
-	for _ in $(seq 600); do
+	for _ in $(seq 1200); do
 		n=$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' \
 			"$d/runs.json" 2> /dev/null) || n=0
-		[ "$n" -ge 4 ] && break
-		sleep 0.5
+		[ "$n" -ge 7 ] && pgrep -f '^iperf3 -c' > /dev/null && break
+		sleep 0.25
 	done
-	[ "$n" = 4 ] || { log "expsweep: $n runs before the interrupt, want 4"; return 1; }
-	sleep 1
+	[ "$n" = 7 ] || { log "expsweep: $n runs before the second interrupt, want 7"; return 1; }
 	kill -INT "$pid"
+	rc=0
 	wait "$pid" || rc=$?
-	log "expsweep interrupted: status $rc; $(tail -n 1 "$L/expsweep-first.err")"
-	[ "$rc" = 130 ]
-	grep -q "^magnet-exp: interrupted; the runs that ended are in $d/runs.json, and magnet-exp run --resume" "$L/expsweep-first.err"
-	[ ! -e /sys/module/magnet ] || { log "expsweep: magnet loaded after the interrupt"; return 1; }
-	[ -z "$(ip netns list | grep mx-)" ] || { log "expsweep: namespaces left after the interrupt"; return 1; }
-	n=$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$d/runs.json")
-	log "expsweep: $n runs in runs.json after the interrupt"
+	log "expsweep interrupted during the eighth run's traffic: status $rc"
+	grep "^resuming" "$L/expsweep-second.out" | while read -r l; do log "$l"; done
+	grep -q "^resuming $d: 4 of 12 runs done (seed [0-9]*)" "$L/expsweep-second.out"
+	exp_interrupted "$d" "$rc" second || return 1
 	$EXP run --resume --no-analyse --module "$KO" -o "$d" "$L/expsweep.toml" \
 		> "$L/expsweep-resume.out"
 	grep "^resuming" "$L/expsweep-resume.out" | while read -r l; do log "$l"; done
