@@ -181,7 +181,7 @@ install: all
 	install -D -m 0644 procfs-commands.md $(DOCDIR)/procfs-commands.md
 	# every document, in docs/ as here: the README's links and theirs
 	# (../procfs-commands.md) hold where they are installed
-	for f in docs/*.md python/README.md; do \
+	for f in docs/*.md docs/*.png python/README.md; do \
 		install -D -m 0644 $$f $(DOCDIR)/$$f; \
 	done
 	install -D -m 0644 examples/experiments/cc-compare.toml $(DOCDIR)/examples/experiments/cc-compare.toml

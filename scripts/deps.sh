@@ -19,7 +19,8 @@ qemu-system-x86 busybox-static file python3 python3-venv \
 iperf3 ethtool iproute2 iputils-ping procps \
 dkms xz-utils gzip zlib1g-dev clang libclang-rt-14-dev debootstrap \
 tcpdump bpftrace linux-perf tshark nftables python3-matplotlib python3-scipy \
-python3-asyncssh openssh-server socat python3-wheel shellcheck $*"
+python3-asyncssh openssh-server socat python3-wheel shellcheck \
+chromium chromium-driver fonts-liberation $*"
 
 # virtme-ng, pinned; it lives in its own venv (Debian's python3 has no pip
 # and refuses system-wide installs)
@@ -31,7 +32,7 @@ cmds="gcc make ld bc depmod modprobe git \
 qemu-system-x86_64 busybox file python3 vng virtme-run \
 iperf3 ethtool ip tc ss ping sysctl timeout awk sed \
 dkms xz gzip clang debootstrap tcpdump bpftrace perf tshark nft sshd ssh-keygen \
-socat shellcheck"
+socat shellcheck chromium chromedriver"
 
 [ "$(id -u)" = 0 ] && sudo= || sudo=sudo
 

@@ -25,6 +25,7 @@ from itertools import islice
 from magnet_exp import delivery, textlog
 from magnet_exp.modulation import PCTS, Latency, Modulation, Stat
 from magnet_exp.plots import Series
+from magnet_exp.view import MAX_MARKS, Envelope
 
 CONFIRMED, INDETERMINATE, INACCURATE = "confirmed", "indeterminate", "inaccurate"
 NOTE = "note"       # worth knowing, no doubt on the trace
@@ -342,6 +343,11 @@ class LogAnalysis:
         self.decisions = {}
         self.state_paths = {}
         self.sock_keys = {}
+        # the interactive view's markers (view.py): (s from the log's
+        # start, kind, text) of TCP's decisions and the drops, the first
+        # MAX_MARKS; and how many more there were
+        self.marks = []
+        self.marks_left_out = 0
 
     def flow_verdict(self, flow):
         return _worst(flow.reasons)
@@ -602,7 +608,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             res.records += 1
             t = r.time_ns()
             if res.t0 is None:
-                res.t0 = t
+                res.t0 = res.queues.t0 = t
             res.t_end = t
             if progress and res.records % 100000 == 0:
                 progress(res.records)
@@ -663,7 +669,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
                 # decisions (events=retrans, state): counted apart, not in
                 # the layers' modulation and latency, which count packets
                 # that went on
-                _decision(res, r, ev)
+                _decision(res, r, ev, (t - res.t0) / 1e9)
                 continue
             layer = ev.split("_")[0]
             if devices is not None and layer == "dev" and \
@@ -880,6 +886,10 @@ class Queues:
         self.first = {}         # the same -> its first enqueue's qdisc
         self.longest = Counter()
         self.enq_seen = False
+        # (netns, ifindex) -> Envelope of (s from the log's start, the
+        # sojourn in ms) at each dequeue: the interactive view (view.py)
+        self.sojourns = {}
+        self.t0 = 0
 
     @staticmethod
     def _packet(r):
@@ -952,6 +962,10 @@ class Queues:
         st.add(t - t0)
         if qlen:
             self.ahead.setdefault(key, Counter())[qlen - 1] += 1
+        env = self.sojourns.get(key[:2])
+        if env is None:
+            env = self.sojourns[key[:2]] = Envelope()
+        env.add((t - self.t0) / 1e9, (t - t0) / 1e6)
 
     def qdisc_of(self, ns, dev):
         """the qdiscs (kind and handle) whose dequeues were seen on device
@@ -990,10 +1004,37 @@ def count_pct(c, p):
     return None
 
 
-def _decision(res, r, ev):
+def _mark(res, t, kind, text):
+    """a marker of the interactive view (view.py): the first MAX_MARKS,
+    the rest counted"""
+    if len(res.marks) < MAX_MARKS:
+        res.marks.append((t, kind, text))
+    else:
+        res.marks_left_out += 1
+
+
+def _decision(res, r, ev, t=None):
     """a drop (counted by the packet's sender's end, where and why) or a
-    TCP decision (counted by its socket's end)"""
+    TCP decision (counted by its socket's end); @t: its time, s from the
+    log's start (the interactive view's markers)"""
     fam, netns = r["family"], r.get("netns") or ""
+    if t is not None:
+        where = "%s:%s -> %s:%s" % (r["laddr"], r["lport"], r["raddr"],
+                                    r["rport"])
+        if ev in ("drop_out", "drop_in"):
+            # (a drop_in's laddr is the packet's destination)
+            _mark(res, t, "drop", "%s, a packet %s, %s at %s, in %s" % (
+                ev, where if ev == "drop_out" else "%s:%s -> %s:%s" % (
+                    r["raddr"], r["rport"], r["laddr"], r["lport"]),
+                r["drop_reason"], r["drop_where"],
+                res.host_name(netns) or "host"))
+        elif ev == "state":
+            _mark(res, t, "state", "%s %s -> %s" % (
+                where, _STATES.get(r.int_("prev_state"), r["prev_state"]),
+                _STATES.get(r.int_("state"), r["state"])))
+        else:
+            _mark(res, t, ev, "%s%s" % (
+                where, " " + r["kind"] if r["kind"] else ""))
     if ev in ("drop_out", "drop_in"):
         # a drop_out's laddr is the packet's source, a drop_in's its
         # destination

@@ -12,6 +12,7 @@ from magnet_exp import clocks, compare, monarch, monarchdiag, plots, stacks
 from magnet_exp import report as rpt
 from magnet_exp import run as runner
 from magnet_exp import spec as specmod
+from magnet_exp import view
 
 EPILOG = """\
 examples:
@@ -75,6 +76,16 @@ log file: into OUT; with -o OUT and more logs: OUT/<log name>.analysis/):
                  from the percentiles' 1% bins)
   report.md      all of it, to read
   report.html    the same, a page that stands alone (the figures inline)
+  view.html      the interactive view: one page with its script and data
+                 inside it (no network), the data senders' cwnd and
+                 packets in flight, srtt, pacing and delivery rate (BBR's
+                 bandwidth too), each qdisc's sojourn per packet and the
+                 receivers' bytes received, on the log's one clock,
+                 zoomed (wheel) and panned (drag) together, with markers
+                 for retransmissions, RTOs, TLPs, state and congestion
+                 state changes and drops with their reason (every point
+                 up to 20,000 a series, then buckets of each one's
+                 smallest and largest value, said under the plot)
 and, with several logs, OUT/compare.png/.svg: each log's busiest sender's
 throughput over time, one series per log.
 and prints each log's verdict. A verdict is confirmed (nothing known to
@@ -320,6 +331,8 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
         _figures(plots.teacup_figures, res, outdir, _base(path)) + \
         _figures(plots.cdf_figures, res, outdir, _base(path)) \
         if figures else []
+    # the interactive view (view.py): with the figures
+    d["view"] = view.write(res, outdir, _base(path)) if figures else None
     with open(os.path.join(outdir, "verdict.json"), "w") as f:
         json.dump(d, f, indent=1)
         f.write("\n")
@@ -495,6 +508,8 @@ def report(s, outdir, runs, ns):
                         [dict(r, flow=f["flow"]) for f in d["flows"]
                          for r in f["reasons"]]})
         pages.append(_base(log) + ".analysis/report.html")
+        summary[-1]["view"] = _base(log) + ".analysis/" + d["view"] \
+            if d.get("view") else None
         if an._RANK[d["verdict"]] > an._RANK[worst]:
             worst = d["verdict"]
     tab = compare.table(rows)

@@ -341,6 +341,10 @@ def report_html(d, outdir):
              d["probe_misses"], d["discarded_by_reset"],
              esc(", ".join(d["layers"]) or "none")),
          _reasons(d["reasons"])]
+    if d.get("view"):
+        b.append("<p>Interactive view (zoom and pan, the markers of TCP's "
+                 "decisions and the drops): <a href=\"%s\">%s</a></p>\n"
+                 % (esc(d["view"]), esc(d["view"])))
     b += ["<p class=\"warn\">caveat: %s</p>\n" % esc(c)
           for c in d.get("caveats", [])]
     b += ["<h2>Connections</h2>\n<table>\n<tr><th>connection</th>"
@@ -467,14 +471,16 @@ def experiment_html(test_id, tab, runs, outdir, figures, metrics=(),
         b.append(figs)
     b.append("<h2>Runs</h2>\n<table>\n<tr><th>variant</th>"
              "<th>repetition</th><th>log</th><th>verdict</th>"
-             "<th>reasons</th></tr>\n")
+             "<th>reasons</th><th>interactive view</th></tr>\n")
     for r in runs:
         b.append("<tr><td>%s</td><td class=\"n\">%s</td>"
                  "<td><a href=\"%s\">%s</a></td><td>%s</td><td>%s</td>"
-                 "</tr>\n" % (
+                 "<td>%s</td></tr>\n" % (
                      esc(_variant(r)), esc(r["repetition"]),
                      esc(r["report"]), esc(r["log"]), _verdict(r["verdict"]),
-                     _reasons(r["reasons"]) or "-"))
+                     _reasons(r["reasons"]) or "-",
+                     "<a href=\"%s\">view</a>" % esc(r["view"])
+                     if r.get("view") else "-"))
     b.append("</table>\n")
     b += _runs_extras_html(runs)
     return _page(test_id, b)

@@ -159,6 +159,7 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/stacks.py
 	./usr/local/lib/magnet/python/magnet_exp/stats.py
 	./usr/local/lib/magnet/python/magnet_exp/textlog.py
+	./usr/local/lib/magnet/python/magnet_exp/view.py
 	./usr/local/share/doc/magnet/README.md
 	./usr/local/share/doc/magnet/examples/experiments/cc-compare.toml
 	./usr/local/share/doc/magnet/examples/experiments/relays.toml
@@ -166,7 +167,7 @@ expected_files() {
 	./usr/local/share/doc/magnet/examples/modprobe.d/magnet.conf
 	./usr/local/share/doc/magnet/procfs-commands.md
 	./usr/local/share/doc/magnet/python/README.md
-	$(cd "$top" && git ls-files 'docs/*.md' | sed 's|^|./usr/local/share/doc/magnet/|')
+	$(cd "$top" && git ls-files 'docs/*.md' 'docs/*.png' | sed 's|^|./usr/local/share/doc/magnet/|')
 	./usr/local/share/man/man1/magnet-monarch-proxy.1
 	./usr/local/share/man/man1/magnet-record.1
 	./usr/local/share/man/man1/magnet-summary.1

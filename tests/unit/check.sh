@@ -1045,6 +1045,15 @@ fold "$tmp/test_exp.log" "test_exp" "$st"
 rc=${PIPESTATUS[0]}
 check "magnet-exp, its stdout's reader gone: status 141" [ "$rc" = 141 ]
 check "magnet-exp, its stdout's reader gone: nothing on stderr" [ ! -s "$tmp/err" ]
+# the interactive view of a real run (demo-7.2.bin.gz: make demo's log on
+# 7.2) in Debian's Chromium, headless, no network (browser.py)
+echo "== magnet-exp: the interactive view in a browser"
+../../userspace/magnet-exp analyse -o "$tmp/view" demo-7.2.bin.gz >"$tmp/view.log" 2>&1
+check "magnet-exp analyse of demo-7.2.bin.gz writes view.html" [ -s "$tmp/view/view.html" ]
+/usr/bin/python3 ./browser.py "$tmp/view/view.html" "$tmp/view/view.png" >"$tmp/browser.log" 2>&1
+st=$?
+fold "$tmp/browser.log" "browser" "$st"
+grep '^FAIL' "$tmp/browser.log" || :
 # Monarch's self-diagnosis, on traces its test writes from a model
 /usr/bin/python3 ./test_monarchdiag.py >"$tmp/test_monarchdiag.log" 2>&1
 st=$?

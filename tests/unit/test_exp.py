@@ -2128,6 +2128,69 @@ class _Html(HTMLParser):
         self.text.append(data)
 
 
+class View(unittest.TestCase):
+    """view.py: the interactive view's series and page"""
+
+    def test_envelope(self):
+        """every point while few; beyond the cap, buckets that keep each
+        one's smallest, largest and last value: a one-point spike
+        survives, the width doubles as needed, the size stays bounded"""
+        from magnet_exp.view import Envelope
+        e = Envelope(cap=100)
+        for i in range(50):
+            e.add(i * 0.01, float(i % 7))
+        self.assertEqual(e.width, 0)
+        self.assertEqual(e.as_json()["pts"][:3], [[0, 0], [0.01, 1],
+                                                 [0.02, 2]])
+        e = Envelope(cap=100)
+        vals = [(i * 0.001, 10.0 + (i % 3)) for i in range(100000)]
+        vals[54321] = (vals[54321][0], 999.0)
+        for t, v in vals:
+            e.add(t, v)
+        j = e.as_json()
+        self.assertEqual(j["n"], 100000)
+        self.assertLessEqual(len(j["pts"]), 100)
+        self.assertGreater(j["width"], 0)
+        w = j["width"]
+        # each bucket: the smallest, largest and last of the values in it,
+        # computed here from the values themselves
+        for q in j["pts"]:
+            inside = [v for t, v in vals if q[0] <= t < q[0] + w - 1e-12]
+            if len(q) == 2:
+                self.assertEqual(set(inside), {q[1]})
+            else:
+                self.assertEqual(q[1:], [min(inside), max(inside),
+                                         inside[-1]])
+        self.assertEqual(max(q[2] if len(q) > 2 else q[1]
+                             for q in j["pts"]), 999)
+
+    def test_view_page(self):
+        """view.html of a log: its plots' series are the CSV's values (the
+        cwnd of every TCP record of the sender), its markers TCP's
+        decisions as the log has them; no URL to fetch in it"""
+        import re
+        res, d, out = run("clean.bin")
+        from magnet_exp import view
+        self.assertEqual(view.write(res, out, "clean"), "view.html")
+        text = open(os.path.join(out, "view.html")).read()
+        m = re.search(r'<script id="data" type="application/json">(.*?)'
+                      r'</script>', text, re.S)
+        data = json.loads(m.group(1).replace("<\\/", "</"))
+        cw = next(p for p in data["plots"] if p["id"] == "cwnd")
+        s = cw["series"][0]
+        self.assertEqual(s["name"], "cwnd")
+        with open(os.path.join(out, flow(d, SENDER)["csv"])) as f:
+            rows = [r for r in csv.DictReader(f) if r["cwnd"]]
+        self.assertEqual(s["n"], len(rows))
+        self.assertEqual([q[1] for q in s["pts"]],
+                         [int(r["cwnd"]) for r in rows])
+        self.assertEqual([q[0] for q in s["pts"]],
+                         [round(float(r["time"]), 6) for r in rows])
+        self.assertEqual([u for u in re.findall(r"https?://[^\s\"'<>)]+",
+                                                text)],
+                         ["http://www.w3.org/2000/svg"])
+
+
 class Report(unittest.TestCase):
     def run_dir(self, test_id, logs):
         """a directory of one run per (variant, fixture log) of @logs, as
