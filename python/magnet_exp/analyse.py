@@ -333,6 +333,7 @@ class LogAnalysis:
         self.latency = Latency()
         self.queues = Queues()
         self.received = Received()
+        self.oneway = OneWay()
         # where packets died (events=drop): (the sender's end: family,
         # address, port, the receiver's address and port), netns, layer,
         # reason, function -> packets
@@ -651,6 +652,11 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
                 # qdisc (events=wire): its time through the device
                 res.queues.wire(r, t)
                 continue
+            if ev in ("tcp_out", "dev_out", "tcp_in", "dev_in") and \
+                    r["seq"] and r["seq"] != r["end_seq"]:
+                # each data segment's one-way delay, host to host
+                res.oneway.event(ev, _key(r), int(r["seq"]),
+                                 int(r["end_seq"]), t)
             if ev in ("tcp_in", "ip_in", "dev_in", "tcp_out") and \
                     r["seq"] and r["seq"] != r["end_seq"]:
                 # what each end's host got (its device, IP or TCP), and
@@ -857,6 +863,85 @@ class Received:
         iv = e[1]
         i = bisect.bisect_right(iv, [s, float("inf")]) - 1
         return i >= 0 and iv[i][0] <= s and t <= iv[i][1]
+
+
+class OneWay:
+    """The one-way delay of each data segment from the sender's host to
+    the receiver's, on the log's one clock (a run's namespaces share one
+    kernel): per layer, from the sender's dev_out (tcp_out) of the
+    segment holding a byte to the receiver's dev_in (tcp_in) of a segment
+    starting with it, for each arrival whose first byte was sent once
+    only (a byte sent again is left out, counted: which copy arrived is
+    not known). The sends are taken in the sender's namespace (the one of
+    its first tcp_out), the arrivals in every other and kept apart until
+    the end, when the receiving end's namespace is known (arrival(): a
+    router's arrivals are its own). Memory: the last SENDS sends a
+    sender and layer, delays counted by value in microseconds."""
+
+    SENDS = 65536
+
+    def __init__(self):
+        self.sender_ns = {}     # sender 5-tuple -> its namespace
+        # (sender 5-tuple, layer) -> [base seq, starts, ends, times (ns),
+        # sent more than once (bytearray)], offsets from base
+        self.sends = {}
+        # (sender 5-tuple, layer, arrival netns) -> Counter of delays (us)
+        self.delays = {}
+        self.again = Counter()  # (sender 5-tuple, layer) -> arrivals left out
+
+    @staticmethod
+    def _off(base, seq):
+        o = (seq - base) & 0xffffffff
+        return o - 2 ** 32 if o >= 2 ** 31 else o
+
+    def event(self, ev, key, seq, end, t):
+        k5, ns = key[:5], key[5] or ""
+        layer = ev.split("_")[0]
+        if ev.endswith("_out"):
+            if ev == "tcp_out":
+                self.sender_ns.setdefault(k5, ns)
+            if self.sender_ns.get(k5) != ns:
+                return
+            s = self.sends.get((k5, layer))
+            if s is None:
+                s = self.sends[(k5, layer)] = [seq, array("q"), array("q"),
+                                               array("q"), bytearray()]
+            base, starts, ends, ts, again = s
+            a = self._off(base, seq)
+            b = a + ((end - seq) & 0xffffffff)
+            if not starts or a >= ends[-1]:
+                starts.append(a)
+                ends.append(b)
+                ts.append(t)
+                again.append(0)
+                if len(starts) > 2 * self.SENDS:
+                    for x in (starts, ends, ts, again):
+                        del x[:self.SENDS]
+                return
+            # bytes sent again: every send they overlap is ambiguous
+            i = max(0, bisect.bisect_right(starts, a) - 1)
+            while i < len(starts) and starts[i] < b:
+                if ends[i] > a:
+                    again[i] = 1
+                i += 1
+            return
+        snd = (k5[0], k5[3], k5[4], k5[1], k5[2])
+        s = self.sends.get((snd, layer))
+        if s is None or self.sender_ns.get(snd) == ns:
+            return
+        base, starts, ends, ts, again = s
+        a = self._off(base, seq)
+        i = bisect.bisect_right(starts, a) - 1
+        if i < 0 or a >= ends[i] or ts[i] > t:
+            return
+        if again[i]:
+            self.again[(snd, layer)] += 1
+            return
+        c = self.delays.get((snd, layer, ns))
+        if c is None:
+            c = self.delays[(snd, layer, ns)] = Counter()
+        c[(t - ts[i] + 500) // 1000] += 1
+
 
 
 class Queues:

@@ -213,10 +213,13 @@ first; then the per-stack table and each flow's numbers), stacks.csv,
 summary.json, compare.png/.svg, with repetitions spread.png/.svg (box
 plots of each variant's runs, the means' intervals), plane.png/.svg
 (each run's throughput against the 95th percentile of its RTT samples,
-the means' intervals both ways), and report.html
+the means' intervals both ways), plane_owd.png/.svg (the same against
+the 95th percentile of its data segments' one-way delays, device to
+device, else TCP to TCP), delay_cdf.png/.svg (the CDFs of every run's
+RTT samples and one-way delays), and report.html
 (the comparison and its statistics, every
-run's verdict and reasons, the figure inline, links to each run's
-<...>.analysis/report.html). A run whose data senders' TCP records name
+run's verdict and reasons, the figures inline, links to each run's
+<...>.analysis/report.html and view.html). A run whose data senders' TCP records name
 another congestion control than its variant is left out of every
 statistic and named on stderr, and the exit status is then 2 (else 0, or
 1 with --strict and a verdict other than confirmed).
@@ -472,6 +475,8 @@ def report(s, outdir, runs, ns):
     runs = runner.spec_order(s, runs)
     worst = an.CONFIRMED
     rows, named, summary, pages, mislabelled = [], [], [], [], []
+    # each run's delay samples (compare.delay_samples), as rows are
+    delays = []
     per_run = []
     devices, hosts = host_ifindex(outdir), host_names(outdir)
     for variant, rep, log, iperf, params in runs:
@@ -483,7 +488,8 @@ def report(s, outdir, runs, ns):
         st_rows, fl_rows, iperf, ends = stacks.run_extras(
             specmod.with_params(s, params), outdir, res, adir, iperf)
         per_run.append((variant, rep, st_rows, fl_rows))
-        m = compare.run_metrics(res, iperf, ends)
+        ds = compare.delay_samples(res, ends)
+        m = compare.run_metrics(res, iperf, ends, ds)
         # the congestion control the data senders used must be the
         # variant's: a run filed under another is in no statistic
         wrong = compare.mislabelled(variant, m)
@@ -493,6 +499,7 @@ def report(s, outdir, runs, ns):
                 os.path.basename(log), wrong))
         rows.append((variant, rep, m, params,
                      "mislabelled" if wrong else d["verdict"]))
+        delays.append(rows[-1][:2] + (ds,) + rows[-1][3:])
         named.append(("%s #%d" % (rpt.run_variant(variant, params), rep),
                       res))
         summary.append({"variant": variant, "repetition": rep,
@@ -535,8 +542,13 @@ def report(s, outdir, runs, ns):
     if not ns.no_figures:
         figs = _figures(plots.compare_figure, named, outdir)
         groups = compare.groups(rows)
-        # every run on the throughput-delay plane
+        # every run on the throughput-delay plane: by the RTT, and by
+        # the one-way delay
         figs += _figures(plots.plane_figure, groups, outdir)
+        figs += _figures(plots.plane_figure, groups, outdir, "owd")
+        # the CDFs of every run's RTT samples and one-way delays
+        figs += _figures(plots.delay_cdf_figure, compare.groups(delays),
+                         outdir)
         if any(len(ms) > 1 for _, _, ms in groups):
             # repetitions: their spread per variant (and combination)
             figs += _figures(plots.spread_figure, groups, outdir)
@@ -569,7 +581,8 @@ def report(s, outdir, runs, ns):
     if not ns.no_figures:
         # the figures written (none of a plot with nothing to draw)
         pngs = [x["file"] for x in figs if x["file"].endswith(".png")]
-        print("figures in %s: %s; cwnd_srtt.png in each *.analysis/" % (
+        print("figures in %s: %s; cwnd_srtt.png and view.html in each "
+              "*.analysis/" % (
             outdir, ", ".join(pngs) or "none"))
     print("report: %s/report.html" % outdir)
     for x in mislabelled:

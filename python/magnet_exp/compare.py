@@ -74,10 +74,50 @@ def _iperf3_window(res, rcv, ib):
     return None
 
 
-def run_metrics(res, iperf=None, ends=None):
+# where a one-way delay is measured from and to (analyse.OneWay's layers)
+OWD_FROM = {"dev": "the sender's device to the receiver's device "
+                   "(dev_out to dev_in)",
+            "tcp": "the sender's TCP to the receiver's TCP (tcp_out to "
+                   "tcp_in)"}
+
+
+def delay_samples(res, ends=None):
+    """the data senders' delays, each counted by value in microseconds:
+    {"rtt": every RTT sample their TCP took from an ACK (tcp_in's
+    rtt_us), "owd": each data segment's one-way delay to the receiver's
+    host (analyse.OneWay), or None, "owd_from": its layer ("dev" when
+    every sender has the devices' records, else "tcp"), "owd_left_out":
+    the arrivals of bytes sent more than once, not counted}; @ends as
+    run_metrics'"""
+    flows = res.tcp_flows()
+    if ends:
+        flows = [f for f in flows if f.key[1] in ends]
+    senders = _data_flows(flows, "bytes_sent")
+    out = {"rtt": sum((f.rtt_samples for f in senders), Counter()),
+           "owd": None, "owd_from": None, "owd_left_out": 0}
+    for layer in ("dev", "tcp"):
+        got = []
+        for f in senders:
+            peer = res.peer(f)
+            c = res.oneway.delays.get((f.key[:5], layer, peer.netns or "")) \
+                if peer is not None and peer.has_socket() else None
+            if not c:
+                break
+            got.append((c, res.oneway.again[(f.key[:5], layer)]))
+        else:
+            if got:
+                out["owd"] = sum((c for c, _ in got), Counter())
+                out["owd_from"] = layer
+                out["owd_left_out"] = sum(n for _, n in got)
+                break
+    return out
+
+
+def run_metrics(res, iperf=None, ends=None, delays=None):
     """the numbers of one run from its analysis (and iperf3's JSON);
     @ends: the addresses of the sender and the receiver, whose connection
-    ends alone count (with relays, the log has every hop's too)"""
+    ends alone count (with relays, the log has every hop's too);
+    @delays: delay_samples(res, ends), if the caller has it"""
     flows = res.tcp_flows()
     if ends:
         flows = [f for f in flows if f.key[1] in ends]
@@ -138,9 +178,15 @@ def run_metrics(res, iperf=None, ends=None):
         pts = busiest.series.pts
         # the 95th percentile (nearest rank) of the RTT samples the
         # data senders' TCP took from ACKs (tcp_in's rtt_us), every one
-        samples = sum((f.rtt_samples for f in senders), Counter())
+        ds = delays or delay_samples(res, ends)
+        samples = ds["rtt"]
         m["rtt_p95_ms"] = an.count_pct(samples, 95) / 1e3 if samples \
             else None
+        # and of the data segments' one-way delays (analyse.OneWay),
+        # from and to the layer owd_from names
+        m["owd_p95_ms"] = an.count_pct(ds["owd"], 95) / 1e3 \
+            if ds["owd"] else None
+        m["owd_from"] = ds["owd_from"]
         # when it reached congestion avoidance (analyse.Flow.ca_first),
         # from its first TCP record; None: never
         m["ca_from_s"] = busiest.ca_first - pts[0][0] \

@@ -405,24 +405,29 @@ def spread_figure(groups, outdir):
     return files
 
 
-def plane_figure(groups, outdir):
+def plane_figure(groups, outdir, delay="rtt"):
     """the throughput-delay plane (Pantheon's): each confirmed run a
     point, its throughput from the log against the 95th percentile of its
-    senders' RTT samples (compare.run_metrics' rtt_p95_ms), one colour
-    per variant (of a sweep: per combination and variant), and each
-    one's mean with its 95% confidence interval both ways (stats.mean_ci;
-    with 2 runs or more); the delay axis runs right to left, so that
-    better is up and to the right; @groups: compare.groups()'s"""
-    from . import stats
+    senders' RTT samples (compare.run_metrics' rtt_p95_ms: plane.png) or,
+    with @delay "owd", of its data segments' one-way delays (owd_p95_ms:
+    plane_owd.png), one colour per variant (of a sweep: per combination
+    and variant), and each one's mean with its 95% confidence interval
+    both ways (stats.mean_ci; with 2 runs or more); the delay axis runs
+    right to left, so that better is up and to the right; @groups:
+    compare.groups()'s"""
+    from . import compare, stats
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8, 6))
     n = 0
+    key = delay + "_p95_ms"
     # the largest value each way, intervals included
     top, right = [0], [0]
+    froms = set()
     for k, (p, v, ms) in enumerate(groups):
-        pts = [(m["rtt_p95_ms"], m["throughput_mbps"]) for m in ms
-               if m.get("rtt_p95_ms") is not None and
+        pts = [(m[key], m["throughput_mbps"]) for m in ms
+               if m.get(key) is not None and
                m.get("throughput_mbps") is not None]
+        froms |= {m.get("owd_from") for m in ms if m.get(key) is not None}
         if not pts:
             continue
         colour = "C%d" % (k % 10)
@@ -450,15 +455,80 @@ def plane_figure(groups, outdir):
     else:
         ax.text(0.5, 0.5, "no run has both numbers", ha="center",
                 va="center", transform=ax.transAxes)
-    ax.set_xlabel("95th percentile of the sender's RTT samples (ms, "
-                  "decreasing to the right)")
+    if delay == "rtt":
+        ax.set_xlabel("95th percentile of the sender's RTT samples (ms, "
+                      "decreasing to the right)")
+    else:
+        ax.set_xlabel("95th percentile of the data segments' one-way delay "
+                      "(ms, decreasing to the right),\nfrom %s" % (
+                          " or ".join(compare.OWD_FROM[f] for f in
+                                      sorted(froms)) or "-"))
     ax.set_ylabel("throughput (Mbit/s, from the log)")
     ax.set_title("throughput against delay, runs whose verdict is "
                  "confirmed, both axes from 0;\ndiamonds: the mean and its "
                  "95% confidence interval both ways (Student's t, 2 runs "
                  "or more)", fontsize="small")
     fig.tight_layout()
-    files = [{"file": f, "series": n} for f in _save(fig, outdir, "plane",
-                                                     n)]
+    files = [{"file": f, "series": n} for f in _save(
+        fig, outdir, "plane" if delay == "rtt" else "plane_owd", n)]
+    plt.close(fig)
+    return files
+
+
+def delay_cdf_figure(groups, outdir):
+    """delay_cdf.png/.svg: the CDF of each confirmed run's RTT samples
+    (left) and of its data segments' one-way delays (right), every sample
+    (compare.delay_samples, counted by value in microseconds), one colour
+    per variant (of a sweep: per combination and variant), a line per
+    run; @groups: compare.groups() of the runs' delay_samples()"""
+    from . import compare
+    plt = _plt()
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    n = [0, 0]
+    froms = set()
+    for k, (p, v, dss) in enumerate(groups):
+        colour = "C%d" % (k % 10)
+        label = " ".join(["%s %s" % kv for kv in p.items()] + [v])
+        runs = [sum(1 for d in dss if d[w]) for w in ("rtt", "owd")]
+        for i, (ax, what) in enumerate(((ax1, "rtt"), (ax2, "owd"))):
+            first = True
+            for ds in dss:
+                c = ds[what]
+                if not c:
+                    continue
+                if what == "owd":
+                    froms.add(ds["owd_from"])
+                total = sum(c.values())
+                xs, ys, seen = [], [], 0
+                for us in sorted(c):
+                    seen += c[us]
+                    xs.append(us / 1e3)
+                    ys.append(seen / total)
+                ax.step(xs, ys, where="post", color=colour, linewidth=1,
+                        alpha=0.8, label="%s (%d run%s)" % (
+                            label, runs[i], "s" if runs[i] > 1 else "")
+                        if first else None)
+                first = False
+                n[i] += 1
+    ax1.set_title("RTT samples the data senders' TCP took from ACKs",
+                  fontsize="small")
+    ax2.set_title("one-way delay of each data segment, from\n%s" % (
+        " or ".join(compare.OWD_FROM[f] for f in sorted(froms)) or "-"),
+        fontsize="small")
+    for ax, k in ((ax1, 0), (ax2, 1)):
+        ax.set_xlabel("ms")
+        ax.set_xlim(left=0)
+        ax.grid(alpha=0.3)
+        if n[k]:
+            ax.legend(fontsize="small", loc="lower right")
+        else:
+            ax.text(0.5, 0.5, "no run has these samples", ha="center",
+                    va="center", transform=ax.transAxes)
+    ax1.set_ylabel("fraction of the samples at or below")
+    fig.suptitle("delays of the runs whose verdict is confirmed, a line per "
+                 "run, every sample")
+    fig.tight_layout()
+    files = [{"file": f, "series": sum(n)} for f in _save(
+        fig, outdir, "delay_cdf", sum(n))]
     plt.close(fig)
     return files

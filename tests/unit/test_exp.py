@@ -6,6 +6,7 @@ usage: test_exp.py FIXTURE-DIR   (check.sh); closes with
 "test_exp: N passed, N failed".
 """
 import csv
+from collections import Counter
 import gzip
 import json
 import os
@@ -1832,6 +1833,71 @@ class Compare(unittest.TestCase):
         none = [({}, "cubic", [{"rtt_p95_ms": None, "throughput_mbps": 9}])]
         self.assertEqual(plots.plane_figure(none, d), [])
         self.assertFalse(os.path.exists(os.path.join(d, "plane.png")))
+
+    def test_plane_owd_and_delay_cdf(self):
+        """plane_owd.png from owd_p95_ms, its axis naming the layers;
+        delay_cdf.png a line per run with samples, none without any"""
+        from collections import Counter
+        from magnet_exp import plots
+        d = tempfile.mkdtemp(dir=FIX)
+        groups = [({}, "cubic", [{"owd_p95_ms": 21.0, "owd_from": "dev",
+                                  "throughput_mbps": 9}])]
+        self.assertEqual(plots.plane_figure(groups, d, "owd")[0],
+                         {"file": "plane_owd.png", "series": 1})
+        with open(os.path.join(d, "plane_owd.svg")) as f:
+            self.assertIn("dev_out to dev_in", f.read())
+        dss = [({}, "cubic", [
+            {"rtt": Counter({20000: 3, 25000: 1}),
+             "owd": Counter({10000: 2}), "owd_from": "tcp"},
+            {"rtt": Counter({21000: 1}), "owd": None, "owd_from": None}]),
+            ({}, "reno", [{"rtt": Counter(), "owd": None,
+                           "owd_from": None}])]
+        files = plots.delay_cdf_figure(dss, d)
+        self.assertEqual(files[0], {"file": "delay_cdf.png", "series": 3})
+        with open(os.path.join(d, "delay_cdf.svg")) as f:
+            svg = f.read()
+        self.assertIn("cubic (2 runs)", svg)
+        self.assertIn("cubic (1 run)", svg)
+        self.assertIn("tcp_out to tcp_in", svg)
+        self.assertEqual(plots.delay_cdf_figure(
+            [({}, "reno", [{"rtt": Counter(), "owd": None,
+                            "owd_from": None}])], d), [])
+        self.assertFalse(os.path.exists(os.path.join(d, "delay_cdf.png")))
+
+    def test_one_way(self):
+        """analyse.OneWay: an arrival's delay from the send holding its
+        first byte, in the sender's namespace only; across the 2^32 wrap;
+        a byte sent again left out and counted; a router's arrivals kept
+        apart from the receiver's"""
+        from magnet_exp.analyse import OneWay
+        o = OneWay()
+        snd = ("4", "10.0.0.1", "40000", "10.0.0.2", "5201", "1")
+        rcv = ("4", "10.0.0.2", "5201", "10.0.0.1", "40000", "3")
+        # a router's records of the same packets: a dev_out's laddr is
+        # the packet's source, a dev_in's its destination
+        rtr_out, rtr_in = snd[:5] + ("2",), rcv[:5] + ("2",)
+        base = 2 ** 32 - 1000
+        ms = 10 ** 6
+        for ev in ("tcp_out", "dev_out"):
+            o.event(ev, snd, base, base + 3000, 0)          # 3 segments
+            o.event(ev, snd, (base + 3000) % 2 ** 32, 4000, 2 * ms)
+        o.event("dev_out", rtr_out, base, base + 3000, 1 * ms)  # no send
+        o.event("dev_in", rtr_in, base, base + 1000, 3 * ms)
+        o.event("dev_in", rcv, base, base + 1000, 20 * ms)
+        o.event("tcp_in", rcv, base, base + 2000, 20 * ms)  # GRO
+        o.event("dev_in", rcv, base + 1000, base + 2000, 21 * ms)
+        o.event("dev_in", rcv, (base + 3000) % 2 ** 32, 4000, 23 * ms)
+        # [base + 2000, base + 3000) sent again: its arrival left out
+        o.event("tcp_out", snd, base + 2000, base + 3000, 30 * ms)
+        o.event("dev_out", snd, base + 2000, base + 3000, 30 * ms)
+        o.event("dev_in", rcv, base + 2000, base + 3000, 50 * ms)
+        k = snd[:5]
+        self.assertEqual(o.delays[(k, "dev", "3")],
+                         Counter({20000: 1, 21000: 2}))
+        self.assertEqual(o.delays[(k, "tcp", "3")], Counter({20000: 1}))
+        self.assertEqual(o.delays[(k, "dev", "2")], Counter({3000: 1}))
+        self.assertEqual(o.again[(k, "dev")], 1)
+        self.assertNotIn((k, "dev", "1"), o.delays)
 
     def test_phase_warning(self):
         """a variant none of whose confirmed runs reached congestion

@@ -480,18 +480,36 @@ def cmd_sweep(d, rate, limit, size):
         if r["metrics"].get("rtt_p95_ms") != p95:
             fail("%s: p95 RTT %r ms, the log's %d samples give %r" % (
                 base, r["metrics"].get("rtt_p95_ms"), len(samples), p95))
+        # the data segments' one-way delays, drawn again here from the
+        # records (the sweep has TCP's: tcp_out at the sender to tcp_in
+        # at the receiver), as docs/experiments.md says: each arrival
+        # from the send of the segment holding its first byte, a byte
+        # sent more than once left out
+        owd, mn = _owd(recs, port[0][0] if port else None)
+        if r["metrics"].get("owd_p95_ms") != owd or \
+                r["metrics"].get("owd_from") != "tcp":
+            fail("%s: p95 one-way delay %r ms from %r, the log's records "
+                 "give %r from tcp" % (base, r["metrics"].get("owd_p95_ms"),
+                                       r["metrics"].get("owd_from"), owd))
+        # none faster than netem's delay on the way (tc's own readout)
+        if mn is None or mn < d_ms:
+            fail("%s: the fastest data segment took %s ms one way, netem "
+                 "holds each for %s ms" % (base, mn, d_ms))
         for what, rtt in (("iperf3's srtt", ip["min_rtt"] / 1e3),
                           ("the log's mean srtt",
                            r["metrics"]["rtt_mean_ms"]),
-                          ("the 95th percentile of its RTT samples", p95)):
+                          ("the 95th percentile of its RTT samples", p95),
+                          ("the 95th percentile of its one-way delays",
+                           owd)):
             if rtt is None or not d_ms <= rtt <= hi:
                 fail("%s: %s %s ms, want %.0f..%.0f ms" % (
                     base, what, rtt, d_ms, hi))
         print("checkexp: %s: tc netem delay %s, %d bytes sent; srtt %.1f ms "
               "(iperf3), mean %.1f ms (log); the 95th percentile of %d RTT "
-              "samples %.3f ms (the log's records, as the report's)" % (
+              "samples %.3f ms and of the one-way delays %.3f ms (min "
+              "%.3f) (the log's records, as the report's)" % (
                   os.path.basename(base), delay, sent, ip["min_rtt"] / 1e3,
-                  r["metrics"]["rtt_mean_ms"], len(samples), p95))
+                  r["metrics"]["rtt_mean_ms"], len(samples), p95, owd, mn))
     rows = s["comparison"]
     want = [(dl, v) for dl in delays for v in variants]
     if [(x["delay"], x["variant"]) for x in rows] != want:
@@ -552,7 +570,8 @@ def cmd_sweep(d, rate, limit, size):
                 fail("delay %s %s against %s: the test %r, SciPy's p %s" % (
                     dl, v, variants[0], tst, p))
             tested += 1
-    for name in ("spread.png", "plane.png"):
+    for name in ("spread.png", "plane.png", "plane_owd.png",
+                 "delay_cdf.png"):
         png = os.path.join(d, name)
         with open(png, "rb") as f:
             if f.read(8) != b"\x89PNG\r\n\x1a\n":
@@ -564,6 +583,57 @@ def cmd_sweep(d, rate, limit, size):
           "%d Welch's tests as SciPy's, spread.png, plane.png" % (
               len(runs), len(rows), reps,
               sum(r["verdict"] == "confirmed" for r in runs), tested))
+
+
+def _owd(recs, port):
+    """the 95th percentile (nearest rank) and the smallest of the one-way
+    delays (ms) of the data segments of the sender 10.77.1.1's connection
+    to @port from its tcp_out to the receiver 10.77.2.2's tcp_in, from
+    ttpb2ascii's text @recs: an arrival's delay is from the send of the
+    segment holding its first byte, whose bytes were sent once only"""
+    import bisect
+    head = recs[0].split("\t")
+    ix = {c: head.index(c) for c in ("time", "event", "laddr", "lport",
+                                     "rport", "seq", "end_seq")}
+    base = None
+    starts, ends, times, again = [], [], [], []
+    got = []
+    for line in recs[1:]:
+        x = line.split("\t")
+        ev = x[ix["event"]]
+        if ev not in ("tcp_out", "tcp_in") or not x[ix["seq"]] or \
+                x[ix["seq"]] == x[ix["end_seq"]]:
+            continue
+        seq, end = int(x[ix["seq"]]), int(x[ix["end_seq"]])
+        sec, ns = x[ix["time"]].split(".")
+        t = int(sec) * 10 ** 9 + int(ns)
+        if ev == "tcp_out" and x[ix["laddr"]] == "10.77.1.1" and \
+                x[ix["lport"]] == port:
+            if base is None:
+                base = seq
+            a = (seq - base) % 2 ** 32
+            a = a - 2 ** 32 if a >= 2 ** 31 else a
+            b = a + (end - seq) % 2 ** 32
+            if not ends or a >= ends[-1]:
+                starts.append(a)
+                ends.append(b)
+                times.append(t)
+                again.append(False)
+            else:
+                for i in range(len(starts)):
+                    if starts[i] < b and ends[i] > a:
+                        again[i] = True
+        elif ev == "tcp_in" and x[ix["laddr"]] == "10.77.2.2" and \
+                x[ix["rport"]] == port and base is not None:
+            a = (seq - base) % 2 ** 32
+            a = a - 2 ** 32 if a >= 2 ** 31 else a
+            i = bisect.bisect_right(starts, a) - 1
+            if i >= 0 and a < ends[i] and times[i] <= t and not again[i]:
+                got.append((t - times[i] + 500) // 1000)
+    if not got:
+        return None, None
+    got.sort()
+    return got[-(-len(got) * 95 // 100) - 1] / 1e3, got[0] / 1e3
 
 
 def run_order(d, spec):
