@@ -187,6 +187,14 @@ def run_metrics(res, iperf=None, ends=None, delays=None):
         m["owd_p95_ms"] = an.count_pct(ds["owd"], 95) / 1e3 \
             if ds["owd"] else None
         m["owd_from"] = ds["owd_from"]
+        # the time to the first byte: from its first TCP record (the
+        # SYN) to its peer's TCP getting data (analyse.Flow
+        # .data_in_first); what a slow first packet (a neighbour not yet
+        # resolved) shows in
+        peer = res.peer(busiest)
+        m["ttfb_s"] = (peer.data_in_first - res.t0) / 1e9 - pts[0][0] \
+            if pts and peer is not None and peer.data_in_first is not None \
+            else None
         # when it reached congestion avoidance (analyse.Flow.ca_first),
         # from its first TCP record; None: never
         m["ca_from_s"] = busiest.ca_first - pts[0][0] \
