@@ -184,9 +184,10 @@ combination with every variant once, in a random order within it (a
 seed of its own each run unless --seed; --no-shuffle: the spec's order),
 recorded in order.json; runs.json lists those done, as they end; the
 report takes them in the spec's order. --resume -o DIR goes on with an
-interrupted run in DIR (the same spec; not [monarch] or [testbed]).
+interrupted run in DIR (the same spec; not [monarch]).
 Before each run one ping crosses each hop of the path (neighbours
-resolved before the flow's first packet).
+resolved before the flow's first packet; on a [testbed], from the sender
+to the receiver's address).
 
 [path] relays are refused there (an emulation in namespaces on one
 machine). A failure stops the servers, unloads magnet everywhere and
@@ -388,7 +389,7 @@ def cmd_run(ns):
     s = specmod.load(ns.spec)
     outdir = ns.output or s["test_id"]
     # (an interrupt's message names it, where --resume can go on: main)
-    if not s.get("testbed") and not s.get("monarch"):
+    if not s.get("monarch"):
         ns.outdir = outdir
     if ns.no_shuffle and ns.seed is not None:
         raise runner.RunError("--seed and --no-shuffle: one or the other")
@@ -410,9 +411,7 @@ def cmd_run(ns):
             raise runner.RunError("--module is for the local namespaces; "
                                   "on a testbed, [testbed.<role>] module "
                                   "names the magnet.ko on each host")
-        if ns.resume:
-            raise runner.RunError("--resume: not for a [testbed] yet")
-        runs = remote.run(s, outdir, seed=seed)
+        runs = remote.run(s, outdir, seed=seed, resume=ns.resume)
     else:
         runs = runner.run(s, outdir, ns.module, seed=seed,
                           resume=ns.resume)

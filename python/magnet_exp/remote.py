@@ -648,10 +648,36 @@ class Testbed:
             except Exception:
                 pass
 
-    async def run(self):
+    async def warm_up(self):
+        """before each run, as run.warm_up: one ping from the sender to
+        the receiver's address on the experiment's path, up to 5 s, so
+        that every neighbour on the way is resolved and the path has
+        carried a packet each way before the flow's first"""
+        try:
+            await self.snd.run("ping", "-c", "1", "-w", "5", "-q", "-n",
+                               self.rcv_addr, timeout=30)
+        except RemoteError as e:
+            raise RemoteError("warm-up: no answer to a ping from the "
+                              "sender to %s in 5 s: the path is down (%s)"
+                              % (self.rcv_addr, e)) from None
+
+    async def run(self, done=()):
+        """every run, or with @done (run.resume_point's entries of an
+        interrupted run) the rest of them"""
         s, out = self.s, self.out
         os.makedirs(self.outdir, exist_ok=True)
+        by_name = {h.name: h for h in self.hosts}
         runs = []
+        if done:
+            with open(os.path.join(self.outdir, local.MANIFEST)) as f:
+                names = [e.get("host") for e in json.load(f)]
+            for (v, rep, log, iperf, _), name in zip(done, names):
+                if name not in by_name:
+                    raise RemoteError("--resume: %s names host %r, not one "
+                                      "of the spec's testbed" % (
+                                          local.MANIFEST, name))
+                runs.append((v, rep, by_name[name], log, iperf))
+        n_done = len(local.runs_of(done))
         total = len(s["variants"]) * s["repetitions"]
         started = time.time()
         try:
@@ -659,7 +685,13 @@ class Testbed:
             await self.describe()
             # a testbed's spec sweeps nothing (spec.check refuses it)
             local.write_order(self.outdir, s, self.seed)
-            for _, _, v, rep in local.schedule(s, out, started, self.seed):
+            if done:
+                print("resuming %s: %d of %d runs done (seed %s)" % (
+                    self.outdir, n_done, total, self.seed), file=out,
+                    flush=True)
+            for _, _, v, rep in local.schedule(s, out, started, self.seed,
+                                               n_done):
+                await self.warm_up()
                 for h, log, iperf in await self.one_run(v, rep):
                     runs.append((v, rep, h, log, iperf))
                 self.write_manifest(runs)
@@ -669,15 +701,19 @@ class Testbed:
             finally:
                 await self.close()
         print("%d runs in %.0f s on %s, in %s" % (
-            total, time.time() - started,
+            total - n_done, time.time() - started,
             ", ".join(h.name for h in self.hosts), self.outdir), file=out,
             flush=True)
         return [(v, rep, log, iperf, {}) for v, rep, _, log, iperf in runs]
 
 
-def run(s, outdir, out=sys.stdout, seed=None):
+def run(s, outdir, out=sys.stdout, seed=None, resume=False):
     """every variant and repetition on the spec's testbed, in
-    run.plan(s, seed)'s order; returns
+    run.plan(s, seed)'s order (with @resume, from where an interrupted
+    run in @outdir stopped, with its seed: run.resume_point); returns
     [(variant, rep, log, iperf, {})], one per recording host's log"""
     _asyncssh()
-    return asyncio.run(Testbed(s, outdir, out, seed).run())
+    done = []
+    if resume:
+        seed, done = local.resume_point(s, outdir)
+    return asyncio.run(Testbed(s, outdir, out, seed).run(done))

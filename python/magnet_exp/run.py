@@ -809,11 +809,26 @@ def write_order(outdir, s, seed):
         f.write("\n")
 
 
+def runs_of(done):
+    """read_manifest()'s entries @done as runs: lists of consecutive
+    entries of one variant, repetition and combination (a testbed's run
+    has an entry per recording host's log; a local run one)"""
+    out = []
+    for e in done:
+        if out and (e[0], e[1], e[4]) == (out[-1][0][0], out[-1][0][1],
+                                          out[-1][0][4]):
+            out[-1].append(e)
+        else:
+            out.append([e])
+    return out
+
+
 def resume_point(s, outdir):
     """(seed, runs done) of an interrupted magnet-exp run in @outdir, the
-    same spec: its order.json's seed, and the runs its runs.json lists
-    (read_manifest()'s), each the one the order put there, with its log
-    (a run cut short is not listed: it runs again)"""
+    same spec: its order.json's seed, and the entries its runs.json lists
+    (read_manifest()'s; runs_of() groups them into runs), each run the
+    one the order put there, with its logs (a run cut short is not
+    listed: it runs again)"""
     try:
         with open(os.path.join(outdir, "spec.json")) as f:
             old = json.load(f)
@@ -840,17 +855,20 @@ def resume_point(s, outdir):
         else:
             raise RunError("--resume: %s" % e) from None
     want = plan(s, seed)
-    if len(done) > len(want):
+    runs = runs_of(done)
+    if len(runs) > len(want):
         raise RunError("--resume: %s lists %d runs, the spec has %d" % (
-            MANIFEST, len(done), len(want)))
-    for k, ((v, rep, log, _, params), (wp, _, wv, wrep)) in enumerate(
-            zip(done, want), 1):
+            MANIFEST, len(runs), len(want)))
+    for k, (run, (wp, _, wv, wrep)) in enumerate(zip(runs, want), 1):
+        v, rep, _, _, params = run[0]
         if (v, rep, params) != (wv, wrep, wp):
             raise RunError("--resume: run %d of %s is %s #%d, the order "
                            "(%s, seed %s) puts %s #%d there" % (
                                k, MANIFEST, v, rep, ORDER, seed, wv, wrep))
-        if not os.path.exists(log):
-            raise RunError("--resume: run %d's log %s is missing" % (k, log))
+        for e in run:
+            if not os.path.exists(e[2]):
+                raise RunError("--resume: run %d's log %s is missing" % (
+                    k, e[2]))
     return seed, done
 
 
@@ -886,7 +904,7 @@ def run(s, outdir, module=None, out=sys.stdout, seed=None, resume=False):
     runs = []
     if resume:
         seed, runs = resume_point(s, outdir)
-    done = len(runs)
+    done = len(runs_of(runs))
     for v in s["variants"]:
         ensure_cc(v)
     if s.get("monarch"):

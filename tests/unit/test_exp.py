@@ -1175,6 +1175,22 @@ print("handler restored:", signal.getsignal(signal.SIGINT) in (
         run.write_manifest(d, [done[1], done[0], done[2]])
         with self.assertRaisesRegex(run.RunError, "run 1 of runs.json is"):
             run.resume_point(s, d)
+        # a testbed's runs: an entry per recording host's log, each run's
+        # entries together; a run's second log missing is refused
+        two = []
+        for _, _, v, rep in run.plan(s, 11)[:2]:
+            for h in ("snd", "rtr"):
+                log = os.path.join(d, "t1_%s_%d_%s_magnet.bin.gz" % (v, rep,
+                                                                      h))
+                open(log, "w").close()
+                two.append((v, rep, log, None, {}))
+        run.write_manifest(d, two)
+        got = run.resume_point(s, d)
+        self.assertEqual(len(got[1]), 4)
+        self.assertEqual([len(x) for x in run.runs_of(got[1])], [2, 2])
+        os.unlink(two[3][2])
+        with self.assertRaisesRegex(run.RunError, "run 2's log .*_rtr_"):
+            run.resume_point(s, d)
         self.assertEqual(run.run_base(s, {"delay": "10ms"}, "reno", 2, "h"),
                          "t1_delay-10ms_reno_2_h")
         self.assertEqual(run.run_base(s, {}, "reno", 2, "h"), "t1_reno_2_h")

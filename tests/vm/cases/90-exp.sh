@@ -353,6 +353,34 @@ case_exp_ssh() {
 	MAGNET_EXP_TRACE=$L/expssh.trace $EXP run --no-analyse -o "$L/expssh" "$L/expssh.toml"
 	ssh_left expssh
 	ls -l "$L/expssh"
+	# a warm-up before each run: one ping from the sender to the receiver
+	[ "$(grep -c '^[0-9.]* [0-9.]* snd 0: ping -c 1 -w 5 -q -n 10.78.2.2$' "$L/expssh.trace")" = 2 ] ||
+		{ log "expssh: not one warm-up ping a run"; return 1; }
+	# --resume on a testbed: the same directory as an interrupted run
+	# leaves it (runs.json up to the first run, the second's log not
+	# there), resumed: the second run again, runs.json as before
+	rm -rf "$L/expsshres"
+	cp -a "$L/expssh" "$L/expsshres"
+	$PY - "$L/expsshres" <<-'PY'
+	import json, os, sys
+	d = sys.argv[1]
+	runs = json.load(open(os.path.join(d, "runs.json")))
+	assert len(runs) == 2, runs
+	os.unlink(os.path.join(d, runs[1]["log"]))
+	json.dump(runs[:1], open(os.path.join(d, "runs.json"), "w"))
+	PY
+	MAGNET_EXP_TRACE=$L/expsshres.trace $EXP run --resume --no-analyse -o "$L/expsshres" \
+		"$L/expssh.toml" > "$L/expsshres.out"
+	cat "$L/expsshres.out"
+	grep -q "^resuming $L/expsshres: 1 of 2 runs done (seed [0-9]*)" "$L/expsshres.out"
+	[ "$(grep -c ' snd 0: insmod ' "$L/expsshres.trace")" = 1 ] ||
+		{ log "expsshres: not one run again"; return 1; }
+	$PY - "$L/expssh/runs.json" "$L/expsshres/runs.json" <<-'PY'
+	import json, sys
+	a, b = (json.load(open(p)) for p in sys.argv[1:])
+	assert a == b, (a, b)
+	PY
+	ssh_left expsshres
 	# the receiver's address is the sender's own, where nothing listens:
 	# iperf3 -c fails with magnet loaded on the sender
 	ssh_spec expsshfail 10.78.1.1
