@@ -19,6 +19,7 @@ import os
 
 MAX_BUCKETS = 20000
 MAX_MARKS = 20000
+MAX_SENDERS = 8
 
 
 class Envelope:
@@ -146,6 +147,11 @@ def view_data(res, outdir, title):
     # the connections that carried data: 1% of the busiest one's bytes at
     # least (iperf3's control connection is left out)
     senders = [f for f in senders if f.series.pts[-1][3] * 100 >= most]
+    # the busiest MAX_SENDERS of them (a page of a thousand connections'
+    # series would not open); the rest counted on the page
+    senders.sort(key=lambda f: -f.series.pts[-1][3])
+    senders_left_out = max(0, len(senders) - MAX_SENDERS)
+    senders = senders[:MAX_SENDERS]
     plots = {k: [] for k in ("cwnd", "srtt", "rate", "sojourn", "received")}
     marks = []
     several = len(senders) > 1
@@ -202,7 +208,8 @@ def view_data(res, outdir, title):
                         "style": "points" if k == "sojourn" else "step",
                         "series": plots[k]})
     return {"title": title, "plots": out, "marks": marks,
-            "marks_left_out": res.marks_left_out}
+            "marks_left_out": res.marks_left_out,
+            "senders_left_out": senders_left_out}
 
 
 def write(res, outdir, title):
@@ -351,9 +358,14 @@ function build() {
     sp.appendChild(document.createTextNode(k + " (" + kinds[k] + ")"));
     ml.appendChild(sp);
   }
+  const notes = [];
   if (D.marks_left_out)
-    document.getElementById("marknote").textContent = D.marks_left_out +
-      " later markers left out (at most " + D.marks.length + " are kept)";
+    notes.push(D.marks_left_out + " later markers left out (at most " +
+               D.marks.length + " are kept)");
+  if (D.senders_left_out)
+    notes.push(D.senders_left_out + " more data senders not drawn (the " +
+               "busiest are, by bytes acknowledged)");
+  document.getElementById("marknote").textContent = notes.join("; ");
   document.getElementById("reset").onclick = () => setView(ALL[0], ALL[1]);
 }
 
