@@ -870,9 +870,9 @@ class OneWay:
     the receiver's, on the log's one clock (a run's namespaces share one
     kernel): per layer, from the sender's dev_out (tcp_out) of the
     segment holding a byte to the receiver's dev_in (tcp_in) of a segment
-    starting with it, for each arrival whose first byte was sent once
-    only (a byte sent again is left out, counted: which copy arrived is
-    not known). The sends are taken in the sender's namespace (the one of
+    starting with it, for each arrival whose first byte had been sent
+    once only by then (after a second send it is left out, counted:
+    which copy arrived is not known). The sends are taken in the sender's namespace (the one of
     its first tcp_out), the arrivals in every other and kept apart until
     the end, when the receiving end's namespace is known (arrival(): a
     router's arrivals are its own). Memory: the last SENDS sends a

@@ -2992,6 +2992,32 @@ class LongFlows(unittest.TestCase):
         return truth, flow(d, SENDER + " on netns 1"), \
             flow(d, RECEIVER + " on netns 2")
 
+    def test_one_way_long(self):
+        """the one-way delays of a long flow (write_long_flow: each record
+        1 us after the one before, a segment's tcp_out, dev_out, dev_in,
+        tcp_in in a row), past the sequence space's wrap and many times
+        the sends kept (forced to 1,000): every first copy that reached
+        the receiver's device counted at 1 us device to device, every
+        one that reached its TCP at 3 us TCP to TCP; the copies sent
+        again, left out, counted"""
+        n = 20000
+        keep = an.OneWay.SENDS
+        try:
+            an.OneWay.SENDS = 1000
+            path = os.path.join(tempfile.mkdtemp(dir=FIX), "long.txt")
+            truth = write_long_flow(path, n)
+            res = an.analyse(path, os.path.dirname(path) + "/an", TTPB)
+        finally:
+            an.OneWay.SENDS = keep
+        k = ("4", "10.0.0.1", "40000", "10.0.0.2", "5201")
+        self.assertEqual(res.oneway.delays[(k, "dev", "2")],
+                         Counter({1: n - truth["net"]}))
+        self.assertEqual(res.oneway.delays[(k, "tcp", "2")],
+                         Counter({3: n - truth["net"] - truth["stack"]}))
+        self.assertEqual(res.oneway.again[(k, "dev")], truth["segments"])
+        self.assertEqual(res.oneway.again[(k, "tcp")], truth["segments"])
+        self.assertLessEqual(len(res.oneway.sends[(k, "dev")][1]), 2000)
+
     def test_exact(self):
         """past the sequence space's wrap and the IP IDs' (65,536), and
         many times the ranges the analysis keeps (its window forced to 1
