@@ -16,6 +16,7 @@ import csv
 import html
 import json
 import os
+import re
 
 MAX_BUCKETS = 20000
 MAX_MARKS = 20000
@@ -226,9 +227,13 @@ def write(res, outdir, title):
 
 
 def page(d):
+    """the page of view_data()'s @d: one pass over the template, so that
+    nothing in the data is taken for a placeholder"""
     data = json.dumps(d, separators=(",", ":")).replace("</", "<\\/")
-    return _PAGE.replace("@TITLE@", html.escape(d["title"])) \
-        .replace("@DATA@", data).replace("@SCRIPT@", _SCRIPT)
+    fill = {"TITLE": html.escape(d["title"]), "DATA": data,
+            "SCRIPT": _SCRIPT}
+    return re.sub(r"@(TITLE|DATA|SCRIPT)@", lambda m: fill[m.group(1)],
+                  _PAGE)
 
 
 _PAGE = """<!DOCTYPE html>

@@ -2246,6 +2246,24 @@ class View(unittest.TestCase):
         self.assertEqual(max(q[2] if len(q) > 2 else q[1]
                              for q in j["pts"]), 999)
 
+    def test_page_escapes(self):
+        """names that look like the page's placeholders or end its script
+        element stay data: the JSON read back is the data given, the
+        script once, the title escaped"""
+        import re
+        from magnet_exp import view
+        d = {"title": "a @SCRIPT@ <b> </script>", "plots": [
+            {"id": "x", "title": "@DATA@", "unit": "u", "style": "step",
+             "series": [{"name": "@TITLE@ </script>", "width": 0, "n": 1,
+                         "pts": [[0, 1]]}]}],
+             "marks": [], "marks_left_out": 0, "senders_left_out": 0}
+        p = view.page(d)
+        m = re.search(r'<script id="data" type="application/json">(.*?)'
+                      r'</script>', p, re.S)
+        self.assertEqual(json.loads(m.group(1).replace("<\\/", "</")), d)
+        self.assertEqual(p.count('"use strict"'), 1)
+        self.assertIn("<title>a @SCRIPT@ &lt;b&gt; &lt;/script&gt;: ", p)
+
     def test_view_page(self):
         """view.html of a log: its plots' series are the CSV's values (the
         cwnd of every TCP record of the sender), its markers TCP's
