@@ -140,21 +140,26 @@ case_exp_sweep() {
 	log "expsweep interrupted at the fifth insmod: status $rc; $(tail -n 1 "$L/expsweep-first.err")"
 	[ "$(cat "$w/count")" = 5 ] || { log "expsweep: $(cat "$w/count") insmods, want 5"; return 1; }
 	exp_interrupted "$d" "$rc" first || return 1
-	# second interrupt: during the resumed sweep's eighth run's traffic
-	env --default-signal=INT $EXP run --resume --no-analyse --module "$KO" \
-		-o "$d" "$L/expsweep.toml" > "$L/expsweep-second.out" \
-		2> "$L/expsweep-second.err" &
-	pid=$!
-	for _ in $(seq 1200); do
-		n=$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' \
-			"$d/runs.json" 2> /dev/null) || n=0
-		[ "$n" -ge 7 ] && pgrep -f '^iperf3 -c' > /dev/null && break
-		sleep 0.25
-	done
-	[ "$n" = 7 ] || { log "expsweep: $n runs before the second interrupt, want 7"; return 1; }
-	kill -INT "$pid"
+	# second interrupt: during the resumed sweep's eighth run's traffic,
+	# its fourth: an iperf3 wrapper sends it as the fourth client starts
+	mkdir -p "$w/2"
+	cat > "$w/2/iperf3" <<-EOF
+	#!/bin/sh
+	case " \$* " in
+	*" -c "*)
+		n=\$(cat $w/2/count 2> /dev/null || echo 0)
+		echo \$((n + 1)) > $w/2/count
+		[ "\$n" != 3 ] || kill -INT \$PPID ;;
+	esac
+	exec $(command -v iperf3) "\$@"
+	EOF
+	chmod +x "$w/2/iperf3"
 	rc=0
-	wait "$pid" || rc=$?
+	PATH=$w/2:$PATH env --default-signal=INT $EXP run --resume --no-analyse \
+		--module "$KO" -o "$d" "$L/expsweep.toml" > "$L/expsweep-second.out" \
+		2> "$L/expsweep-second.err" || rc=$?
+	n=$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$d/runs.json")
+	[ "$n" = 7 ] || { log "expsweep: $n runs done at the second interrupt, want 7"; return 1; }
 	log "expsweep interrupted during the eighth run's traffic: status $rc"
 	grep "^resuming" "$L/expsweep-second.out" | while read -r l; do log "$l"; done
 	grep -q "^resuming $d: 4 of 12 runs done (seed [0-9]*)" "$L/expsweep-second.out"
