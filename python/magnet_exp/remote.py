@@ -273,6 +273,11 @@ def _netem(p, fwd, ret):
     return out
 
 
+# the route types `ip route get` may name before the address
+_ROUTE_TYPES = {"local", "unicast", "broadcast", "multicast", "anycast",
+                "unreachable", "blackhole", "prohibit", "throw", "nat"}
+
+
 class Testbed:
     def __init__(self, s, outdir, out, seed=None):
         self.s, self.outdir, self.out, self.seed = s, outdir, out, seed
@@ -355,7 +360,11 @@ class Testbed:
         addr = self.s["testbed"]["receiver"]["address"]
         route = await self.snd.run("ip", "-o", "route", "get", addr)
         sdev, src = dev_src(route)
-        self.rcv_addr = route.split()[0] if route.split() else addr
+        # (ip route get's line: [a route type: local, unicast, ...]
+        # the address, ...; the address is the spec's, whatever its form)
+        w = route.split()
+        self.rcv_addr = (w[1] if len(w) > 1 and w[0] in _ROUTE_TYPES
+                         else w[0]) if w else addr
         self.snd_addr = src
         rdev, _ = dev_src(await self.rcv.run("ip", "-o", "route", "get",
                                              src)) if src else (None, None)
