@@ -109,6 +109,10 @@ class Flow:
         self.state = 0
         self.last_tcp = None        # the last TCP-layer record's numbers
         self.ca_names = set()       # the congestion controls its records name
+        # the bytes its tcp_out records sent, by the congestion control
+        # they name: iperf3 -C sets its data connection's after its SYN
+        # and its 37-byte cookie, which the host's default sent
+        self.ca_bytes = Counter()
         self.app_written = 0
         self.app_read = 0
         self.app_events = 0
@@ -1293,6 +1297,8 @@ def _tcp(res, f, r, t, t0, csvs):
     seq, end = r.int_("seq"), r.int_("end_seq")
     if r["event"] == "tcp_out":
         f.sent_tcp = True
+        if end != seq:
+            f.ca_bytes[r["ca_name"]] += (end - seq) & 0xffffffff
         if end != seq:
             if f.sent.bump((seq, end)) > 1:
                 f.retx.pop((seq, end), None)

@@ -124,9 +124,12 @@ def run_metrics(res, iperf=None, ends=None, delays=None):
     senders = _data_flows(flows, "bytes_sent")
     receivers = _data_flows(flows, "bytes_received")
     m = {c: None for c in COLUMNS}
-    # the congestion controls the data senders' TCP records name
-    m["ca"] = " ".join(sorted({c for f in senders for c in f.ca_names
-                               if c}))
+    # the congestion control that sent most of each data sender's bytes
+    # (by its tcp_out records), or without such records those its TCP
+    # records name
+    m["ca"] = " ".join(sorted({c for f in senders for c in (
+        [f.ca_bytes.most_common(1)[0][0]] if f.ca_bytes else f.ca_names)
+        if c}))
     ib = None
     if iperf:
         try:
@@ -219,9 +222,9 @@ def run_metrics(res, iperf=None, ends=None, delays=None):
 
 def mislabelled(variant, m):
     """why a run of @variant with metrics @m is filed under the wrong
-    congestion control (its data senders' TCP records name another, or
-    several), or None (they name the variant, or none: a log without
-    TCP records)"""
+    congestion control (the one that sent most of its data senders'
+    bytes is another, or they differ: run_metrics' ca), or None (the
+    variant, or none: a log without TCP records)"""
     used = (m.get("ca") or "").split()
     if not used or used == [variant]:
         return None
