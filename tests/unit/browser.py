@@ -35,6 +35,10 @@ import time
 import urllib.request
 
 passed = failed = 0
+# WebDriver's key of an element reference
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+DOWN = {"type": "pointerDown", "button": 0}
+UP = {"type": "pointerUp", "button": 0}
 
 
 def check(what, ok, detail=""):
@@ -100,6 +104,15 @@ class Driver:
     def console(self):
         return self.s("POST", "/se/log", {"type": "browser"})
 
+    def severe(self):
+        """the console's messages of level SEVERE since the last call"""
+        return [e for e in self.console() if e.get("level") == "SEVERE"]
+
+    def view_range(self):
+        """the page's visible time range (its body's data-x0, data-x1)"""
+        return tuple(float(v) for v in self.js(
+            "return [document.body.dataset.x0, document.body.dataset.x1]"))
+
     def open(self, path):
         self.s("POST", "/url", {"url": "file://" + os.path.abspath(path)})
         for _ in range(100):
@@ -117,6 +130,14 @@ class Driver:
     def actions(self, *sources):
         self.s("POST", "/actions", {"actions": list(sources)})
         self.s("DELETE", "/actions")
+
+    def mouse(self, name, element, *steps):
+        """a mouse (input source @name) moved to the middle of @element,
+        then @steps (WebDriver pointer actions)"""
+        self.actions({"type": "pointer", "id": name,
+                      "parameters": {"pointerType": "mouse"}, "actions": [
+                          {"type": "pointerMove", "x": 0, "y": 0,
+                           "origin": {ELEMENT: element}}] + list(steps)})
 
     def close(self):
         try:
@@ -144,7 +165,7 @@ def main():
     d = Driver(os.path.join(tmp, "profile"))
     try:
         check("the page loads and its script ends", d.open(view))
-        bad = [e for e in d.console() if e.get("level") == "SEVERE"]
+        bad = d.severe()
         check("no console error", not bad,
               "; ".join(e.get("message", "") for e in bad[:3]))
         n = d.js("return performance.getEntriesByType('resource').length")
@@ -158,16 +179,14 @@ def main():
         check("every plot drawn with every point in view: %s" % (
             ", ".join("%s %d points, %d series" % tuple(w) for w in want)),
             got == want and all(w[1] > 0 for w in want), repr(got))
-        x0, x1 = (float(v) for v in d.js(
-            "return [document.body.dataset.x0, document.body.dataset.x1]"))
+        x0, x1 = d.view_range()
         svg = d.element(".plot svg")
         # a wheel up over the middle of the first plot: zoom in
         d.actions({"type": "wheel", "id": "wheel", "actions": [
             {"type": "scroll", "x": 0, "y": 0, "deltaX": 0, "deltaY": -600,
-             "origin": {"element-6066-11e4-a52e-4f735466cecf": svg}}]})
+             "origin": {ELEMENT: svg}}]})
         time.sleep(0.3)
-        z0, z1 = (float(v) for v in d.js(
-            "return [document.body.dataset.x0, document.body.dataset.x1]"))
+        z0, z1 = d.view_range()
         check("a wheel narrows the visible range (%.6f-%.6f s to "
               "%.6f-%.6f s)" % (x0, x1, z0, z1),
               x0 <= z0 < z1 <= x1 and (z1 - z0) < 0.7 * (x1 - x0))
@@ -185,35 +204,19 @@ def main():
         # moves back (earlier) by a quarter of its span
         w = d.js("return document.querySelector('.plot svg')"
                  ".getBoundingClientRect().width") - 64 - 12
-        d.actions({"type": "pointer", "id": "mouse",
-                   "parameters": {"pointerType": "mouse"}, "actions": [
-                       {"type": "pointerMove", "x": 0, "y": 0,
-                        "origin": {"element-6066-11e4-a52e-4f735466cecf":
-                                   svg}},
-                       {"type": "pointerDown", "button": 0},
-                       {"type": "pointerMove", "x": int(w / 4), "y": 0,
-                        "origin": "pointer", "duration": 100},
-                       {"type": "pointerUp", "button": 0}]})
+        d.mouse("mouse", svg, DOWN,
+                {"type": "pointerMove", "x": int(w / 4), "y": 0,
+                 "origin": "pointer", "duration": 100}, UP)
         time.sleep(0.3)
-        p0, p1 = (float(v) for v in d.js(
-            "return [document.body.dataset.x0, document.body.dataset.x1]"))
+        p0, p1 = d.view_range()
         moved = z0 - p0
         want_move = min((z1 - z0) * int(w / 4) / w, z0 - x0)
         check("a drag pans the range (by %.6f s, %.6f s expected)" % (
             moved, want_move), abs((p1 - p0) - (z1 - z0)) < 1e-6 * (x1 - x0)
             + 1e-9 and abs(moved - want_move) <= 0.05 * (z1 - z0))
-        d.actions({"type": "pointer", "id": "mouse2",
-                   "parameters": {"pointerType": "mouse"}, "actions": [
-                       {"type": "pointerMove", "x": 0, "y": 0,
-                        "origin": {"element-6066-11e4-a52e-4f735466cecf":
-                                   svg}},
-                       {"type": "pointerDown", "button": 0},
-                       {"type": "pointerUp", "button": 0},
-                       {"type": "pointerDown", "button": 0},
-                       {"type": "pointerUp", "button": 0}]})
+        d.mouse("mouse2", svg, DOWN, UP, DOWN, UP)
         time.sleep(0.3)
-        a0, a1 = (float(v) for v in d.js(
-            "return [document.body.dataset.x0, document.body.dataset.x1]"))
+        a0, a1 = d.view_range()
         check("a double-click shows all again", (a0, a1) == (x0, x1),
               "%.6f-%.6f" % (a0, a1))
         if shot:
@@ -227,7 +230,7 @@ def main():
         with open(broken, "w") as f:
             f.write(text.replace("build();", "build(); no_such_function();"))
         d.open(broken)
-        bad = [e for e in d.console() if e.get("level") == "SEVERE"]
+        bad = d.severe()
         check("a script error is seen by the console check (%d)" % len(bad),
               any("no_such_function" in e.get("message", "") for e in bad))
     finally:
