@@ -62,6 +62,9 @@ _SENTINELS = {"ssthresh": 0x7fffffff, "min_rtt_us": 0xffffffff,
               "pacing_rate": 0xffffffffffffffff}
 
 _MAX_OPEN_CSV = 64
+# the events whose data segments OneWay (all but ip_in) and Received (all
+# but dev_out) follow
+_DATA_EVENTS = frozenset(("tcp_out", "dev_out", "tcp_in", "dev_in", "ip_in"))
 _MAX_ONE = 32           # 1-byte application writes and reads kept per flow
 
 
@@ -656,17 +659,19 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
                 # qdisc (events=wire): its time through the device
                 res.queues.wire(r, t)
                 continue
-            if ev in ("tcp_out", "dev_out", "tcp_in", "dev_in") and \
-                    r["seq"] and r["seq"] != r["end_seq"]:
-                # each data segment's one-way delay, host to host
-                res.oneway.event(ev, _key(r), int(r["seq"]),
-                                 int(r["end_seq"]), t)
-            if ev in ("tcp_in", "ip_in", "dev_in", "tcp_out") and \
-                    r["seq"] and r["seq"] != r["end_seq"]:
-                # what each end's host got (its device, IP or TCP), and
-                # whether it had got a segment TCP sends again
-                res.received.event(ev, _key(r), int(r["seq"]),
-                                   int(r["end_seq"]))
+            if ev in _DATA_EVENTS:
+                sq, eq = r["seq"], r["end_seq"]
+                if sq and sq != eq:
+                    # a data segment: its key and sequence numbers once
+                    k, sq, eq = _key(r), int(sq), int(eq)
+                    if ev != "ip_in":
+                        # its one-way delay, host to host
+                        res.oneway.event(ev, k, sq, eq, t)
+                    if ev != "dev_out":
+                        # what each end's host got (its device, IP or
+                        # TCP), and whether it had got a segment TCP
+                        # sends again
+                        res.received.event(ev, k, sq, eq)
             if ev == "state" and r["lport"]:
                 # (a state change carries the socket's TCP state: the
                 # bytes acknowledged by the ACK that made it)
@@ -876,11 +881,12 @@ class OneWay:
     segment holding a byte to the receiver's dev_in (tcp_in) of a segment
     starting with it, for each arrival whose first byte had been sent
     once only by then (after a second send it is left out, counted:
-    which copy arrived is not known). The sends are taken in the sender's namespace (the one of
-    its first tcp_out), the arrivals in every other and kept apart until
-    the end, when the receiving end's namespace is known (arrival(): a
-    router's arrivals are its own). Memory: the last SENDS sends a
-    sender and layer, delays counted by value in microseconds."""
+    which copy arrived is not known). The sends are taken in the
+    sender's namespace (the one of its first tcp_out), the arrivals in
+    every other, kept per namespace: the receiving end's is chosen when
+    it is known (compare.delay_samples), a router's are its own. Memory:
+    the last SENDS sends a sender and layer, delays counted by value in
+    microseconds."""
 
     SENDS = 65536
 
@@ -945,7 +951,6 @@ class OneWay:
         if c is None:
             c = self.delays[(snd, layer, ns)] = Counter()
         c[(t - ts[i] + 500) // 1000] += 1
-
 
 
 class Queues:
@@ -1299,7 +1304,6 @@ def _tcp(res, f, r, t, t0, csvs):
         f.sent_tcp = True
         if end != seq:
             f.ca_bytes[r["ca_name"]] += (end - seq) & 0xffffffff
-        if end != seq:
             if f.sent.bump((seq, end)) > 1:
                 f.retx.pop((seq, end), None)
                 f.retx[(seq, end)] = f.sent[(seq, end)]
