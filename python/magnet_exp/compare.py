@@ -74,6 +74,13 @@ def _iperf3_window(res, rcv, ib):
     return None
 
 
+def _end_flows(res, ends):
+    """@res's connection ends, of the addresses @ends only if given (with
+    relays, the log has every hop's too)"""
+    flows = res.tcp_flows()
+    return [f for f in flows if f.key[1] in ends] if ends else flows
+
+
 # where a one-way delay is measured from and to (analyse.OneWay's layers)
 OWD_FROM = {"dev": "the sender's device to the receiver's device "
                    "(dev_out to dev_in)",
@@ -89,10 +96,7 @@ def delay_samples(res, ends=None):
     every sender has the devices' records, else "tcp"), "owd_left_out":
     the arrivals of bytes sent more than once, not counted}; @ends as
     run_metrics'"""
-    flows = res.tcp_flows()
-    if ends:
-        flows = [f for f in flows if f.key[1] in ends]
-    senders = _data_flows(flows, "bytes_sent")
+    senders = _data_flows(_end_flows(res, ends), "bytes_sent")
     out = {"rtt": sum((f.rtt_samples for f in senders), Counter()),
            "owd": None, "owd_from": None, "owd_left_out": 0}
     for layer in ("dev", "tcp"):
@@ -118,9 +122,7 @@ def run_metrics(res, iperf=None, ends=None, delays=None):
     @ends: the addresses of the sender and the receiver, whose connection
     ends alone count (with relays, the log has every hop's too);
     @delays: delay_samples(res, ends), if the caller has it"""
-    flows = res.tcp_flows()
-    if ends:
-        flows = [f for f in flows if f.key[1] in ends]
+    flows = _end_flows(res, ends)
     senders = _data_flows(flows, "bytes_sent")
     receivers = _data_flows(flows, "bytes_received")
     m = {c: None for c in COLUMNS}
