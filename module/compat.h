@@ -30,6 +30,13 @@
 #endif
 
 /*
+ * tcp_sock's chrono_type: a 2-bit bit field on older kernels (no
+ * READ_ONCE, no address), a u8 on newer; a plain read suits both, and
+ * the enum tcp_chrono is the same
+ */
+#define magnet_chrono_type(tp) ((unsigned int)(tp)->chrono_type)
+
+/*
  * The device transmit function probed first takes the skb first:
  * __dev_queue_xmit(skb, sb_dev), declared since 5.19; static before, when
  * dev_queue_xmit(skb) was its public face. The build checks the signature.

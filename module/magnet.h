@@ -45,6 +45,12 @@ struct magnet_config {
 	 * TCP events (events=retrans, state).
 	 */
 	bool rate;
+	/*
+	 * Derived at load: TCP_OUT, TCP_IN and TCP event records carry the
+	 * limit part (record.h, FEAT_LIMIT): where the rate part is, and
+	 * for web10g (SndLimTime*, RetranThresh, DSACKDups)
+	 */
+	bool limit;
 };
 
 /* why events=drop, retrans or state is refused with another output */

@@ -24,7 +24,7 @@ static int magnet_web10g_emit(struct magnet_reader *rd, char *dst,
 	if (!cid)
 		pr_warn_ratelimited("web10g: no room for more than %u connections in one open; later ones get CID 0\n",
 				    rd->cids.count);
-	return magnet_format_web10g(dst, rec, rd->rt_offset_ns, cid);
+	return magnet_format_web10g(dst, rec, rd->lim, rd->rt_offset_ns, cid);
 }
 
 const struct magnet_output magnet_out_web10g = {

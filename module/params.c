@@ -138,6 +138,7 @@ int magnet_params_validate(void)
 		  (c->omode == MAGNET_OMODE_BINARY &&
 		   c->compat == MAGNET_COMPAT_MAGNET &&
 		   c->format == MAGNET_FORMAT_VERSION_V3);
+	c->limit = c->rate || c->omode == MAGNET_OMODE_WEB10G;
 	/* the outputs with the rate part are those that carry a drop and the
 	 * TCP events */
 	if ((c->events & MAGNET_LAYER_V3_ONLY) && !c->rate) {

@@ -2,8 +2,9 @@
 /*
  * The TCP and application events: a segment at TCP transmit and receive,
  * and a tcp_sendmsg()/tcp_recvmsg() call at its return. Both carry the TCP
- * snapshot (rec.c) and, last, where the output shows it (magnet_cfg.rate),
- * the rate part (magnet_fill_rate below):
+ * snapshot (rec.c) and, where the output shows it (magnet_cfg.rate),
+ * the rate part (magnet_fill_rate below), then a segment's record the
+ * limit part (magnet_cfg.limit, magnet_fill_limit below):
  * pacing and delivery rates, delivered and CE-marked packets, lost and
  * SACKed segments out, and what the congestion control's get_info()
  * answers (magnet_fill_cc_info below, asked at TCP events only, where the
@@ -92,15 +93,51 @@ static __always_inline void magnet_fill_rate(struct magnet_v3_rate *x,
 }
 
 /*
- * magnet_record_tcp()'s record, once the filters kept it; @rate: a
- * constant, so each of the two copies inlined is written for its own
- * layout (one with a test of @rate at each use cost the version 3 stream
- * 28 instructions an event, bench-insn)
+ * The limit part (record.h, FEAT_LIMIT), last: the chronographs as
+ * tcp_get_info_chrono_stats() reads them (the running one's time until now
+ * added to its own), the reordering state. The socket is locked (a TCP
+ * event) or its owner's softirq runs: the values are the ones tcp_info
+ * would give now.
+ */
+static __always_inline void magnet_fill_limit(struct magnet_v3_limit *x,
+					      const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	unsigned int type = magnet_chrono_type(tp);
+	u32 start = READ_ONCE(tp->chrono_start);
+	/* since it entered @type; a socket that never ran one has start 0 */
+	u32 now = start || type ? tcp_jiffies32 - start : 0;
+
+	x->busy = READ_ONCE(tp->chrono_stat[TCP_CHRONO_BUSY - 1]);
+	x->rwnd_limited = READ_ONCE(tp->chrono_stat[TCP_CHRONO_RWND_LIMITED - 1]);
+	x->sndbuf_limited =
+		READ_ONCE(tp->chrono_stat[TCP_CHRONO_SNDBUF_LIMITED - 1]);
+	if (type == TCP_CHRONO_BUSY)
+		x->busy += now;
+	else if (type == TCP_CHRONO_RWND_LIMITED)
+		x->rwnd_limited += now;
+	else if (type == TCP_CHRONO_SNDBUF_LIMITED)
+		x->sndbuf_limited += now;
+	x->chrono_time = now;
+	x->reordering = READ_ONCE(tp->reordering);
+	x->reord_seen = READ_ONCE(tp->reord_seen);
+	x->dsack_dups = READ_ONCE(tp->dsack_dups);
+	x->jiffy_us = USEC_PER_SEC / HZ;
+	x->chrono = type;
+	x->reserved = 0;
+}
+
+/*
+ * magnet_record_tcp()'s record, once the filters kept it; @rate, @limit:
+ * constants, so each copy inlined is written for its own layout (one with
+ * a test of @rate at each use cost the version 3 stream 28 instructions
+ * an event, bench-insn)
  */
 static __always_inline void magnet_write_tcp(struct sock *sk,
 					     const struct sk_buff *skb,
 					     u16 event, u16 lport, u16 rport,
-					     u32 mark, const bool rate)
+					     u32 mark, const bool rate,
+					     const bool limit)
 {
 	const struct tcp_congestion_ops *ca = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
 	struct magnet_v3_tcp *t;
@@ -110,7 +147,8 @@ static __always_inline void magnet_write_tcp(struct sock *sk,
 				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_SEQ |
 				  (rate ? MAGNET_RF_RATE : 0),
 				  MAGNET_V3_TCP_SIZE +
-				  (rate ? MAGNET_V3_RATE_SIZE : 0));
+				  (rate ? MAGNET_V3_RATE_SIZE : 0) +
+				  (limit ? MAGNET_V3_LIMIT_SIZE : 0));
 	if (!t)
 		return;
 	t->len = skb->len;
@@ -123,6 +161,10 @@ static __always_inline void magnet_write_tcp(struct sock *sk,
 	if (rate)
 		magnet_fill_rate((struct magnet_v3_rate *)(t + 1), sk, ca,
 				 true);
+	if (limit)
+		magnet_fill_limit((struct magnet_v3_limit *)
+				  ((char *)(t + 1) +
+				   (rate ? MAGNET_V3_RATE_SIZE : 0)), sk);
 	magnet_rec_end(&c);
 }
 
@@ -163,10 +205,12 @@ void notrace magnet_record_tcp(struct sock *sk, const struct sk_buff *skb,
 	    !magnet_cwnd_changed(magnet_sock_id(sk),
 				 tcp_snd_cwnd(tcp_sk(sk)) * tcp_sk(sk)->mss_cache))
 		goto filtered;
-	if (magnet_cfg.rate)
-		magnet_write_tcp(sk, skb, event, lport, rport, mark, true);
+	if (magnet_cfg.rate)	/* and the limit part */
+		magnet_write_tcp(sk, skb, event, lport, rport, mark, true, true);
+	else if (magnet_cfg.limit)
+		magnet_write_tcp(sk, skb, event, lport, rport, mark, false, true);
 	else
-		magnet_write_tcp(sk, skb, event, lport, rport, mark, false);
+		magnet_write_tcp(sk, skb, event, lport, rport, mark, false, false);
 	return;
 filtered:
 	magnet_ring_filtered();
@@ -295,7 +339,7 @@ void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_RATE |
 				  (skb ? MAGNET_RF_SEQ : 0),
 				  MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
-				  MAGNET_V3_TCPEV_SIZE);
+				  MAGNET_V3_TCPEV_SIZE + MAGNET_V3_LIMIT_SIZE);
 	if (!t)
 		return;
 	t->len = skb ? skb->len : 0;
@@ -312,6 +356,8 @@ void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 	ev->kind = kind;
 	ev->timeouts = event == MAGNET_EV_RTO ? n : 0;
 	memset(ev->reserved, 0, sizeof(ev->reserved));
+	/* the outputs with TCP events have the limit part (magnet_cfg) */
+	magnet_fill_limit((struct magnet_v3_limit *)(ev + 1), sk);
 	magnet_rec_end(&c);
 	return;
 filtered:

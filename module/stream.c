@@ -131,6 +131,9 @@ bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 			     rd->rec.event == MAGNET_EV_QDISC_ENQ) &&
 		    magnet_v3_qdisc(&magnet_flows_seen, &rd->qdisc_part) ?
 		    &rd->qdisc_part : NULL;
+	rd->lim = magnet_cfg.limit &&
+		    magnet_v3_limit(&magnet_flows_seen, &rd->limit_part) ?
+		    &rd->limit_part : NULL;
 	magnet_stream_emit(rd, &rd->rec, rate ? &x : NULL);
 	return rd->rec.event == MAGNET_EV_LOST;
 }
@@ -474,6 +477,10 @@ int magnet_stream_init(void)
 		       nr_cpu_ids * 64);
 		return -ENOMEM;
 	}
+	/* what the handlers write: the limit part where magnet_cfg says */
+	magnet_v3_dec_features(&magnet_flows_seen, magnet_cfg.limit ?
+			       MAGNET_V3_FEATURES :
+			       MAGNET_V3_FEATURES & ~MAGNET_V3_FEAT_LIMIT);
 	return 0;
 }
 

@@ -104,6 +104,9 @@ struct magnet_reader {
 	/* rec's qdisc part, if rec is a QDISC event */
 	const struct magnet_v3_qdisc *qdisc;
 	struct magnet_v3_qdisc qdisc_part;
+	/* rec's limit part, if it has one (text and web10g) */
+	const struct magnet_v3_limit *lim;
+	struct magnet_v3_limit limit_part;
 	bool mapped;		/* the rings are mapped: TAKE may be used */
 	unsigned long reset_gen;	/* v3: the reset its FLOW records
 					 * were last written again for */

@@ -1129,6 +1129,7 @@ decoded:
 			struct magnet_v3_drop dp;
 			struct magnet_v3_tcpev te;
 			struct magnet_v3_qdisc qd;
+			struct magnet_v3_limit lm;
 
 			len = magnet_format_text(line, &rec,
 						 v3 && magnet_v3_rate(v3d, &x) ?
@@ -1138,11 +1139,14 @@ decoded:
 						 v3 && magnet_v3_tcpev(v3d, &te) ?
 						 &te : NULL,
 						 v3 && magnet_v3_qdisc(v3d, &qd) ?
-						 &qd : NULL, netns,
+						 &qd : NULL,
+						 v3 && magnet_v3_limit(v3d, &lm) ?
+						 &lm : NULL, netns,
 						 si.realtime_offset_ns);
 			break;
 		}
 		case FMT_WEB10G: {
+			struct magnet_v3_limit lm;
 			__u32 cid;
 
 			if (!magnet_web10g_has_line(&rec))
@@ -1154,6 +1158,8 @@ decoded:
 				return EXIT_BADINPUT;
 			}
 			len = magnet_format_web10g(line, &rec,
+						   v3 && magnet_v3_limit(v3d, &lm) ?
+						   &lm : NULL,
 						   si.realtime_offset_ns, cid);
 			break;
 		}

@@ -14,7 +14,7 @@ struct magnet_v3_slot;	/* v3.h */
 /* Longest ttprobe line, including the newline and the terminating NUL. */
 #define MAGNET_TTPROBE_LINE_MAX 320
 /* Longest magnet text line (header or record), newline and NUL included. */
-#define MAGNET_TEXT_LINE_MAX 1024
+#define MAGNET_TEXT_LINE_MAX 1152
 /*
  * The magnet text's columns, in their order, a table per group of columns
  * that a record fills or leaves empty together (magnet_format_text() says
@@ -55,6 +55,10 @@ struct magnet_v3_slot;	/* v3.h */
 #define MAGNET_TEXT_COLS_QDISC(X)	/* a qdisc part */		\
 	X(, qdisc, , ) X(, qdisc_handle, , ) X(, qdisc_qlen, , )	\
 	X(, qdisc_backlog, , )
+#define MAGNET_TEXT_COLS_LIMIT(X)	/* a limit part */		\
+	X(, chrono, , ) X(, chrono_us, , ) X(, busy_us, , )		\
+	X(, rwnd_limited_us, , ) X(, sndbuf_limited_us, , )		\
+	X(, reordering, , ) X(, reord_seen, , ) X(, dsack_dups, , )
 #define MAGNET_TEXT_COLS_LOST(X) X(, lost, , )	/* LOST and RESET */
 
 /* every column, in order */
@@ -66,7 +70,7 @@ struct magnet_v3_slot;	/* v3.h */
 	MAGNET_TEXT_COLS_TCP(X) MAGNET_TEXT_COLS_RATE(X)		\
 	MAGNET_TEXT_COLS_BBR(X) MAGNET_TEXT_COLS_DROP(X)		\
 	MAGNET_TEXT_COLS_TCPEV(X) MAGNET_TEXT_COLS_QDISC(X)		\
-	MAGNET_TEXT_COLS_LOST(X)
+	MAGNET_TEXT_COLS_LIMIT(X) MAGNET_TEXT_COLS_LOST(X)
 
 /* how many columns a table has: MAGNET_TEXT_N(MAGNET_TEXT_COLS_IP) */
 #define MAGNET_TEXT_ONE(type, name, dims, kind) + 1
@@ -276,7 +280,13 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * otherwise. @qd: a QDISC event's qdisc part (magnet_v3_qdisc()), or
  * NULL: qdisc its kind, qdisc_handle its handle as tc writes it (hex
  * major:minor), qdisc_qlen and qdisc_backlog what it still held (empty
- * when not known); each empty otherwise. @netns: the
+ * when not known); each empty otherwise. @lim: a TCP_OUT, TCP_IN or TCP
+ * event's limit part (magnet_v3_limit()), or NULL: chrono the running
+ * chronograph (none, busy, rwnd, sndbuf), chrono_us how long it has run,
+ * busy_us, rwnd_limited_us and sndbuf_limited_us tcp_info's
+ * tcpi_busy_time (the three chronographs summed), tcpi_rwnd_limited and
+ * tcpi_sndbuf_limited, in µs as the kernel computes them, then
+ * reordering, reord_seen and dsack_dups; each empty otherwise. @netns: the
  * event's network namespace (version 3's FLOW record), 0 if unknown: an
  * empty column. @buf must hold
  * MAGNET_TEXT_LINE_MAX bytes. Return the length (0 for an unknown event
@@ -287,7 +297,8 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_rate *rate,
 		       const struct magnet_v3_drop *drop,
 		       const struct magnet_v3_tcpev *ev,
-		       const struct magnet_v3_qdisc *qd, __u32 netns,
+		       const struct magnet_v3_qdisc *qd,
+		       const struct magnet_v3_limit *lim, __u32 netns,
 		       __s64 realtime_offset_ns);
 /* tcp_info's delivery rate (bytes/s) of a rate part, with the MSS @mss */
 __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);
@@ -303,7 +314,9 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);
  * of first appearance, a connection being a sock_id (never another
  * socket's) with one flow (magnet_flow_key), so a socket connected again
  * to another peer gets a new id. @buf must hold
- * MAGNET_WEB10G_LINE_MAX bytes. Return the length without the NUL; for a
+ * MAGNET_WEB10G_LINE_MAX bytes. @lim: the record's limit part, or NULL
+ * (then SndLimTime*, RetranThresh and DSACKDups are empty). Return the
+ * length without the NUL; for a
  * record that is not a TCP-layer event (tcp_out, tcp_in) there is no line:
  * 0, and @buf is left as it was.
  */
@@ -312,6 +325,7 @@ int magnet_format_web10g_header(char *buf);
  * listener); only those are given a cid */
 int magnet_web10g_has_line(const struct magnet_record *r);
 int magnet_format_web10g(char *buf, const struct magnet_record *r,
+			 const struct magnet_v3_limit *lim,
 			 __s64 realtime_offset_ns, __u32 cid);
 
 /*

@@ -108,6 +108,11 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
 				  x->rate_interval_us, &rem);
 }
 
+/* the limit part's chrono, by the kernel's enum tcp_chrono */
+static const char *const magnet_chronos[4] = {
+	"none", "busy", "rwnd", "sndbuf"
+};
+
 /* tcp_bbr_info's attribute (INET_DIAG_BBRINFO) */
 #define MAGNET_CC_BBR 16
 
@@ -116,14 +121,15 @@ __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss)
  * columns, as format.h's MAGNET_TEXT_COLUMNS lists them. The widest line
  * (every field at its widest, IPv6, 16-byte comm and ca_name, a BBR rate
  * part, a netns, a drop part with 31-byte names, a TCP event part, a
- * qdisc part) is 924 bytes (test_format checks); MAGNET_TEXT_LINE_MAX is
- * 1024.
+ * qdisc part, a limit part) is 1028 bytes (test_format checks);
+ * MAGNET_TEXT_LINE_MAX is 1152.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_rate *rate,
 		       const struct magnet_v3_drop *drop,
 		       const struct magnet_v3_tcpev *ev,
-		       const struct magnet_v3_qdisc *qd, __u32 netns,
+		       const struct magnet_v3_qdisc *qd,
+		       const struct magnet_v3_limit *lim, __u32 netns,
 		       __s64 realtime_offset_ns)
 {
 	const char *name = magnet_event_name(r->event);
@@ -298,6 +304,21 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 			*p++ = '\t';
 	} else {
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_QDISC));
+	}
+	if (lim) {
+		*p++ = '\t';
+		p = magnet_put_str(p, lim->chrono < 4 ?
+				   magnet_chronos[lim->chrono] : "?");
+		MAGNET_COL_U64(p, (__u64)lim->chrono_time * lim->jiffy_us);
+		MAGNET_COL_U64(p, ((__u64)lim->busy + lim->rwnd_limited +
+				   lim->sndbuf_limited) * lim->jiffy_us);
+		MAGNET_COL_U64(p, (__u64)lim->rwnd_limited * lim->jiffy_us);
+		MAGNET_COL_U64(p, (__u64)lim->sndbuf_limited * lim->jiffy_us);
+		MAGNET_COL_U32(p, lim->reordering);
+		MAGNET_COL_U32(p, lim->reord_seen);
+		MAGNET_COL_U32(p, lim->dsack_dups);
+	} else {
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_LIMIT));
 	}
 	*p++ = '\t';
 out:

@@ -111,8 +111,38 @@ static __u64 magnet_negotiated(const struct magnet_record *r, __u8 opt)
  * docs/web10g.md documents every choice.
  */
 static __always_inline int magnet_w10g_value(const struct magnet_record *r,
+					     const struct magnet_v3_limit *lim,
 					     unsigned int var, __u64 *v)
 {
+	/* from the limit part: the kernel's chronographs, in ms (µs /
+	 * 1000, truncated), its reordering state */
+	switch (var) {
+	case MAGNET_W10G_SndLimTimeRwin:
+		if (!lim)
+			return 0;
+		*v = (__u64)lim->rwnd_limited * lim->jiffy_us / 1000U;
+		return 1;
+	case MAGNET_W10G_SndLimTimeCwnd:
+		if (!lim)
+			return 0;
+		*v = (__u64)lim->busy * lim->jiffy_us / 1000U;
+		return 1;
+	case MAGNET_W10G_SndLimTimeSnd:
+		if (!lim)
+			return 0;
+		*v = (__u64)lim->sndbuf_limited * lim->jiffy_us / 1000U;
+		return 1;
+	case MAGNET_W10G_RetranThresh:
+		if (!lim)
+			return 0;
+		*v = lim->reordering;
+		return 1;
+	case MAGNET_W10G_DSACKDups:
+		if (!lim)
+			return 0;
+		*v = lim->dsack_dups;
+		return 1;
+	}
 	if (var == MAGNET_W10G_State) {
 		if (!(r->flags & MAGNET_RF_SOCK) ||
 		    r->state >= sizeof(magnet_w10g_state) ||
@@ -276,10 +306,11 @@ static __always_inline int magnet_w10g_value(const struct magnet_record *r,
 	X(DataOctetsOut) X(HCDataOctetsOut) X(SegsRetrans) X(OctetsRetrans)	\
 	X(SegsIn) X(DataSegsIn) X(DataOctetsIn) X(HCDataOctetsIn) X(CurMSS)	\
 	X(PipeSize) X(SmoothedRTT) X(CurRTO) X(CurCwnd) X(CurSsthresh)	\
-	X(CurRwinSent) X(CurRwinRcvd) X(SampleRTT) X(RTTVar) X(MinRTT)	\
+	X(CurRwinSent) X(CurRwinRcvd) X(SndLimTimeRwin) X(SndLimTimeCwnd)	\
+	X(SndLimTimeSnd) X(RetranThresh) X(SampleRTT) X(RTTVar) X(MinRTT)	\
 	X(MSSSent) X(WinScaleSent) X(WinScaleRcvd) X(TimeStamps) X(ECN)	\
 	X(WillSendSACK) X(WillUseSACK) X(State) X(Nagle) X(InRecovery)	\
-	X(CurRetxQueue) X(SndUna) X(SndNxt) X(ThruOctetsAcked)	\
+	X(DSACKDups) X(CurRetxQueue) X(SndUna) X(SndNxt) X(ThruOctetsAcked)	\
 	X(HCThruOctetsAcked) X(RcvNxt) X(ThruOctetsReceived)	\
 	X(HCThruOctetsReceived) X(CurAppWQueue) X(CurAppRQueue)
 
@@ -324,7 +355,7 @@ static __always_inline char *magnet_put_commas(char *p, unsigned int n)
 	return p + n;
 }
 
-/* %llu as a call: inlined in each of the 41 columns, the emitters would
+/* %llu as a call: inlined in each of the 46 columns, the emitters would
  * multiply the function's code */
 static char *magnet_put_u64_call(char *p, __u64 v)
 {
@@ -332,6 +363,7 @@ static char *magnet_put_u64_call(char *p, __u64 v)
 }
 
 int magnet_format_web10g(char *buf, const struct magnet_record *r,
+			 const struct magnet_v3_limit *lim,
 			 __s64 realtime_offset_ns, __u32 cid)
 {
 	__u32 rem_ns;
@@ -360,7 +392,7 @@ int magnet_format_web10g(char *buf, const struct magnet_record *r,
 #define MAGNET_W10G_COL(name)						\
 	p = magnet_put_commas(p, MAGNET_W10G_##name - col + 1);		\
 	col = MAGNET_W10G_##name + 1;					\
-	if (magnet_w10g_value(r, MAGNET_W10G_##name, &v))		\
+	if (magnet_w10g_value(r, lim, MAGNET_W10G_##name, &v))		\
 		p = magnet_put_u64_call(p, v);
 	MAGNET_W10G_FILLED(MAGNET_W10G_COL)
 #undef MAGNET_W10G_COL

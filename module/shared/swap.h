@@ -98,6 +98,9 @@ MAGNET_SWAP_FN(magnet_swap_v3_qdisc, MAGNET_V3_QDISC_PART)
 #define MAGNET_SWAP_T struct magnet_v3_tcpev
 MAGNET_SWAP_FN(magnet_swap_v3_tcpev, MAGNET_V3_TCPEV_PART)
 #undef MAGNET_SWAP_T
+#define MAGNET_SWAP_T struct magnet_v3_limit
+MAGNET_SWAP_FN(magnet_swap_v3_limit, MAGNET_V3_LIMIT_PART)
+#undef MAGNET_SWAP_T
 
 /*
  * A version 2 record: the TCP snapshot or, with RF_HDR, the packet header
@@ -115,12 +118,14 @@ static inline void magnet_swap_record(struct magnet_record *r)
 
 /*
  * A version 3 record at @p, in this host's order (its header says what it
- * holds): its header, then its parts by its event and flags
+ * holds): its header, then its parts by its event and flags (and the
+ * limit part where its length has room for it)
  */
 static inline void magnet_swap_v3(unsigned char *p)
 {
 	unsigned int event = p[offsetof(struct magnet_v3_hdr, event)];
 	unsigned int flags = p[offsetof(struct magnet_v3_hdr, flags)];
+	unsigned int at;
 	__u16 len;
 
 	memcpy(&len, p + offsetof(struct magnet_v3_hdr, len), 2);
@@ -151,21 +156,36 @@ static inline void magnet_swap_v3(unsigned char *p)
 		magnet_swap_v3_qdisc(p + len - MAGNET_V3_QDISC_SIZE);
 		return;
 	case MAGNET_EV_RETRANS:	/* the TCP part, the rate part, the TCP
-				 * event part */
+				 * event part (and the limit part) */
 	case MAGNET_EV_RTO:
 	case MAGNET_EV_TLP:
 	case MAGNET_EV_STATE:
 		magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);
-		magnet_swap_v3_rate(p + len - MAGNET_V3_TCPEV_SIZE -
-				    MAGNET_V3_RATE_SIZE);
-		magnet_swap_v3_tcpev(p + len - MAGNET_V3_TCPEV_SIZE);
+		magnet_swap_v3_rate(p + MAGNET_V3_TCP_SIZE);
+		magnet_swap_v3_tcpev(p + MAGNET_V3_TCP_SIZE +
+				     MAGNET_V3_RATE_SIZE);
+		if (len >= MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
+			   MAGNET_V3_TCPEV_SIZE + MAGNET_V3_LIMIT_SIZE)
+			magnet_swap_v3_limit(p + MAGNET_V3_TCP_SIZE +
+					     MAGNET_V3_RATE_SIZE +
+					     MAGNET_V3_TCPEV_SIZE);
 		return;
 	}
 	magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);
-	if (event == MAGNET_EV_APP_SEND || event == MAGNET_EV_APP_RECV)
+	if (event == MAGNET_EV_APP_SEND || event == MAGNET_EV_APP_RECV) {
 		magnet_swap_v3_app(p + MAGNET_V3_TCP_SIZE);
-	if (flags & MAGNET_RF_RATE)	/* the rate part, last */
-		magnet_swap_v3_rate(p + len - MAGNET_V3_RATE_SIZE);
+		if (flags & MAGNET_RF_RATE)	/* the rate part, last */
+			magnet_swap_v3_rate(p + MAGNET_V3_APP_SIZE);
+		return;
+	}
+	/* a segment: the rate part, then (a log with it) the limit part */
+	at = MAGNET_V3_TCP_SIZE;
+	if (flags & MAGNET_RF_RATE) {
+		magnet_swap_v3_rate(p + at);
+		at += MAGNET_V3_RATE_SIZE;
+	}
+	if (len >= at + MAGNET_V3_LIMIT_SIZE)
+		magnet_swap_v3_limit(p + at);
 }
 
 #endif /* MAGNET_SWAP_H */

@@ -496,6 +496,7 @@ void magnet_v3_dec_features(struct magnet_v3_dec *d, __u32 features)
 {
 	d->newer = (features ? features : MAGNET_V3_FEATURES_UNSAID) &
 		   ~MAGNET_V3_KNOWN;
+	d->has_limit = !!(features & MAGNET_V3_KNOWN & MAGNET_V3_FEAT_LIMIT);
 }
 
 int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
@@ -574,6 +575,9 @@ V3_GETTER(v3_get_qdisc, struct magnet_v3_qdisc, struct magnet_v3_qdisc,
 /* the TCP event part, at @b, into its own struct */
 V3_GETTER(v3_get_tcpev, struct magnet_v3_tcpev, struct magnet_v3_tcpev,
 	  0, MAGNET_V3_TCPEV_PART, V3_GET_ALL)
+/* the limit part, at @b, into its own struct */
+V3_GETTER(v3_get_limit, struct magnet_v3_limit, struct magnet_v3_limit,
+	  0, MAGNET_V3_LIMIT_PART, V3_GET_ALL)
 /* the rate part, at @b, into its own struct */
 V3_GETTER(v3_get_rate, struct magnet_v3_rate, struct magnet_v3_rate,
 	  0, MAGNET_V3_RATE_PART, V3_GET_ALL)
@@ -593,7 +597,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	unsigned int flow = g16(b, offsetof(struct magnet_v3_hdr, flow), sw);
 	unsigned int event = b[offsetof(struct magnet_v3_hdr, event)];
 	unsigned int flags = b[offsetof(struct magnet_v3_hdr, flags)];
-	unsigned int i, want, base = 0, part = 0;
+	unsigned int i, want, base = 0, part = 0, lim = 0;
 	int layout;
 
 	/* no rate part until a record that carries one is decoded */
@@ -601,6 +605,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	d->drop = NULL;
 	d->tcpev = NULL;
 	d->qdisc = NULL;
+	d->limit = NULL;
 	d->netns = 0;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
 		if (!v3_len_ok(d, len, MAGNET_V3_COUNT_SIZE))
@@ -686,6 +691,11 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		base = v3_is_app(event) ? MAGNET_V3_APP_SIZE :
 					  MAGNET_V3_TCP_SIZE;
 		want = base + (flags & MAGNET_RF_RATE ? MAGNET_V3_RATE_SIZE : 0);
+		/* a segment's record: the limit part last, in a log with it */
+		if (d->has_limit && !v3_is_app(event)) {
+			lim = want;
+			want += MAGNET_V3_LIMIT_SIZE;
+		}
 		if (!v3_len_ok(d, len, want))
 			return v3_bad_len(d, len, want,
 					  v3_is_app(event) ?
@@ -695,6 +705,10 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		base = MAGNET_V3_TCP_SIZE;
 		want = MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
 		       MAGNET_V3_TCPEV_SIZE;
+		if (d->has_limit) {
+			lim = want;
+			want += MAGNET_V3_LIMIT_SIZE;
+		}
 		if (!v3_len_ok(d, len, want))
 			return v3_bad_len(d, len, want, "TCP event");
 	} else if (layout == V3_PKT || layout == V3_DROP ||
@@ -774,6 +788,10 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 			d->rate = b + base;
 			d->rate_swapped = sw;
 		}
+		if (lim) {
+			d->limit = b + lim;
+			d->rate_swapped = sw;
+		}
 		/* the packet fields of a record with a TCP snapshot */
 		V3_ZERO(r, ifindex, ip_ttl);
 		r->ip_proto = 0;
@@ -836,6 +854,14 @@ int magnet_v3_rate(const struct magnet_v3_dec *d, struct magnet_v3_rate *x)
 	if (!b)
 		return 0;
 	v3_get_rate(x, b, sw);
+	return 1;
+}
+
+int magnet_v3_limit(const struct magnet_v3_dec *d, struct magnet_v3_limit *x)
+{
+	if (!d->limit)
+		return 0;
+	v3_get_limit(x, d->limit, d->rate_swapped);
 	return 1;
 }
 

@@ -119,6 +119,15 @@ struct magnet_v3_dec {
 	const unsigned char *tcpev;
 	/* the qdisc part of the QDISC event decoded last, or NULL */
 	const unsigned char *qdisc;
+	/* the limit part of the TCP_OUT, TCP_IN or TCP event decoded last,
+	 * or NULL */
+	const unsigned char *limit;
+	/*
+	 * The log's TCP_OUT, TCP_IN and TCP event records carry the limit
+	 * part (its features have MAGNET_V3_FEAT_LIMIT and this reader knows
+	 * it: magnet_v3_dec_features())
+	 */
+	int has_limit;
 	/*
 	 * The network namespace of the event magnet_v3_decode() returned
 	 * last, from its flow (0: unknown, or a LOST or RESET record): a
@@ -158,7 +167,8 @@ void magnet_v3_dec_free(struct magnet_v3_dec *d);
 
 /*
  * What the stream's header says its records may use (its `features`; 0:
- * written before the field, MAGNET_V3_FEATURES_UNSAID): sets d->newer.
+ * written before the field, MAGNET_V3_FEATURES_UNSAID): sets d->newer and
+ * d->has_limit.
  */
 void magnet_v3_dec_features(struct magnet_v3_dec *d, __u32 features);
 
@@ -208,7 +218,8 @@ magnet_v3_tcp_flow(const struct magnet_v3_dec *d, const void *buf,
 	if ((h->event != MAGNET_EV_TCP_OUT && h->event != MAGNET_EV_TCP_IN) ||
 	    (h->flags & MAGNET_RF_HDR) ||
 	    len != MAGNET_V3_TCP_SIZE +
-		   (h->flags & MAGNET_RF_RATE ? MAGNET_V3_RATE_SIZE : 0) ||
+		   (h->flags & MAGNET_RF_RATE ? MAGNET_V3_RATE_SIZE : 0) +
+		   (d->has_limit ? (unsigned int)MAGNET_V3_LIMIT_SIZE : 0U) ||
 	    h->len != len || h->cpu >= d->ntab || !d->tab[h->cpu] ||
 	    h->flow < 1 || h->flow > MAGNET_V3_FLOW_IDS)
 		return NULL;
@@ -237,6 +248,13 @@ int magnet_v3_drop(const struct magnet_v3_dec *d, struct magnet_v3_drop *x);
  * if that was no such event.
  */
 int magnet_v3_tcpev(const struct magnet_v3_dec *d, struct magnet_v3_tcpev *x);
+
+/*
+ * The limit part of the TCP_OUT, TCP_IN, RETRANS, RTO, TLP or STATE event
+ * magnet_v3_decode() returned last (its record unchanged since): 1, or 0
+ * if it has none (another event, or a log without them).
+ */
+int magnet_v3_limit(const struct magnet_v3_dec *d, struct magnet_v3_limit *x);
 
 /*
  * The qdisc part of the QDISC event magnet_v3_decode() returned last (its

@@ -300,6 +300,8 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 #define MAGNET_V3_FEAT_QDISC 0x10	/* QDISC (18) */
 #define MAGNET_V3_FEAT_QDISC_ENQ 0x20	/* QDISC_ENQ (19) */
 #define MAGNET_V3_FEAT_WIRE 0x40	/* WIRE_OUT (20) */
+/* the limit part, last in TCP_OUT, TCP_IN and TCP event records */
+#define MAGNET_V3_FEAT_LIMIT 0x80
 /*
  * What a header's features of 0 means: a writer from before the field,
  * whose records may use any addition made until then (this never grows)
@@ -308,7 +310,8 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 				   MAGNET_V3_FEAT_DROP | MAGNET_V3_FEAT_TCPEV | \
 				   MAGNET_V3_FEAT_QDISC | MAGNET_V3_FEAT_QDISC_ENQ)
 /* every addition this tree writes and reads: UNSAID's, and each new bit */
-#define MAGNET_V3_FEATURES (MAGNET_V3_FEATURES_UNSAID | MAGNET_V3_FEAT_WIRE)
+#define MAGNET_V3_FEATURES (MAGNET_V3_FEATURES_UNSAID | MAGNET_V3_FEAT_WIRE | \
+			    MAGNET_V3_FEAT_LIMIT)
 /*
  * The longest record a reader accepts from a log that uses an addition it
  * does not know (a later writer's may be longer than any it knows); from a
@@ -361,6 +364,17 @@ struct magnet_v3_tcpev {
 	MAGNET_V3_TCPEV_PART(MAGNET_SCHEMA_MEMBER)
 };
 
+/* last in TCP_OUT, TCP_IN and TCP event records (FEAT_LIMIT): what
+ * held the sender back */
+struct magnet_v3_limit {
+	MAGNET_V3_LIMIT_PART(MAGNET_SCHEMA_MEMBER)
+};
+/* its chrono: the kernel's enum tcp_chrono */
+#define MAGNET_CHRONO_NONE 0
+#define MAGNET_CHRONO_BUSY 1
+#define MAGNET_CHRONO_RWND 2
+#define MAGNET_CHRONO_SNDBUF 3
+
 /* QDISC, last (after the packet part and its options): the qdisc */
 struct magnet_v3_qdisc {
 	MAGNET_V3_QDISC_PART(MAGNET_SCHEMA_MEMBER)
@@ -386,6 +400,7 @@ struct magnet_v3_qdisc {
 #define MAGNET_V3_DROP_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_DROP_PART)	/* the part alone: no header */
 #define MAGNET_V3_TCPEV_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_TCPEV_PART)	/* the part alone: no header */
 #define MAGNET_V3_QDISC_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_QDISC_PART)	/* the part alone: no header */
+#define MAGNET_V3_LIMIT_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_LIMIT_PART)	/* the part alone: no header */
 #define MAGNET_V3_MAX_SIZE (MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE)
 
 /* no hidden padding: every byte of a part is a field of its table */
@@ -420,8 +435,14 @@ MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_qdisc) == MAGNET_V3_QDISC_SIZE &&
 		     MAGNET_V3_QDISC_SIZE % 8 == 0 &&
 		     MAGNET_V3_QDISC_SIZE <= MAGNET_V3_DROP_SIZE,
 		     "v3 qdisc part (a QDISC record no longer than a DROP one)");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_limit) == MAGNET_V3_LIMIT_SIZE,
+		     "v3 limit part");
 MAGNET_STATIC_ASSERT(MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
-		     MAGNET_V3_TCPEV_SIZE <= MAGNET_V3_MAX_SIZE,
+		     MAGNET_V3_LIMIT_SIZE <= MAGNET_V3_MAX_SIZE,
+		     "v3 TCP record with its limit part");
+MAGNET_STATIC_ASSERT(MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
+		     MAGNET_V3_TCPEV_SIZE + MAGNET_V3_LIMIT_SIZE <=
+		     MAGNET_V3_MAX_SIZE,
 		     "v3 largest record (TCP event)");
 MAGNET_STATIC_ASSERT(MAGNET_V3_PKT_SIZE + MAGNET_TCP_OPTS_LEN +
 		     MAGNET_V3_DROP_SIZE <= MAGNET_V3_MAX_SIZE,
@@ -432,7 +453,7 @@ MAGNET_STATIC_ASSERT(MAGNET_V3_COUNT_SIZE % 8 == 0 &&
 		     MAGNET_V3_FLOW_SIZE % 8 == 0 && MAGNET_V3_TCP_SIZE % 8 == 0 &&
 		     MAGNET_V3_APP_SIZE % 8 == 0 && MAGNET_V3_PKT_SIZE % 8 == 0 &&
 		     MAGNET_V3_RATE_SIZE % 8 == 0 && MAGNET_V3_DROP_SIZE % 8 == 0 &&
-		     MAGNET_V3_TCPEV_SIZE % 8 == 0,
+		     MAGNET_V3_TCPEV_SIZE % 8 == 0 && MAGNET_V3_LIMIT_SIZE % 8 == 0,
 		     "v3 records are multiples of 8 bytes");
 
 #endif /* MAGNET_RECORD_H */

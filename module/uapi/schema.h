@@ -293,6 +293,43 @@
 	X(__u8, reserved, [5], R)
 
 /*
+ * The limit part (struct magnet_v3_limit): last in every TCP_OUT, TCP_IN
+ * and TCP event (RETRANS, RTO, TLP, STATE) record of a log whose header's
+ * features have MAGNET_V3_FEAT_LIMIT (after the rate part, or the TCP
+ * event part), never in an app record. What held the sender back, as the
+ * kernel's chronographs count it (tp->chrono_*, Linux 4.10+), and its
+ * reordering state. Times are in jiffies, as the kernel keeps them: µs =
+ * jiffies * jiffy_us, which is how tcp_info computes tcpi_busy_time (the
+ * three summed), tcpi_rwnd_limited and tcpi_sndbuf_limited, the running
+ * chronograph's time until the event included. The bytes written but not
+ * yet sent are the TCP part's write_seq - snd_nxt.
+ */
+#define MAGNET_V3_LIMIT_PART(X)						\
+	/* the time sending, not limited by the receiver's window or the	\
+	 * send buffer (by the congestion window or pacing), jiffies */	\
+	X(__u32, busy, , F)						\
+	/* the time limited by the receiver's window; by the send buffer */ \
+	X(__u32, rwnd_limited, , F)					\
+	X(__u32, sndbuf_limited, , F)					\
+	/* how long the socket has been in `chrono`, jiffies (0: it never	\
+	 * ran one) */							\
+	X(__u32, chrono_time, , F)					\
+	/* tp->reordering: the reordering, in packets, loss detection	\
+	 * allows (RFC 4898's RetranThresh) */				\
+	X(__u32, reordering, , F)					\
+	/* tp->reord_seen: reorderings detected; tp->dsack_dups: segments	\
+	 * DSACKed (tcp_info's tcpi_reord_seen, tcpi_dsack_dups) */	\
+	X(__u32, reord_seen, , F)					\
+	X(__u32, dsack_dups, , F)					\
+	/* µs per jiffy: 1000000 / HZ, as the kernel divides */		\
+	X(__u16, jiffy_us, , F)						\
+	/* the running chronograph (the kernel's enum tcp_chrono): 0 none	\
+	 * (nothing queued to send), 1 busy, 2 receiver's window, 3 send	\
+	 * buffer */							\
+	X(__u8, chrono, , F)						\
+	X(__u8, reserved, , R)
+
+/*
  * A QDISC event (struct magnet_v3_qdisc): the packet part and its options
  * as a device event has them (the device the qdisc is on), then this
  * part, last: the qdisc the packet left toward the driver (the device's

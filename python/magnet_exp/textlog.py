@@ -27,7 +27,8 @@ TEXT_COLUMNS = (
     "delivery_rate delivered delivered_ce lost_out sacked_out app_limited "
     "bbr_bw bbr_min_rtt bbr_pacing_gain bbr_cwnd_gain drop_reason drop_where "
     "prev_state kind timeouts qdisc qdisc_handle qdisc_qlen qdisc_backlog "
-    "lost").split()
+    "chrono chrono_us busy_us rwnd_limited_us sndbuf_limited_us reordering "
+    "reord_seen dsack_dups lost").split()
 _INDEX = {n: i for i, n in enumerate(TEXT_COLUMNS)}
 # ttprobe's ASCII line (docs/compat-formats.md, section 1): 17 fields
 _TTPROBE = re.compile(rb"^[oi],[0-9]+\.[0-9]{6},[0-9A-Fa-f.:]+,[0-9]+,"

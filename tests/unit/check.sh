@@ -786,7 +786,10 @@ def flow(fid=1, fam=4, fl=0, e="<", ns=None, ln=None):
     return hdr(11, fl, ln or 16 + len(b), fid, e) + b
 def count(ev=9, ret=-5, fl=0, fid=0):
     return hdr(ev, fl, 32, fid) + struct.pack("<Qq", 7, ret)
-def tcp(ev=1, fl=0x23, rate=False, fid=1, e="<"):
+def limit(e="<", chrono=2):
+    # the limit part ("Limit part"): HZ 250, rwnd-limited now
+    return struct.pack(e + "7IHBB", 1000, 250, 3, 7, 3, 5, 2, 4000, chrono, 0)
+def tcp(ev=1, fl=0x23, rate=False, fid=1, e="<", lim=None):
     b = bytearray(144 if ev <= 2 else 184)
     struct.pack_into(e + "IIII", b, 0, 100, 0, 5, 105)
     struct.pack_into(e + "I", b, 24, 1448)
@@ -799,7 +802,14 @@ def tcp(ev=1, fl=0x23, rate=False, fid=1, e="<"):
         r[33] = 16
         struct.pack_into(e + "5I", r, 36, 1, 2, 3, 4, 5)
         b += r
+    if lim is not None:
+        b += lim
     return hdr(ev, fl, 16 + len(b), fid, e) + bytes(b)
+def tcpev(ev=17, e="<", lim=None):
+    # a TCP event: the TCP part, the rate part, the TCP event part
+    t = tcp(1, 0xa3, rate=True, e=e)
+    b = t[16:] + bytes([1, 2, 3, 0, 0, 0, 0, 0]) + (lim or b"")
+    return hdr(ev, 0xa3, 16 + len(b), 1, e) + b
 def pkt(th=20, fl=0x6e, ln=None, e="<", fid=1, ip=False):
     # a dev_out on ifindex 3; @ip: with an IPv4 header's length and TCP
     b = bytearray(40)
@@ -851,27 +861,42 @@ logs = {
         tcp(fid=1) + pkt(fid=1, ip=True) + pkt(fid=2, ip=True) +
         tcp(ev=2, fid=1) + pkt(fid=2, ip=True),
     "flow64-2": si() + flow(ln=64)[:64] + tcp(),
-    # "Growing the format": a header bit the reader does not know (0x80)
+    # "Limit part": last in TCP_OUT, TCP_IN and TCP events of a log with
+    # 0x80 (after the rate part, if any), never in an app record
+    "limit-0": si(feat=0xff) + flow() + tcp(fl=0xa3, rate=True, lim=limit()) +
+        tcp(ev=2, lim=limit(chrono=0)) + tcp(ev=3, fl=0xb3, rate=True) +
+        tcpev(14, lim=limit(chrono=1)) + tcpev(17, lim=limit(chrono=3)) +
+        tcpev(15, lim=limit(chrono=9)),
+    "limit-swapped-0": si(e=">", feat=0xff) + flow(e=">") +
+        tcp(fl=0xa3, rate=True, e=">", lim=limit(">")) +
+        tcpev(16, e=">", lim=limit(">", chrono=1)),
+    "limit-missing-2": si(feat=0xff) + flow() + tcp(fl=0xa3, rate=True),
+    "limit-tcpev-missing-2": si(feat=0xff) + flow() + tcpev(15),
+    "limit-app-extra-2": si(feat=0xff) + flow() +
+        tcp(ev=3, fl=0xb3, rate=True, lim=limit()),
+    "limit-unsaid-2": si(feat=0x7f) + flow() +
+        tcp(fl=0xa3, rate=True, lim=limit()),
+    # "Growing the format": a header bit the reader does not know (0x100)
     # makes a record kind it does not know skipped, a known record longer
     # than its layout read as far as it goes; nothing else changes
-    "newer-kind200-0": si(feat=0x80) + flow() + hdr(200, 0xff, 48, 999) +
+    "newer-kind200-0": si(feat=0x100) + flow() + hdr(200, 0xff, 48, 999) +
         bytes(32) + tcp(),
     "kind200-2": si(feat=0x3f) + flow() + hdr(200, 0xff, 48, 999) + bytes(32) +
         tcp(),
     "kind200-unsaid-2": si() + flow() + hdr(200, 0xff, 48, 999) + bytes(32),
-    "newer-event0-2": si(feat=0x80) + hdr(0, 0, 32) + bytes(16),
-    "newer-flow88-0": si(feat=0x80) + flow(ns=7, ln=88) + bytes(8) + tcp(),
-    "newer-flow64-2": si(feat=0x80) + flow(ln=64)[:64] + tcp(),
-    "newer-tcp168-0": si(feat=0x80) + flow() + hdr(1, 0x23, 168) +
+    "newer-event0-2": si(feat=0x100) + hdr(0, 0, 32) + bytes(16),
+    "newer-flow88-0": si(feat=0x100) + flow(ns=7, ln=88) + bytes(8) + tcp(),
+    "newer-flow64-2": si(feat=0x100) + flow(ln=64)[:64] + tcp(),
+    "newer-tcp168-0": si(feat=0x100) + flow() + hdr(1, 0x23, 168) +
         tcp()[16:] + bytes(8),
-    "newer-tcp152-2": si(feat=0x80) + flow() + hdr(1, 0x23, 152) +
+    "newer-tcp152-2": si(feat=0x100) + flow() + hdr(1, 0x23, 152) +
         tcp()[16:152],
-    "newer-lost40-0": si(feat=0x80) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
+    "newer-lost40-0": si(feat=0x100) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
         bytes(8),
-    "newer-len264-cut-3": si(feat=0x80) + flow() + hdr(1, 0x23, 264) + bytes(4),
-    "newer-len1032-cut-2": si(feat=0x80) + flow() + hdr(1, 0x23, 1032) +
+    "newer-len264-cut-3": si(feat=0x100) + flow() + hdr(1, 0x23, 264) + bytes(4),
+    "newer-len1032-cut-2": si(feat=0x100) + flow() + hdr(1, 0x23, 1032) +
         bytes(4),
-    "newer-swapped-0": si(e=">", feat=0x80) + flow(e=">", ns=9, ln=88) +
+    "newer-swapped-0": si(e=">", feat=0x100) + flow(e=">", ns=9, ln=88) +
         bytes(8) + hdr(200, 0, 32, e=">") + bytes(16) + tcp(e=">"),
     "gzip-members-0": gzip.compress(si() + flow()) + gzip.compress(tcp()),
     "gzip-trailing-0": gzip.compress(si() + flow() + tcp()) + b"trailing",
@@ -894,7 +919,7 @@ done
 # a newer log's one warning, after what was read
 run -f magnet "$tmp/corner/newer-kind200-0.bin"
 check "corner newer-kind200: one warning naming the skipped kind" \
-	err_is 'this log is newer than this reader: .*features 0x80.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
+	err_is 'this log is newer than this reader: .*features 0x100.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
 run -f magnet "$tmp/corner/newer-flow88-0.bin"
 check "corner newer-flow88: its netns, and one warning: 1 record read in part" \
 	[ "$(cut -f37 "$tmp/out" | tail -n1)" = 7 ]

@@ -29,7 +29,9 @@ TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
-KNOWN = 0x7f    # "Growing the format": the additions this decoder knows
+KNOWN = 0xff    # "Growing the format": the additions this decoder knows
+FEAT_LIMIT = 0x80
+CHRONOS = {0: 'none', 1: 'busy', 2: 'rwnd', 3: 'sndbuf'}
 
 COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "end_seq mark pid comm req ret mss srtt_us rttvar_us rto_us cwnd "
@@ -41,8 +43,10 @@ COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "pacing_rate delivery_rate delivered delivered_ce lost_out "
            "sacked_out app_limited bbr_bw bbr_min_rtt bbr_pacing_gain "
            "bbr_cwnd_gain drop_reason drop_where prev_state kind "
-           "timeouts qdisc qdisc_handle qdisc_qlen qdisc_backlog lost").split()
-assert len(COLUMNS) == 77
+           "timeouts qdisc qdisc_handle qdisc_qlen qdisc_backlog chrono "
+           "chrono_us busy_us rwnd_limited_us sndbuf_limited_us reordering "
+           "reord_seen dsack_dups lost").split()
+assert len(COLUMNS) == 85
 
 TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
            "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
@@ -145,6 +149,9 @@ class Decoder:
         # "Growing the format": this decoder knows 0x7f; a header's 0
         # means 0x3f; a bit beyond them makes the log newer than it
         self.newer = (features or 0x3f) & ~KNOWN
+        # "Limit part": in TCP_OUT, TCP_IN and TCP events of a log whose
+        # features have 0x80
+        self.limit = bool(features & FEAT_LIMIT)
         if self.record_size != (256 if self.version == 2 else 0):
             raise BadInput('bad record_size')
         if self.sysinfo_size != 256:
@@ -254,6 +261,18 @@ class Decoder:
                                            q['handle'] & 0xffff)
             for k in ('qlen', 'backlog'):
                 r['qdisc_' + k] = q[k] if q[k] != 0xffffffff else ''
+        # "Limit part": jiffies times jiffy_us, busy_us the three summed
+        if 'limit' in f:
+            q = f['limit']
+            us = q['jiffy_us']
+            r['chrono'] = CHRONOS.get(q['chrono'], '?')
+            r['chrono_us'] = q['chrono_time'] * us
+            r['busy_us'] = (q['busy'] + q['rwnd_limited'] +
+                            q['sndbuf_limited']) * us
+            r['rwnd_limited_us'] = q['rwnd_limited'] * us
+            r['sndbuf_limited_us'] = q['sndbuf_limited'] * us
+            for k in ('reordering', 'reord_seen', 'dsack_dups'):
+                r[k] = q[k]
         return r
 
     # ---- version 3 ----
@@ -326,11 +345,15 @@ class Decoder:
             base = 160
             want = 160 + 56 + 8
             part = base + 56
+            lim = want if self.limit else 0
         elif ev in (1, 2, 3, 4):
             if fl & RF_HDR:
                 bad('RF_HDR on TCP/app event')
             base = 160 if ev <= 2 else 200
             want = base + (56 if fl & RF_RATE else 0)
+            # "Limit part": last in a TCP_OUT or TCP_IN record, never an
+            # app record
+            lim = want if self.limit and ev <= 2 else 0
         else:
             if fl & (RF_TCP | RF_RATE):
                 bad('RF_TCP/RF_RATE on packet event')
@@ -347,6 +370,8 @@ class Decoder:
                 want += 72
             elif ev in (18, 19):
                 want += 32
+        if ev in (1, 2, 3, 4, 14, 15, 16, 17) and lim:
+            want += 32
         if short(want):
             bad('bad len %d want %d' % (ln, want))
         fi = self.flows.get((cpu, flow))
@@ -387,6 +412,13 @@ class Decoder:
             if ev >= 14:
                 pv, kd, to = self.u('BBB', off + part)
                 f['tcpev'] = dict(prev_state=pv, kind=kd, timeouts=to)
+            if lim:
+                v = self.u('7IHB', off + lim)
+                f['limit'] = dict(zip(('busy', 'rwnd_limited',
+                                       'sndbuf_limited', 'chrono_time',
+                                       'reordering', 'reord_seen',
+                                       'dsack_dups', 'jiffy_us', 'chrono'),
+                                      v))
         else:
             o = off + 16
             (f['len'], f['mark'], f['seq'], f['end_seq'], f['ifindex'],

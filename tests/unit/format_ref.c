@@ -119,7 +119,8 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 		    const struct magnet_v3_rate *x,
 		    const struct magnet_v3_drop *drop,
 		    const struct magnet_v3_tcpev *ev,
-		    const struct magnet_v3_qdisc *qd, __u32 netns,
+		    const struct magnet_v3_qdisc *qd,
+		    const struct magnet_v3_limit *lim, __u32 netns,
 		    __s64 realtime_offset_ns)
 {
 	const size_t size = MAGNET_TEXT_LINE_MAX;
@@ -280,6 +281,24 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 			n += snprintf(buf + n, size - n, "\t");
 	} else {
 		n += snprintf(buf + n, size - n, "\t\t\t\t");
+	}
+	/* chrono .. dsack_dups: tcp_info's µs, as the kernel multiplies */
+	if (lim) {
+		static const char *const chronos[] = {
+			"none", "busy", "rwnd", "sndbuf"
+		};
+		unsigned long long us = lim->jiffy_us;
+
+		n += snprintf(buf + n, size - n,
+			      "\t%s\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u",
+			      lim->chrono < 4 ? chronos[lim->chrono] : "?",
+			      lim->chrono_time * us,
+			      ((unsigned long long)lim->busy + lim->rwnd_limited +
+			       lim->sndbuf_limited) * us,
+			      lim->rwnd_limited * us, lim->sndbuf_limited * us,
+			      lim->reordering, lim->reord_seen, lim->dsack_dups);
+	} else {
+		n += snprintf(buf + n, size - n, "\t\t\t\t\t\t\t\t");
 	}
 	n += snprintf(buf + n, size - n, "\t\n");
 	return n;

@@ -60,6 +60,9 @@ int main(void)
 #define T struct magnet_v3_qdisc
 	PART("v3_qdisc", MAGNET_V3_QDISC_PART)
 #undef T
+#define T struct magnet_v3_limit
+	PART("v3_limit", MAGNET_V3_LIMIT_PART)
+#undef T
 	/* version 2: offsets in the record */
 #define T struct magnet_record
 	PART("v2_head", MAGNET_V2_HEAD)

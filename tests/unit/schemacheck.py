@@ -33,6 +33,7 @@ DOC = [
     ("v3_drop", "**Drop part** (`struct magnet_v3_drop`", 0),
     ("v3_tcpev", "**TCP event part** (`struct magnet_v3_tcpev`", 0),
     ("v3_qdisc", "**Qdisc part** (`struct magnet_v3_qdisc`", 0),
+    ("v3_limit", "**Limit part** (`struct magnet_v3_limit`", 0),
 ]
 
 errors = []

@@ -194,6 +194,8 @@ static void compare(const struct magnet_record *r, __u64 counter,
 	const struct magnet_v3_tcpev *e = NULL;
 	struct magnet_v3_qdisc qdisc;
 	const struct magnet_v3_qdisc *q = NULL;
+	struct magnet_v3_limit limit;
+	const struct magnet_v3_limit *l = NULL;
 	__u32 netns;
 	int n, m;
 
@@ -263,8 +265,22 @@ static void compare(const struct magnet_record *r, __u64 counter,
 		qdisc.kind[15] = 0;	/* as magnet_v3_qdisc() ends it */
 		q = &qdisc;
 	}
-	n = magnet_format_text(tx_new, r, x, d, e, q, netns, offset);
-	m = ref_lost_misses(tx_ref, ref_format_text(tx_ref, r, x, d, e, q,
+	/* a limit part: none, or one (the widest: every field at its
+	 * widest, "sndbuf"; else any bytes, unknown chronographs too) */
+	if (counter == ~0ULL) {
+		memset(&limit, 0xff, sizeof(limit));
+		limit.chrono = MAGNET_CHRONO_SNDBUF;
+		l = &limit;
+	} else if (random() % 2) {
+		unsigned int i;
+
+		for (i = 0; i < sizeof(limit); i++)
+			((unsigned char *)&limit)[i] = (unsigned char)random();
+		limit.chrono %= 6;
+		l = &limit;
+	}
+	n = magnet_format_text(tx_new, r, x, d, e, q, l, netns, offset);
+	m = ref_lost_misses(tx_ref, ref_format_text(tx_ref, r, x, d, e, q, l,
 						    netns, offset), r);
 	CHECK(n == m && (n == 0 || !memcmp(tx_new, tx_ref, (size_t)n + 1)),
 	      "text, event %u flags %#x: new (%d) '%.*s' ref (%d) '%.*s'",
@@ -272,7 +288,7 @@ static void compare(const struct magnet_record *r, __u64 counter,
 	if (n > widest_text)
 		widest_text = n;
 
-	n = magnet_format_web10g(w_new, r, offset, cid);
+	n = magnet_format_web10g(w_new, r, l, offset, cid);
 	if (n > 0) {
 		m = ref_format_web10g_prefix(w_ref, r, offset, cid);
 		CHECK(n > m && !memcmp(w_new, w_ref, (size_t)m) &&
@@ -428,7 +444,7 @@ int main(void)
 	/* the lines the widest record gives bound every line */
 	CHECK(widest_tt == 256, "widest ttprobe line %d bytes", widest_tt);
 	CHECK(widest_tt < MAGNET_TTPROBE_LINE_MAX, "ttprobe line fits");
-	CHECK(widest_text == 924 && widest_text < MAGNET_TEXT_LINE_MAX,
+	CHECK(widest_text == 1028 && widest_text < MAGNET_TEXT_LINE_MAX,
 	      "widest text line %d",
 	      widest_text);
 

@@ -84,6 +84,17 @@ static const char *const filled[] = {
 	"SndUna", "SndNxt", "ThruOctetsAcked", "HCThruOctetsAcked", "RcvNxt",
 	"ThruOctetsReceived", "HCThruOctetsReceived", "CurAppWQueue",
 	"CurAppRQueue",
+	/* from the limit part, when the record has one (g_lim) */
+	"SndLimTimeRwin", "SndLimTimeCwnd", "SndLimTimeSnd", "RetranThresh",
+	"DSACKDups",
+};
+/* the limit part the lines are formatted with, or NULL */
+static const struct magnet_v3_limit *g_lim;
+/* the crafted record's limit part: HZ 250, so 4000 µs a jiffy */
+static const struct magnet_v3_limit crafted_lim = {
+	.busy = 1000, .rwnd_limited = 250, .sndbuf_limited = 3,
+	.chrono_time = 7, .reordering = 3, .reord_seen = 5, .dsack_dups = 2,
+	.jiffy_us = 4000, .chrono = MAGNET_CHRONO_RWND,
 };
 
 static int is_filled(const char *name)
@@ -199,7 +210,7 @@ static struct magnet_record crafted(void)
 static int line_of(const struct magnet_record *r, __s64 off, __u32 cid,
 		   char *buf, char **f)
 {
-	int n = magnet_format_web10g(buf, r, off, cid);
+	int n = magnet_format_web10g(buf, r, g_lim, off, cid);
 
 	CHECK(n > 0 && n < MAGNET_WEB10G_LINE_MAX, "length %d", n);
 	if (n <= 0)
@@ -297,6 +308,15 @@ static void test_values(void)
 		{ "HCThruOctetsReceived", "8589934599" },
 		{ "CurAppWQueue", "4344" },		/* write_seq - snd_nxt */
 		{ "CurAppRQueue", "1000" },		/* rcv_nxt - copied_seq */
+		{ "SndLimTimeRwin", "1000" },		/* 250 jiffies, ms */
+		{ "SndLimTimeCwnd", "4000" },		/* 1000 jiffies */
+		{ "SndLimTimeSnd", "12" },		/* 3 jiffies */
+		{ "RetranThresh", "3" },		/* reordering */
+		{ "DSACKDups", "2" },
+	};
+	static const char *const from_limit[] = {
+		"SndLimTimeRwin", "SndLimTimeCwnd", "SndLimTimeSnd",
+		"RetranThresh", "DSACKDups",
 	};
 	struct magnet_record r = crafted();
 	char buf[MAGNET_WEB10G_LINE_MAX], *f[NCOL];
@@ -305,7 +325,15 @@ static void test_values(void)
 	int cols, i, nfilled = 0;
 	size_t k;
 
+	/* without a limit part (a log from before it): those are empty */
 	cols = line_of(&r, off, 42, buf, f);
+	CHECK(cols == 128, "crafted IPv4, no limit part: %d columns", cols);
+	for (k = 0; cols == 128 && k < sizeof(from_limit) / sizeof(from_limit[0]); k++)
+		CHECK(!*f[col(from_limit[k]) - 1], "%s without a limit part: '%s'",
+		      from_limit[k], f[col(from_limit[k]) - 1]);
+	g_lim = &crafted_lim;
+	cols = line_of(&r, off, 42, buf, f);
+	g_lim = NULL;
 	CHECK(cols == 128, "crafted IPv4: %d columns", cols);
 	if (cols != 128)
 		return;
@@ -357,10 +385,10 @@ static void test_units(void)
 	 * no line at all: web10g describes connections */
 	r = crafted();
 	r.state = 10;
-	CHECK(magnet_format_web10g(buf, &r, 0, 1) == 0,
+	CHECK(magnet_format_web10g(buf, &r, NULL, 0, 1) == 0,
 	      "a LISTEN socket's record gave a web10g line");
 	r.flags &= ~MAGNET_RF_SOCK;
-	CHECK(magnet_format_web10g(buf, &r, 0, 1) > 0,
+	CHECK(magnet_format_web10g(buf, &r, NULL, 0, 1) > 0,
 	      "state 10 without RF_SOCK gave no line");
 	for (s = 0; s <= 255; s++) {
 		char want[8] = "";
@@ -504,7 +532,7 @@ static void test_shapes(void)
 		r = crafted();
 		r.event = (__u16)ev;
 		memset(buf, '#', sizeof(buf));
-		CHECK(magnet_format_web10g(buf, &r, 0, 1) == 0,
+		CHECK(magnet_format_web10g(buf, &r, NULL, 0, 1) == 0,
 		      "event %u: no web10g line", ev);
 		CHECK(buf[0] == '#' && buf[sizeof(buf) - 1] == '#',
 		      "event %u: buffer untouched", ev);
@@ -514,6 +542,7 @@ static void test_shapes(void)
 /* every field at its widest: the longest line there can be */
 static void test_longest(void)
 {
+	struct magnet_v3_limit lim;
 	struct magnet_record r;
 	char buf[MAGNET_WEB10G_LINE_MAX + 64], *f[NCOL];
 	int n, cols, i;
@@ -526,7 +555,8 @@ static void test_longest(void)
 	memset(r.laddr, 0xee, 16);	/* "EEEE", as wide as "FFFF" */
 	r.min_rtt_us = 0xfffffffe;
 	memset(buf, '#', sizeof(buf));
-	n = magnet_format_web10g(buf, &r, 0x7fffffffffffffffLL, 0xffffffffU);
+	memset(&lim, 0xff, sizeof(lim));
+	n = magnet_format_web10g(buf, &r, &lim, 0x7fffffffffffffffLL, 0xffffffffU);
 	printf("  longest web10g line: %d bytes (+ NUL), limit %d\n", n,
 	       MAGNET_WEB10G_LINE_MAX);
 	CHECK(n > 0 && n + 1 <= MAGNET_WEB10G_LINE_MAX,
@@ -567,7 +597,7 @@ static void test_random(void)
 		r.family = i % 3 ? MAGNET_FAMILY_INET6 : MAGNET_FAMILY_INET;
 		if ((r.flags & MAGNET_RF_SOCK) && r.state == 10)
 			r.state = 1;	/* listeners have no line (tested above) */
-		n = magnet_format_web10g(buf, &r, (__s64)x, (__u32)x);
+		n = magnet_format_web10g(buf, &r, x % 2 ? &crafted_lim : NULL, (__s64)x, (__u32)x);
 		lines++;
 		if (n <= 0 || n >= MAGNET_WEB10G_LINE_MAX ||
 		    (size_t)n != strlen(buf) || buf[n - 1] != '\n') {
@@ -603,12 +633,14 @@ static void test_text_columns(void)
 			  "\tapp_limited\tbbr_bw\tbbr_min_rtt\tbbr_pacing_gain"
 			  "\tbbr_cwnd_gain\tdrop_reason\tdrop_where\tprev_state"
 			  "\tkind\ttimeouts\tqdisc\tqdisc_handle\tqdisc_qlen"
-			  "\tqdisc_backlog\tlost\n") != NULL,
-	      "text header: the version 2 columns, then the rate part's, the drop part's, the TCP event part's and the qdisc part's, before lost");
+			  "\tqdisc_backlog\tchrono\tchrono_us\tbusy_us"
+			  "\trwnd_limited_us\tsndbuf_limited_us\treordering"
+			  "\treord_seen\tdsack_dups\tlost\n") != NULL,
+	      "text header: the version 2 columns, then the rate part's, the drop part's, the TCP event part's, the qdisc part's and the limit part's, before lost");
 	CHECK(magnet_event_name(MAGNET_V3_FLOW) == NULL,
 	      "no event name for 11, version 3's FLOW record");
 	CHECK(magnet_format_text(buf, &(struct magnet_record){ .event =
-				 MAGNET_V3_FLOW }, NULL, NULL, NULL, NULL, 0, 0) == 0,
+				 MAGNET_V3_FLOW }, NULL, NULL, NULL, NULL, NULL, 0, 0) == 0,
 	      "no text line for 11, version 3's FLOW record");
 	for (ev = 1; ev <= MAGNET_EV_MAX; ev++) {
 		if (ev == MAGNET_V3_FLOW)
@@ -618,7 +650,7 @@ static void test_text_columns(void)
 
 			r.event = (__u16)ev;
 			r.flags = (__u8)flags;
-			n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, 0, 0);
+			n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, 0, 0);
 			CHECK(n > 0 && n < MAGNET_TEXT_LINE_MAX &&
 			      count_char(buf, '\t') == MAGNET_TEXT_NCOLS - 1,
 			      "text, event %u flags 0x%02x: %d columns", ev,
@@ -638,7 +670,7 @@ static void test_text_columns(void)
 			r.family = MAGNET_FAMILY_INET6;
 			r.ret = -0x7fffffffffffffffLL - 1;
 			memset(buf, '#', sizeof(buf));
-			n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, 0, 0x7fffffffffffffffLL);
+			n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, 0, 0x7fffffffffffffffLL);
 			CHECK(n > 0 && n + 1 <= MAGNET_TEXT_LINE_MAX &&
 			      (size_t)n == strlen(buf) &&
 			      count_char(buf, '\t') == MAGNET_TEXT_NCOLS - 1,
@@ -655,7 +687,7 @@ static void test_text_columns(void)
 		memset(&r, 0, sizeof(r));
 		r.event = MAGNET_EV_RESET;
 		r.req = 1234;
-		n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, 0, 1000000000);
+		n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, 0, 1000000000);
 		CHECK(n > 0 && !strncmp(buf, "1.000000000\t0\treset\t", 20) &&
 		      !strcmp(buf + n - 6, "\t1234\n"),
 		      "reset line: %s", buf);

@@ -517,7 +517,7 @@ static int cmd_write(const char *dir)
 			;
 		if (k == nsocks)
 			socks[nsocks++] = r;
-		n = magnet_format_web10g(line, &r, REALTIME_OFFSET,
+		n = magnet_format_web10g(line, &r, NULL, REALTIME_OFFSET,
 					 (__u32)k + 1);
 		if (n <= 0 || fwrite(line, 1, (size_t)n, f) != (size_t)n)
 			die("format");

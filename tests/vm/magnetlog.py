@@ -30,6 +30,10 @@ RF_SOCK, RF_TCP, RF_HDR, RF_RATE = 0x20, 0x01, 0x40, 0x80
 LOST, RESET, FLOW_EV = 9, 10, 11
 HDR_SIZE = schema.HDR_SIZE
 RATE_SIZE = P["v3_rate"].size           # the rate part, after the TCP part (and the call)
+# the limit part, last in TCP_OUT and TCP_IN records of a log whose
+# header's features have FEAT_LIMIT
+LIMIT_SIZE = P["v3_limit"].size
+FEAT_LIMIT = 0x80
 TCP_SIZE = HDR_SIZE + P["v3_tcp"].size
 APP_SIZE = TCP_SIZE + P["v3_app"].size
 PKT_SIZE = HDR_SIZE + P["v3_pkt"].size
@@ -102,6 +106,7 @@ def v2_records(data):
         raise Bad("version %d record_size %d" % (version, record_size))
     flows = {}          # (cpu, id) -> flow
     recs = []
+    limit = struct.unpack_from("<I", data, 12)[0] & FEAT_LIMIT
     heads, end = v3_headers(body)
     if end != len(body):
         raise Bad("a record cut at %d (%d bytes left)" % (end, len(body) - end))
@@ -126,7 +131,9 @@ def v2_records(data):
             flags &= ~RF_RATE
             r = _v2(ts, cpu, event, flags, f)
             if event <= 4:       # TCP and app events: the TCP part
-                if n != (APP_SIZE if event >= 3 else TCP_SIZE) + (RATE_SIZE if rate else 0):
+                if n != (APP_SIZE if event >= 3 else TCP_SIZE) + \
+                        (RATE_SIZE if rate else 0) + \
+                        (LIMIT_SIZE if limit and event <= 2 else 0):
                     raise Bad("record at %d: event %d length %d" % (off, event, n))
                 _put(r, P["v3_tcp"], P["v3_tcp"].unpack(body, p))
                 if event >= 3:
