@@ -23,6 +23,7 @@ from collections import Counter, OrderedDict
 from itertools import islice
 
 from magnet_exp import delivery, textlog
+from magnet_exp.limits import Limits
 from magnet_exp.modulation import PCTS, Latency, Modulation, Stat
 from magnet_exp.plots import Series
 from magnet_exp.view import MAX_MARKS, Envelope
@@ -66,6 +67,7 @@ _MAX_OPEN_CSV = 64
 # but dev_out) follow
 _DATA_EVENTS = frozenset(("tcp_out", "dev_out", "tcp_in", "dev_in", "ip_in"))
 _MAX_ONE = 32           # 1-byte application writes and reads kept per flow
+_MAX_CA_CHANGES = 10000  # congestion-state changes kept per flow (figures)
 
 
 def _rel(ns, t0):
@@ -203,6 +205,13 @@ class Flow:
         # iperf3's state messages on its control connection (compare.py)
         self.app_one_sent = []
         self.app_one_read = []
+        # what held its sender back (limits.py), from its records' limit
+        # parts; None in a log without them
+        self.limits = None
+        # (ns, ca_state name) where its TCP records' ca_state changed
+        # (derived from consecutive records; at most _MAX_CA_CHANGES)
+        self.ca_changes = []
+        self.ca_prev = None
 
     def has_socket(self):
         """whether a socket's records (TCP or application) are in it: a
@@ -521,6 +530,9 @@ class LogAnalysis:
                 "undelivered": f.undelivered,
                 "throughput": {k: v for k, v in tps[f].items()
                                if k != "windows"} if f in tps else None,
+                # what held its sender back (limits.py): the kernel's
+                # chronographs; None in a log without its limit parts
+                "limits": f.limits.as_dict(t0) if f.limits else None,
             } for f in self.tcp_flows()],
             # per namespace: its host, events, connection ends
             "namespaces": self.namespaces,
@@ -1318,6 +1330,16 @@ def _tcp(res, f, r, t, t0, csvs):
         _tcp_in_range(f, seq, end)
     if r["event"] == "tcp_in" and end != seq:
         f.arrived += (end - seq) & 0xffffffff
+    if r.get("chrono"):
+        if f.limits is None:
+            f.limits = Limits(f.first_ns)
+        f.limits.record(t, r, vals)
+    ca = r["ca_state"]
+    if ca != f.ca_prev:
+        if f.ca_prev is not None and len(f.ca_changes) < _MAX_CA_CHANGES:
+            f.ca_changes.append((t, _CA_STATES.get(int(ca), ca)
+                                 if ca else "?"))
+        f.ca_prev = ca
     ts = (t - t0) / 1e9
     _acked(f, ts, vals["bytes_acked"])
     if r["event"] == "tcp_in" and vals["rtt_us"] > 0:

@@ -359,6 +359,11 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
     for fl in d["flows"]:
         for r in fl["reasons"]:
             print("  %s %s: %s" % (fl["flow"], r["verdict"], r["reason"]))
+    # what held each sender back (limits.py): connections that sent data
+    for fl in d["flows"]:
+        lim = fl.get("limits")
+        if lim and lim["dominant"]:
+            print("  %s: %s" % (fl["flow"], lim["diagnosis"]))
     return res, d
 
 

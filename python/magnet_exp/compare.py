@@ -9,6 +9,7 @@ from collections import Counter
 
 from . import analyse as an
 from . import stats
+from .limits import SHARES
 
 CONFIRMED = "confirmed"
 MIN_RUNS = 3        # fewer confirmed runs than this: a warning
@@ -17,15 +18,18 @@ MIN_RUNS = 3        # fewer confirmed runs than this: a warning
 # transfer's completion)
 PCTS = (10, 30, 50, 70, 90, 100)
 IPERF3_COOKIE = 37      # the bytes iperf3 sends first on a data connection
+# what held the busiest sender back, % of its life (limits.py)
+LIMIT_COLUMNS = ["limit_%s_pct" % k for k in SHARES]
 COLUMNS = ["throughput_mbps", "iperf3_mbps", "undelivered", "retransmits",
            "rtt_mean_ms", "rtt_max_ms", "cwnd_max"] + \
-    ["t%d_s" % p for p in PCTS]
+    ["t%d_s" % p for p in PCTS] + LIMIT_COLUMNS
 # the columns' names in the tables
 NAMES = dict(zip(COLUMNS, ["throughput (Mbit/s)", "iperf3 (Mbit/s)",
                            "undelivered (bytes)", "retransmits",
                            "mean RTT (ms)", "max RTT (ms)", "max cwnd"] +
                  ["%d%% acked (s)" % p if p < 100 else "all acked (s)"
-                  for p in PCTS]))
+                  for p in PCTS] +
+                 ["%s-limited (%%)" % k for k in SHARES]))
 
 
 # how a run's throughput_mbps was computed (its metrics' "window")
@@ -219,6 +223,13 @@ def run_metrics(res, iperf=None, ends=None, delays=None):
                 else None
             if at is not None:
                 m["t%d_s" % p] = at - pts[0][0]
+        # what held it back: the shares of its life (limits.py; a log
+        # with the limit part)
+        li = busiest.limits
+        if li is not None and li.dominant():
+            us, life = li.shares()
+            for k in SHARES:
+                m["limit_%s_pct" % k] = 100.0 * us[k] / life
     return m
 
 

@@ -75,7 +75,15 @@ def log_figures(res, outdir, title):
     out = []
     shown = [f for f in res.tcp_flows() if f.tcp_records >= MIN_RECORDS and
              f.series.pts]
-    fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(10, 7))
+    # with the limit parts: what held each sender back, under them
+    limited = [f for f in shown if f.limits is not None and
+               f.limits.dominant()]
+    if limited:
+        fig, (ax1, ax2, ax3) = plt.subplots(
+            3, 1, sharex=True, figsize=(10, 8.5),
+            gridspec_kw={"height_ratios": [3, 3, 0.6 + 0.4 * len(limited)]})
+    else:
+        fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(10, 7))
     for f in shown:
         t = [p[0] for p in f.series.pts]
         ax1.plot(t, [p[1] for p in f.series.pts], label=f.label(),
@@ -88,6 +96,8 @@ def log_figures(res, outdir, title):
     ax1.set_title("%s: cwnd and srtt per connection end" % title)
     if shown:
         ax1.legend(fontsize="small")
+    if limited:
+        limit_timeline(ax3, limited, res.t0)
     fig.tight_layout()
     for name in _save(fig, outdir, "cwnd_srtt", len(shown)):
         out.append({"file": name, "series": 2 * len(shown)})
@@ -139,6 +149,67 @@ def log_figures(res, outdir, title):
            out)
     plt.close(fig)
     return out
+
+
+# the kernel's chronographs' colours on the limit timeline
+LIMIT_COLOURS = {"busy": "#4c72b0", "rwnd": "#dd8452", "sndbuf": "#c44e52",
+                 "none": "#dddddd"}
+LIMIT_LABELS = {"busy": "busy (cwnd or pacing)", "rwnd": "receiver's window",
+                "sndbuf": "send buffer", "none": "nothing queued (app)"}
+
+
+# the timeline's bins: at most this many per connection end, none
+# narrower than LIMIT_BIN_NS (five jiffies at HZ=250: the kernel's times
+# are counted in jiffies)
+LIMIT_BINS = 200
+LIMIT_BIN_NS = 20_000_000
+
+
+def limit_timeline(ax, flows, t0):
+    """a row per connection end of @flows: in each bin of its life, the
+    share each of the kernel's chronographs ran, stacked (limits.Limits
+    .binned: from the accumulated times at its records, not the
+    chronograph its records happened to show), and the congestion-state
+    changes its records' ca_state show (ticks: derived from consecutive
+    records, not the kernel's events)"""
+    seen = set()
+    widths = []
+    for i, f in enumerate(flows):
+        li = f.limits
+        n = max(1, min(LIMIT_BINS, (li.last_ns - li.first_ns) // LIMIT_BIN_NS))
+        bins = li.binned(n)
+        if bins:
+            widths.append((bins[0][1] - bins[0][0]) / 1e6)
+        x = [(b[0] - t0) / 1e9 for b in bins]
+        w = [(b[1] - b[0]) / 1e9 for b in bins]
+        bottom = [i - 0.35] * len(bins)
+        for k, ch in ((2, "busy"), (3, "rwnd"), (4, "sndbuf"), (5, "none")):
+            h = [b[k] * 0.7 for b in bins]
+            ax.bar(x, h, width=w, bottom=bottom, align="edge",
+                   color=LIMIT_COLOURS[ch], linewidth=0,
+                   label=LIMIT_LABELS[ch] if ch not in seen else None)
+            bottom = [a + c for a, c in zip(bottom, h)]
+            seen.add(ch)
+        xs = [(t - t0) / 1e9 for t, _ in f.ca_changes]
+        if xs:
+            ax.vlines(xs, i - 0.45, i + 0.45, color="black", linewidth=0.8)
+        # named where they are few enough to read
+        if len(xs) <= 40:
+            for xx, (_, st) in zip(xs, f.ca_changes):
+                ax.annotate(st, (xx, i + 0.45), fontsize="x-small",
+                            rotation=90, va="bottom")
+
+    ax.set_yticks(range(len(flows)))
+    ax.set_yticklabels([":%s > %s:%s" % (f.key[2], f.key[3], f.key[4])
+                        for f in flows], fontsize="x-small")
+    ax.set_ylim(-0.6, len(flows) - 0.2 + 0.6)
+    ax.set_xlabel("time (s); ticks: congestion-state changes (from "
+                  "consecutive records' ca_state)")
+    ax.set_title("what held each sender back: the share of each bin "
+                 "(%s ms wide or more) each of the kernel's chronographs "
+                 "ran" % ("%.0f" % min(widths) if widths else "?"),
+                 fontsize="small")
+    ax.legend(fontsize="x-small", loc="upper right", ncol=4)
 
 
 def _close(fig, ax, outdir, name, n, ylabel, title, out):

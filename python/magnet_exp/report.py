@@ -12,6 +12,7 @@ import html
 import os
 
 from magnet_exp import compare
+from magnet_exp import limits as limitsmod
 from magnet_exp import spec as specmod
 
 _STYLE = """\
@@ -134,7 +135,44 @@ def report_md(d):
                 m["flow"], m["host"] or "-",
                 " | ".join(str(m[k]) for k in DECISION_KEYS),
                 m["states"] or "-"))
+    rows = limit_rows(d)
+    if rows:
+        lines += ["", "## What held each sender back", "", LIMITS_INTRO, "",
+                  "| " + " | ".join(LIMITS_HEAD) + " |",
+                  "|" + "---|" * len(LIMITS_HEAD)]
+        for row in rows:
+            lines.append("| " + " | ".join(str(x) for x in row) + " |")
     return "\n".join(lines) + "\n"
+
+
+LIMITS_INTRO = (
+    "Per connection end that sent data, the share of its life (its first "
+    "record to its last with a limit part) each limit held it back, from "
+    "the kernel's own chronographs as tcp_info gives them "
+    "(tcpi_busy_time, tcpi_rwnd_limited, tcpi_sndbuf_limited; exact to "
+    "the jiffy) at its last record: rwnd the receiver's window, sndbuf "
+    "the send buffer, cwnd and pacing the rest of the kernel's busy time "
+    "(which the kernel does not tell apart: magnet splits it by whether "
+    "the pacing rate was below cwnd x mss / srtt at each record), app "
+    "the time nothing was queued to send. Changes seen: the changes of "
+    "the running limit between consecutive records (a lower bound).")
+LIMITS_HEAD = (["connection", "host"] + ["%s %%" % k for k in limitsmod.SHARES] +
+               ["life s", "changes seen", "diagnosis"])
+
+
+def limit_rows(d):
+    """the rows of "What held each sender back": flows that sent data"""
+    out = []
+    for fl in d["flows"]:
+        li = fl.get("limits")
+        if not li or not li["dominant"]:
+            continue
+        out.append([fl["flow"], fl["host"] or "-"] +
+                   ["%.1f" % (100.0 * li["shares"][k]) for k in
+                    limitsmod.SHARES] +
+                   ["%.3f" % (li["life_us"] / 1e6), li["changes_seen"],
+                    li["diagnosis"]])
+    return out
 
 
 DEVICES_INTRO = ("Per host (network namespace), routers too, and device "
@@ -430,6 +468,12 @@ def report_html(d, outdir):
                          [m[k] for k in DECISION_KEYS] + [m["states"] or "-"]
                          for m in d["decisions"]],
                         range(2, 2 + len(DECISION_KEYS))))
+    rows = limit_rows(d)
+    if rows:
+        b += ["<h2>What held each sender back</h2>\n",
+              "<p>%s</p>\n" % esc(LIMITS_INTRO)]
+        b.append(_table(LIMITS_HEAD, rows,
+                        range(2, 2 + len(limitsmod.SHARES) + 2)))
     figs = _figures(d.get("figures", []), outdir)
     if figs:
         b += ["<h2>Figures</h2>\n", figs]

@@ -2060,9 +2060,13 @@ class Compare(unittest.TestCase):
         self.assertIn("| cubic | 3 | 12 (10..20) |",
                       compare.table_md(rows))
         head = compare.table_cells(rows)[0]
-        self.assertEqual(head[-6:], ["10% acked (s)", "30% acked (s)",
-                                     "50% acked (s)", "70% acked (s)",
-                                     "90% acked (s)", "all acked (s)"])
+        self.assertEqual(head[-11:-5], ["10% acked (s)", "30% acked (s)",
+                                        "50% acked (s)", "70% acked (s)",
+                                        "90% acked (s)", "all acked (s)"])
+        # then what held the busiest sender back (limits.py)
+        self.assertEqual(head[-5:], ["cwnd-limited (%)", "pacing-limited (%)",
+                                     "rwnd-limited (%)", "sndbuf-limited (%)",
+                                     "app-limited (%)"])
         # the caption says how the throughput was computed, by the
         # windows the runs used: none here (mk gives none), iperf3's for
         # cubic and the receiver's for reno in a second table
@@ -2208,6 +2212,106 @@ class _Html(HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+
+
+class LimitShares(unittest.TestCase):
+    """limits.Limits: the shares of a connection's life from its records'
+    limit parts (the kernel's chronographs, µs as tcp_info gives them)"""
+
+    @staticmethod
+    def row(chrono, busy, rwnd, sndbuf, pacing_rate="", snd_wnd=65536,
+            write_seq=1000):
+        # busy_us is tcpi_busy_time: the three summed
+        return {"chrono": chrono, "busy_us": str(busy + rwnd + sndbuf),
+                "rwnd_limited_us": str(rwnd),
+                "sndbuf_limited_us": str(sndbuf), "reordering": "3",
+                "reord_seen": "0", "dsack_dups": "1",
+                "pacing_rate": pacing_rate, "snd_wnd": str(snd_wnd),
+                "write_seq": str(write_seq)}
+
+    @staticmethod
+    def vals(cwnd=10, srtt=20000, mss=1000, snd_una=0, sent=5000):
+        return {"cwnd": cwnd, "srtt_us": srtt, "mss": mss,
+                "snd_una": snd_una, "bytes_sent": sent}
+
+    def test_rwnd(self):
+        from magnet_exp.limits import Limits
+        li = Limits(0)
+        li.record(100_000_000, self.row("busy", 100_000, 0, 0), self.vals())
+        li.record(500_000_000, self.row("rwnd", 100_000, 300_000, 0,
+                                        snd_wnd=4000), self.vals())
+        li.record(1_000_000_000, self.row("rwnd", 100_000, 800_000, 0,
+                                          snd_wnd=2000), self.vals())
+        us, life = li.shares()
+        self.assertEqual(life, 1_000_000)
+        self.assertEqual(us, {"cwnd": 100_000, "pacing": 0, "rwnd": 800_000,
+                              "sndbuf": 0, "app": 100_000})
+        self.assertEqual(li.dominant(), "rwnd")
+        self.assertEqual(li.changes, 1)
+        # the timeline's bins: the accumulated times' growth in each
+        # (interpolated between the records), the rest nothing queued
+        bins = li.binned(2)
+        self.assertEqual([b[:2] for b in bins], [(0, 500_000_000),
+                                                 (500_000_000, 1e9)])
+        # 0-0.5 s: busy 100 ms, rwnd 300 ms; 0.5-1 s: rwnd 500 ms
+        self.assertEqual([round(x, 6) for x in bins[0][2:]],
+                         [0.2, 0.6, 0.0, 0.2])
+        self.assertEqual([round(x, 6) for x in bins[1][2:]],
+                         [0.0, 1.0, 0.0, 0.0])
+        d = li.diagnosis()
+        self.assertTrue(d.startswith("80% receiver-window-limited: the "
+                                     "receiver's window averaged 3000 bytes"),
+                        d)
+        self.assertIn("cwnd 10%, pacing 0%, sndbuf 0%, app 10%; of 1.000 s",
+                      d)
+        self.assertEqual(li.as_dict(0)["shares"]["rwnd"], 0.8)
+
+    def test_pacing_split(self):
+        """busy time after a record whose pacing rate is below what the
+        window allows per RTT is the pacing's; after one whose rate is
+        above it, the window's"""
+        from magnet_exp.limits import Limits
+        li = Limits(0)
+        # cwnd 10 x 1000 bytes per 20 ms = 500,000 bytes/s
+        li.record(0, self.row("busy", 0, 0, 0, "400000"), self.vals())
+        li.record(200_000_000, self.row("busy", 200_000, 0, 0, "900000"),
+                  self.vals())
+        li.record(500_000_000, self.row("busy", 500_000, 0, 0, "400000"),
+                  self.vals())
+        us, life = li.shares()
+        self.assertEqual((us["pacing"], us["cwnd"], us["app"]),
+                         (200_000, 300_000, 0))
+        self.assertEqual(li.dominant(), "cwnd")
+        # an unlimited pacing rate (~0) never binds
+        li = Limits(0)
+        li.record(0, self.row("busy", 0, 0, 0, str(2**64 - 1)), self.vals())
+        li.record(10**8, self.row("busy", 100_000, 0, 0), self.vals())
+        self.assertEqual(li.shares()[0]["pacing"], 0)
+
+    def test_app_and_sndbuf(self):
+        from magnet_exp.limits import Limits
+        li = Limits(0)
+        li.record(1_000_000_000, self.row("none", 50_000, 0, 30_000),
+                  self.vals())
+        self.assertEqual(li.dominant(), "app")
+        self.assertIn("application-limited: nothing was queued to send",
+                      li.diagnosis())
+        li = Limits(0)
+        li.record(10**8, self.row("sndbuf", 10_000, 0, 90_000,
+                                  write_seq=70_000), self.vals(snd_una=5000))
+        self.assertEqual(li.dominant(), "sndbuf")
+        self.assertIn("the send buffer held up to 65 KB", li.diagnosis())
+
+    def test_no_data(self):
+        from magnet_exp.limits import Limits
+        li = Limits(0)
+        li.record(10**9, self.row("none", 0, 0, 0), self.vals())
+        self.assertIsNone(li.dominant())
+        self.assertEqual(li.diagnosis(), "sent no data: nothing held it back")
+        # a receiver's FIN runs the busy chronograph: no data all the same
+        li = Limits(0)
+        li.record(10**9, self.row("none", 4000, 0, 0), self.vals(sent=0))
+        self.assertIsNone(li.dominant())
 
 
 class View(unittest.TestCase):
