@@ -164,6 +164,17 @@ host_tcpev() {
 		10.64.1.1
 }
 
+# case_limits: the limit parts against each sender's TCP_INFO, the
+# web10g lines too, and magnet-exp analyse's dominant limit
+host_limits() {
+	"$MAGNET_TTPB2ASCII" -f magnet "$1/limits.bin" > "$1/limits.txt"
+	"$MAGNET_TTPB2ASCII" -f web10g "$1/limits.bin" > "$1/limits.web10g"
+	$EXP analyse --no-figures -o "$1/limits.an" "$1/limits.bin" \
+		> "$1/limits.an.log" 2>&1
+	cat "$1/limits.an.log"
+	$PY "$top/tests/vm/checklimits.py" "$1"
+}
+
 # case_monarch and case_monarch_probes: tshark reads each flow's pcapng of
 # probes and answers, a frame per line of the proxy's trace
 host_monarch_tcp() { $PY "$top/tests/vm/checkmonarch.py" pcapng "$1/monarch-tcp"; }

@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""checklimits.py LOGDIR: case_limits's checks (tests/vm/cases/48-limits.sh),
+on the host (tests/vm/hostcheck.sh host_limits).
+
+LOGDIR holds the case's log (limits.bin), its magnet text and web10g
+decodes (limits.txt, limits.web10g), magnet-exp analyse's verdict.json of
+it (limits.an/verdict.json), and each transfer's truth
+(limits-NAME.json, tests/vm/limitflow.py: the sender socket's own TCP_INFO
+once the peer had acknowledged everything, and the wall clock around the
+read). For each transfer:
+  1. the sender socket's last record before the read (by its cookie) has
+     busy_us, rwnd_limited_us and sndbuf_limited_us equal to the kernel's
+     tcpi_busy_time, tcpi_rwnd_limited and tcpi_sndbuf_limited to a jiffy
+     (the log's own granularity: the greatest common divisor of its
+     times), and its reordering, reord_seen and dsack_dups equal;
+  2. the connection's last web10g line before the read has
+     SndLimTimeRwin, SndLimTimeSnd and SndLimTimeCwnd (ms) equal to
+     tcpi_rwnd_limited, tcpi_sndbuf_limited and tcpi_busy_time less both,
+     / 1000, to a jiffy and the ms truncation;
+  3. magnet-exp analyse names the transfer's limit as its dominant one:
+     rwnd, sndbuf, app (the application), cwnd.
+Prints a line per check; exits 1 if any failed.
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+WANT = {"rwnd": "rwnd", "sndbuf": "sndbuf", "app": "app", "cwnd": "cwnd"}
+fails = []
+
+
+def ok(what, cond, detail=""):
+    print("%s: %s%s" % ("ok" if cond else "FAIL", what,
+                        (" " + detail) if detail else ""))
+    if not cond:
+        fails.append(what)
+
+
+def wall_ns(s):
+    sec, _, frac = s.partition(".")
+    return int(sec) * 10**9 + int((frac + "000000000")[:9])
+
+
+def main(d):
+    with open(os.path.join(d, "limits.txt")) as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    lim = [r for r in rows if r["event"] in ("tcp_out", "tcp_in") and
+           r["chrono"]]
+    ok("limit parts in the log", len(lim) > 100, "(%d records)" % len(lim))
+    # the jiffy, from the log's own times
+    g = 0
+    for r in lim:
+        for k in ("busy_us", "rwnd_limited_us", "sndbuf_limited_us",
+                  "chrono_us"):
+            g = math.gcd(g, int(r[k]))
+    ok("the log's granularity is a jiffy (1 to 10 ms)", 1000 <= g <= 10000,
+       "(%d us)" % g)
+    with open(os.path.join(d, "limits.web10g")) as f:
+        web = list(csv.DictReader(f))
+    with open(os.path.join(d, "limits.an", "verdict.json")) as f:
+        an = json.load(f)
+    for name in ("rwnd", "sndbuf", "app", "cwnd"):
+        with open(os.path.join(d, "limits-%s.json" % name)) as f:
+            t = json.load(f)
+        mine = [r for r in lim if r["sock"] == t["sock"] and
+                wall_ns(r["time"]) <= t["t0_ns"]]
+        ok("%s: records of the sender socket %s" % (name, t["sock"]),
+           len(mine) > 10, "(%d)" % len(mine))
+        if not mine:
+            continue
+        last = mine[-1]
+        for k in ("busy_us", "rwnd_limited_us", "sndbuf_limited_us"):
+            diff = t[k] - int(last[k])
+            ok("%s: %s %s, the kernel's %d (its last record %.1f ms "
+               "before the read)" % (name, k, last[k], t[k],
+                                     (t["t0_ns"] - wall_ns(last["time"])) / 1e6),
+               0 <= diff <= g, "(diff %d us)" % diff)
+        for k in ("reordering", "reord_seen", "dsack_dups"):
+            ok("%s: %s %s, the kernel's %d" % (name, k, last[k], t[k]),
+               int(last[k]) == t[k])
+        # the web10g line of the same record
+        lport, rport = last["lport"], last["rport"]
+        lines = [w for w in web if w["LocalPort"] == lport and
+                 w["RemPort"] == rport and
+                 wall_ns(w["Timestamp"]) <= t["t0_ns"] // 1000 * 1000]
+        ok("%s: web10g lines of the connection" % name, len(lines) > 10,
+           "(%d)" % len(lines))
+        if lines:
+            w = lines[-1]
+            cwnd = t["busy_us"] - t["rwnd_limited_us"] - t["sndbuf_limited_us"]
+            for col, us in (("SndLimTimeRwin", t["rwnd_limited_us"]),
+                            ("SndLimTimeSnd", t["sndbuf_limited_us"]),
+                            ("SndLimTimeCwnd", cwnd)):
+                diff = us // 1000 - int(w[col])
+                ok("%s: web10g %s %s ms, the kernel's %d us" %
+                   (name, col, w[col], us), 0 <= diff <= g // 1000 + 1,
+                   "(diff %d ms)" % diff)
+        # the analysis: the sender's end names its limit
+        fl = [x for x in an["flows"] if x["limits"] and
+              x["flow"].split()[0].endswith(":" + lport) and
+              ":" + rport in x["flow"]]
+        ok("%s: the analysis has the sender's end" % name, len(fl) == 1,
+           "(%d)" % len(fl))
+        if len(fl) == 1:
+            li = fl[0]["limits"]
+            print("  %s: %s" % (name, li["diagnosis"]))
+            ok("%s: the analysis names %s" % (name, WANT[name]),
+               li["dominant"] == WANT[name],
+               "(%s; shares %s)" % (li["dominant"], li["shares"]))
+            # at its last record, after the close (the FIN's exchange
+            # adds busy time, never the other two)
+            for k in ("rwnd_limited_us", "sndbuf_limited_us"):
+                ok("%s: the analysis's %s %d, the kernel's %d" %
+                   (name, k, li[k], t[k]), abs(li[k] - t[k]) <= g)
+    print("checklimits: %d failed" % len(fails))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1]))

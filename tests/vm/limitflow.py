@@ -1,0 +1,103 @@
+#!/usr/bin/python3 -S
+"""One TCP transfer with a chosen limit, and the kernel's own account of it
+(case_limits, tests/vm/cases/48-limits.sh).
+
+    limitflow.py recv PORT READY [RCVBUF]
+        listen on PORT (SO_RCVBUF RCVBUF, set before listen, when given),
+        touch READY, take one connection, read it to its end as fast as
+        it comes
+    limitflow.py send ADDR PORT OUT bulk BYTES [SNDBUF]
+    limitflow.py send ADDR PORT OUT paced CHUNK INTERVAL_MS COUNT
+        connect (SO_SNDBUF SNDBUF first, when given), write BYTES at once
+        (bulk) or CHUNK bytes every INTERVAL_MS COUNT times (paced), wait
+        until the peer has acknowledged every byte (SIOCOUTQ 0), then read
+        the socket's TCP_INFO and write to OUT, as JSON, its cookie
+        (SO_COOKIE: magnet's sock_id), tcpi_busy_time, tcpi_rwnd_limited,
+        tcpi_sndbuf_limited (µs), tcpi_reordering, tcpi_reord_seen,
+        tcpi_dsack_dups and the wall clock (ns) just before and after the
+        read; then close.
+"""
+import fcntl
+import json
+import socket
+import struct
+import sys
+import time
+
+SO_COOKIE = 57
+SIOCOUTQ = 0x5411
+TCP_INFO = 11
+
+
+def recv(port, ready, rcvbuf=None):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(rcvbuf))
+    s.bind(("0.0.0.0", int(port)))
+    s.listen(1)
+    open(ready, "w").close()
+    c, _ = s.accept()
+    n = 0
+    while True:
+        d = c.recv(1 << 16)
+        if not d:
+            break
+        n += len(d)
+    c.close()
+    s.close()
+    print(n)
+
+
+def send(addr, port, out, mode, *args):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if mode == "bulk" and len(args) > 1:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(args[1]))
+    s.connect((addr, int(port)))
+    if mode == "bulk":
+        left = int(args[0])
+        buf = b"x" * (1 << 16)
+        while left > 0:
+            left -= s.send(buf[:min(left, len(buf))])
+    elif mode == "paced":
+        chunk, gap, count = int(args[0]), int(args[1]) / 1000.0, int(args[2])
+        buf = b"y" * chunk
+        t = time.monotonic()
+        for _ in range(count):
+            s.sendall(buf)
+            t += gap
+            time.sleep(max(0.0, t - time.monotonic()))
+    else:
+        raise SystemExit("limitflow.py: mode %s: bulk or paced" % mode)
+    # every byte acknowledged: the busy chronograph has stopped
+    end = time.monotonic() + 120
+    while struct.unpack("i", fcntl.ioctl(s.fileno(), SIOCOUTQ,
+                                         b"\0" * 4))[0] > 0:
+        if time.monotonic() > end:
+            raise SystemExit("limitflow.py: not acknowledged in 120 s")
+        time.sleep(0.005)
+    t0 = time.time_ns()
+    info = s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 232)
+    t1 = time.time_ns()
+    cookie = struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, SO_COOKIE,
+                                             8))[0]
+    busy, rwnd, sndbuf = struct.unpack_from("QQQ", info, 168)
+    dsack, reord_seen = struct.unpack_from("II", info, 216)
+    s.close()
+    with open(out, "w") as f:
+        json.dump({"sock": "%016x" % cookie, "busy_us": busy,
+                   "rwnd_limited_us": rwnd, "sndbuf_limited_us": sndbuf,
+                   "reordering": struct.unpack_from("I", info, 88)[0],
+                   "reord_seen": reord_seen, "dsack_dups": dsack,
+                   "t0_ns": t0, "t1_ns": t1}, f)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 4 and sys.argv[1] == "recv":
+        recv(*sys.argv[2:])
+    elif len(sys.argv) >= 7 and sys.argv[1] == "send":
+        send(*sys.argv[2:])
+    else:
+        sys.stderr.write(__doc__)
+        sys.exit(2)
