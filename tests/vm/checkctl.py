@@ -36,6 +36,7 @@ web10g output, run inside the test guests.
 import collections
 import ipaddress
 import json
+import math
 import re
 from collections import Counter
 import struct
@@ -278,26 +279,55 @@ def cmd_sameevents(ev_a, ev_b, stats_a, stats_b):
     arrival's CPU preempted, in a VM) keeps Linux's segs_in and
     data_segs_in, which count that arrival early. So lines may differ in
     those two fields (the 42nd and 43rd), in as many records as the two
-    modules had unsettled reads, and in nothing else."""
+    modules had unsettled reads, and in the limit part's times
+    (chrono_us, busy_us, rwnd_limited_us, sndbuf_limited_us, counted in
+    jiffies: a tick may come between the two handlers) by a jiffy at most
+    (the greatest common divisor of those times), and in nothing else."""
     a = open(ev_a).read().splitlines()
     b = open(ev_b).read().splitlines()
     if len(a) != len(b):
         fail("%d events in %s, %d in %s" % (len(a), ev_a, len(b), ev_b))
+    head = next((l.split("\t") for l in a if l.startswith("cpu\tevent\t")),
+                [])
+    jcols = [head.index(c) for c in ("chrono_us", "busy_us",
+                                     "rwnd_limited_us", "sndbuf_limited_us")
+             if c in head]
+    jiffy = 0
+    for l in a + b:
+        f = l.split("\t")
+        for c in jcols:
+            if c < len(f) and f[c].isdigit():
+                jiffy = math.gcd(jiffy, int(f[c]))
 
-    def masked(lines):
+    def masked(lines, cols):
         out = []
         for l in lines:
             f = l.split("\t")
-            if len(f) > 42:
-                f[41] = f[42] = "-"
-            out.append("\t".join(f))
+            m = list(f)
+            for c in cols:
+                if c < len(m):
+                    m[c] = "-"
+            out.append(("\t".join(m), f))
         return sorted(out)
 
-    ma, mb = masked(a), masked(b)
-    if ma != mb:
-        x, y = next((x, y) for x, y in zip(ma, mb) if x != y)
-        fail("events differ beyond segs_in: %r / %r" % (x, y))
-    differ = sum((Counter(a) - Counter(b)).values())
+    ma = masked(a, jcols + [41, 42])
+    mb = masked(b, jcols + [41, 42])
+    if [x for x, _ in ma] != [x for x, _ in mb]:
+        x, y = next((x, y) for (x, _), (y, _) in zip(ma, mb) if x != y)
+        fail("events differ beyond segs_in and the limit part's times: "
+             "%r / %r" % (x, y))
+    for (_, fa), (_, fb) in zip(ma, mb):
+        for c in jcols:
+            if c < len(fa) and fa[c].isdigit() and fb[c].isdigit() and \
+                    abs(int(fa[c]) - int(fb[c])) > jiffy:
+                fail("%s %s / %s: more than a jiffy (%d us) apart: %r / %r"
+                     % (head[c], fa[c], fb[c], jiffy, fa, fb))
+    if jcols and not 1000 <= jiffy <= 10000:
+        fail("the limit part's times have a granularity of %d us, not a "
+             "jiffy" % jiffy)
+    # the records that differ in segs_in (the limit part's times aside)
+    differ = sum((Counter(x for x, _ in masked(a, jcols)) -
+                  Counter(x for x, _ in masked(b, jcols))).values())
     unsettled = backlog_stats(stats_a)[3] + backlog_stats(stats_b)[3]
     if differ > unsettled:
         fail("%d events differ in segs_in/data_segs_in, %d unsettled reads"

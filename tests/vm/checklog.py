@@ -20,11 +20,12 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py cwnd-changes LOG        no flow has two consecutive lines with
                                       the same cwnd (full=0)
   checklog.py count LOG JSON          print the number of lines of the flow
-  checklog.py text LOG                magnet text (omode=3): a header of 77
-                                      named columns, 77 fields on every line,
+  checklog.py text LOG                magnet text (omode=3): a header of 85
+                                      named columns, 85 fields on every line,
                                       all 8 event types, iperf3 as comm; the
                                       rate part's columns filled on TCP and
                                       app lines, empty on the others; the
+                                      limit part's on TCP lines only; the
                                       drop columns empty (no events=drop); a
                                       namespace on every event line
   checklog.py protos LOG P [includes] magnet text: the set of ip_proto values
@@ -234,14 +235,18 @@ def text_rows(path):
 RATE_COLS = ("pacing_rate", "delivery_rate", "delivered", "delivered_ce",
              "lost_out", "sacked_out", "app_limited")
 BBR_COLS = ("bbr_bw", "bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain")
+# the limit part's (docs/binary-format.md, "Limit part"): TCP lines only
+LIMIT_COLS = ["chrono", "chrono_us", "busy_us", "rwnd_limited_us",
+              "sndbuf_limited_us", "reordering", "reord_seen", "dsack_dups"]
 
 
 def cmd_text(path):
     head, rows = text_rows(path)
-    if len(head) != 77 or head[:3] != ["time", "cpu", "event"] or \
-            head[-10:] != ["drop_reason", "drop_where", "prev_state",
+    if len(head) != 85 or head[:3] != ["time", "cpu", "event"] or \
+            head[-18:] != ["drop_reason", "drop_where", "prev_state",
                            "kind", "timeouts", "qdisc", "qdisc_handle",
-                           "qdisc_qlen", "qdisc_backlog", "lost"]:
+                           "qdisc_qlen", "qdisc_backlog"] + LIMIT_COLS + \
+            ["lost"]:
         fail("header has %d columns: %r" % (len(head), head[:5]))
     kinds = {r["event"] for r in rows}
     want = {"tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
@@ -260,6 +265,13 @@ def cmd_text(path):
                 fail("%s line without its rate part: %r" % (r["event"], rate))
         elif r["event"] not in ("lost", "reset") and any(rate):
             fail("%s line with a rate part: %r" % (r["event"], rate))
+        lim = [r[c] for c in LIMIT_COLS]
+        if r["event"][:4] == "tcp_":
+            if lim[0] not in ("none", "busy", "rwnd", "sndbuf") or \
+                    not all(v.isdigit() for v in lim[1:]):
+                fail("%s line without its limit part: %r" % (r["event"], lim))
+        elif any(lim):
+            fail("%s line with a limit part: %r" % (r["event"], lim))
         if any(r[c] for c in BBR_COLS) and r["ca_name"] != "bbr":
             fail("%s line of %s with BBR's columns" % (r["event"], r["ca_name"]))
         if r["drop_reason"] or r["drop_where"]:
@@ -271,7 +283,7 @@ def cmd_text(path):
                                  r["kind"], r["timeouts"])))
         if r["event"] not in ("lost", "reset") and not r["netns"].isdigit():
             fail("%s line without its namespace: %r" % (r["event"], r["netns"]))
-    print("text ok: %d lines, 77 columns, event types %s, the rate part on every TCP and app line, no drop or TCP event columns, a namespace on every event line"
+    print("text ok: %d lines, 85 columns, event types %s, the rate part on every TCP and app line, the limit part on every TCP line, no drop or TCP event columns, a namespace on every event line"
           % (len(rows), ",".join(sorted(kinds))))
 
 
