@@ -333,6 +333,20 @@ static inline const char *magnet_drop_reason_name(unsigned int reason)
 #define MAGNET_SET_STATE_SIGNATURE_OK \
 	__same_type(&trace_inet_sock_set_state, \
 		    void (*)(const struct sock *, const int, const int))
+/*
+ * tcp:tcp_cong_state_set (tcpev.c, events=cong), fired in
+ * tcp_set_ca_state() before icsk_ca_state changes: Linux 5.15 and later
+ * (6.1 here); 5.10 has none, and events=cong is refused there (the
+ * tracepoint is not found), where magnet-exp derives the changes from
+ * the records' ca_state
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define MAGNET_CONG_STATE_SIGNATURE_OK \
+	__same_type(&trace_tcp_cong_state_set, \
+		    void (*)(struct sock *, const u8))
+#else
+#define MAGNET_CONG_STATE_SIGNATURE_OK 1
+#endif
 
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #error "magnet needs CONFIG_DYNAMIC_FTRACE_WITH_ARGS (or _WITH_REGS)"

@@ -505,6 +505,7 @@ void magnet_wire_out(void *data, const struct sk_buff *skb,
 void magnet_retransmit(void *data, MAGNET_RETRANSMIT_ARGS);
 void magnet_set_state(void *data, const struct sock *sk, const int oldstate,
 		      const int newstate);
+void magnet_cong_state(void *data, struct sock *sk, const u8 ca_state);
 void magnet_tcpev_rto(struct sock *sk);
 u32 magnet_tcpev_tlp_begin(struct sock *sk);
 void magnet_tcpev_tlp_end(struct sock *sk, u32 high_seq);

@@ -307,10 +307,12 @@ NOKPROBE_SYMBOL(magnet_app_return);
  * rate part, then the TCP event part (@prev_state and @kind). RETRANS
  * carries the segment @skb (len, seq, end_seq as a tcp_out record has
  * them); the others none. @n: STATE's state entered (the TCP part's
- * state: the tracepoint runs before sk_state changes), RTO's timeouts
- * before it. The congestion control is asked for its state except at a
- * STATE event: a socket being cloned for a connection (SYN_RECV) or
- * connecting has not initialised its own yet.
+ * state: the tracepoint runs before sk_state changes), CA_STATE's
+ * congestion state entered (the TCP part's ca_state; @prev_state the one
+ * left), RTO's timeouts before it. The congestion control is asked for
+ * its state except at a STATE event (a socket being cloned for a
+ * connection (SYN_RECV) or connecting has not initialised its own yet)
+ * and a CA_STATE one (the congestion control is itself being told).
  */
 void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 				 u8 event, u8 prev_state, u8 kind, u8 n)
@@ -326,6 +328,7 @@ void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 	if (unlikely(!sk_fullsock(sk)))
 		return;
 	if (!(f->events & (event == MAGNET_EV_STATE ? MAGNET_LAYER_STATE :
+			   event == MAGNET_EV_CA_STATE ? MAGNET_LAYER_CONG :
 						      MAGNET_LAYER_RETRANS)) ||
 	    (event != MAGNET_EV_STATE && !(f->dir & MAGNET_FDIR_OUT)))
 		goto filtered;
@@ -349,8 +352,11 @@ void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 	magnet_fill_tcp(t, sk);
 	if (event == MAGNET_EV_STATE)
 		t->state = n;
+	else if (event == MAGNET_EV_CA_STATE)
+		t->ca_state = n;
 	magnet_fill_rate((struct magnet_v3_rate *)(t + 1), sk, ca,
-			 event != MAGNET_EV_STATE);
+			 event != MAGNET_EV_STATE &&
+			 event != MAGNET_EV_CA_STATE);
 	ev = (struct magnet_v3_tcpev *)((char *)(t + 1) + MAGNET_V3_RATE_SIZE);
 	ev->prev_state = prev_state;
 	ev->kind = kind;

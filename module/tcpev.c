@@ -9,6 +9,7 @@
  *   RTO      tcp_retransmit_timer's entry (ftrace)   retrans
  *   TLP      tcp_send_loss_probe's return (kretprobe) retrans
  *   STATE    sock:inet_sock_set_state (tracepoint)   state
+ *   CA_STATE tcp:tcp_cong_state_set (tracepoint)     cong
  *
  * The two tracepoints are not exported to modules: tracepoints.c finds
  * them by name and registers the handlers here. The RTO and TLP
@@ -69,6 +70,27 @@ void notrace magnet_set_state(void *data, const struct sock *sk,
 	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_set_state);
+
+/*
+ * tcp_set_ca_state(sk, ca_state): the tracepoint fires before the state
+ * changes, with the socket locked (ACK processing, the timers, a
+ * connection's start or end). Only a change is written: the kernel also
+ * sets the state it already has (Open again, Loss at a backed-off RTO).
+ */
+void notrace magnet_cong_state(void *data, struct sock *sk, const u8 ca_state)
+{
+	u8 old;
+
+	if (unlikely(!sk) || sk->sk_protocol != IPPROTO_TCP)
+		return;
+	old = inet_csk(sk)->icsk_ca_state;
+	if (old == ca_state)
+		return;
+	rcu_read_lock();
+	magnet_record_tcpev(sk, NULL, MAGNET_EV_CA_STATE, old, 0, ca_state);
+	rcu_read_unlock();
+}
+NOKPROBE_SYMBOL(magnet_cong_state);
 
 /* tcp_retransmit_timer(sk)'s entry: the RTO fired */
 void notrace magnet_tcpev_rto(struct sock *sk)

@@ -10,6 +10,8 @@
  *   qdisc:qdisc_dequeue          magnet_qdisc_dequeue (qdisc.c)   qdisc
  *   qdisc:qdisc_enqueue (6.1+)   magnet_qdisc_enqueue (qdisc.c)   qdisc
  *   net:net_dev_start_xmit       magnet_wire_out (qdisc.c)        wire
+ *   tcp:tcp_cong_state_set       magnet_cong_state (tcpev.c)      cong
+ *     (5.15+: not found on 5.10, which refuses events=cong)
  *
  * The drop tracepoint (skb:kfree_skb) is exported and drops.c registers
  * it itself. A handler's arguments are checked against the kernel's
@@ -43,6 +45,8 @@ static struct magnet_tracepoint magnet_tracepoints[] = {
 #endif
 	{ "net_dev_start_xmit", "device to the wire", (void *)magnet_wire_out,
 	  MAGNET_LAYER_WIRE },
+	{ "tcp_cong_state_set", "TCP congestion state",
+	  (void *)magnet_cong_state, MAGNET_LAYER_CONG },
 };
 
 static void magnet_tracepoint_find(struct tracepoint *tp, void *priv)
@@ -68,6 +72,7 @@ int magnet_tracepoints_register(unsigned int layers)
 	BUILD_BUG_ON(!MAGNET_QDISC_DEQUEUE_SIGNATURE_OK);
 	BUILD_BUG_ON(!MAGNET_QDISC_ENQUEUE_SIGNATURE_OK);
 	BUILD_BUG_ON(!MAGNET_WIRE_OUT_SIGNATURE_OK);
+	BUILD_BUG_ON(!MAGNET_CONG_STATE_SIGNATURE_OK);
 	for (i = 0; i < ARRAY_SIZE(magnet_tracepoints); i++) {
 		struct magnet_tracepoint *t = &magnet_tracepoints[i];
 

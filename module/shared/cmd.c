@@ -73,6 +73,7 @@ static const struct {
 	{ "state", MAGNET_LAYER_STATE },
 	{ "qdisc", MAGNET_LAYER_QDISC },
 	{ "wire", MAGNET_LAYER_WIRE },
+	{ "cong", MAGNET_LAYER_CONG },
 	{ "all", MAGNET_LAYER_ALL },
 };
 
@@ -85,7 +86,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 	while (len && is_blank(buf[len - 1]))
 		len--;
 	if (!len) {
-		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire or all)";
+		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire, cong or all)";
 		return -1;
 	}
 	while (pos <= len) {
@@ -104,7 +105,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 			}
 		}
 		if (!found) {
-			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire or all, comma-separated)";
+			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire, cong or all, comma-separated)";
 			return -1;
 		}
 		pos = end + 1;

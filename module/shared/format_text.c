@@ -27,6 +27,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_QDISC] = "qdisc",
 	[MAGNET_EV_QDISC_ENQ] = "qdisc_enq",
 	[MAGNET_EV_WIRE_OUT] = "wire_out",
+	[MAGNET_EV_CA_STATE] = "cong_state",
 };
 
 /* struct magnet_v3_tcpev's kind: of a RETRANS event, of a TLP event */
@@ -267,7 +268,8 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 	} else {
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_DROP));
 	}
-	if (ev && r->event == MAGNET_EV_STATE)
+	if (ev && (r->event == MAGNET_EV_STATE ||
+		   r->event == MAGNET_EV_CA_STATE))
 		MAGNET_COL_U32(p, ev->prev_state);
 	else
 		*p++ = '\t';

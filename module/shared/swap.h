@@ -160,6 +160,7 @@ static inline void magnet_swap_v3(unsigned char *p)
 	case MAGNET_EV_RTO:
 	case MAGNET_EV_TLP:
 	case MAGNET_EV_STATE:
+	case MAGNET_EV_CA_STATE:
 		magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);
 		magnet_swap_v3_rate(p + MAGNET_V3_TCP_SIZE);
 		magnet_swap_v3_tcpev(p + MAGNET_V3_TCP_SIZE +

@@ -53,6 +53,8 @@ static unsigned int v3_event_feature(unsigned int event)
 	case MAGNET_EV_TLP:
 	case MAGNET_EV_STATE:
 		return MAGNET_V3_FEAT_TCPEV;
+	case MAGNET_EV_CA_STATE:
+		return MAGNET_V3_FEAT_CA_STATE;
 	case MAGNET_EV_QDISC:
 		return MAGNET_V3_FEAT_QDISC;
 	case MAGNET_EV_QDISC_ENQ:
@@ -98,6 +100,7 @@ static int v3_layout(unsigned int event, unsigned int flags)
 	case MAGNET_EV_RTO:
 	case MAGNET_EV_TLP:
 	case MAGNET_EV_STATE:
+	case MAGNET_EV_CA_STATE:
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE |
 				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
 		       (MAGNET_RF_TCP | MAGNET_RF_RATE) ? V3_TCPEV : V3_NONE;

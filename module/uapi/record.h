@@ -69,7 +69,13 @@ enum magnet_event {
 	 * sees it leave), a device event (events=wire); DEV_OUT is its hand-
 	 * over to the device's queue, before the qdisc */
 	MAGNET_EV_WIRE_OUT = 20,
-	MAGNET_EV_MAX = MAGNET_EV_WIRE_OUT,
+	/* version 3 only: the socket's congestion state (icsk_ca_state:
+	 * Open, Disorder, CWR, Recovery, Loss) changed (tcp:tcp_cong_state_
+	 * set, where the kernel has it: Linux 5.15 and later), a TCP event
+	 * (events=cong); its TCP part's ca_state is the state entered, its
+	 * TCP event part's prev_state the state left */
+	MAGNET_EV_CA_STATE = 21,
+	MAGNET_EV_MAX = MAGNET_EV_CA_STATE,
 };
 
 /* the layers of the events= parameter */
@@ -85,10 +91,12 @@ enum magnet_event {
 #define MAGNET_LAYER_QDISC 0x80	/* qdisc enqueues, dequeues (events=qdisc), too */
 /* packets handed to the driver, after the qdisc (events=wire), too */
 #define MAGNET_LAYER_WIRE 0x100
+/* congestion-state changes (events=cong), too */
+#define MAGNET_LAYER_CONG 0x200
 /* what only format 3 carries */
 #define MAGNET_LAYER_V3_ONLY (MAGNET_LAYER_DROP | MAGNET_LAYER_RETRANS | \
 			      MAGNET_LAYER_STATE | MAGNET_LAYER_QDISC | \
-			      MAGNET_LAYER_WIRE)
+			      MAGNET_LAYER_WIRE | MAGNET_LAYER_CONG)
 
 /* struct magnet_v3_tcpev's kind: what made a RETRANS event */
 #define MAGNET_RETRANS_RTO 1	/* in loss recovery (icsk_ca_state Loss):
@@ -302,6 +310,7 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 #define MAGNET_V3_FEAT_WIRE 0x40	/* WIRE_OUT (20) */
 /* the limit part, last in TCP_OUT, TCP_IN and TCP event records */
 #define MAGNET_V3_FEAT_LIMIT 0x80
+#define MAGNET_V3_FEAT_CA_STATE 0x100	/* CA_STATE (21), a TCP event */
 /*
  * What a header's features of 0 means: a writer from before the field,
  * whose records may use any addition made until then (this never grows)
@@ -311,7 +320,7 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 				   MAGNET_V3_FEAT_QDISC | MAGNET_V3_FEAT_QDISC_ENQ)
 /* every addition this tree writes and reads: UNSAID's, and each new bit */
 #define MAGNET_V3_FEATURES (MAGNET_V3_FEATURES_UNSAID | MAGNET_V3_FEAT_WIRE | \
-			    MAGNET_V3_FEAT_LIMIT)
+			    MAGNET_V3_FEAT_LIMIT | MAGNET_V3_FEAT_CA_STATE)
 /*
  * The longest record a reader accepts from a log that uses an addition it
  * does not know (a later writer's may be longer than any it knows); from a
@@ -359,7 +368,7 @@ struct magnet_v3_drop {
 	MAGNET_V3_DROP_PART(MAGNET_SCHEMA_MEMBER)
 };
 
-/* RETRANS, RTO, TLP, STATE, last (after the TCP and rate parts) */
+/* RETRANS, RTO, TLP, STATE, CA_STATE, last (after the TCP and rate parts) */
 struct magnet_v3_tcpev {
 	MAGNET_V3_TCPEV_PART(MAGNET_SCHEMA_MEMBER)
 };

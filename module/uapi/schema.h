@@ -277,12 +277,15 @@
 	X(char, where, [32], F)
 
 /*
- * A TCP event (RETRANS, RTO, TLP, STATE; struct magnet_v3_tcpev): the TCP
- * part and the rate part, as a TCP event has them, then this part, last.
- * A STATE event's TCP part has the state entered in `state`.
+ * A TCP event (RETRANS, RTO, TLP, STATE, CA_STATE; struct
+ * magnet_v3_tcpev): the TCP part and the rate part, as a TCP event has
+ * them, then this part, last. A STATE event's TCP part has the state
+ * entered in `state`, a CA_STATE event's the congestion state entered in
+ * `ca_state`.
  */
 #define MAGNET_V3_TCPEV_PART(X)						\
-	/* STATE: the state left (sk_state before); else 0 */		\
+	/* STATE: the state left (sk_state before); CA_STATE: the	\
+	 * congestion state left (icsk_ca_state before); else 0 */	\
 	X(__u8, prev_state, , F)					\
 	/* RETRANS: MAGNET_RETRANS_* (what made it); TLP: MAGNET_TLP_*	\
 	 * (what the probe sent); else 0 */				\
@@ -294,8 +297,8 @@
 
 /*
  * The limit part (struct magnet_v3_limit): last in every TCP_OUT, TCP_IN
- * and TCP event (RETRANS, RTO, TLP, STATE) record of a log whose header's
- * features have MAGNET_V3_FEAT_LIMIT (after the rate part, or the TCP
+ * and TCP event (RETRANS, RTO, TLP, STATE, CA_STATE) record of a log
+ * whose header's features have MAGNET_V3_FEAT_LIMIT (after the rate part, or the TCP
  * event part), never in an app record. What held the sender back, as the
  * kernel's chronographs count it (tp->chrono_*, Linux 4.10+), and its
  * reordering state. Times are in jiffies, as the kernel keeps them: µs =

@@ -212,6 +212,9 @@ class Flow:
         # (derived from consecutive records; at most _MAX_CA_CHANGES)
         self.ca_changes = []
         self.ca_prev = None
+        # the congestion states entered, as its TCP records show them
+        # (every change, not only those kept above)
+        self.ca_entered = Counter()
 
     def has_socket(self):
         """whether a socket's records (TCP or application) are in it: a
@@ -359,6 +362,8 @@ class LogAnalysis:
         # order (prev_state of the first, then each state); its key
         self.decisions = {}
         self.state_paths = {}
+        # the sockets with congestion-state events (events=cong)
+        self.cong_socks = set()
         self.sock_keys = {}
         # the interactive view's markers (view.py): (s from the log's
         # start, kind, text) of TCP's decisions and the drops, the first
@@ -566,6 +571,12 @@ class LogAnalysis:
                 "tlp_none": c["tlp none"],
                 "states": " ".join(TCP_STATES.get(x, str(x)) for x in
                                    self.state_paths.get(sock, [])),
+                # the congestion states entered: the kernel's own changes
+                # (events=cong, "events"), or without them the changes its
+                # TCP records' ca_state show ("records": derived, a lower
+                # bound: a state entered and left between two records is
+                # not seen)
+                **self.cong_entries(sock),
             } for sock in sorted(set(self.decisions) | set(self.state_paths),
                                  key=lambda x: self.sock_keys[x])
                 for k in [self.sock_keys[sock]]
@@ -573,6 +584,23 @@ class LogAnalysis:
                 if not _listener(k)
                 for c in [self.decisions.get(sock, Counter())]],
         }
+
+    def cong_entries(self, sock):
+        """{"cong_from": "events", "records" or None, and per congestion
+        state its entries: "recovery", "loss", "cwr", "disorder",
+        "open"} of the socket @sock (decisions())"""
+        if sock in self.cong_socks:
+            c = self.decisions.get(sock, Counter())
+            got = {k: c["cong " + k] for k in _CA_STATES.values()}
+            src = "events"
+        else:
+            f = self.flows.get(self.sock_keys.get(sock))
+            got = dict(f.ca_entered) if f is not None and f.tcp_records \
+                else None
+            src = "records" if got is not None else None
+        return dict({"cong_from": src},
+                    **{k.lower(): (got or {}).get(k, 0) if src else None
+                       for k in _CA_STATES.values()})
 
     def tcp_flows(self):
         """the connections: flows of TCP sockets (TCP or application
@@ -691,7 +719,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
                 if f is not None:
                     _acked(f, (t - res.t0) / 1e9, r.int_("bytes_acked"))
             if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
-                      "state"):
+                      "state", "cong_state"):
                 # a packet the kernel dropped (events=drop), or TCP's
                 # decisions (events=retrans, state): counted apart, not in
                 # the layers' modulation and latency, which count packets
@@ -1138,6 +1166,11 @@ def _decision(res, r, ev, t=None):
             _mark(res, t, "state", "%s %s -> %s" % (
                 where, _STATES.get(r.int_("prev_state"), r["prev_state"]),
                 _STATES.get(r.int_("state"), r["state"])))
+        elif ev == "cong_state":
+            _mark(res, t, "cong_state", "%s %s -> %s" % (
+                where,
+                _CA_STATES.get(r.int_("prev_state"), r["prev_state"]),
+                _CA_STATES.get(r.int_("ca_state"), r["ca_state"])))
         else:
             _mark(res, t, ev, "%s%s" % (
                 where, " " + r["kind"] if r["kind"] else ""))
@@ -1169,6 +1202,12 @@ def _decision(res, r, ev, t=None):
         path.append(r.int_("state"))
         return
     c = res.decisions.setdefault(sock, Counter())
+    if ev == "cong_state":
+        # the congestion state entered (events=cong: the kernel's own
+        # changes, where it has the tracepoint)
+        c["cong " + _CA_STATES.get(r.int_("ca_state"), r["ca_state"])] += 1
+        res.cong_socks.add(sock)
+        return
     c[ev + (" " + r["kind"] if r["kind"] else "")] += 1
     if ev == "retrans" and r["seq"]:
         # had the peer's host got the original (all its bytes) when TCP
@@ -1336,9 +1375,11 @@ def _tcp(res, f, r, t, t0, csvs):
         f.limits.record(t, r, vals)
     ca = r["ca_state"]
     if ca != f.ca_prev:
-        if f.ca_prev is not None and len(f.ca_changes) < _MAX_CA_CHANGES:
-            f.ca_changes.append((t, _CA_STATES.get(int(ca), ca)
-                                 if ca else "?"))
+        if f.ca_prev is not None:
+            name = _CA_STATES.get(int(ca), ca) if ca else "?"
+            f.ca_entered[name] += 1
+            if len(f.ca_changes) < _MAX_CA_CHANGES:
+                f.ca_changes.append((t, name))
         f.ca_prev = ca
     ts = (t - t0) / 1e9
     _acked(f, ts, vals["bytes_acked"])

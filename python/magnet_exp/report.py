@@ -133,7 +133,7 @@ def report_md(d):
         for m in d["decisions"]:
             lines.append("| %s | %s | %s | %s |" % (
                 m["flow"], m["host"] or "-",
-                " | ".join(str(m[k]) for k in DECISION_KEYS),
+                " | ".join(str(_dash(m[k])) for k in DECISION_KEYS),
                 m["states"] or "-"))
     rows = limit_rows(d)
     if rows:
@@ -238,14 +238,23 @@ DECISIONS_INTRO = ("Per connection end (events=retrans, state): its "
                    "tcp_out and the peer's tcp_in events: neither column "
                    "counts the others), its retransmission timeouts, its "
                    "tail loss "
-                   "probes by what they sent, and the TCP states it went "
+                   "probes by what they sent, its entries into the "
+                   "congestion states Recovery, Loss and CWR, from the "
+                   "kernel's own changes (events=cong, where the kernel "
+                   "has tcp:tcp_cong_state_set: \"events\") or else "
+                   "derived from its TCP records' ca_state (\"records\": "
+                   "a lower bound, a state entered and left between two "
+                   "records is not seen), and the TCP states it went "
                    "through.")
 DECISION_KEYS = ("retrans_fast", "retrans_rto", "retrans_tlp",
                  "retrans_reached", "retrans_not_reached", "rto",
-                 "tlp_new", "tlp_retrans", "tlp_none")
+                 "tlp_new", "tlp_retrans", "tlp_none", "recovery", "loss",
+                 "cwr", "cong_from")
 DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp",
                  "original had reached", "original had not", "RTOs",
-                 "TLP new data", "TLP last segment", "TLP nothing sent")
+                 "TLP new data", "TLP last segment", "TLP nothing sent",
+                 "entries into Recovery", "into Loss", "into CWR",
+                 "congestion states from")
 
 
 def provenance_lines(prov):
@@ -465,7 +474,7 @@ def report_html(d, outdir):
         b.append(_table(["connection", "host"] + list(DECISION_HEAD) +
                         ["states"],
                         [[m["flow"], m["host"] or "-"] +
-                         [m[k] for k in DECISION_KEYS] + [m["states"] or "-"]
+                         [_dash(m[k]) for k in DECISION_KEYS] + [m["states"] or "-"]
                          for m in d["decisions"]],
                         range(2, 2 + len(DECISION_KEYS))))
     rows = limit_rows(d)

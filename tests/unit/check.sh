@@ -874,29 +874,32 @@ logs = {
     "limit-tcpev-missing-2": si(feat=0xff) + flow() + tcpev(15),
     "limit-app-extra-2": si(feat=0xff) + flow() +
         tcp(ev=3, fl=0xb3, rate=True, lim=limit()),
+    # "TCP event part": a CONG_STATE event, the state left in prev_state
+    "cong-state-0": si(feat=0x1ff) + flow() + tcpev(21, lim=limit()),
+    "cong-state-nolimit-0": si(feat=0x17f) + flow() + tcpev(21),
     "limit-unsaid-2": si(feat=0x7f) + flow() +
         tcp(fl=0xa3, rate=True, lim=limit()),
-    # "Growing the format": a header bit the reader does not know (0x100)
+    # "Growing the format": a header bit the reader does not know (0x200)
     # makes a record kind it does not know skipped, a known record longer
     # than its layout read as far as it goes; nothing else changes
-    "newer-kind200-0": si(feat=0x100) + flow() + hdr(200, 0xff, 48, 999) +
+    "newer-kind200-0": si(feat=0x200) + flow() + hdr(200, 0xff, 48, 999) +
         bytes(32) + tcp(),
     "kind200-2": si(feat=0x3f) + flow() + hdr(200, 0xff, 48, 999) + bytes(32) +
         tcp(),
     "kind200-unsaid-2": si() + flow() + hdr(200, 0xff, 48, 999) + bytes(32),
-    "newer-event0-2": si(feat=0x100) + hdr(0, 0, 32) + bytes(16),
-    "newer-flow88-0": si(feat=0x100) + flow(ns=7, ln=88) + bytes(8) + tcp(),
-    "newer-flow64-2": si(feat=0x100) + flow(ln=64)[:64] + tcp(),
-    "newer-tcp168-0": si(feat=0x100) + flow() + hdr(1, 0x23, 168) +
+    "newer-event0-2": si(feat=0x200) + hdr(0, 0, 32) + bytes(16),
+    "newer-flow88-0": si(feat=0x200) + flow(ns=7, ln=88) + bytes(8) + tcp(),
+    "newer-flow64-2": si(feat=0x200) + flow(ln=64)[:64] + tcp(),
+    "newer-tcp168-0": si(feat=0x200) + flow() + hdr(1, 0x23, 168) +
         tcp()[16:] + bytes(8),
-    "newer-tcp152-2": si(feat=0x100) + flow() + hdr(1, 0x23, 152) +
+    "newer-tcp152-2": si(feat=0x200) + flow() + hdr(1, 0x23, 152) +
         tcp()[16:152],
-    "newer-lost40-0": si(feat=0x100) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
+    "newer-lost40-0": si(feat=0x200) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
         bytes(8),
-    "newer-len264-cut-3": si(feat=0x100) + flow() + hdr(1, 0x23, 264) + bytes(4),
-    "newer-len1032-cut-2": si(feat=0x100) + flow() + hdr(1, 0x23, 1032) +
+    "newer-len264-cut-3": si(feat=0x200) + flow() + hdr(1, 0x23, 264) + bytes(4),
+    "newer-len1032-cut-2": si(feat=0x200) + flow() + hdr(1, 0x23, 1032) +
         bytes(4),
-    "newer-swapped-0": si(e=">", feat=0x100) + flow(e=">", ns=9, ln=88) +
+    "newer-swapped-0": si(e=">", feat=0x200) + flow(e=">", ns=9, ln=88) +
         bytes(8) + hdr(200, 0, 32, e=">") + bytes(16) + tcp(e=">"),
     "gzip-members-0": gzip.compress(si() + flow()) + gzip.compress(tcp()),
     "gzip-trailing-0": gzip.compress(si() + flow() + tcp()) + b"trailing",
@@ -919,7 +922,7 @@ done
 # a newer log's one warning, after what was read
 run -f magnet "$tmp/corner/newer-kind200-0.bin"
 check "corner newer-kind200: one warning naming the skipped kind" \
-	err_is 'this log is newer than this reader: .*features 0x100.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
+	err_is 'this log is newer than this reader: .*features 0x200.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
 run -f magnet "$tmp/corner/newer-flow88-0.bin"
 check "corner newer-flow88: its netns, and one warning: 1 record read in part" \
 	[ "$(cut -f37 "$tmp/out" | tail -n1)" = 7 ]

@@ -23,13 +23,13 @@ EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
             5: 'ip_out', 6: 'ip_in', 7: 'dev_out', 8: 'dev_in',
             9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in',
             14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state', 18: 'qdisc',
-            19: 'qdisc_enq', 20: 'wire_out'}
+            19: 'qdisc_enq', 20: 'wire_out', 21: 'cong_state'}
 RETRANS_KINDS = {1: 'rto', 2: 'fast', 3: 'tlp'}
 TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
-KNOWN = 0xff    # "Growing the format": the additions this decoder knows
+KNOWN = 0x1ff   # "Growing the format": the additions this decoder knows
 FEAT_LIMIT = 0x80
 CHRONOS = {0: 'none', 1: 'busy', 2: 'rwnd', 3: 'sndbuf'}
 
@@ -245,7 +245,7 @@ class Decoder:
         # "TCP event part": each column of its event only
         if 'tcpev' in f:
             q = f['tcpev']
-            if f['event'] == 17:
+            if f['event'] in (17, 21):
                 r['prev_state'] = q['prev_state']
             elif f['event'] == 14:
                 r['kind'] = RETRANS_KINDS.get(q['kind'], q['kind'])
@@ -332,12 +332,12 @@ class Decoder:
             self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                                     req=req, ret=ret)))
             return
-        if ev < 1 or ev > 20:
+        if ev < 1 or ev > 21:
             # "Growing the format": a kind a newer writer added, skipped
             if ev and self.newer:
                 return
             bad('unknown event %d' % ev)
-        if ev in (14, 15, 16, 17):
+        if ev in (14, 15, 16, 17, 21):
             # "TCP events": the TCP part, the rate part, the TCP event part
             if fl & (RF_HDR | RF_APP) or fl & (RF_TCP | RF_RATE) != \
                     RF_TCP | RF_RATE:
@@ -370,7 +370,7 @@ class Decoder:
                 want += 72
             elif ev in (18, 19):
                 want += 32
-        if ev in (1, 2, 3, 4, 14, 15, 16, 17) and lim:
+        if ev in (1, 2, 3, 4, 14, 15, 16, 17, 21) and lim:
             want += 32
         if short(want):
             bad('bad len %d want %d' % (ln, want))
@@ -386,7 +386,7 @@ class Decoder:
                  ca_name=fi['ca_name'] if fl & RF_TCP else b'',
                  pid=0, req=0, ret=0, comm=b'', ifindex=0, ip_id=0,
                  ip_tos=0, ip_ttl=0, ip_proto=0)
-        if ev in (1, 2, 3, 4, 14, 15, 16, 17):
+        if ev in (1, 2, 3, 4, 14, 15, 16, 17, 21):
             o = off + 16
             (f['len'], f['mark'], f['seq'], f['end_seq'], f['state'],
              f['ca_state'], f['wscale'], f['opts'], f['advmss'], _r) = \

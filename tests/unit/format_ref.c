@@ -53,6 +53,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_QDISC] = "qdisc",
 	[MAGNET_EV_QDISC_ENQ] = "qdisc_enq",
 	[MAGNET_EV_WIRE_OUT] = "wire_out",
+	[MAGNET_EV_CA_STATE] = "cong_state",
 };
 
 static const char *ref_event_name(unsigned int event)
@@ -244,7 +245,8 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 		n += snprintf(buf + n, size - n, "\t\t");
 	}
 	/* prev_state, kind, timeouts */
-	if (ev && r->event == MAGNET_EV_STATE)
+	if (ev && (r->event == MAGNET_EV_STATE ||
+		   r->event == MAGNET_EV_CA_STATE))
 		n += snprintf(buf + n, size - n, "\t%u\t\t", ev->prev_state);
 	else if (ev && r->event == MAGNET_EV_RETRANS && ev->kind >= 1 &&
 		 ev->kind <= 3)

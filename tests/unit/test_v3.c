@@ -989,7 +989,8 @@ static void tcpev_each(struct magnet_v3_dec *d, int k, void *ctx)
 static void test_tcpev(void)
 {
 	static const unsigned int evs[] = { MAGNET_EV_RETRANS, MAGNET_EV_RTO,
-					    MAGNET_EV_TLP, MAGNET_EV_STATE };
+					    MAGNET_EV_TLP, MAGNET_EV_STATE,
+					    MAGNET_EV_CA_STATE };
 	static struct magnet_v3_enc e;
 	_Alignas(8) unsigned char b[4 * MAGNET_V3_ENC_MAX];
 	const unsigned int whole = MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +

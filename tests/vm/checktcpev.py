@@ -26,6 +26,12 @@ ttpb2ascii's magnet text, against what the kernel says itself.
       per connection (the sender's port), the report's retrans_reached
       and retrans_not_reached must be those counts, and some originals
       must have reached and some not (the test must test something).
+  checktcpev.py cong TEXT MIB VERDICT SENDER
+      magnet-exp analyse's entries into the congestion states (VERDICT's
+      decisions of SENDER's connection ends), from the kernel's changes
+      (events=cong) when TEXT has cong_state events, else derived from the
+      records: into Recovery must be TcpExtTCPSackRecovery +
+      TcpExtTCPRenoRecovery, into Loss the RTO events out of Loss.
   checktcpev.py states TEXT POINTS RELEASE
       POINTS: what `ss -tanOe` showed at points of a connection's life, one
       line each "T0 T1 STATE COOKIE" (wall clock before and after ss, ss's
@@ -120,6 +126,52 @@ def retrans(text, mibfile):
     print("the most timeouts in a row before an RTO: %d" % most)
     if most < 1:
         bad.append("no RTO after another: the blackhole made no back-off")
+    fail(bad)
+
+
+def cong(text, mibfile, verdict, sender):
+    """magnet-exp's entries into the congestion states, of the sender's
+    connection ends (its verdict.json's decisions, @sender's address),
+    against the kernel: into Recovery = TcpExtTCPSackRecovery +
+    TcpExtTCPRenoRecovery (tcp_enter_recovery() counts one of them at
+    each entry); into Loss = the RTOs that fired out of Loss (an RTO in
+    Loss keeps it there; each RTO event is a TcpExtTCPTimeouts, checked by
+    retrans). From the kernel's own changes where the log has them
+    (events=cong: cong_from "events"), else derived from the records
+    ("records"); on a kernel with the tracepoint the log must have them."""
+    mib = {}
+    with open(mibfile) as f:
+        for line in f:
+            k, v = line.split()
+            mib[k] = int(v)
+    ev = collections.Counter()
+    rs = rows(text, {"rto", "cong_state"}, ev)
+    with open(verdict) as f:
+        d = json.load(f)
+    mine = [m for m in d["decisions"]
+            if m["flow"].startswith(sender + ":")]
+    froms = {m["cong_from"] for m in mine if m["recovery"] is not None}
+    rec = sum(m["recovery"] or 0 for m in mine)
+    loss = sum(m["loss"] or 0 for m in mine)
+    out_of_loss = sum(1 for r in rs if r["event"] == "rto" and
+                      r["ca_state"] != "4")
+    want_rec = mib["TcpExtTCPSackRecovery"] + mib["TcpExtTCPRenoRecovery"]
+    print("congestion states from %s: into Recovery %d (kernel %d), into "
+          "Loss %d (RTOs out of Loss %d); cong_state events %d" % (
+              "/".join(sorted(froms)) or "-", rec, want_rec, loss,
+              out_of_loss, ev["cong_state"]))
+    bad = []
+    want_from = "events" if ev["cong_state"] else "records"
+    if froms != {want_from}:
+        bad.append("congestion states from %s, want %s" % (froms, want_from))
+    if rec != want_rec:
+        bad.append("%d entries into Recovery, the kernel's %d" %
+                   (rec, want_rec))
+    if loss != out_of_loss:
+        bad.append("%d entries into Loss, %d RTOs out of Loss" %
+                   (loss, out_of_loss))
+    if not rec or not loss:
+        bad.append("no Recovery or no Loss: the test tests nothing")
     fail(bad)
 
 
@@ -330,5 +382,5 @@ def states(text, pointsfile, release):
 
 
 if __name__ == "__main__":
-    {"retrans": retrans, "reached": reached,
+    {"retrans": retrans, "reached": reached, "cong": cong,
      "states": states}[sys.argv[1]](*sys.argv[2:])

@@ -162,6 +162,8 @@ host_tcpev() {
 	$PY "$top/tests/vm/checktcpev.py" reached "$1/tcpev-retrans.txt" \
 		"$1/tcpev-snd.txt" "$1/tcpev-rcv.txt" "$1/tcpev.an/verdict.json" \
 		10.64.1.1
+	$PY "$top/tests/vm/checktcpev.py" cong "$1/tcpev.txt" "$1/tcpev.mib" \
+		"$1/tcpev.an/verdict.json" 10.64.1.1
 }
 
 # case_limits: the limit parts against each sender's TCP_INFO, the

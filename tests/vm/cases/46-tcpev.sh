@@ -38,7 +38,8 @@ for f in ("/proc/net/snmp", "/proc/net/netstat"):
             for k, x in zip(a[1:], b[1:]):
                 v[a[0][:-1] + k] = x
 for k in ("TcpRetransSegs", "TcpExtTCPFastRetrans", "TcpExtTCPTimeouts",
-          "TcpExtTCPLossProbes"):
+          "TcpExtTCPLossProbes", "TcpExtTCPSackRecovery",
+          "TcpExtTCPRenoRecovery"):
     print(k, v[k])'
 }
 
@@ -63,7 +64,11 @@ ss_point() {
 # truth must find its copy). The sender namespace's own counters are the truth
 # (checktcpev.py retrans): retransmissions = TcpRetransSegs, those of kind
 # fast = TcpExtTCPFastRetrans, RTO events = TcpExtTCPTimeouts, TLP events
-# that sent a probe = TcpExtTCPLossProbes. And whether each
+# that sent a probe = TcpExtTCPLossProbes; and magnet-exp's entries into
+# the congestion states (checktcpev.py cong, on the host), from the
+# kernel's changes (events=cong, 7.2) or derived from the records (5.10,
+# which refuses events=cong): into Recovery = TcpExtTCPSackRecovery +
+# TcpExtTCPRenoRecovery, into Loss = the RTOs that fired out of Loss. And whether each
 # retransmission's original had reached the receiver when its copy was
 # sent, in magnet-exp's report (from the sender's tcp_out and the
 # receiver's dev_in events), must be what tcpdump on the two devices saw
@@ -82,7 +87,25 @@ case_tcpev() {
 	tc -n mt-rtr qdisc add dev mtr1 parent 1:3 handle 30: netem loss 1%
 	tc -n mt-rtr filter add dev mtr1 parent 1: protocol ip u32 \
 		match ip dport 5201 0xffff flowid 1:3
-	insmod "$KO" events=tcp,dev,retrans,state omode=1 port=5201
+	# the congestion state's changes where the kernel has their
+	# tracepoint (5.15+); 5.10 refuses events=cong, naming it
+	ev=tcp,dev,retrans,state
+	case $(uname -r) in
+	5.10.*)
+		mark_log
+		if insmod "$KO" events=tcp,cong omode=1 2> /dev/null; then
+			rmmod magnet
+			log "events=cong loaded on a kernel without its tracepoint"
+			return 1
+		fi
+		new_log | grep "the tcp_cong_state_set tracepoint is not in this kernel" > /dev/null
+		;;
+	*) ev=$ev,cong ;;
+	esac
+	insmod "$KO" events=$ev omode=1 port=5201
+	case $ev in
+	*cong) grep -q "probe	TCP congestion state	tracepoint	tcp_cong_state_set" /proc/net/magnet_stats ;;
+	esac
 	grep -q "probe	TCP retransmission	tracepoint	tcp_retransmit_skb" /proc/net/magnet_stats
 	grep -q "probe	TCP RTO	ftrace	tcp_retransmit_timer" /proc/net/magnet_stats
 	grep -q "probe	TCP loss probe	kretprobe	tcp_send_loss_probe" /proc/net/magnet_stats
