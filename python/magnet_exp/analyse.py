@@ -362,7 +362,8 @@ class LogAnalysis:
         # order (prev_state of the first, then each state); its key
         self.decisions = {}
         self.state_paths = {}
-        # the sockets with congestion-state events (events=cong)
+        # the sockets with congestion-state events (events=cong): a log
+        # with any has every change of every socket it records
         self.cong_socks = set()
         self.sock_keys = {}
         # the interactive view's markers (view.py): (s from the log's
@@ -589,7 +590,9 @@ class LogAnalysis:
         """{"cong_from": "events", "records" or None, and per congestion
         state its entries: "recovery", "loss", "cwr", "disorder",
         "open"} of the socket @sock (decisions())"""
-        if sock in self.cong_socks:
+        if self.cong_socks:
+            # the log has the kernel's changes (events=cong): of every
+            # socket the filter kept, none for one that had none
             c = self.decisions.get(sock, Counter())
             got = {k: c["cong " + k] for k in _CA_STATES.values()}
             src = "events"
