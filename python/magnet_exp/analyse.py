@@ -1193,6 +1193,11 @@ def _decision(res, r, ev, t=None):
                    r["ifindex"] if qd else "",
                    fill + (int(r["len"] or 0),) if fill else None)] += 1
         return
+    # its congestion state, as the connection's other records show it
+    f = res.flows.get(_key(r))
+    if f is not None and r["ca_state"]:
+        _ca_seen(f, t * 1e9 + res.t0 if t is not None else f.last_ns,
+                 r["ca_state"])
     # by the socket (its cookie): a connecting socket's first change
     # comes before it has its local port
     sock = r["sock"] or _key(r)
@@ -1346,6 +1351,20 @@ def _acked(f, ts, acked):
         f.acked_b.append(acked)
 
 
+def _ca_seen(f, t, ca):
+    """a record of @f's socket with a TCP part (its TCP records and TCP
+    events) showed congestion state @ca at @t: a change from its last
+    such record is an entry into @ca (Flow.ca_entered, ca_changes)"""
+    if ca == f.ca_prev or not ca:
+        return
+    if f.ca_prev is not None:
+        name = _CA_STATES.get(int(ca), ca)
+        f.ca_entered[name] += 1
+        if len(f.ca_changes) < _MAX_CA_CHANGES:
+            f.ca_changes.append((t, name))
+    f.ca_prev = ca
+
+
 def _tcp(res, f, r, t, t0, csvs):
     f.tcp_records += 1
     f.state = r.int_("state")
@@ -1376,14 +1395,7 @@ def _tcp(res, f, r, t, t0, csvs):
         if f.limits is None:
             f.limits = Limits(f.first_ns)
         f.limits.record(t, r, vals)
-    ca = r["ca_state"]
-    if ca != f.ca_prev:
-        if f.ca_prev is not None:
-            name = _CA_STATES.get(int(ca), ca) if ca else "?"
-            f.ca_entered[name] += 1
-            if len(f.ca_changes) < _MAX_CA_CHANGES:
-                f.ca_changes.append((t, name))
-        f.ca_prev = ca
+    _ca_seen(f, t, r["ca_state"])
     ts = (t - t0) / 1e9
     _acked(f, ts, vals["bytes_acked"])
     if r["event"] == "tcp_in" and vals["rtt_us"] > 0:

@@ -242,7 +242,7 @@ DECISIONS_INTRO = ("Per connection end (events=retrans, state): its "
                    "congestion states Recovery, Loss and CWR, from the "
                    "kernel's own changes (events=cong, where the kernel "
                    "has tcp:tcp_cong_state_set: \"events\") or else "
-                   "derived from its TCP records' ca_state (\"records\": "
+                   "derived from the ca_state of its records (\"records\": "
                    "a lower bound, a state entered and left between two "
                    "records is not seen), and the TCP states it went "
                    "through.")

@@ -31,7 +31,8 @@ ttpb2ascii's magnet text, against what the kernel says itself.
       decisions of SENDER's connection ends), from the kernel's changes
       (events=cong) when TEXT has cong_state events, else derived from the
       records: into Recovery must be TcpExtTCPSackRecovery +
-      TcpExtTCPRenoRecovery, into Loss the RTO events out of Loss.
+      TcpExtTCPRenoRecovery, into Loss the RTO events out of Loss
+      (derived: at most those, and at least 97% of them).
   checktcpev.py states TEXT POINTS RELEASE
       POINTS: what `ss -tanOe` showed at points of a connection's life, one
       line each "T0 T1 STATE COOKIE" (wall clock before and after ss, ss's
@@ -164,12 +165,15 @@ def cong(text, mibfile, verdict, sender):
     want_from = "events" if ev["cong_state"] else "records"
     if froms != {want_from}:
         bad.append("congestion states from %s, want %s" % (froms, want_from))
-    if rec != want_rec:
-        bad.append("%d entries into Recovery, the kernel's %d" %
-                   (rec, want_rec))
-    if loss != out_of_loss:
-        bad.append("%d entries into Loss, %d RTOs out of Loss" %
-                   (loss, out_of_loss))
+    # the kernel's changes: exact; derived from the records: a lower
+    # bound (a state entered and left between two of a socket's records
+    # is not seen: 151 of 152 on 5.10, 2026-12-05), within 3%
+    if want_from == "events" and (rec, loss) != (want_rec, out_of_loss) or \
+            rec > want_rec or loss > out_of_loss or \
+            rec < want_rec * 0.97 or loss < out_of_loss * 0.97:
+        bad.append("%d entries into Recovery, the kernel's %d; %d into "
+                   "Loss, %d RTOs out of Loss" % (rec, want_rec, loss,
+                                                  out_of_loss))
     if not rec or not loss:
         bad.append("no Recovery or no Loss: the test tests nothing")
     fail(bad)
