@@ -84,12 +84,19 @@ def fail(msgs):
     sys.exit(1 if msgs else 0)
 
 
-def retrans(text, mibfile):
+def read_mib(path):
+    """the sender namespace's counters: {name: value} of "name value"
+    lines"""
     mib = {}
-    with open(mibfile) as f:
+    with open(path) as f:
         for line in f:
             k, v = line.split()
             mib[k] = int(v)
+    return mib
+
+
+def retrans(text, mibfile):
+    mib = read_mib(mibfile)
     ev = collections.Counter()
     rs = rows(text, {"lost", "retrans", "rto", "tlp"}, ev)
     lost = [r for r in rs if r["event"] == "lost"]
@@ -140,11 +147,7 @@ def cong(text, mibfile, verdict, sender):
     retrans). From the kernel's own changes where the log has them
     (events=cong: cong_from "events"), else derived from the records
     ("records"); on a kernel with the tracepoint the log must have them."""
-    mib = {}
-    with open(mibfile) as f:
-        for line in f:
-            k, v = line.split()
-            mib[k] = int(v)
+    mib = read_mib(mibfile)
     ev = collections.Counter()
     rs = rows(text, {"rto", "cong_state"}, ev)
     with open(verdict) as f:
