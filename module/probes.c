@@ -14,7 +14,10 @@
  * kretprobe: from its entry to its return the CPU's retransmissions of
  * that socket are the probe's, and its return records it with what it
  * sent); tcpev.c has their handlers and the tracepoints' (retransmissions,
- * state changes), which tracepoints.c registers.
+ * state changes), which tracepoints.c registers. Receive-buffer
+ * autotuning (events=rcvbuf): tcp_rcvbuf_grow, else tcp_rcv_space_adjust (a
+ * kretprobe: its entry notes the socket's buffer and window clamp, its
+ * return records them if they grew; rec_tcp.c).
  *
  * Three more handlers record nothing: tcp_add_backlog's (ftrace) notes
  * where a socket's backlog starts; the return of __release_sock (a
@@ -157,6 +160,45 @@ static int notrace magnet_tlp_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 NOKPROBE_SYMBOL(magnet_tlp_ret);
+
+/*
+ * tcp_rcvbuf_grow(sk, ...) or tcp_rcv_space_adjust(sk) (events=rcvbuf):
+ * receive-buffer autotuning, with the socket held. Its entry keeps
+ * the socket, its sk_rcvbuf and window_clamp in the instance (struct
+ * magnet_app_call's sk, seq and req); its return writes a RCVBUF event if
+ * either changed.
+ */
+static int notrace magnet_rcvbuf_entry(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	struct magnet_app_call *call = (struct magnet_app_call *)ri->data;
+	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
+
+	magnet_krp_sweep(container_of(get_kretprobe(ri), struct magnet_probe,
+				      krp));
+	if (unlikely(!sk) || !sk_fullsock(sk) ||
+	    sk->sk_protocol != IPPROTO_TCP)
+		return 1;	/* no return probe */
+	call->sk = sk;
+	call->seq = (u32)READ_ONCE(sk->sk_rcvbuf);
+	call->req = READ_ONCE(tcp_sk(sk)->window_clamp);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_rcvbuf_entry);
+
+static int notrace magnet_rcvbuf_ret(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	const struct magnet_app_call *call =
+		(const struct magnet_app_call *)ri->data;
+	struct sock *sk = call->sk;
+
+	if ((u32)READ_ONCE(sk->sk_rcvbuf) != call->seq ||
+	    READ_ONCE(tcp_sk(sk)->window_clamp) != (u32)call->req)
+		magnet_record_rcvbuf(sk, call->seq, (u32)call->req);
+	return 0;
+}
+NOKPROBE_SYMBOL(magnet_rcvbuf_ret);
 
 static void notrace magnet_probe_missed(struct ftrace_ops *op)
 {
@@ -346,6 +388,13 @@ static const struct magnet_candidate magnet_rto_c[] = {
 	{ "tcp_retransmit_timer" }, { NULL } };
 static const struct magnet_candidate magnet_tlp_c[] = {
 	{ "tcp_send_loss_probe" }, { NULL } };
+/*
+ * where the buffer grows: tcp_rcvbuf_grow(sk, ...) where the kernel has it
+ * apart (7.x: tcp_rcv_space_adjust calls it, and so does an out-of-order
+ * arrival), else tcp_rcv_space_adjust(sk), which grows it itself
+ */
+static const struct magnet_candidate magnet_rcvbuf_c[] = {
+	{ "tcp_rcvbuf_grow" }, { "tcp_rcv_space_adjust" }, { NULL } };
 static const struct magnet_candidate magnet_app_send_c[] = {
 	{ "tcp_sendmsg" }, { NULL } };
 static const struct magnet_candidate magnet_app_recv_c[] = {
@@ -421,6 +470,9 @@ static struct magnet_probe magnet_probes[] = {
 	{ .what = "TCP loss probe", .layer = MAGNET_LAYER_RETRANS,
 	  .direction = MAGNET_DIR_OUT, .candidates = magnet_tlp_c,
 	  .entry = magnet_tlp_entry, .ret = magnet_tlp_ret },
+	{ .what = "TCP receive buffer autotuning", .layer = MAGNET_LAYER_RCVBUF,
+	  .direction = MAGNET_DIR_IN, .candidates = magnet_rcvbuf_c,
+	  .entry = magnet_rcvbuf_entry, .ret = magnet_rcvbuf_ret },
 #if MAGNET_HAVE_QDISC_ENQUEUE
 	/* before qdisc:qdisc_enqueue (tracepoints.c), which needs it */
 	FTRACE_PROBE("qdisc enqueue entry", MAGNET_LAYER_QDISC, MAGNET_DIR_OUT,
@@ -536,6 +588,8 @@ int magnet_probes_register(unsigned int layers, unsigned int dirmask)
 	BUILD_BUG_ON(!__same_type(&__release_sock, void (*)(struct sock *)));
 	BUILD_BUG_ON(!MAGNET_RTO_SIGNATURE_OK);
 	BUILD_BUG_ON(!MAGNET_TLP_SIGNATURE_OK);
+	BUILD_BUG_ON(!__same_type(&tcp_rcv_space_adjust,
+				  void (*)(struct sock *)));
 
 	for (i = 0; i < ARRAY_SIZE(magnet_probes); i++) {
 		struct magnet_probe *p = &magnet_probes[i];

@@ -370,3 +370,55 @@ filtered:
 	magnet_ring_filtered();
 }
 NOKPROBE_SYMBOL(magnet_record_tcpev);
+
+/*
+ * Receive-buffer autotuning (events=rcvbuf; probes.c): the call to
+ * tcp_rcv_space_adjust() of the full TCP socket @sk, which holds it (its
+ * owner, or the softirq with it locked), left sk_rcvbuf at other than
+ * @rcvbuf or window_clamp at other than @clamp: a RCVBUF event with the TCP
+ * part and the rcvbuf part, the values after and before.
+ */
+void notrace magnet_record_rcvbuf(struct sock *sk, u32 rcvbuf, u32 clamp)
+{
+	const struct magnet_filter *f = magnet_filter();
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct magnet_v3_rcvbuf *rb;
+	struct magnet_v3_tcp *t;
+	struct magnet_rec c;
+	u16 lport, rport;
+	u32 mark;
+
+	if (!(f->events & MAGNET_LAYER_RCVBUF) || !(f->dir & MAGNET_FDIR_IN))
+		goto filtered;
+	lport = ntohs(inet_sk(sk)->inet_sport);
+	rport = ntohs(sk->sk_dport);
+	mark = READ_ONCE(sk->sk_mark);
+	if (!magnet_sock_ok(f, sk, lport, rport, mark))
+		goto filtered;
+	t = magnet_rec_begin_sock(&c, sk, lport, rport,
+				  READ_ONCE(inet_csk(sk)->icsk_ca_ops),
+				  MAGNET_EV_RCVBUF,
+				  MAGNET_RF_SOCK | MAGNET_RF_TCP,
+				  MAGNET_V3_TCP_SIZE + MAGNET_V3_RCVBUF_SIZE);
+	if (!t)
+		return;
+	t->len = 0;
+	t->mark = mark;
+	t->seq = 0;
+	t->end_seq = 0;
+	magnet_fill_tcp(t, sk);
+	rb = (struct magnet_v3_rcvbuf *)(t + 1);
+	rb->rcvbuf = (u32)READ_ONCE(sk->sk_rcvbuf);
+	rb->rcvbuf_before = rcvbuf;
+	rb->window_clamp = READ_ONCE(tp->window_clamp);
+	rb->window_clamp_before = clamp;
+	rb->rcv_ssthresh = READ_ONCE(tp->rcv_ssthresh);
+	rb->space = (u32)READ_ONCE(tp->rcvq_space.space);
+	rb->rcv_rtt_us = READ_ONCE(tp->rcv_rtt_est.rtt_us) >> 3;
+	rb->reserved = 0;
+	magnet_rec_end(&c);
+	return;
+filtered:
+	magnet_ring_filtered();
+}
+NOKPROBE_SYMBOL(magnet_record_rcvbuf);

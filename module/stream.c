@@ -134,6 +134,9 @@ bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 	rd->lim = magnet_cfg.limit &&
 		    magnet_v3_limit(&magnet_flows_seen, &rd->limit_part) ?
 		    &rd->limit_part : NULL;
+	rd->rcvbuf = unlikely(rd->rec.event == MAGNET_EV_RCVBUF) &&
+		     magnet_v3_rcvbuf(&magnet_flows_seen, &rd->rcvbuf_part) ?
+		     &rd->rcvbuf_part : NULL;
 	magnet_stream_emit(rd, &rd->rec, rate ? &x : NULL);
 	return rd->rec.event == MAGNET_EV_LOST;
 }

@@ -107,6 +107,9 @@ struct magnet_reader {
 	/* rec's limit part, if it has one (text and web10g) */
 	const struct magnet_v3_limit *lim;
 	struct magnet_v3_limit limit_part;
+	/* the RCVBUF event's rcvbuf part, or NULL */
+	const struct magnet_v3_rcvbuf *rcvbuf;
+	struct magnet_v3_rcvbuf rcvbuf_part;
 	bool mapped;		/* the rings are mapped: TAKE may be used */
 	unsigned long reset_gen;	/* v3: the reset its FLOW records
 					 * were last written again for */

@@ -1130,6 +1130,7 @@ decoded:
 			struct magnet_v3_tcpev te;
 			struct magnet_v3_qdisc qd;
 			struct magnet_v3_limit lm;
+			struct magnet_v3_rcvbuf rb;
 
 			len = magnet_format_text(line, &rec,
 						 v3 && magnet_v3_rate(v3d, &x) ?
@@ -1141,7 +1142,9 @@ decoded:
 						 v3 && magnet_v3_qdisc(v3d, &qd) ?
 						 &qd : NULL,
 						 v3 && magnet_v3_limit(v3d, &lm) ?
-						 &lm : NULL, netns,
+						 &lm : NULL,
+						 v3 && magnet_v3_rcvbuf(v3d, &rb) ?
+						 &rb : NULL, netns,
 						 si.realtime_offset_ns);
 			break;
 		}

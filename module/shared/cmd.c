@@ -74,6 +74,7 @@ static const struct {
 	{ "qdisc", MAGNET_LAYER_QDISC },
 	{ "wire", MAGNET_LAYER_WIRE },
 	{ "cong", MAGNET_LAYER_CONG },
+	{ "rcvbuf", MAGNET_LAYER_RCVBUF },
 	{ "all", MAGNET_LAYER_ALL },
 };
 
@@ -86,7 +87,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 	while (len && is_blank(buf[len - 1]))
 		len--;
 	if (!len) {
-		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire, cong or all)";
+		*err = "empty layer list (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire, cong, rcvbuf or all)";
 		return -1;
 	}
 	while (pos <= len) {
@@ -105,7 +106,7 @@ int magnet_parse_events(const char *buf, size_t len, unsigned int *mask,
 			}
 		}
 		if (!found) {
-			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire, cong or all, comma-separated)";
+			*err = "unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire, cong, rcvbuf or all, comma-separated)";
 			return -1;
 		}
 		pos = end + 1;

@@ -352,7 +352,7 @@ static int flt_value(__u32 flag, const char *v, size_t n,
 		return 0;
 	case MAGNET_FT_EVENTS:
 		if (magnet_parse_events(v, n, &mask, err)) {
-			*err = "events: unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire, cong or all, comma-separated)";
+			*err = "events: unknown layer (use app, tcp, ip, dev, drop, retrans, state, qdisc, wire, cong, rcvbuf or all, comma-separated)";
 			return -1;
 		}
 		f->events = mask;

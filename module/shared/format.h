@@ -59,6 +59,10 @@ struct magnet_v3_slot;	/* v3.h */
 	X(, chrono, , ) X(, chrono_us, , ) X(, busy_us, , )		\
 	X(, rwnd_limited_us, , ) X(, sndbuf_limited_us, , )		\
 	X(, reordering, , ) X(, reord_seen, , ) X(, dsack_dups, , )
+#define MAGNET_TEXT_COLS_RCVBUF(X)	/* an rcvbuf part */		\
+	X(, rcvbuf, , ) X(, rcvbuf_before, , ) X(, window_clamp, , )	\
+	X(, window_clamp_before, , ) X(, rcv_ssthresh, , )		\
+	X(, rcv_space, , ) X(, rcv_rtt_us, , )
 #define MAGNET_TEXT_COLS_LOST(X) X(, lost, , )	/* LOST and RESET */
 
 /* every column, in order */
@@ -70,7 +74,8 @@ struct magnet_v3_slot;	/* v3.h */
 	MAGNET_TEXT_COLS_TCP(X) MAGNET_TEXT_COLS_RATE(X)		\
 	MAGNET_TEXT_COLS_BBR(X) MAGNET_TEXT_COLS_DROP(X)		\
 	MAGNET_TEXT_COLS_TCPEV(X) MAGNET_TEXT_COLS_QDISC(X)		\
-	MAGNET_TEXT_COLS_LIMIT(X) MAGNET_TEXT_COLS_LOST(X)
+	MAGNET_TEXT_COLS_LIMIT(X) MAGNET_TEXT_COLS_RCVBUF(X)		\
+	MAGNET_TEXT_COLS_LOST(X)
 
 /* how many columns a table has: MAGNET_TEXT_N(MAGNET_TEXT_COLS_IP) */
 #define MAGNET_TEXT_ONE(type, name, dims, kind) + 1
@@ -286,7 +291,11 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * busy_us, rwnd_limited_us and sndbuf_limited_us tcp_info's
  * tcpi_busy_time (the three chronographs summed), tcpi_rwnd_limited and
  * tcpi_sndbuf_limited, in µs as the kernel computes them, then
- * reordering, reord_seen and dsack_dups; each empty otherwise. @netns: the
+ * reordering, reord_seen and dsack_dups; each empty otherwise. @rb: an
+ * RCVBUF event's rcvbuf part (magnet_v3_rcvbuf()), or NULL: rcvbuf,
+ * rcvbuf_before, window_clamp, window_clamp_before, rcv_ssthresh (bytes),
+ * rcv_space (bytes read in the last measured round trip) and rcv_rtt_us;
+ * each empty otherwise. @netns: the
  * event's network namespace (version 3's FLOW record), 0 if unknown: an
  * empty column. @buf must hold
  * MAGNET_TEXT_LINE_MAX bytes. Return the length (0 for an unknown event
@@ -298,7 +307,8 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_drop *drop,
 		       const struct magnet_v3_tcpev *ev,
 		       const struct magnet_v3_qdisc *qd,
-		       const struct magnet_v3_limit *lim, __u32 netns,
+		       const struct magnet_v3_limit *lim,
+		       const struct magnet_v3_rcvbuf *rb, __u32 netns,
 		       __s64 realtime_offset_ns);
 /* tcp_info's delivery rate (bytes/s) of a rate part, with the MSS @mss */
 __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);

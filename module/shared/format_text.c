@@ -28,6 +28,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_QDISC_ENQ] = "qdisc_enq",
 	[MAGNET_EV_WIRE_OUT] = "wire_out",
 	[MAGNET_EV_CA_STATE] = "cong_state",
+	[MAGNET_EV_RCVBUF] = "rcvbuf",
 };
 
 /* struct magnet_v3_tcpev's kind: of a RETRANS event, of a TLP event */
@@ -122,7 +123,8 @@ static const char *const magnet_chronos[4] = {
  * columns, as format.h's MAGNET_TEXT_COLUMNS lists them. The widest line
  * (every field at its widest, IPv6, 16-byte comm and ca_name, a BBR rate
  * part, a netns, a drop part with 31-byte names, a TCP event part, a
- * qdisc part, a limit part) is 1028 bytes (test_format checks);
+ * qdisc part, a limit part, an rcvbuf part) is 1058 bytes (test_format
+ * checks);
  * MAGNET_TEXT_LINE_MAX is 1152.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
@@ -130,7 +132,8 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_drop *drop,
 		       const struct magnet_v3_tcpev *ev,
 		       const struct magnet_v3_qdisc *qd,
-		       const struct magnet_v3_limit *lim, __u32 netns,
+		       const struct magnet_v3_limit *lim,
+		       const struct magnet_v3_rcvbuf *rb, __u32 netns,
 		       __s64 realtime_offset_ns)
 {
 	const char *name = magnet_event_name(r->event);
@@ -321,6 +324,17 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, lim->dsack_dups);
 	} else {
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_LIMIT));
+	}
+	if (rb && r->event == MAGNET_EV_RCVBUF) {
+		MAGNET_COL_U32(p, rb->rcvbuf);
+		MAGNET_COL_U32(p, rb->rcvbuf_before);
+		MAGNET_COL_U32(p, rb->window_clamp);
+		MAGNET_COL_U32(p, rb->window_clamp_before);
+		MAGNET_COL_U32(p, rb->rcv_ssthresh);
+		MAGNET_COL_U32(p, rb->space);
+		MAGNET_COL_U32(p, rb->rcv_rtt_us);
+	} else {
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_RCVBUF));
 	}
 	*p++ = '\t';
 out:

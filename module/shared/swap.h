@@ -101,6 +101,9 @@ MAGNET_SWAP_FN(magnet_swap_v3_tcpev, MAGNET_V3_TCPEV_PART)
 #define MAGNET_SWAP_T struct magnet_v3_limit
 MAGNET_SWAP_FN(magnet_swap_v3_limit, MAGNET_V3_LIMIT_PART)
 #undef MAGNET_SWAP_T
+#define MAGNET_SWAP_T struct magnet_v3_rcvbuf
+MAGNET_SWAP_FN(magnet_swap_v3_rcvbuf, MAGNET_V3_RCVBUF_PART)
+#undef MAGNET_SWAP_T
 
 /*
  * A version 2 record: the TCP snapshot or, with RF_HDR, the packet header
@@ -170,6 +173,10 @@ static inline void magnet_swap_v3(unsigned char *p)
 			magnet_swap_v3_limit(p + MAGNET_V3_TCP_SIZE +
 					     MAGNET_V3_RATE_SIZE +
 					     MAGNET_V3_TCPEV_SIZE);
+		return;
+	case MAGNET_EV_RCVBUF:	/* the TCP part, the rcvbuf part */
+		magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);
+		magnet_swap_v3_rcvbuf(p + MAGNET_V3_TCP_SIZE);
 		return;
 	}
 	magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);

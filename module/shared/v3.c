@@ -25,7 +25,7 @@
  * no room for a TCP snapshot or a rate part, and a record holds a TCP
  * snapshot or a packet header, not both.
  */
-enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV, V3_QDISC };
+enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV, V3_QDISC, V3_RCVBUF };
 
 /*
  * The additions to version 3 this reader knows (record.h): all of them,
@@ -55,6 +55,8 @@ static unsigned int v3_event_feature(unsigned int event)
 		return MAGNET_V3_FEAT_TCPEV;
 	case MAGNET_EV_CA_STATE:
 		return MAGNET_V3_FEAT_CA_STATE;
+	case MAGNET_EV_RCVBUF:
+		return MAGNET_V3_FEAT_RCVBUF;
 	case MAGNET_EV_QDISC:
 		return MAGNET_V3_FEAT_QDISC;
 	case MAGNET_EV_QDISC_ENQ:
@@ -104,6 +106,10 @@ static int v3_layout(unsigned int event, unsigned int flags)
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE |
 				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
 		       (MAGNET_RF_TCP | MAGNET_RF_RATE) ? V3_TCPEV : V3_NONE;
+	case MAGNET_EV_RCVBUF:
+		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE |
+				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
+		       MAGNET_RF_TCP ? V3_RCVBUF : V3_NONE;
 	}
 	return V3_NONE;
 }
@@ -581,6 +587,9 @@ V3_GETTER(v3_get_tcpev, struct magnet_v3_tcpev, struct magnet_v3_tcpev,
 /* the limit part, at @b, into its own struct */
 V3_GETTER(v3_get_limit, struct magnet_v3_limit, struct magnet_v3_limit,
 	  0, MAGNET_V3_LIMIT_PART, V3_GET_ALL)
+/* the rcvbuf part, at @b, into its own struct */
+V3_GETTER(v3_get_rcvbuf, struct magnet_v3_rcvbuf, struct magnet_v3_rcvbuf,
+	  0, MAGNET_V3_RCVBUF_PART, V3_GET_ALL)
 /* the rate part, at @b, into its own struct */
 V3_GETTER(v3_get_rate, struct magnet_v3_rate, struct magnet_v3_rate,
 	  0, MAGNET_V3_RATE_PART, V3_GET_ALL)
@@ -609,6 +618,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	d->tcpev = NULL;
 	d->qdisc = NULL;
 	d->limit = NULL;
+	d->rcvbuf = NULL;
 	d->netns = 0;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
 		if (!v3_len_ok(d, len, MAGNET_V3_COUNT_SIZE))
@@ -714,6 +724,11 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		}
 		if (!v3_len_ok(d, len, want))
 			return v3_bad_len(d, len, want, "TCP event");
+	} else if (layout == V3_RCVBUF) {
+		base = MAGNET_V3_TCP_SIZE;
+		want = MAGNET_V3_TCP_SIZE + MAGNET_V3_RCVBUF_SIZE;
+		if (!v3_len_ok(d, len, want))
+			return v3_bad_len(d, len, want, "rcvbuf");
 	} else if (layout == V3_PKT || layout == V3_DROP ||
 		   layout == V3_QDISC) {
 		unsigned int th = len >= MAGNET_V3_PKT_SIZE ?
@@ -737,7 +752,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 					  "qdisc" : "packet");
 	} else {
 		snprintf(d->err, sizeof(d->err),
-			 "event %u with flags 0x%02x: a TCP snapshot and a packet header, a TCP snapshot in a packet record, or a TCP event without its TCP and rate parts",
+			 "event %u with flags 0x%02x: a TCP snapshot and a packet header, a TCP snapshot in a packet record, or an event without the parts its kind has",
 			 event, flags);
 		return -1;
 	}
@@ -777,7 +792,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	if (!v3_is_app(event))
 		V3_ZERO(r, pid, comm);
 
-	if (layout == V3_TCP || layout == V3_TCPEV) {
+	if (layout == V3_TCP || layout == V3_TCPEV || layout == V3_RCVBUF) {
 		v3_get_tcp(r, b, sw);
 		if (v3_is_app(event))
 			v3_get_app(r, b, sw);
@@ -786,6 +801,9 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		if (layout == V3_TCPEV) {
 			d->rate = b + base;
 			d->tcpev = b + base + MAGNET_V3_RATE_SIZE;
+			d->rate_swapped = sw;
+		} else if (layout == V3_RCVBUF) {
+			d->rcvbuf = b + base;
 			d->rate_swapped = sw;
 		} else if (flags & MAGNET_RF_RATE) {
 			d->rate = b + base;
@@ -865,6 +883,15 @@ int magnet_v3_limit(const struct magnet_v3_dec *d, struct magnet_v3_limit *x)
 	if (!d->limit)
 		return 0;
 	v3_get_limit(x, d->limit, d->rate_swapped);
+	return 1;
+}
+
+int magnet_v3_rcvbuf(const struct magnet_v3_dec *d,
+		     struct magnet_v3_rcvbuf *x)
+{
+	if (!d->rcvbuf)
+		return 0;
+	v3_get_rcvbuf(x, d->rcvbuf, d->rate_swapped);
 	return 1;
 }
 

@@ -122,6 +122,8 @@ struct magnet_v3_dec {
 	/* the limit part of the TCP_OUT, TCP_IN or TCP event decoded last,
 	 * or NULL */
 	const unsigned char *limit;
+	/* the rcvbuf part of the RCVBUF event decoded last, or NULL */
+	const unsigned char *rcvbuf;
 	/*
 	 * The log's TCP_OUT, TCP_IN and TCP event records carry the limit
 	 * part (its features have MAGNET_V3_FEAT_LIMIT and this reader knows
@@ -255,6 +257,13 @@ int magnet_v3_tcpev(const struct magnet_v3_dec *d, struct magnet_v3_tcpev *x);
  * if it has none (another event, or a log without them).
  */
 int magnet_v3_limit(const struct magnet_v3_dec *d, struct magnet_v3_limit *x);
+
+/*
+ * The rcvbuf part of the RCVBUF event magnet_v3_decode() returned last
+ * (its record unchanged since): 1, or 0 if that was no RCVBUF event.
+ */
+int magnet_v3_rcvbuf(const struct magnet_v3_dec *d,
+		     struct magnet_v3_rcvbuf *x);
 
 /*
  * The qdisc part of the QDISC event magnet_v3_decode() returned last (its

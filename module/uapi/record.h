@@ -75,7 +75,11 @@ enum magnet_event {
 	 * (events=cong); its TCP part's ca_state is the state entered, its
 	 * TCP event part's prev_state the state left */
 	MAGNET_EV_CA_STATE = 21,
-	MAGNET_EV_MAX = MAGNET_EV_CA_STATE,
+	/* version 3 only: receive-buffer autotuning grew the socket's
+	 * receive buffer or window clamp (events=rcvbuf), the TCP part and
+	 * the rcvbuf part (struct magnet_v3_rcvbuf): the values after */
+	MAGNET_EV_RCVBUF = 22,
+	MAGNET_EV_MAX = MAGNET_EV_RCVBUF,
 };
 
 /* the layers of the events= parameter */
@@ -93,10 +97,13 @@ enum magnet_event {
 #define MAGNET_LAYER_WIRE 0x100
 /* congestion-state changes (events=cong), too */
 #define MAGNET_LAYER_CONG 0x200
+/* receive-buffer autotuning (events=rcvbuf), too */
+#define MAGNET_LAYER_RCVBUF 0x400
 /* what only format 3 carries */
 #define MAGNET_LAYER_V3_ONLY (MAGNET_LAYER_DROP | MAGNET_LAYER_RETRANS | \
 			      MAGNET_LAYER_STATE | MAGNET_LAYER_QDISC | \
-			      MAGNET_LAYER_WIRE | MAGNET_LAYER_CONG)
+			      MAGNET_LAYER_WIRE | MAGNET_LAYER_CONG | \
+			      MAGNET_LAYER_RCVBUF)
 
 /* struct magnet_v3_tcpev's kind: what made a RETRANS event */
 #define MAGNET_RETRANS_RTO 1	/* in loss recovery (icsk_ca_state Loss):
@@ -311,6 +318,7 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 /* the limit part, last in TCP_OUT, TCP_IN and TCP event records */
 #define MAGNET_V3_FEAT_LIMIT 0x80
 #define MAGNET_V3_FEAT_CA_STATE 0x100	/* CA_STATE (21), a TCP event */
+#define MAGNET_V3_FEAT_RCVBUF 0x200	/* RCVBUF (22) */
 /*
  * What a header's features of 0 means: a writer from before the field,
  * whose records may use any addition made until then (this never grows)
@@ -320,7 +328,8 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 				   MAGNET_V3_FEAT_QDISC | MAGNET_V3_FEAT_QDISC_ENQ)
 /* every addition this tree writes and reads: UNSAID's, and each new bit */
 #define MAGNET_V3_FEATURES (MAGNET_V3_FEATURES_UNSAID | MAGNET_V3_FEAT_WIRE | \
-			    MAGNET_V3_FEAT_LIMIT | MAGNET_V3_FEAT_CA_STATE)
+			    MAGNET_V3_FEAT_LIMIT | MAGNET_V3_FEAT_CA_STATE | \
+			    MAGNET_V3_FEAT_RCVBUF)
 /*
  * The longest record a reader accepts from a log that uses an addition it
  * does not know (a later writer's may be longer than any it knows); from a
@@ -384,6 +393,11 @@ struct magnet_v3_limit {
 #define MAGNET_CHRONO_RWND 2
 #define MAGNET_CHRONO_SNDBUF 3
 
+/* RCVBUF, after the TCP part: the receive buffer autotuning left */
+struct magnet_v3_rcvbuf {
+	MAGNET_V3_RCVBUF_PART(MAGNET_SCHEMA_MEMBER)
+};
+
 /* QDISC, last (after the packet part and its options): the qdisc */
 struct magnet_v3_qdisc {
 	MAGNET_V3_QDISC_PART(MAGNET_SCHEMA_MEMBER)
@@ -410,6 +424,7 @@ struct magnet_v3_qdisc {
 #define MAGNET_V3_TCPEV_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_TCPEV_PART)	/* the part alone: no header */
 #define MAGNET_V3_QDISC_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_QDISC_PART)	/* the part alone: no header */
 #define MAGNET_V3_LIMIT_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_LIMIT_PART)	/* the part alone: no header */
+#define MAGNET_V3_RCVBUF_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_RCVBUF_PART)	/* the part alone: no header */
 #define MAGNET_V3_MAX_SIZE (MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE)
 
 /* no hidden padding: every byte of a part is a field of its table */
@@ -446,6 +461,9 @@ MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_qdisc) == MAGNET_V3_QDISC_SIZE &&
 		     "v3 qdisc part (a QDISC record no longer than a DROP one)");
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_limit) == MAGNET_V3_LIMIT_SIZE,
 		     "v3 limit part");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rcvbuf) == MAGNET_V3_RCVBUF_SIZE &&
+		     MAGNET_V3_RCVBUF_SIZE % 8 == 0,
+		     "v3 rcvbuf part");
 MAGNET_STATIC_ASSERT(MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
 		     MAGNET_V3_LIMIT_SIZE <= MAGNET_V3_MAX_SIZE,
 		     "v3 TCP record with its limit part");

@@ -333,6 +333,31 @@
 	X(__u8, reserved, , R)
 
 /*
+ * A RCVBUF event (struct magnet_v3_rcvbuf): the TCP part (no rate part),
+ * then this part, last: the receiver's autotuning (tcp_rcv_space_adjust,
+ * Linux's "DRS") as it left the socket, each time it grew the receive
+ * buffer or the window clamp. Values after the growth; the TCP part's
+ * rcv_wnd is the window last advertised.
+ */
+#define MAGNET_V3_RCVBUF_PART(X)					\
+	/* sk_rcvbuf: the receive buffer, bytes; its value before */	\
+	X(__u32, rcvbuf, , F)						\
+	X(__u32, rcvbuf_before, , F)					\
+	/* tp->window_clamp: the largest window TCP may advertise, bytes;	\
+	 * its value before */						\
+	X(__u32, window_clamp, , F)					\
+	X(__u32, window_clamp_before, , F)				\
+	/* tp->rcv_ssthresh: the window's current limit, bytes */	\
+	X(__u32, rcv_ssthresh, , F)					\
+	/* tp->rcvq_space.space: the bytes the application read in the	\
+	 * last measured round trip, which the buffer is sized from	\
+	 * (tcp_info's tcpi_rcv_space) */				\
+	X(__u32, space, , F)						\
+	/* the receiver's RTT estimate (rcv_rtt_est, tcpi_rcv_rtt), µs */	\
+	X(__u32, rcv_rtt_us, , F)					\
+	X(__u32, reserved, , R)
+
+/*
  * A QDISC event (struct magnet_v3_qdisc): the packet part and its options
  * as a device event has them (the device the qdisc is on), then this
  * part, last: the qdisc the packet left toward the driver (the device's

@@ -361,6 +361,9 @@ class LogAnalysis:
         # Counter of "retrans fast", "rto", "tlp new", ...; its states, in
         # order (prev_state of the first, then each state); its key
         self.decisions = {}
+        # the receive buffer the last autotuning left, by socket
+        # (events=rcvbuf)
+        self.rcvbufs = {}
         self.state_paths = {}
         # the sockets with congestion-state events (events=cong): a log
         # with any has every change of every socket it records
@@ -578,6 +581,10 @@ class LogAnalysis:
                 # bound: a state entered and left between two records is
                 # not seen)
                 **self.cong_entries(sock),
+                # receive-buffer autotuning (events=rcvbuf): its growths
+                # and the buffer the last one left (None: none recorded)
+                "rcvbuf_grown": c["rcvbuf"],
+                "rcvbuf_bytes": self.rcvbufs.get(sock),
             } for sock in sorted(set(self.decisions) | set(self.state_paths),
                                  key=lambda x: self.sock_keys[x])
                 for k in [self.sock_keys[sock]]
@@ -722,7 +729,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
                 if f is not None:
                     _acked(f, (t - res.t0) / 1e9, r.int_("bytes_acked"))
             if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
-                      "state", "cong_state"):
+                      "state", "cong_state", "rcvbuf"):
                 # a packet the kernel dropped (events=drop), or TCP's
                 # decisions (events=retrans, state): counted apart, not in
                 # the layers' modulation and latency, which count packets
@@ -1174,6 +1181,11 @@ def _decision(res, r, ev, t=None):
                 where,
                 _CA_STATES.get(r.int_("prev_state"), r["prev_state"]),
                 _CA_STATES.get(r.int_("ca_state"), r["ca_state"])))
+        elif ev == "rcvbuf":
+            _mark(res, t, "rcvbuf", "%s receive buffer %s -> %s bytes, "
+                  "window clamp %s -> %s" % (
+                      where, r["rcvbuf_before"], r["rcvbuf"],
+                      r["window_clamp_before"], r["window_clamp"]))
         else:
             _mark(res, t, ev, "%s%s" % (
                 where, " " + r["kind"] if r["kind"] else ""))
@@ -1210,6 +1222,12 @@ def _decision(res, r, ev, t=None):
         path.append(r.int_("state"))
         return
     c = res.decisions.setdefault(sock, Counter())
+    if ev == "rcvbuf":
+        # receive-buffer autotuning grew it (events=rcvbuf): how often,
+        # and the buffer the last growth left
+        c["rcvbuf"] += 1
+        res.rcvbufs[sock] = r.int_("rcvbuf")
+        return
     if ev == "cong_state":
         # the congestion state entered (events=cong: the kernel's own
         # changes, where it has the tracepoint)

@@ -227,7 +227,7 @@ DROPS_INTRO = ("Packets the kernel freed as dropped (events=drop), by the "
                "first; the data cannot tell them apart). Other drops by "
                "their reason: a tc action (a policer or filter), a "
                "netfilter rule, the stack's own.")
-DECISIONS_INTRO = ("Per connection end (events=retrans, state): its "
+DECISIONS_INTRO = ("Per connection end (events=retrans, state, cong, rcvbuf): its "
                    "retransmissions by what made them (fast: fast "
                    "retransmit or RACK; rto: in loss recovery after a "
                    "timeout; tlp: a tail loss probe), and by whether the "
@@ -244,17 +244,20 @@ DECISIONS_INTRO = ("Per connection end (events=retrans, state): its "
                    "has tcp:tcp_cong_state_set: \"events\") or else "
                    "derived from the ca_state of its records (\"records\": "
                    "a lower bound, a state entered and left between two "
-                   "records is not seen), and the TCP states it went "
-                   "through.")
+                   "records is not seen), the TCP states it went "
+                   "through, and how often receive-buffer autotuning grew "
+                   "its buffer with the buffer the last growth left "
+                   "(events=rcvbuf: the kernel's sk_rcvbuf, bytes).")
 DECISION_KEYS = ("retrans_fast", "retrans_rto", "retrans_tlp",
                  "retrans_reached", "retrans_not_reached", "rto",
                  "tlp_new", "tlp_retrans", "tlp_none", "recovery", "loss",
-                 "cwr", "cong_from")
+                 "cwr", "cong_from", "rcvbuf_grown", "rcvbuf_bytes")
 DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp",
                  "original had reached", "original had not", "RTOs",
                  "TLP new data", "TLP last segment", "TLP nothing sent",
                  "entries into Recovery", "into Loss", "into CWR",
-                 "congestion states from")
+                 "congestion states from", "receive buffer grown",
+                 "receive buffer (bytes)")
 
 
 def provenance_lines(prov):

@@ -23,13 +23,14 @@ EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
             5: 'ip_out', 6: 'ip_in', 7: 'dev_out', 8: 'dev_in',
             9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in',
             14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state', 18: 'qdisc',
-            19: 'qdisc_enq', 20: 'wire_out', 21: 'cong_state'}
+            19: 'qdisc_enq', 20: 'wire_out', 21: 'cong_state',
+            22: 'rcvbuf'}
 RETRANS_KINDS = {1: 'rto', 2: 'fast', 3: 'tlp'}
 TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
-KNOWN = 0x1ff   # "Growing the format": the additions this decoder knows
+KNOWN = 0x3ff   # "Growing the format": the additions this decoder knows
 FEAT_LIMIT = 0x80
 CHRONOS = {0: 'none', 1: 'busy', 2: 'rwnd', 3: 'sndbuf'}
 
@@ -45,8 +46,9 @@ COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "bbr_cwnd_gain drop_reason drop_where prev_state kind "
            "timeouts qdisc qdisc_handle qdisc_qlen qdisc_backlog chrono "
            "chrono_us busy_us rwnd_limited_us sndbuf_limited_us reordering "
-           "reord_seen dsack_dups lost").split()
-assert len(COLUMNS) == 85
+           "reord_seen dsack_dups rcvbuf rcvbuf_before window_clamp "
+           "window_clamp_before rcv_ssthresh rcv_space rcv_rtt_us lost").split()
+assert len(COLUMNS) == 92
 
 TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
            "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
@@ -146,7 +148,7 @@ class Decoder:
         (self.magic, self.version, self.record_size, self.sysinfo_size,
          self.ncpus, features, self.rt_off, self.start_ns) = \
             struct.unpack_from(e + 'IHHHHIqQ', d, 0)
-        # "Growing the format": this decoder knows 0x7f; a header's 0
+        # "Growing the format": this decoder knows KNOWN; a header's 0
         # means 0x3f; a bit beyond them makes the log newer than it
         self.newer = (features or 0x3f) & ~KNOWN
         # "Limit part": in TCP_OUT, TCP_IN and TCP events of a log whose
@@ -273,6 +275,13 @@ class Decoder:
             r['sndbuf_limited_us'] = q['sndbuf_limited'] * us
             for k in ('reordering', 'reord_seen', 'dsack_dups'):
                 r[k] = q[k]
+        # "Rcvbuf part": each field a column, space as rcv_space
+        if 'rcvbuf' in f:
+            q = f['rcvbuf']
+            for k in ('rcvbuf', 'rcvbuf_before', 'window_clamp',
+                      'window_clamp_before', 'rcv_ssthresh', 'rcv_rtt_us'):
+                r[k] = q[k]
+            r['rcv_space'] = q['space']
         return r
 
     # ---- version 3 ----
@@ -332,7 +341,7 @@ class Decoder:
             self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                                     req=req, ret=ret)))
             return
-        if ev < 1 or ev > 21:
+        if ev < 1 or ev > 22:
             # "Growing the format": a kind a newer writer added, skipped
             if ev and self.newer:
                 return
@@ -346,6 +355,12 @@ class Decoder:
             want = 160 + 56 + 8
             part = base + 56
             lim = want if self.limit else 0
+        elif ev == 22:
+            # "RCVBUF": the TCP part, then the rcvbuf part (32 bytes)
+            if fl & (RF_HDR | RF_APP | RF_RATE) or not fl & RF_TCP:
+                bad('rcvbuf flags 0x%02x' % fl)
+            want = 160 + 32
+            lim = 0
         elif ev in (1, 2, 3, 4):
             if fl & RF_HDR:
                 bad('RF_HDR on TCP/app event')
@@ -386,7 +401,7 @@ class Decoder:
                  ca_name=fi['ca_name'] if fl & RF_TCP else b'',
                  pid=0, req=0, ret=0, comm=b'', ifindex=0, ip_id=0,
                  ip_tos=0, ip_ttl=0, ip_proto=0)
-        if ev in (1, 2, 3, 4, 14, 15, 16, 17, 21):
+        if ev in (1, 2, 3, 4, 14, 15, 16, 17, 21, 22):
             o = off + 16
             (f['len'], f['mark'], f['seq'], f['end_seq'], f['state'],
              f['ca_state'], f['wscale'], f['opts'], f['advmss'], _r) = \
@@ -409,7 +424,13 @@ class Decoder:
                                  lost_out=lo, sacked_out=so, rate_delivered=rd,
                                  rate_interval_us=ri, app_limited=al,
                                  cc_attr=ca, cc_info=ci)
-            if ev >= 14:
+            if ev == 22:
+                v = self.u('7I', off + 160)
+                f['rcvbuf'] = dict(zip(('rcvbuf', 'rcvbuf_before',
+                                        'window_clamp', 'window_clamp_before',
+                                        'rcv_ssthresh', 'space', 'rcv_rtt_us'),
+                                       v))
+            elif ev >= 14:
                 pv, kd, to = self.u('BBB', off + part)
                 f['tcpev'] = dict(prev_state=pv, kind=kd, timeouts=to)
             if lim:

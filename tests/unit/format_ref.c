@@ -54,6 +54,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_QDISC_ENQ] = "qdisc_enq",
 	[MAGNET_EV_WIRE_OUT] = "wire_out",
 	[MAGNET_EV_CA_STATE] = "cong_state",
+	[MAGNET_EV_RCVBUF] = "rcvbuf",
 };
 
 static const char *ref_event_name(unsigned int event)
@@ -121,7 +122,8 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 		    const struct magnet_v3_drop *drop,
 		    const struct magnet_v3_tcpev *ev,
 		    const struct magnet_v3_qdisc *qd,
-		    const struct magnet_v3_limit *lim, __u32 netns,
+		    const struct magnet_v3_limit *lim,
+		    const struct magnet_v3_rcvbuf *rb, __u32 netns,
 		    __s64 realtime_offset_ns)
 {
 	const size_t size = MAGNET_TEXT_LINE_MAX;
@@ -302,6 +304,14 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 	} else {
 		n += snprintf(buf + n, size - n, "\t\t\t\t\t\t\t\t");
 	}
+	/* rcvbuf .. rcv_rtt_us: an RCVBUF event's */
+	if (rb && r->event == MAGNET_EV_RCVBUF)
+		n += snprintf(buf + n, size - n, "\t%u\t%u\t%u\t%u\t%u\t%u\t%u",
+			      rb->rcvbuf, rb->rcvbuf_before, rb->window_clamp,
+			      rb->window_clamp_before, rb->rcv_ssthresh,
+			      rb->space, rb->rcv_rtt_us);
+	else
+		n += snprintf(buf + n, size - n, "\t\t\t\t\t\t\t");
 	n += snprintf(buf + n, size - n, "\t\n");
 	return n;
 }

@@ -63,6 +63,9 @@ int main(void)
 #define T struct magnet_v3_limit
 	PART("v3_limit", MAGNET_V3_LIMIT_PART)
 #undef T
+#define T struct magnet_v3_rcvbuf
+	PART("v3_rcvbuf", MAGNET_V3_RCVBUF_PART)
+#undef T
 	/* version 2: offsets in the record */
 #define T struct magnet_record
 	PART("v2_head", MAGNET_V2_HEAD)

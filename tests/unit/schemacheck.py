@@ -34,6 +34,7 @@ DOC = [
     ("v3_tcpev", "**TCP event part** (`struct magnet_v3_tcpev`", 0),
     ("v3_qdisc", "**Qdisc part** (`struct magnet_v3_qdisc`", 0),
     ("v3_limit", "**Limit part** (`struct magnet_v3_limit`", 0),
+    ("v3_rcvbuf", "**Rcvbuf part** (`struct magnet_v3_rcvbuf`", 0),
 ]
 
 errors = []

@@ -196,6 +196,8 @@ static void compare(const struct magnet_record *r, __u64 counter,
 	const struct magnet_v3_qdisc *q = NULL;
 	struct magnet_v3_limit limit;
 	const struct magnet_v3_limit *l = NULL;
+	struct magnet_v3_rcvbuf rcvbuf;
+	const struct magnet_v3_rcvbuf *b = NULL;
 	__u32 netns;
 	int n, m;
 
@@ -279,9 +281,21 @@ static void compare(const struct magnet_record *r, __u64 counter,
 		limit.chrono %= 6;
 		l = &limit;
 	}
-	n = magnet_format_text(tx_new, r, x, d, e, q, l, netns, offset);
+	/* an rcvbuf part: none, or one (the widest: every field at its
+	 * widest; else any bytes) */
+	if (counter == ~0ULL) {
+		memset(&rcvbuf, 0xff, sizeof(rcvbuf));
+		b = &rcvbuf;
+	} else if (random() % 2) {
+		unsigned int i;
+
+		for (i = 0; i < sizeof(rcvbuf); i++)
+			((unsigned char *)&rcvbuf)[i] = (unsigned char)random();
+		b = &rcvbuf;
+	}
+	n = magnet_format_text(tx_new, r, x, d, e, q, l, b, netns, offset);
 	m = ref_lost_misses(tx_ref, ref_format_text(tx_ref, r, x, d, e, q, l,
-						    netns, offset), r);
+						    b, netns, offset), r);
 	CHECK(n == m && (n == 0 || !memcmp(tx_new, tx_ref, (size_t)n + 1)),
 	      "text, event %u flags %#x: new (%d) '%.*s' ref (%d) '%.*s'",
 	      r->event, r->flags, n, n, tx_new, m, m, tx_ref);
@@ -444,7 +458,7 @@ int main(void)
 	/* the lines the widest record gives bound every line */
 	CHECK(widest_tt == 256, "widest ttprobe line %d bytes", widest_tt);
 	CHECK(widest_tt < MAGNET_TTPROBE_LINE_MAX, "ttprobe line fits");
-	CHECK(widest_text == 1028 && widest_text < MAGNET_TEXT_LINE_MAX,
+	CHECK(widest_text == 1058 && widest_text < MAGNET_TEXT_LINE_MAX,
 	      "widest text line %d",
 	      widest_text);
 

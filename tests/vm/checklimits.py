@@ -19,6 +19,16 @@ read). For each transfer:
      / 1000, to a jiffy and the ms truncation;
   3. magnet-exp analyse names the transfer's limit as its dominant one:
      rwnd, sndbuf, app (the application), cwnd.
+And for each transfer's receiver (limits-NAME.rcv.json: its cookie, its
+SO_RCVBUF after the accept and at the end, TCP_WINDOW_CLAMP at the end;
+the autotune transfer's too), its rcvbuf events (events=rcvbuf):
+  4. they chain: the first's rcvbuf_before is the SO_RCVBUF after the
+     accept, each one's before the previous one's after (rcvbuf and
+     window_clamp), the last's rcvbuf the SO_RCVBUF at the end; none
+     where SO_RCVBUF did not change (rwnd: the receiver set it, so the
+     kernel never tunes it); the autotune receiver's grew;
+  5. the last's window_clamp is TCP_WINDOW_CLAMP at the end;
+  6. magnet-exp analyse counts them and gives the last one's buffer.
 Prints a line per check; exits 1 if any failed.
 """
 import csv
@@ -41,6 +51,49 @@ def ok(what, cond, detail=""):
 def wall_ns(s):
     sec, _, frac = s.partition(".")
     return int(sec) * 10**9 + int((frac + "000000000")[:9])
+
+
+def rcvbuf_checks(d, name, rows, an):
+    with open(os.path.join(d, "limits-%s.rcv.json" % name)) as f:
+        t = json.load(f)
+    ev = [r for r in rows if r["event"] == "rcvbuf" and r["sock"] == t["sock"]]
+    grew = t["rcvbuf"] != t["rcvbuf_start"]
+    print("  %s receiver %s: SO_RCVBUF %d -> %d, %d rcvbuf events%s" % (
+        name, t["sock"], t["rcvbuf_start"], t["rcvbuf"], len(ev),
+        "".join(" %s->%s" % (r["rcvbuf_before"], r["rcvbuf"]) for r in ev[:12])))
+    if name == "autotune":
+        ok("autotune: the receiver's buffer grew (SO_RCVBUF %d -> %d)" %
+           (t["rcvbuf_start"], t["rcvbuf"]), t["rcvbuf"] > t["rcvbuf_start"])
+    if not grew:
+        ok("%s: no buffer growth recorded, SO_RCVBUF unchanged" % name,
+           all(r["rcvbuf"] == r["rcvbuf_before"] for r in ev),
+           "(%d events)" % len(ev))
+        if name == "rwnd":
+            ok("rwnd: no rcvbuf event (the receiver set SO_RCVBUF)",
+               not ev, "(%d)" % len(ev))
+        return
+    ok("%s: rcvbuf events of the receiver socket" % name, len(ev) > 0,
+       "(%d)" % len(ev))
+    if not ev:
+        return
+    chain = int(ev[0]["rcvbuf_before"]) == t["rcvbuf_start"] and \
+        int(ev[-1]["rcvbuf"]) == t["rcvbuf"]
+    for a, b in zip(ev, ev[1:]):
+        chain = chain and a["rcvbuf"] == b["rcvbuf_before"] and \
+            a["window_clamp"] == b["window_clamp_before"]
+    ok("%s: the events chain from SO_RCVBUF %d after the accept to %d at "
+       "the end" % (name, t["rcvbuf_start"], t["rcvbuf"]), chain)
+    ok("%s: the last event's window_clamp %s, TCP_WINDOW_CLAMP %d" %
+       (name, ev[-1]["window_clamp"], t["window_clamp"]),
+       int(ev[-1]["window_clamp"]) == t["window_clamp"])
+    dec = [x for x in an["decisions"] if x["rcvbuf_grown"] and
+           x["flow"].split()[0].endswith(":" + ev[0]["lport"]) and
+           ":" + ev[0]["rport"] in x["flow"]]
+    ok("%s: the analysis counts %d growths, its buffer %d" %
+       (name, len(ev), t["rcvbuf"]),
+       len(dec) == 1 and dec[0]["rcvbuf_grown"] == len(ev) and
+       dec[0]["rcvbuf_bytes"] == t["rcvbuf"],
+       "(%s)" % [(x["rcvbuf_grown"], x["rcvbuf_bytes"]) for x in dec])
 
 
 def main(d):
@@ -114,6 +167,8 @@ def main(d):
             for k in ("rwnd_limited_us", "sndbuf_limited_us"):
                 ok("%s: the analysis's %s %d, the kernel's %d" %
                    (name, k, li[k], t[k]), abs(li[k] - t[k]) <= g)
+    for name in ("rwnd", "sndbuf", "app", "cwnd", "autotune"):
+        rcvbuf_checks(d, name, rows, an)
     print("checklimits: %d failed" % len(fails))
     return 1 if fails else 0
 

@@ -2,10 +2,13 @@
 """One TCP transfer with a chosen limit, and the kernel's own account of it
 (case_limits, tests/vm/cases/48-limits.sh).
 
-    limitflow.py recv PORT READY [RCVBUF]
+    limitflow.py recv PORT READY OUT [RCVBUF]
         listen on PORT (SO_RCVBUF RCVBUF, set before listen, when given),
         touch READY, take one connection, read it to its end as fast as
-        it comes
+        it comes; write to OUT, as JSON, the socket's cookie, its
+        SO_RCVBUF right after the accept (rcvbuf_start) and at the end
+        (rcvbuf), its TCP_WINDOW_CLAMP and TCP_INFO's tcpi_rcv_space,
+        tcpi_rcv_ssthresh at the end, and the bytes read
     limitflow.py send ADDR PORT OUT bulk BYTES [SNDBUF]
     limitflow.py send ADDR PORT OUT paced CHUNK INTERVAL_MS COUNT
         connect (SO_SNDBUF SNDBUF first, when given), write BYTES at once
@@ -27,9 +30,10 @@ import time
 SO_COOKIE = 57
 SIOCOUTQ = 0x5411
 TCP_INFO = 11
+TCP_WINDOW_CLAMP = 10
 
 
-def recv(port, ready, rcvbuf=None):
+def recv(port, ready, out, rcvbuf=None):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if rcvbuf:
@@ -38,12 +42,28 @@ def recv(port, ready, rcvbuf=None):
     s.listen(1)
     open(ready, "w").close()
     c, _ = s.accept()
+    start = c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
     n = 0
     while True:
         d = c.recv(1 << 16)
         if not d:
             break
         n += len(d)
+    # the receive buffer autotuning left: read after the last recv (the
+    # kernel tunes it as the application reads)
+    info = c.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 232)
+    cookie = struct.unpack("Q", c.getsockopt(socket.SOL_SOCKET, SO_COOKIE,
+                                             8))[0]
+    with open(out, "w") as f:
+        json.dump({"sock": "%016x" % cookie, "rcvbuf_start": start,
+                   "rcvbuf": c.getsockopt(socket.SOL_SOCKET,
+                                          socket.SO_RCVBUF),
+                   "window_clamp": c.getsockopt(socket.IPPROTO_TCP,
+                                                TCP_WINDOW_CLAMP),
+                   "rcv_space": struct.unpack_from("I", info, 96)[0],
+                   "rcv_ssthresh": struct.unpack_from("I", info, 64)[0],
+                   "bytes": n}, f)
+        f.write("\n")
     c.close()
     s.close()
     print(n)
@@ -94,7 +114,7 @@ def send(addr, port, out, mode, *args):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 4 and sys.argv[1] == "recv":
+    if len(sys.argv) >= 5 and sys.argv[1] == "recv":
         recv(*sys.argv[2:])
     elif len(sys.argv) >= 7 and sys.argv[1] == "send":
         send(*sys.argv[2:])

@@ -8,20 +8,22 @@
 
 # limit_run NAME RCVBUF SENDER_ARGS...: one transfer from lm-snd to lm-rcv
 # port 5301 (tests/vm/limitflow.py), the sender's TCP_INFO at its end in
-# $L/limits-NAME.json
+# $L/limits-NAME.json, the receiver's buffer in $L/limits-NAME.rcv.json
 limit_run() {
 	local name=$1 rcvbuf=$2 rcv
 	shift 2
 	rm -f "$L/limits-$name.ready"
 	# shellcheck disable=SC2086 # RCVBUF: a word, or none
 	ip netns exec lm-rcv $PY "$HERE/limitflow.py" recv 5301 \
-		"$L/limits-$name.ready" $rcvbuf > "$L/limits-$name.recv" &
+		"$L/limits-$name.ready" "$L/limits-$name.rcv.json" $rcvbuf \
+		> "$L/limits-$name.recv" &
 	rcv=$!
 	wait_file "$L/limits-$name.ready" 60
 	ip netns exec lm-snd timeout 200 $PY "$HERE/limitflow.py" send 10.66.2.2 \
 		5301 "$L/limits-$name.json" "$@"
 	wait_exit "$rcv" 30
 	log "$name: $(cat "$L/limits-$name.json")"
+	log "$name receiver: $(cat "$L/limits-$name.rcv.json")"
 }
 
 # Four transfers, each with one known limit, from lm-snd through the
@@ -51,7 +53,11 @@ limit_run() {
 # socket's last record before the read says (the magnet text's busy_us,
 # rwnd_limited_us, sndbuf_limited_us, and the web10g line's SndLimTime*),
 # to a jiffy; and magnet-exp analyse must name each transfer's limit
-# (checklimits.py, on the host: hostcheck.sh host_limits).
+# (checklimits.py, on the host: hostcheck.sh host_limits). Receive-buffer
+# autotuning (events=rcvbuf) is recorded too, and a fifth transfer starts
+# from the kernel's default buffer (tcp_rmem 128 KB): each receiver's
+# rcvbuf events must chain from its SO_RCVBUF after the accept to its
+# SO_RCVBUF at the end (none where the receiver set SO_RCVBUF: rwnd).
 # suite: every-kernel
 case_limits() {
 	routed_path lm 66
@@ -59,7 +65,7 @@ case_limits() {
 	ip netns exec lm-rcv sysctl -q -w net.ipv4.tcp_rmem="4096 4194304 8388608"
 	tc -n lm-rtr qdisc add dev lmr1 root netem delay 10ms limit 1000
 	tc -n lm-rtr qdisc add dev lmr0 root netem delay 10ms limit 1000
-	insmod "$KO" events=tcp omode=1 port=5301
+	insmod "$KO" events=tcp,rcvbuf omode=1 port=5301
 	start_reader "$L/limits.bin"
 	limit_run rwnd 4096 bulk 400000
 	limit_run app "" paced 1000 100 30
@@ -74,6 +80,13 @@ case_limits() {
 		limit 1000
 	tc -n lm-rtr qdisc change dev lmr0 root netem delay 10ms limit 1000
 	limit_run cwnd "" bulk 1500000
+	# receive-buffer autotuning from the kernel's default start (128 KB),
+	# unlimited, 20 ms: the buffer grows as the application reads
+	ip netns exec lm-rcv sysctl -q -w net.ipv4.tcp_rmem="4096 131072 6291456"
+	# (a new netem: `change` would keep the rate)
+	tc -n lm-rtr qdisc del dev lmr1 root
+	tc -n lm-rtr qdisc add dev lmr1 root netem delay 10ms limit 1000
+	limit_run autotune "" bulk 8000000
 	teacup_stop
 	rmmod magnet
 	$TTPB2ASCII -f magnet "$L/limits.bin" > /dev/null
