@@ -302,6 +302,41 @@ int notrace magnet_app_return(const struct magnet_app_call *call,
 NOKPROBE_SYMBOL(magnet_app_return);
 
 /*
+ * The beginning shared by a TCP event's record (magnet_record_tcpev,
+ * magnet_record_rcvbuf) once its layer passed the filter: the socket's
+ * ports and mark through the filter (counted as filtered if not), then
+ * @event's record of @size bytes with @flags begun and its TCP part filled
+ * (@skb's len, seq and end_seq, or none). NULL if filtered or the ring is
+ * full (counted there); *@cap: the congestion control the TCP part names.
+ */
+static __always_inline struct magnet_v3_tcp *
+magnet_tcpev_begin(struct magnet_rec *c, const struct magnet_filter *f,
+		   struct sock *sk, const struct sk_buff *skb, u8 event,
+		   u8 flags, u16 size, const struct tcp_congestion_ops **cap)
+{
+	const struct tcp_congestion_ops *ca;
+	struct magnet_v3_tcp *t;
+	u16 lport = ntohs(inet_sk(sk)->inet_sport);
+	u16 rport = ntohs(sk->sk_dport);
+	u32 mark = READ_ONCE(sk->sk_mark);
+
+	if (!magnet_sock_ok(f, sk, lport, rport, mark)) {
+		magnet_ring_filtered();
+		return NULL;
+	}
+	*cap = ca = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
+	t = magnet_rec_begin_sock(c, sk, lport, rport, ca, event, flags, size);
+	if (!t)
+		return NULL;
+	t->len = skb ? skb->len : 0;
+	t->mark = mark;
+	t->seq = skb ? TCP_SKB_CB(skb)->seq : 0;
+	t->end_seq = skb ? TCP_SKB_CB(skb)->end_seq : 0;
+	magnet_fill_tcp(t, sk);
+	return t;
+}
+
+/*
  * A TCP event (events=retrans, events=state; tcpev.c) of the full TCP
  * socket @sk, where it is locked: @event with the TCP snapshot and the
  * rate part, then the TCP event part (@prev_state and @kind). RETRANS
@@ -322,34 +357,23 @@ void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 	struct magnet_v3_tcpev *ev;
 	struct magnet_v3_tcp *t;
 	struct magnet_rec c;
-	u16 lport, rport;
-	u32 mark;
 
 	if (unlikely(!sk_fullsock(sk)))
 		return;
 	if (!(f->events & (event == MAGNET_EV_STATE ? MAGNET_LAYER_STATE :
 			   event == MAGNET_EV_CA_STATE ? MAGNET_LAYER_CONG :
 						      MAGNET_LAYER_RETRANS)) ||
-	    (event != MAGNET_EV_STATE && !(f->dir & MAGNET_FDIR_OUT)))
-		goto filtered;
-	lport = ntohs(inet_sk(sk)->inet_sport);
-	rport = ntohs(sk->sk_dport);
-	mark = READ_ONCE(sk->sk_mark);
-	if (!magnet_sock_ok(f, sk, lport, rport, mark))
-		goto filtered;
-	ca = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
-	t = magnet_rec_begin_sock(&c, sk, lport, rport, ca, event,
-				  MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_RATE |
-				  (skb ? MAGNET_RF_SEQ : 0),
-				  MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
-				  MAGNET_V3_TCPEV_SIZE + MAGNET_V3_LIMIT_SIZE);
+	    (event != MAGNET_EV_STATE && !(f->dir & MAGNET_FDIR_OUT))) {
+		magnet_ring_filtered();
+		return;
+	}
+	t = magnet_tcpev_begin(&c, f, sk, skb, event,
+			       MAGNET_RF_SOCK | MAGNET_RF_TCP | MAGNET_RF_RATE |
+			       (skb ? MAGNET_RF_SEQ : 0),
+			       MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
+			       MAGNET_V3_TCPEV_SIZE + MAGNET_V3_LIMIT_SIZE, &ca);
 	if (!t)
 		return;
-	t->len = skb ? skb->len : 0;
-	t->mark = mark;
-	t->seq = skb ? TCP_SKB_CB(skb)->seq : 0;
-	t->end_seq = skb ? TCP_SKB_CB(skb)->end_seq : 0;
-	magnet_fill_tcp(t, sk);
 	if (event == MAGNET_EV_STATE)
 		t->state = n;
 	else if (event == MAGNET_EV_CA_STATE)
@@ -365,9 +389,6 @@ void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 	/* the outputs with TCP events have the limit part (magnet_cfg) */
 	magnet_fill_limit((struct magnet_v3_limit *)(ev + 1), sk);
 	magnet_rec_end(&c);
-	return;
-filtered:
-	magnet_ring_filtered();
 }
 NOKPROBE_SYMBOL(magnet_record_tcpev);
 
@@ -382,31 +403,20 @@ void notrace magnet_record_rcvbuf(struct sock *sk, u32 rcvbuf, u32 clamp)
 {
 	const struct magnet_filter *f = magnet_filter();
 	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct tcp_congestion_ops *ca;
 	struct magnet_v3_rcvbuf *rb;
 	struct magnet_v3_tcp *t;
 	struct magnet_rec c;
-	u16 lport, rport;
-	u32 mark;
 
-	if (!(f->events & MAGNET_LAYER_RCVBUF) || !(f->dir & MAGNET_FDIR_IN))
-		goto filtered;
-	lport = ntohs(inet_sk(sk)->inet_sport);
-	rport = ntohs(sk->sk_dport);
-	mark = READ_ONCE(sk->sk_mark);
-	if (!magnet_sock_ok(f, sk, lport, rport, mark))
-		goto filtered;
-	t = magnet_rec_begin_sock(&c, sk, lport, rport,
-				  READ_ONCE(inet_csk(sk)->icsk_ca_ops),
-				  MAGNET_EV_RCVBUF,
-				  MAGNET_RF_SOCK | MAGNET_RF_TCP,
-				  MAGNET_V3_TCP_SIZE + MAGNET_V3_RCVBUF_SIZE);
+	if (!(f->events & MAGNET_LAYER_RCVBUF) || !(f->dir & MAGNET_FDIR_IN)) {
+		magnet_ring_filtered();
+		return;
+	}
+	t = magnet_tcpev_begin(&c, f, sk, NULL, MAGNET_EV_RCVBUF,
+			       MAGNET_RF_SOCK | MAGNET_RF_TCP,
+			       MAGNET_V3_TCP_SIZE + MAGNET_V3_RCVBUF_SIZE, &ca);
 	if (!t)
 		return;
-	t->len = 0;
-	t->mark = mark;
-	t->seq = 0;
-	t->end_seq = 0;
-	magnet_fill_tcp(t, sk);
 	rb = (struct magnet_v3_rcvbuf *)(t + 1);
 	rb->rcvbuf = (u32)READ_ONCE(sk->sk_rcvbuf);
 	rb->rcvbuf_before = rcvbuf;
@@ -417,8 +427,5 @@ void notrace magnet_record_rcvbuf(struct sock *sk, u32 rcvbuf, u32 clamp)
 	rb->rcv_rtt_us = READ_ONCE(tp->rcv_rtt_est.rtt_us) >> 3;
 	rb->reserved = 0;
 	magnet_rec_end(&c);
-	return;
-filtered:
-	magnet_ring_filtered();
 }
 NOKPROBE_SYMBOL(magnet_record_rcvbuf);

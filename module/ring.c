@@ -136,14 +136,19 @@ bool magnet_rings_empty(void)
 	return true;
 }
 
-/* Event records in @r now (not LOST or FLOW records). */
-static unsigned long magnet_ring_events(struct magnet_ring *r)
+/*
+ * The records in @r now: *@events event records, *@other LOST and FLOW
+ * records (read without stopping the writer: a snapshot).
+ */
+static void magnet_ring_held(struct magnet_ring *r, unsigned long *events,
+			     unsigned long *other)
 {
 	unsigned long tail = READ_ONCE(r->tail), taken = READ_ONCE(r->aux_taken);
 	unsigned long slots = READ_ONCE(r->head) - tail;
 	unsigned long aux = READ_ONCE(r->aux) - taken;
 
-	return slots > aux ? slots - aux : 0;
+	*events = slots > aux ? slots - aux : 0;
+	*other = slots - *events;
 }
 
 void magnet_ring_stats(int cpu, struct magnet_ring_stats *st)
@@ -155,7 +160,7 @@ void magnet_ring_stats(int cpu, struct magnet_ring_stats *st)
 	st->filtered = READ_ONCE(r->filtered);
 	st->missed = READ_ONCE(r->missed);
 	st->unparsed = READ_ONCE(r->unparsed);
-	st->fill = magnet_ring_events(r);
+	magnet_ring_held(r, &st->fill, &st->other);
 	st->size = r->mask + 1;
 }
 

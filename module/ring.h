@@ -184,6 +184,7 @@ struct magnet_ring_stats {
 	unsigned long unparsed;	/* packets whose headers cannot be read */
 	unsigned long fill;	/* event records in the ring now (not LOST
 				 * or FLOW records) */
+	unsigned long other;	/* LOST and FLOW records in the ring now */
 	unsigned long size;	/* slots in the ring */
 };
 void magnet_ring_stats(int cpu, struct magnet_ring_stats *st);

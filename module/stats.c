@@ -6,7 +6,8 @@
  * Per CPU: hits (events that passed the filter) = written + lost; filtered
  * (events the filter rejected); missed (probe misses noticed on this CPU:
  * a handler re-entered in the same context, app calls beyond maxactive);
- * fill (records in the ring now, of its size).
+ * fill (event records in the ring now, of its size); other (the LOST and
+ * FLOW records in it now, which take slots too).
  * unparsed: IP and device events whose headers could not be read.
  */
 #include <linux/proc_fs.h>
@@ -22,7 +23,7 @@ static char magnet_stats_name[MAGNET_PROCNAME_MAX + 8];
 static int magnet_stats_show(struct seq_file *m, void *v)
 {
 	unsigned long t_hits = 0, t_lost = 0, t_filt = 0, t_miss = 0, t_fill = 0;
-	unsigned long t_unparsed = 0;
+	unsigned long t_unparsed = 0, t_other = 0;
 	char desc[MAGNET_FILTER_TEXT_MAX];
 	unsigned long at_open, by_reset, at_close;
 	int cpu;
@@ -37,23 +38,24 @@ static int magnet_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "reader\t%s\n", magnet_reader_is_open() ? "open" : "closed");
 	seq_printf(m, "filter\t%s\n", desc);
 	magnet_probes_show(m);
-	seq_puts(m, "cpu\thits\twritten\tlost\tfiltered\tmissed\tfill\n");
+	seq_puts(m, "cpu\thits\twritten\tlost\tfiltered\tmissed\tfill\tother\n");
 	for_each_possible_cpu(cpu) {
 		struct magnet_ring_stats st;
 
 		magnet_ring_stats(cpu, &st);
-		seq_printf(m, "%d\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu/%lu\n", cpu,
-			   st.hits, st.hits - st.lost, st.lost, st.filtered,
-			   st.missed, st.fill, st.size);
+		seq_printf(m, "%d\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu/%lu\t%lu\n",
+			   cpu, st.hits, st.hits - st.lost, st.lost,
+			   st.filtered, st.missed, st.fill, st.size, st.other);
 		t_hits += st.hits;
 		t_lost += st.lost;
 		t_filt += st.filtered;
 		t_miss += st.missed;
 		t_fill += st.fill;
 		t_unparsed += st.unparsed;
+		t_other += st.other;
 	}
-	seq_printf(m, "total\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu\n", t_hits,
-		   t_hits - t_lost, t_lost, t_filt, t_miss, t_fill);
+	seq_printf(m, "total\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu\t%lu\n", t_hits,
+		   t_hits - t_lost, t_lost, t_filt, t_miss, t_fill, t_other);
 	seq_printf(m, "probe_misses\t%lu\n", magnet_probes_nmissed());
 	seq_printf(m, "unparsed\t%lu\n", t_unparsed);
 	magnet_discard_counts(&at_open, &by_reset, &at_close);

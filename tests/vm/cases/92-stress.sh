@@ -410,9 +410,16 @@ stress_reset_full() {
 	cat /proc/net/magnet_stats > "$L/rf-before.txt"
 	[ "$(awk '$1 ~ /^[0-9]+$/ && $4 > 0' "$L/rf-before.txt" | wc -l)" = "$ncpu" ]
 	held=$(awk '$1 == "total" { print $7 }' "$L/rf-before.txt")
-	log "rings full after $t0 s: $held events held"
-	# every ring all but a 64th full
-	[ "$held" -gt $((ncpu * (buf - buf / 64))) ]
+	log "rings full after $t0 s: $held events held, $(awk '$1 == "total" { print $8 }' "$L/rf-before.txt") LOST and FLOW records"
+	# every ring full: an event is lost only when its slots (at most 3,
+	# and a LOST record's) do not fit, so at most 3 slots are free; the
+	# FLOW and LOST records take slots too (4% of them were not events in
+	# a CI run of 2026-12-05; two flows whose ids collide write a FLOW
+	# record at each turn)
+	awk -v size="$buf" -v n="$ncpu" '
+		$1 ~ /^[0-9]+$/ { split($7, f, "/")
+			if (f[2] != size || f[1] + $8 < size - 3) bad++; cpus++ }
+		END { exit !(cpus == n && !bad) }' "$L/rf-before.txt"
 	t0=$(date +%s%N)
 	echo reset > "$PROC"
 	ms=$((($(date +%s%N) - t0) / 1000000))
