@@ -184,7 +184,7 @@ combination with every variant once, in a random order within it (a
 seed of its own each run unless --seed; --no-shuffle: the spec's order),
 recorded in order.json; runs.json lists those done, as they end; the
 report takes them in the spec's order. --resume -o DIR goes on with an
-interrupted run in DIR (the same spec; not [monarch]).
+interrupted run in DIR (the same spec).
 Before each run one ping crosses each hop of the path (neighbours
 resolved before the flow's first packet; on a [testbed], from the sender
 to the receiver's address).

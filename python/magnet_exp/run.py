@@ -898,9 +898,6 @@ def run(s, outdir, module=None, out=sys.stdout, seed=None, resume=False):
     sweep's combination, {} if none)"""
     if os.geteuid() != 0:
         raise RunError("magnet-exp run needs root (namespaces, the module)")
-    if resume and s.get("monarch"):
-        raise RunError("--resume: not for [monarch] runs (their hosts go "
-                       "into topology.json run by run)")
     runs = []
     if resume:
         seed, runs = resume_point(s, outdir)
@@ -911,7 +908,7 @@ def run(s, outdir, module=None, out=sys.stdout, seed=None, resume=False):
         os.makedirs(outdir, exist_ok=True)
         return run_monarch(s, outdir, module,
                            socket.gethostname().split(".")[0] or "host", out,
-                           seed)
+                           seed, runs if resume else None)
     if not shutil.which("socat"):
         if s["path"]["relays"]:
             raise RunError("[path] relays: socat is not installed (make "
@@ -947,17 +944,52 @@ def run(s, outdir, module=None, out=sys.stdout, seed=None, resume=False):
     return runs
 
 
-def run_monarch(s, outdir, module, host, out, seed=None):
+def monarch_hosts(outdir, done):
+    """the namespaces topology.json names for the runs @done (an
+    interrupted [monarch] run's: resume_point), each of their logs'
+    sender and receiver there, and each run's Monarch files beside its
+    log; {} when none is done"""
+    if not done:
+        return {}
+    path = os.path.join(outdir, "topology.json")
+    topo = _load_json(path)
+    hosts = topo.get("netns_hosts") if isinstance(topo, dict) else None
+    if not isinstance(hosts, dict):
+        raise RunError("--resume: %s: missing, or not the netns_hosts of "
+                       "the runs done" % path)
+    for k, e in enumerate(done, 1):
+        mdir = e[2][:-len("_magnet.bin.gz")] + "_monarch" \
+            if e[2].endswith("_magnet.bin.gz") else None
+        if not mdir or not os.path.isfile(os.path.join(mdir,
+                                                       "monarch.json")):
+            raise RunError("--resume: run %d's Monarch files (%s) are "
+                           "missing" % (k, mdir or e[2]))
+        info = _load_json(os.path.join(mdir, "monarch.json"))
+        ns = info.get("namespaces") if isinstance(info, dict) else None
+        if not isinstance(ns, dict) or not all(
+                str(ns.get(x)) in hosts
+                for x in ("sender_netns", "receiver_netns")):
+            raise RunError("--resume: run %d's namespaces (%s) are not in "
+                           "%s" % (k, os.path.join(mdir, "monarch.json"),
+                                   path))
+    return hosts
+
+
+def run_monarch(s, outdir, module, host, out, seed=None, done=None):
     """[monarch]: every run a Monarch flow to the remote (monarch.run: its
     own sender and receiver namespaces, its proxy, a flow of the run's
     variant), magnet recording it as any run; its files in
     <...>_monarch/ (trace.txt, probes.pcapng, monarch.json with the
     self-diagnosis) beside the log, iperf3's JSON as <...>_iperf3.json.
     topology.json names each run's two namespaces (their inodes, the
-    netns of the records) sender and receiver."""
+    netns of the records) sender and receiver. @done: the runs an
+    interrupted run in @outdir ended (--resume: resume_point's), which
+    stay, their hosts read back from topology.json."""
     from magnet_exp import monarch
     m = s["monarch"]
-    runs, hosts = [], {}
+    runs = list(done or [])
+    hosts = monarch_hosts(outdir, runs)
+    ndone = len(runs_of(runs))
     started = time.time()
     with open(os.path.join(outdir, "spec.json"), "w") as f:
         json.dump(s, f, indent=1)
@@ -967,7 +999,10 @@ def run_monarch(s, outdir, module, host, out, seed=None):
         json.dump(provenance({}), f, indent=1)
         f.write("\n")
     write_order(outdir, s, seed)
-    for params, one, v, rep in schedule(s, out, started, seed):
+    if done is not None:
+        print("resuming %s: %d of %d runs done (seed %s)" % (
+            outdir, ndone, len(plan(s)), seed), file=out, flush=True)
+    for params, one, v, rep in schedule(s, out, started, seed, ndone):
         base = run_base(one, params, v, rep, host)
         mdir = os.path.join(outdir, base + "_monarch")
         t = one["traffic"]
@@ -1000,6 +1035,7 @@ def run_monarch(s, outdir, module, host, out, seed=None):
             file=out, flush=True)
         runs.append((v, rep, log, iperf, params))
         write_manifest(outdir, runs)
-    print("%d runs in %.0f s, in %s" % (len(runs), time.time() - started,
+    print("%d runs in %.0f s, in %s" % (len(runs) - len(done or []),
+                                        time.time() - started,
                                         outdir), file=out, flush=True)
     return runs

@@ -1195,6 +1195,42 @@ print("handler restored:", signal.getsignal(signal.SIGINT) in (
                          "t1_delay-10ms_reno_2_h")
         self.assertEqual(run.run_base(s, {}, "reno", 2, "h"), "t1_reno_2_h")
 
+    def test_monarch_hosts(self):
+        """--resume of a [monarch] run: the runs kept need their Monarch
+        files and their namespaces in topology.json; each missing part
+        refused by name, nothing done asks for nothing"""
+        import json
+        from magnet_exp import run
+        d = tempfile.mkdtemp()
+        self.assertEqual(run.monarch_hosts(d, []), {})
+        done = []
+        for k, v in enumerate(("cubic", "reno")):
+            base = os.path.join(d, "t1_%s_1_h" % v)
+            os.makedirs(base + "_monarch")
+            with open(base + "_monarch/monarch.json", "w") as f:
+                json.dump({"namespaces": {"sender_netns": 10 + 2 * k,
+                                          "receiver_netns": 11 + 2 * k}}, f)
+            done.append((v, 1, base + "_magnet.bin.gz", None, {}))
+        with self.assertRaisesRegex(run.RunError, "topology.json: missing"):
+            run.monarch_hosts(d, done)
+        hosts = {"10": "sender (a)", "11": "receiver (b)",
+                 "12": "sender (c)", "13": "receiver (d)"}
+        with open(os.path.join(d, "topology.json"), "w") as f:
+            json.dump({"netns_hosts": hosts}, f)
+        self.assertEqual(run.monarch_hosts(d, done), hosts)
+        # the second run's receiver not named
+        with open(os.path.join(d, "topology.json"), "w") as f:
+            json.dump({"netns_hosts": dict(list(hosts.items())[:3])}, f)
+        with self.assertRaisesRegex(run.RunError,
+                                    "run 2's namespaces .* not in"):
+            run.monarch_hosts(d, done)
+        with open(os.path.join(d, "topology.json"), "w") as f:
+            json.dump({"netns_hosts": hosts}, f)
+        os.unlink(os.path.join(d, "t1_reno_1_h_monarch", "monarch.json"))
+        with self.assertRaisesRegex(run.RunError,
+                                    "run 2's Monarch files .* missing"):
+            run.monarch_hosts(d, done)
+
     def test_units(self):
         from magnet_exp import spec
         self.assertEqual(spec.size_bytes("128K"), 131072)

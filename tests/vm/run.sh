@@ -143,8 +143,8 @@ done
 # "# suite: every-kernel", guest.sh says which): the rest test logic no
 # kernel touches. The last kernel also runs the magnet-exp and Monarch
 # cases tagged "# suite: check-exp" (one of each area: a Monarch flow per
-# further probe type, Monarch's self-diagnosis, a sweep, a complete
-# transfer), and the first kernel's single-threaded boot the short
+# further probe type, Monarch's self-diagnosis, a [monarch] spec run and
+# resumed, a sweep, a complete transfer), and the first kernel's single-threaded boot the short
 # stress cases tagged "# suite: single-first"; case_exp_strict (a run whose verdict must be
 # confirmed, checked with report --strict on the host) is in the first
 # kernel's suite. make check-all (MAGNET_VM_ALL=1, which also runs every
