@@ -15,7 +15,8 @@
 #   make check-stress    the stress suites in VMs (tests/vm/cases/92-stress.sh),
 #                        results in docs/reliability.md
 #   make demo            a short capture in a throwaway VM, with a summary
-#   make install         module to /lib/modules/KVER/updates, tools to PREFIX
+#   make install         module to /lib/modules/KVER/updates, tools to PREFIX,
+#                        the Wireshark plugin to Wireshark's (WIRESHARK_LUA_DIR)
 #   make uninstall       remove what make install installed
 #   make dkms-install    register, build and install with DKMS for KVER
 #   make dkms-uninstall  dkms remove, and the sources in /usr/src
@@ -43,6 +44,10 @@ MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
 PYDIR = $(DESTDIR)$(PREFIX)/lib/magnet/python
 DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/magnet
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)
+# Wireshark's global folder of Lua plugins, as its tshark says (Debian:
+# /usr/lib/<triplet>/wireshark/plugins), else PREFIX's (docs/wireshark.md)
+WIRESHARK_LUA_DIR ?= $(or $(shell tshark -G folders 2>/dev/null | \
+	sed -n 's/^Global Lua Plugins:[[:space:]]*//p'),$(PREFIX)/lib/wireshark/plugins)
 DKMS_SRC = /usr/src/magnet-$(VERSION)
 TOOLS = magnet-record magnet-summary ttpb2ascii magnet-monarch-proxy
 MODULE_SRC = module/Kbuild $(wildcard module/*.c module/*.h)
@@ -173,6 +178,7 @@ install: all
 		install -D -m 0644 userspace/$$t.1 $(MAN1DIR)/$$t.1; \
 	done
 	install -D -m 0755 userspace/magnet-exp $(BINDIR)/magnet-exp
+	install -D -m 0644 wireshark/magnet.lua $(DESTDIR)$(WIRESHARK_LUA_DIR)/magnet.lua
 	for f in python/magnet_exp/*.py; do \
 		install -D -m 0644 $$f $(PYDIR)/magnet_exp/$$(basename $$f); \
 	done
@@ -193,6 +199,7 @@ uninstall:
 	test -n "$(DESTDIR)" || depmod $(KVER)
 	for t in $(TOOLS); do rm -f $(BINDIR)/$$t $(MAN1DIR)/$$t.1; done
 	rm -f $(BINDIR)/magnet-exp
+	rm -f $(DESTDIR)$(WIRESHARK_LUA_DIR)/magnet.lua
 	rm -rf $(DESTDIR)$(PREFIX)/lib/magnet
 	rm -rf $(DOCDIR)
 

@@ -39,6 +39,14 @@ struct pcapw_flow {
 	int used;
 	__u32 netns;		/* the namespace it is in (0: unknown) */
 	struct magnet_record r;	/* the latest TCP-layer or app record */
+	/* its rate and limit parts, if it had them */
+	int has_rate, has_lim;
+	struct magnet_v3_rate rate;
+	struct magnet_v3_limit lim;
+	/* the socket's last application call: its pid and command */
+	int has_owner;
+	__u32 pid;
+	char comm[MAGNET_COMM_LEN];
 };
 
 /* ---- writing into the block buffer ---- */
@@ -89,7 +97,8 @@ static int end_block(char *start, char *p)
 	return (int)len;
 }
 
-/* a string field of at most @n bytes, printable ASCII, else '?' */
+/* a string field of at most @n bytes as the magnet text writes one:
+ * printable ASCII, blanks as '_', anything else as '?' */
 static void clean(char *dst, const char *src, size_t n)
 {
 	size_t i;
@@ -97,7 +106,7 @@ static void clean(char *dst, const char *src, size_t n)
 	for (i = 0; i < n && src[i]; i++) {
 		unsigned char c = (unsigned char)src[i];
 
-		dst[i] = c > ' ' && c < 0x7f ? (char)c : '?';
+		dst[i] = c > ' ' && c < 0x7f ? (char)c : c == ' ' ? '_' : '?';
 	}
 	dst[i] = '\0';
 }
@@ -151,7 +160,7 @@ static int flow_grow(struct pcapw *w)
 }
 
 static int flow_update(struct pcapw *w, const struct magnet_record *r,
-		       __u32 netns)
+		       const struct pcapw_parts *parts, __u32 netns)
 {
 	struct pcapw_flow *f;
 
@@ -164,10 +173,23 @@ static int flow_update(struct pcapw *w, const struct magnet_record *r,
 		w->flow_used++;
 	}
 	f->r = *r;
+	f->has_rate = parts && parts->rate;
+	if (f->has_rate)
+		f->rate = *parts->rate;
+	f->has_lim = parts && parts->lim;
+	if (f->has_lim)
+		f->lim = *parts->lim;
+	if (r->flags & MAGNET_RF_APP) {
+		f->has_owner = 1;
+		f->pid = r->pid;
+		memcpy(f->comm, r->comm, sizeof(f->comm));
+	}
 	return 0;
 }
 
 /* ---- the blocks ---- */
+
+static void extra_index(int *ix);
 
 int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
 		unsigned int dirs, const struct magnet_sysinfo *si,
@@ -176,6 +198,7 @@ int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
 	char *p = buf, tmp[160], rel[sizeof(si->release)];
 
 	memset(w, 0, sizeof(*w));
+	extra_index(w->extra_ix);
 	w->last_if = -1;
 	w->fmt = fmt;
 	w->layers = layers;
@@ -441,13 +464,62 @@ static const char *const ca_state_names[] = {
 	"Open", "Disorder", "CWR", "Recovery", "Loss",
 };
 
-/* the comment with the flow's TCP state as of @f's record, at @ts */
-static void state_comment(char *c, size_t n, const struct magnet_record *f,
-			  __u64 ts)
+/*
+ * The columns of the magnet text (magnet_format_text) a packet's state
+ * comment carries after its first part, each as "NAME VALUE" when the
+ * flow's latest TCP-layer record has it (its rate and limit parts' where
+ * it had them); wireshark/magnet.lua reads them as fields of these names.
+ */
+static const char *const extra_cols[] = {
+	"write_seq", "copied_seq", "rcv_nxt", "segs_out", "data_segs_out",
+	"segs_in", "data_segs_in", "bytes_sent", "bytes_received",
+	"bytes_acked", "bytes_retrans", "min_rtt_us", "rtt_us", "advmss",
+	"snd_wscale", "rcv_wscale", "opts", "pacing_rate", "delivery_rate",
+	"delivered", "delivered_ce", "lost_out", "sacked_out", "app_limited",
+	"bbr_bw", "bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain", "chrono",
+	"chrono_us", "busy_us", "rwnd_limited_us", "sndbuf_limited_us",
+	"reordering", "reord_seen", "dsack_dups",
+};
+#define NEXTRA (sizeof(extra_cols) / sizeof(extra_cols[0]))
+_Static_assert(NEXTRA <= PCAPW_EXTRA_MAX, "PCAPW_EXTRA_MAX");
+
+/* each extra column's index in the magnet text's header (-1: none) */
+static void extra_index(int *ix)
 {
+	char hdr[MAGNET_TEXT_LINE_MAX], *tok, *save = NULL;
+	unsigned int i;
+	int col = 0;
+
+	for (i = 0; i < NEXTRA; i++)
+		ix[i] = -1;
+	magnet_format_text_header(hdr);
+	hdr[strcspn(hdr, "\n")] = 0;
+	for (tok = strtok_r(hdr, "\t", &save); tok;
+	     tok = strtok_r(NULL, "\t", &save), col++)
+		for (i = 0; i < NEXTRA; i++)
+			if (!strcmp(tok, extra_cols[i]))
+				ix[i] = col;
+}
+
+/*
+ * The comment with the flow @f's TCP state as of its latest TCP-layer
+ * record, at @ts: the record's event, how long before the packet, the
+ * TCP snapshot's main fields (state and ca_state by name, the congestion
+ * control as "ca"), then the extra columns it has as the magnet text
+ * writes them, and "pid P comm C" of the socket's last application call
+ * if one was recorded. @ix: extra_index()'s.
+ */
+static void state_comment(char *c, size_t n, const struct pcapw_flow *fl,
+			  __u64 ts, __s64 rt_off, const int *ix)
+{
+	const struct magnet_record *f = &fl->r;
 	char ca[MAGNET_CA_NAME_LEN + 1], st[8], cs[8];
+	char line[MAGNET_TEXT_LINE_MAX], *col[128];
 	const char *state = st, *ca_state = cs;
 	__s64 ago = (__s64)(ts - f->ts_ns);
+	unsigned int i, ncol = 0;
+	size_t used;
+	char *p;
 
 	clean(ca, f->ca_name, MAGNET_CA_NAME_LEN);
 	if (f->state < sizeof(state_names) / sizeof(state_names[0]))
@@ -458,12 +530,41 @@ static void state_comment(char *c, size_t n, const struct magnet_record *f,
 		ca_state = ca_state_names[f->ca_state];
 	else
 		snprintf(cs, sizeof(cs), "%u", f->ca_state);
-	snprintf(c, n,
+	used = (size_t)snprintf(c, n,
 		 "magnet %s %lld ns before: state %s ca_state %s ca %s cwnd %u ssthresh %u srtt_us %u rttvar_us %u rto_us %u mss %u snd_una %u snd_nxt %u snd_wnd %u rcv_wnd %u packets_out %u retrans_out %u total_retrans %u",
 		 magnet_event_name(f->event), (long long)ago, state, ca_state,
 		 ca, f->cwnd, f->ssthresh, f->srtt_us, f->rttvar_us, f->rto_us,
 		 f->mss, f->snd_una, f->snd_nxt, f->snd_wnd, f->rcv_wnd,
 		 f->packets_out, f->retrans_out, f->total_retrans);
+	if (used >= n)
+		return;
+	/* the extra columns, as the magnet text has them */
+	if (magnet_format_text(line, f, fl->has_rate ? &fl->rate : NULL, NULL,
+			       NULL, NULL, fl->has_lim ? &fl->lim : NULL, NULL,
+			       fl->netns, rt_off) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		for (p = line; ncol < sizeof(col) / sizeof(col[0]);) {
+			col[ncol++] = p;
+			p = strchr(p, '\t');
+			if (!p)
+				break;
+			*p++ = 0;
+		}
+		for (i = 0; i < NEXTRA && used < n; i++)
+			if (ix[i] >= 0 && (unsigned int)ix[i] < ncol &&
+			    col[ix[i]][0])
+				used += (size_t)snprintf(c + used, n - used,
+							 " %s %s",
+							 extra_cols[i],
+							 col[ix[i]]);
+	}
+	if (fl->has_owner && used < n) {
+		char comm[MAGNET_COMM_LEN + 1];
+
+		clean(comm, fl->comm, MAGNET_COMM_LEN);
+		snprintf(c + used, n - used,
+			 comm[0] ? " pid %u comm %s" : " pid %u", fl->pid, comm);
+	}
 }
 
 /* the comment on the gap @where ("before this packet") */
@@ -488,12 +589,13 @@ static void gap_comment(const struct pcapw *w, char *c, size_t n,
 }
 
 int pcapw_record(struct pcapw *w, const struct magnet_record *r,
-		 const struct magnet_v3_drop *drop, __u32 netns, char *buf)
+		 const struct pcapw_parts *parts, __u32 netns, char *buf)
 {
+	const struct magnet_v3_drop *drop = parts ? parts->drop : NULL;
 	unsigned int layer;
 	int out, id = 0, caplen;
 	__u8 pkt[PCAPW_SNAPLEN];
-	char *p = buf, *blk, comment[640];
+	char *p = buf, *blk, comment[PCAPW_COMMENT_MAX];
 	const char *note;
 	__u64 wall = r->ts_ns + (__u64)w->rt_off;
 	__u32 orig;
@@ -543,7 +645,8 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 		break;
 	default:
 		/* TCP and app events: the state for the comments */
-		if ((r->flags & MAGNET_RF_TCP) && flow_update(w, r, netns)) {
+		if ((r->flags & MAGNET_RF_TCP) &&
+		    flow_update(w, r, parts, netns)) {
 			w->err = "out of memory for the flow table";
 			return -1;
 		}
@@ -637,8 +740,8 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 		struct pcapw_flow *f = flow_find(w, r, netns);
 
 		if (f && f->used) {
-			state_comment(comment, sizeof(comment), &f->r,
-				      r->ts_ns);
+			state_comment(comment, sizeof(comment), f, r->ts_ns,
+				      w->rt_off, w->extra_ix);
 			p = put_opt_str(p, OPT_COMMENT, comment);
 		}
 	}

@@ -11,7 +11,10 @@
  * devices by ifindex, which is unique only within its namespace), nanosecond
  * timestamps (if_tsresol 9), the direction in epb_flags, and comments: the
  * kernel's TCP state of the packet's socket as of its latest TCP-layer
- * event (cwnd, ssthresh, srtt, ...), and any gap (LOST and RESET records)
+ * event (cwnd, ssthresh, srtt, ..., then its rate and limit parts' fields
+ * and the pid and command of the socket's last application call, named as
+ * the magnet text's columns; wireshark/magnet.lua makes them fields), and
+ * any gap (LOST and RESET records)
  * before the packet, also counted in epb_dropcount. With w->drops set, a
  * DROP event (a packet the kernel dropped, events=drop) is a packet too in
  * pcapng, on the interface it was dropped at, with the comment "magnet
@@ -47,11 +50,23 @@ enum pcapw_format {
  * extension headers and a 60-byte TCP header), and the snaplen given */
 #define PCAPW_SNAPLEN 140
 /* the most bytes one call writes */
-#define PCAPW_BLOCK_MAX 2048
+#define PCAPW_BLOCK_MAX 4096
 
 #define PCAPW_MAX_IFS 4096
+/* the most bytes of one comment; the most extra columns a state comment
+ * carries (pcapw.c, extra_cols) */
+#define PCAPW_COMMENT_MAX 1600
+#define PCAPW_EXTRA_MAX 48
 
 struct pcapw_flow;
+
+/* a version 3 record's parts (magnet_v3_rate() and the others), each NULL
+ * if the record has none */
+struct pcapw_parts {
+	const struct magnet_v3_rate *rate;
+	const struct magnet_v3_drop *drop;
+	const struct magnet_v3_limit *lim;
+};
 
 struct pcapw {
 	enum pcapw_format fmt;
@@ -76,6 +91,8 @@ struct pcapw {
 	/* totals, and the CPUs of every LOST record */
 	__u64 packets, lost, misses, reset;
 	__u32 lost_cpus;
+	/* where the magnet text has the columns a state comment carries */
+	int extra_ix[PCAPW_EXTRA_MAX];
 	/* the latest TCP snapshot per flow, for the comments */
 	struct pcapw_flow *flows;
 	size_t flow_cap, flow_used;
@@ -100,11 +117,12 @@ int pcapw_begin(struct pcapw *w, enum pcapw_format fmt, unsigned int layers,
  * comment shows the state of the same flow in the same namespace). Returns
  * the bytes written into @buf, or -1 with w->err set: a record that cannot
  * be a packet (a corrupt log), or with w->usage set, a classic pcap file's
- * second interface. @drop: a DROP event's drop part (magnet_v3_drop()),
- * else NULL (a DROP event without one is left out).
+ * second interface. @parts: the record's rate, drop and limit parts, or
+ * NULL for none (a DROP event without a drop part is left out; a TCP-layer
+ * record's rate and limit parts go into its flow's comments).
  */
 int pcapw_record(struct pcapw *w, const struct magnet_record *r,
-		 const struct magnet_v3_drop *drop, __u32 netns, char *buf);
+		 const struct pcapw_parts *parts, __u32 netns, char *buf);
 
 /*
  * End: in pcapng, an interface statistics block per interface (packets,

@@ -605,7 +605,7 @@ static struct split_file *split_open(enum out_format fmt, unsigned int id)
  * else (the TCP state, a gap) to every file. 0, or an exit status
  */
 static int split_record(enum out_format fmt, const struct magnet_record *r,
-			const struct magnet_v3_drop *dp, __u32 netns)
+			const struct pcapw_parts *dp, __u32 netns)
 {
 	struct split_file *sf;
 	unsigned int i;
@@ -1169,15 +1169,21 @@ decoded:
 		case FMT_PCAPNG:
 		case FMT_PCAP:
 		case FMT_PCAP_NS: {
+			struct magnet_v3_rate x;
 			struct magnet_v3_drop dp;
+			struct magnet_v3_limit lm;
+			struct pcapw_parts parts = {
+				.rate = v3 && magnet_v3_rate(v3d, &x) ?
+					&x : NULL,
+				.drop = v3 && magnet_v3_drop(v3d, &dp) ?
+					&dp : NULL,
+				.lim = v3 && magnet_v3_limit(v3d, &lm) ?
+				       &lm : NULL,
+			};
 
 			len = split_dir ?
-			      split_record(fmt, &rec,
-					   v3 && magnet_v3_drop(v3d, &dp) ?
-					   &dp : NULL, netns) :
-			      pcapw_record(&pcap_w, &rec,
-					   v3 && magnet_v3_drop(v3d, &dp) ?
-					   &dp : NULL, netns, line);
+			      split_record(fmt, &rec, &parts, netns) :
+			      pcapw_record(&pcap_w, &rec, &parts, netns, line);
 			if (split_dir && len > 0)
 				return len;
 			if (len < 0) {

@@ -173,6 +173,7 @@ expected_files() {
 	./usr/local/share/man/man1/magnet-record.1
 	./usr/local/share/man/man1/magnet-summary.1
 	./usr/local/share/man/man1/ttpb2ascii.1
+	.$(tshark -G folders 2>/dev/null | sed -n 's/^Global Lua Plugins:[[:space:]]*//p')/magnet.lua
 	EOF
 }
 

@@ -1070,6 +1070,33 @@ sys.exit(not ok)
 PY
 fi
 
+# ---- the Wireshark plugin (wireshark/magnet.lua) ----
+# Every magnet.* field of every packet tshark reads with the plugin, held
+# to the magnet text of the same log (checkwireshark.py says how): the
+# pcapng fixture in both versions and byte orders (IPv4, IPv6, UDP, gaps,
+# a log without namespaces), make demo's 7.2 log (every layer, app
+# calls, drops, the rate part), the drops and qdisc logs of 7.2, two
+# namespaces; and tshark without the plugin reads every file whole.
+echo "== wireshark: the plugin against the magnet text"
+if command -v tshark >/dev/null; then
+	zcat demo-7.2.bin.gz >"$tmp/demo-7.2.bin"
+	for f in "$tmp/pcap.bin" "$tmp/pcap-swapped.bin" "$tmp/pcap-v3.bin" \
+		"$tmp/pcap-v3s.bin" "$tmp/demo-7.2.bin --drops" \
+		"drops-7.2.bin --drops" qdisc-7.2.bin "$tmp/corner/twons-0.bin"; do
+		rm -rf "$tmp/ws"
+		mkdir "$tmp/ws"
+		# shellcheck disable=SC2086
+		/usr/bin/python3 ./checkwireshark.py "$T" ../../wireshark/magnet.lua \
+			${f%% *} "$tmp/ws" ${f#"${f%% *}"} >"$tmp/ws.log" 2>&1
+		rc=$?
+		tail -n 5 "$tmp/ws.log"
+		check "wireshark plugin on ${f##*/}: every field as the magnet text (exit $rc)" \
+			[ "$rc" = 0 ]
+	done
+else
+	bad "tshark not installed (make deps installs it)"
+fi
+
 # ---- magnet-exp analyse (python/magnet_exp) ----
 echo "== magnet-exp analyse"
 mkdir "$tmp/exp"

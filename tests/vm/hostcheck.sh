@@ -111,6 +111,18 @@ host_pcapng() {
 	local mode
 	for mode in clean lossy; do
 		$PY "$top/tests/vm/checkpcap.py" $mode "$1/pcap-$mode.txt" "$1/pcap-$mode.pcapng"
+		# the Wireshark plugin's fields, every packet of every device
+		# file, against the magnet text (this kernel's records: the
+		# rate and limit parts, app calls, IPv6 then IPv4 with losses)
+		rm -rf "$1/pcap-$mode.ws"
+		mkdir "$1/pcap-$mode.ws"
+		$PY "$top/tests/unit/checkwireshark.py" "$MAGNET_TTPB2ASCII" \
+			"$top/wireshark/magnet.lua" "$1/pcap-$mode.bin" \
+			"$1/pcap-$mode.ws" > "$1/pcap-$mode.ws.log" || {
+			tail -n 20 "$1/pcap-$mode.ws.log"
+			return 1
+		}
+		tail -n 1 "$1/pcap-$mode.ws.log"
 	done
 }
 

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""checkwireshark.py TTPB2ASCII PLUGIN LOG WORKDIR [--drops]
+
+wireshark/magnet.lua against the magnet text (check.sh): LOG exported with
+`ttpb2ascii -f pcapng -L ip,dev --split` (and --drops), each file read by
+tshark with the plugin, and every magnet.* field of every packet held to
+what `ttpb2ascii -f magnet LOG` says of the same moment:
+
+- the state fields: those of the packet's flow's latest TCP-layer record
+  before it (same namespace, same addresses and ports as the packet's
+  record), found at the packet's time minus magnet.age_ns; each field
+  equal, as text, to that record's column of the same name (state and
+  ca_state their numbers, ca_name its name), and absent where the column
+  is empty; magnet.in_flight packets_out - sacked_out - lost_out +
+  retrans_out of that record, magnet.cwnd_bytes its cwnd * mss;
+- magnet.pid and magnet.comm: the flow's latest app_send or app_recv
+  before the packet;
+- a dropped packet's magnet.drop_reason and magnet.drop_where: its own
+  record's columns;
+- the gap fields: the LOST and RESET records between the file's previous
+  packet and this one (before a file's first packet: since the log's
+  start), their counts summed and their CPUs listed;
+- magnet.layer, magnet.netns, magnet.ifindex: the packet record's;
+- tshark's io,stat AVG(magnet.cwnd) per 100 ms: the mean over those
+  packets' records, truncated as Wireshark does (checked both ways);
+- without the plugin, tshark reads every file with exit 0, nothing on
+  its standard error and no malformed packet; with it, no Lua error.
+
+Prints a FAIL line per mismatch, then "checkwireshark: N passed, N failed";
+exits 1 if any failed.
+"""
+import os
+import subprocess
+import sys
+
+TCP_LAYER = {"tcp_out", "tcp_in", "app_send", "app_recv", "retrans", "rto",
+             "tlp", "state", "ca_state", "rcvbuf"}
+PACKETS = {"ip_out", "ip_in", "dev_out", "dev_in", "wire_out", "drop_out",
+           "drop_in"}
+# the plugin's fields that are the magnet text's columns of the state
+# record (docs/wireshark.md)
+STATE_COLS = (
+    "state ca_state ca_name cwnd ssthresh srtt_us rttvar_us rto_us mss "
+    "snd_una snd_nxt snd_wnd rcv_wnd packets_out retrans_out total_retrans "
+    "write_seq copied_seq rcv_nxt segs_out data_segs_out segs_in "
+    "data_segs_in bytes_sent bytes_received bytes_acked bytes_retrans "
+    "min_rtt_us rtt_us advmss snd_wscale rcv_wscale opts pacing_rate "
+    "delivery_rate delivered delivered_ce lost_out sacked_out app_limited "
+    "bbr_bw bbr_min_rtt bbr_pacing_gain bbr_cwnd_gain chrono chrono_us "
+    "busy_us rwnd_limited_us sndbuf_limited_us reordering reord_seen "
+    "dsack_dups").split()
+OTHER = ("event age_ns cwnd_bytes in_flight pid comm drop_reason drop_where gap_lost "
+         "gap_misses gap_reset gap_cpus layer netns ifindex").split()
+FIELDS = STATE_COLS + OTHER
+
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s" % what)
+
+
+def ns_of(t):
+    """'1700000000.123456789' as integer nanoseconds"""
+    sec, _, frac = t.partition(".")
+    return int(sec) * 10**9 + int((frac + "000000000")[:9])
+
+
+def text_rows(tt, log):
+    out = subprocess.run([tt, "-f", "magnet", log], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    cols = out[0].split("\t")
+    return [dict(zip(cols, line.split("\t"))) for line in out[1:]]
+
+
+def flow(r):
+    return (r["netns"], r["family"], r["laddr"], r["lport"], r["raddr"],
+            r["rport"])
+
+
+def iface_name(r):
+    """the pcapng interface the packet record goes to (pcapw.c, iface)"""
+    pre = "ns%s:" % r["netns"] if r["netns"] else ""
+    if r["event"] in ("ip_out", "ip_in") or (
+            r["event"].startswith("drop_") and not r["ifindex"]):
+        return pre + "ip"
+    return pre + "if" + r["ifindex"]
+
+
+def expected(rows, drops, wire):
+    """per interface name, the packets in order, each a dict of the
+    fields the plugin must give (None: absent)"""
+    state, owner = {}, {}
+    per_if, gap = {}, {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
+    # gaps since each file's previous packet; a new file gets all so far
+    since = {}
+    total = {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
+    for r in rows:
+        ev = r["event"]
+        if ev in ("lost", "reset"):
+            # the text's lost column: the records lost or discarded;
+            # ret: a LOST record's probe misses
+            n = int(r["lost"] or 0)
+            for g in list(since.values()) + [total]:
+                if ev == "lost":
+                    g["lost"] += n
+                    g["misses"] += int(r["ret"] or 0)
+                    g["cpus"].add(min(int(r["cpu"]), 31))
+                else:
+                    g["reset"] += n
+            continue
+        if ev in TCP_LAYER:
+            state[flow(r)] = r
+            if ev in ("app_send", "app_recv"):
+                owner[flow(r)] = (r["pid"], r["comm"])
+            continue
+        if ev not in PACKETS or (ev.startswith("drop_") and not drops) or \
+                (ev == "dev_out" and wire) or (ev == "wire_out" and not wire):
+            continue
+        name = iface_name(r)
+        if name not in since:
+            since[name] = {"lost": total["lost"], "misses": total["misses"],
+                           "reset": total["reset"],
+                           "cpus": set(total["cpus"])}
+        g = since[name]
+        want = dict.fromkeys(FIELDS)
+        if g["lost"] or g["misses"] or g["reset"]:
+            want["gap_lost"] = str(g["lost"])
+            want["gap_misses"] = str(g["misses"])
+            want["gap_reset"] = str(g["reset"])
+            want["gap_cpus"] = ",".join(
+                "%d%s" % (c, "+" if c == 31 else "")
+                for c in sorted(g["cpus"])) or "-"
+        since[name] = {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
+        s = state.get(flow(r))
+        if s:
+            want["event"] = s["event"]
+            want["age_ns"] = str(ns_of(r["time"]) - ns_of(s["time"]))
+            for c in STATE_COLS:
+                want[c] = s[c] or None
+            if s["cwnd"] and s["mss"]:
+                want["cwnd_bytes"] = str(int(s["cwnd"]) * int(s["mss"]))
+            if s["sacked_out"] and s["lost_out"]:
+                want["in_flight"] = str(
+                    int(s["packets_out"]) - int(s["sacked_out"]) -
+                    int(s["lost_out"]) + int(s["retrans_out"]))
+            if flow(r) in owner:
+                want["pid"], want["comm"] = owner[flow(r)]
+                want["comm"] = want["comm"] or None
+        if ev.startswith("drop_"):
+            want["drop_reason"] = r["drop_reason"] or "unknown"
+            want["drop_where"] = r["drop_where"]
+        want["layer"] = "ip" if name.endswith(":ip") or name == "ip" \
+            else "dev"
+        want["netns"] = r["netns"] or None
+        want["ifindex"] = r["ifindex"] if want["layer"] == "dev" else None
+        want["_time"] = ns_of(r["time"])
+        # without a magnet comment and a namespace, nothing of magnet
+        if not (s or want["gap_lost"] or want["drop_reason"] or
+                want["netns"]):
+            want = dict.fromkeys(FIELDS, None, ) | {"_time": want["_time"]}
+        per_if.setdefault(name, []).append(want)
+    return per_if
+
+
+def tshark(args):
+    return subprocess.run(["tshark"] + args, capture_output=True, text=True)
+
+
+def clean_err(s):
+    return "".join(line + "\n" for line in s.splitlines()
+                   if "Running as user" not in line)
+
+
+def main(argv):
+    tt, plugin, log, work = argv[1:5]
+    drops = "--drops" in argv[5:]
+    rows = text_rows(tt, log)
+    wire = any(r["event"] == "wire_out" for r in rows)
+    split = os.path.join(work, "split")
+    args = [tt, "-f", "pcapng", "-L", "ip,dev", "--split", split, log]
+    if drops:
+        args.insert(5, "--drops")
+    p = subprocess.run(args, capture_output=True, text=True)
+    check(p.returncode == 0, "%s: exit %d: %s" % (" ".join(args),
+                                                 p.returncode, p.stderr))
+    files = [line.split("\t")[0] for line in p.stdout.splitlines()]
+    want = expected(rows, drops, wire)
+    check(len(files) == len(want), "%s: %d files, the text has packets "
+          "on %d interfaces" % (log, len(files), len(want)))
+    ex = ["-X", "lua_script:" + plugin]
+    for f in files:
+        # without the plugin: read whole, nothing malformed
+        p = tshark(["-r", f, "-Y", "_ws.malformed || _ws.expert.severity "
+                    ">= error"])
+        check(p.returncode == 0 and not clean_err(p.stderr) and
+              not p.stdout.strip(), "%s without the plugin: exit %d, %r %r"
+              % (f, p.returncode, p.stderr[-300:], p.stdout[:300]))
+        p = tshark(ex + ["-r", f, "-V"])
+        check(p.returncode == 0 and "Lua Error" not in p.stdout and
+              not clean_err(p.stderr), "%s with the plugin: exit %d, %r"
+              % (f, p.returncode, clean_err(p.stderr)[-300:]))
+        p = tshark(ex + ["-r", f, "-T", "fields", "-E", "separator=\t",
+                         "-E", "occurrence=a", "-E", "aggregator=|",
+                         "-e", "frame.interface_name",
+                         "-e", "frame.time_epoch"] +
+                   sum((["-e", "magnet." + n] for n in FIELDS), []))
+        got = [line.split("\t") for line in p.stdout.splitlines()]
+        name = got[0][0] if got else "?"
+        exp = want.get(name, [])
+        check(len(got) == len(exp), "%s (%s): %d packets, the text has %d"
+              % (f, name, len(got), len(exp)))
+        for k, (g, w) in enumerate(zip(got, exp), 1):
+            check(ns_of(g[1]) == w["_time"], "%s packet %d: time %s, the "
+                  "text's %d" % (f, k, g[1], w["_time"]))
+            bad = []
+            for n, v in zip(FIELDS, g[2:]):
+                wv = w[n]
+                if (v or None) != wv:
+                    bad.append("%s %r (want %r)" % (n, v, wv))
+            check(not bad, "%s packet %d: %s" % (f, k, "; ".join(bad)))
+        # the IO graph's means: AVG(magnet.cwnd) per 100 ms
+        vals = [(w["_time"], int(w["cwnd"])) for w in exp if w["cwnd"]]
+        # (tshark gives no interval for a file whose packets are all at
+        # one instant)
+        if not vals or exp[-1]["_time"] == exp[0]["_time"]:
+            continue
+        p = tshark(ex + ["-r", f, "-q", "-z",
+                         "io,stat,0.1,AVG(magnet.cwnd)magnet.cwnd"])
+        rows_io = [line.strip("|").split("|") for line in
+                   p.stdout.splitlines() if "<>" in line]
+        t0 = exp[0]["_time"]
+        bins = {}
+        for t, c in vals:
+            bins.setdefault((t - t0) // 100000000, []).append(c)
+        n = 0
+        for i, r in enumerate(rows_io):
+            v = r[1].strip()
+            b = bins.get(i)
+            mean = sum(b) // len(b) if b else 0
+            n += 1
+            check(v == str(mean), "%s: io,stat interval %d: AVG %s, the "
+                  "text's %d" % (f, i, v, mean))
+        check(n and n >= max(bins) + 1, "%s: io,stat: %d intervals, the "
+              "packets span %d" % (f, n, max(bins) + 1))
+    print("checkwireshark: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
