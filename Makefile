@@ -14,6 +14,7 @@
 #   make check-fresh     make deps + make demo in a new minimal Debian 12 root
 #   make check-stress    the stress suites in VMs (tests/vm/cases/92-stress.sh),
 #                        results in docs/reliability.md
+#   make check-wireshark-13  the Wireshark plugin with Debian 13's tshark
 #   make demo            a short capture in a throwaway VM, with a summary
 #   make install         module to /lib/modules/KVER/updates, tools to PREFIX,
 #                        the Wireshark plugin to Wireshark's (WIRESHARK_LUA_DIR)
@@ -124,6 +125,11 @@ check-stress: userspace
 	$(call stress_runs,stress,); \
 	$(RELIABILITY); \
 	exit $$rc
+
+# the Wireshark plugin with Debian 13's tshark (4.4) in a debootstrapped
+# root, as the unit line runs it with Debian 12's (docs/wireshark.md)
+check-wireshark-13: userspace
+	scripts/wireshark-debian13.sh
 
 # the VM suite, then the stress suites, on a debug kernel (KASAN, lockdep,
 # UBSAN, kmemleak) that scripts/debug-kernel.sh builds once (~25 min on 2
@@ -239,5 +245,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug demo bench bench-profile bench-insn bench-nsdrop bench-monarch fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug check-wireshark-13 demo bench bench-profile bench-insn bench-nsdrop bench-monarch fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

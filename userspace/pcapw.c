@@ -16,6 +16,9 @@
 #include "pcapw.h"
 
 #define LINKTYPE_RAW 101
+/* Wireshark's exported PDU: tags, then the bytes a named dissector gets */
+#define LINKTYPE_WIRESHARK_UPPER_PDU 252
+#define EXP_PDU_TAG_DISSECTOR_NAME 12
 
 /* pcapng block types and options */
 #define BT_SHB 0x0A0D0D0AU
@@ -249,7 +252,9 @@ static void if_words(char *b, size_t n, unsigned int layer, __u32 netns,
 
 	if (netns)
 		snprintf(ns, sizeof(ns), "netns %u ", netns);
-	if (layer == MAGNET_LAYER_IP)
+	if (layer == PCAPW_LAYER_EVENTS)
+		snprintf(b, n, "%sevents", ns);
+	else if (layer == MAGNET_LAYER_IP)
 		snprintf(b, n, "%sIP layer", ns);
 	else
 		snprintf(b, n, "%sifindex %u", ns, ifindex);
@@ -294,7 +299,8 @@ static int iface(struct pcapw *w, unsigned int layer, __u32 netns,
 		return (int)w->nifs++;
 	p = put32(p, BT_IDB);
 	p = put32(p, 0);
-	p = put16(p, LINKTYPE_RAW);
+	p = put16(p, layer == PCAPW_LAYER_EVENTS ?
+		     LINKTYPE_WIRESHARK_UPPER_PDU : LINKTYPE_RAW);
 	p = put16(p, 0);
 	p = put32(p, PCAPW_SNAPLEN);
 	/* names as before namespaces when the log does not say them */
@@ -302,7 +308,12 @@ static int iface(struct pcapw *w, unsigned int layer, __u32 netns,
 		snprintf(pre, sizeof(pre), "ns%u:", netns);
 		snprintf(ns, sizeof(ns), ", netns %u", netns);
 	}
-	if (layer == MAGNET_LAYER_IP) {
+	if (layer == PCAPW_LAYER_EVENTS) {
+		snprintf(name, sizeof(name), "%sevents", pre);
+		p = put_opt_str(p, IF_NAME, name);
+		snprintf(name, sizeof(name),
+			 "magnet events that are no packet on the wire%s", ns);
+	} else if (layer == MAGNET_LAYER_IP) {
 		snprintf(name, sizeof(name), "%sip", pre);
 		p = put_opt_str(p, IF_NAME, name);
 		snprintf(name, sizeof(name), "magnet IP layer (ip_out, ip_in)%s",
@@ -588,6 +599,118 @@ static void gap_comment(const struct pcapw *w, char *c, size_t n,
 		 (unsigned long long)w->gap_reset);
 }
 
+/* whether @event is one the events interface takes (w->events) */
+static int is_event(unsigned int event)
+{
+	switch (event) {
+	case MAGNET_EV_RETRANS:
+	case MAGNET_EV_RTO:
+	case MAGNET_EV_TLP:
+	case MAGNET_EV_STATE:
+	case MAGNET_EV_CA_STATE:
+	case MAGNET_EV_RCVBUF:
+	case MAGNET_EV_QDISC:
+	case MAGNET_EV_QDISC_ENQ:
+	case MAGNET_EV_DROP_OUT:
+	case MAGNET_EV_DROP_IN:
+		return 1;
+	}
+	return 0;
+}
+
+/* the gap's epb_dropcount and comment into @p, and the gap cleared */
+static char *put_gap(struct pcapw *w, char *p, char *comment, size_t n)
+{
+	__u64 cnt = w->gap_records;
+
+	p = put_opt(p, EPB_DROPCOUNT, &cnt, 8);
+	gap_comment(w, comment, n, "before this packet");
+	p = put_opt_str(p, OPT_COMMENT, comment);
+	w->gap_lost = w->gap_misses = w->gap_reset = 0;
+	w->gap_records = 0;
+	w->gap_cpus = 0;
+	return p;
+}
+
+/*
+ * The event @r (w->events) as a record of its namespace's events
+ * interface: an exported PDU for the dissector "magnet_event"
+ * (wireshark/magnet.lua), nothing else, and the comment "magnet event
+ * EVENT:" with every column of the event's magnet text line that it
+ * fills (but time, event and netns, which the interface names) as
+ * "NAME VALUE". Returns the bytes written,
+ * 0 if not asked, -1 on error.
+ */
+static int event_record(struct pcapw *w, const struct magnet_record *r,
+			const struct pcapw_parts *pt, __u32 netns, char *buf)
+{
+	static const char dissector[] = "magnet_event";
+	char *p = buf, *blk, comment[PCAPW_COMMENT_MAX];
+	char line[MAGNET_TEXT_LINE_MAX], hdr[MAGNET_TEXT_LINE_MAX];
+	char *hp, *lp, *name, *val;
+	__u64 wall = r->ts_ns + (__u64)w->rt_off;
+	size_t used;
+	int id, caplen;
+
+	if (!w->events || w->fmt != PCAPW_NG)
+		return 0;
+	if (magnet_format_text(line, r, pt ? pt->rate : NULL,
+			       pt ? pt->drop : NULL, pt ? pt->tcpev : NULL,
+			       pt ? pt->qdisc : NULL, pt ? pt->lim : NULL,
+			       pt ? pt->rcvbuf : NULL, netns, w->rt_off) <= 0)
+		return 0;
+	id = iface(w, PCAPW_LAYER_EVENTS, netns, 0, &p);
+	if (id < 0)
+		return -1;
+	w->last_if = id;
+	w->packets++;
+	if (!w->if_packets[id])
+		w->if_first[id] = wall;
+	w->if_packets[id]++;
+	w->if_last[id] = wall;
+	blk = p;
+	/* tag, length (big-endian), the name padded to 4; the end tag */
+	caplen = 4 + (int)((sizeof(dissector) - 1 + 3) & ~3UL) + 4;
+	p = put32(p, BT_EPB);
+	p = put32(p, 0);
+	p = put32(p, (__u32)id);
+	p = put32(p, (__u32)(wall >> 32));
+	p = put32(p, (__u32)wall);
+	p = put32(p, (__u32)caplen);
+	p = put32(p, (__u32)caplen);
+	*p++ = 0;
+	*p++ = EXP_PDU_TAG_DISSECTOR_NAME;
+	*p++ = 0;
+	*p++ = (char)((sizeof(dissector) - 1 + 3) & ~3UL);
+	memset(p, 0, (sizeof(dissector) - 1 + 3) & ~3UL);
+	memcpy(p, dissector, sizeof(dissector) - 1);
+	p += (sizeof(dissector) - 1 + 3) & ~3UL;
+	memset(p, 0, 4);	/* end of options */
+	p += 4;
+	if (w->gap_records || w->gap_misses)
+		p = put_gap(w, p, comment, sizeof(comment));
+	/* the comment: the text line's filled columns, by the header's names */
+	magnet_format_text_header(hdr);
+	hdr[strcspn(hdr, "\n")] = 0;
+	line[strcspn(line, "\n")] = 0;
+	used = (size_t)snprintf(comment, sizeof(comment), "magnet event %s:",
+				magnet_event_name(r->event));
+	for (hp = hdr, lp = line;
+	     (name = strsep(&hp, "\t")) && (val = strsep(&lp, "\t"));) {
+		/* (the interface names the namespace) */
+		if (!*val || !strcmp(name, "time") || !strcmp(name, "event") ||
+		    !strcmp(name, "netns"))
+			continue;
+		if (used < sizeof(comment))
+			used += (size_t)snprintf(comment + used,
+						 sizeof(comment) - used,
+						 " %s %s", name, val);
+	}
+	p = put_opt_str(p, OPT_COMMENT, comment);
+	p = put_opt(p, OPT_END, NULL, 0);
+	return (int)(blk - buf) + end_block(blk, p);
+}
+
 int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 		 const struct pcapw_parts *parts, __u32 netns, char *buf)
 {
@@ -637,8 +760,10 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 	case MAGNET_EV_DROP_IN:
 		/* if asked, and only where a comment can say it was
 		 * dropped */
-		if (!drop || w->fmt != PCAPW_NG || !w->drops)
+		if (!drop || w->fmt != PCAPW_NG)
 			return 0;
+		if (!w->drops)
+			return event_record(w, r, parts, netns, buf);
 		layer = (r->flags & MAGNET_RF_DEV) ? MAGNET_LAYER_DEV :
 						      MAGNET_LAYER_IP;
 		out = r->event == MAGNET_EV_DROP_OUT;
@@ -650,7 +775,8 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 			w->err = "out of memory for the flow table";
 			return -1;
 		}
-		return 0;
+		return is_event(r->event) ?
+		       event_record(w, r, parts, netns, buf) : 0;
 	}
 	if (!(w->layers & layer) ||
 	    !(w->dirs & (out ? PCAPW_DIR_OUT : PCAPW_DIR_IN)))
@@ -713,16 +839,8 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 
 		p = put_opt(p, EPB_FLAGS, &fl, 4);
 	}
-	if (w->gap_records || w->gap_misses) {
-		__u64 n = w->gap_records;
-
-		p = put_opt(p, EPB_DROPCOUNT, &n, 8);
-		gap_comment(w, comment, sizeof(comment), "before this packet");
-		p = put_opt_str(p, OPT_COMMENT, comment);
-		w->gap_lost = w->gap_misses = w->gap_reset = 0;
-		w->gap_records = 0;
-		w->gap_cpus = 0;
-	}
+	if (w->gap_records || w->gap_misses)
+		p = put_gap(w, p, comment, sizeof(comment));
 	if (note)
 		p = put_opt_str(p, OPT_COMMENT, note);
 	if (drop) {

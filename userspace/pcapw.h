@@ -66,7 +66,13 @@ struct pcapw_parts {
 	const struct magnet_v3_rate *rate;
 	const struct magnet_v3_drop *drop;
 	const struct magnet_v3_limit *lim;
+	const struct magnet_v3_tcpev *tcpev;
+	const struct magnet_v3_qdisc *qdisc;
+	const struct magnet_v3_rcvbuf *rcvbuf;
 };
+
+/* the interface of a namespace's events (w->events): its layer */
+#define PCAPW_LAYER_EVENTS 0x80000000U
 
 struct pcapw {
 	enum pcapw_format fmt;
@@ -74,6 +80,10 @@ struct pcapw {
 	unsigned int dirs;	/* PCAPW_DIR_* */
 	int all_ifs;		/* pcapng: any number of interfaces */
 	int drops;		/* pcapng: DROP events as packets */
+	int events;		/* pcapng: the events that are no packet on
+				 * the wire (TCP events, qdisc events, drops
+				 * unless ->drops) as records of their own
+				 * interface per namespace, nsN:events */
 	int wire;		/* a device's outgoing packets: its WIRE_OUT
 				 * events (the log has them), else DEV_OUT */
 	int last_if;		/* the last call's packet's interface, or -1 */

@@ -91,8 +91,8 @@ static size_t oused;
 /* -f pcapng, pcap, pcap-ns: the writer, and what -L and -d chose */
 static struct pcapw pcap_w;
 static unsigned int pcap_layers, pcap_dirs;
-/* --all-interfaces, --drops */
-static int opt_all_ifs, opt_drops;
+/* --all-interfaces, --drops, --events */
+static int opt_all_ifs, opt_drops, opt_events;
 /*
  * --split DIR: a file per interface, each with a writer of its own, by the
  * interface's number in pcap_w, which reads every record (all interfaces,
@@ -130,7 +130,7 @@ static void usage(FILE *f)
 		"                  [-f ttprobe|magnet|web10g|legacy|pcapng|pcap|pcap-ns]\n"
 		"                  [-c magnet|ttprobe] [-L dev|ip|ip,dev] [-d in|out|both]\n"
 		"                  [-n NETNS] [-I IFINDEX] [--split DIR]\n"
-		"                  [--all-interfaces] [--drops] [-o OUT] [FILE]\n"
+		"                  [--all-interfaces] [--drops] [--events] [-o OUT] [FILE]\n"
 		"\n"
 		"Decode a magnet binary log (omode=1), or a file of ttprobe's 96-byte\n"
 		"binary records, read from FILE, or from standard input when FILE is\n"
@@ -220,6 +220,13 @@ static void usage(FILE *f)
 		"                    it was dropped, with the comment \"magnet drop:\n"
 		"                    REASON in FUNCTION\" (no wire packet: left out\n"
 		"                    by default)\n"
+		"      --events      pcapng: the events that are no packet on the\n"
+		"                    wire (retrans, rto, tlp, state, cong_state,\n"
+		"                    rcvbuf, qdisc, qdisc_enq, and drops without\n"
+		"                    --drops) as records of an interface of their\n"
+		"                    own per namespace, nsN:events (--split:\n"
+		"                    nsN-events.pcapng), each with its fields in the\n"
+		"                    comment \"magnet event EVENT: NAME VALUE ...\"\n"
 		"  -o, --output OUT  write to OUT instead of standard output\n"
 		"  -h, --help        print this help and exit\n"
 		"      --version     print the version and exit\n"
@@ -566,7 +573,9 @@ static struct split_file *split_open(enum out_format fmt, unsigned int id)
 
 	if (netns)
 		snprintf(ns, sizeof(ns), "ns%u-", netns);
-	if (layer == MAGNET_LAYER_IP)
+	if (layer == PCAPW_LAYER_EVENTS)
+		snprintf(dev, sizeof(dev), "events");
+	else if (layer == MAGNET_LAYER_IP)
 		snprintf(dev, sizeof(dev), "ip");
 	else
 		snprintf(dev, sizeof(dev), "if%u", ifindex);
@@ -593,6 +602,8 @@ static struct split_file *split_open(enum out_format fmt, unsigned int id)
 				     split_buf)))
 		return NULL;
 	sf->w->drops = opt_drops;
+	/* only the events interface's file writes events */
+	sf->w->events = layer == PCAPW_LAYER_EVENTS;
 	if (pcapw_copy_state(sf->w, &pcap_w)) {
 		msg("%s: out of memory for the flow table", in_name);
 		return NULL;
@@ -614,15 +625,27 @@ static int split_record(enum out_format fmt, const struct magnet_record *r,
 	if (pcapw_record(&pcap_w, r, dp, netns, split_buf) < 0)
 		return -1;
 	id = pcap_w.last_if;
-	if (id < 0) {
-		for (i = 0; i < nsplits; i++)
-			if (splits[i].w &&
-			    pcapw_record(splits[i].w, r, dp, netns,
-					 split_buf) < 0) {
+	/* not a packet: to every file (the TCP state, a gap); an event
+	 * (--events) written by its namespace's events file only, the
+	 * others keeping its TCP state */
+	if (id < 0 || (pcap_w.ifs[id] >> 32) == PCAPW_LAYER_EVENTS) {
+		for (i = 0; i < nsplits; i++) {
+			int ev, n;
+
+			if (!splits[i].w || (int)i == id)
+				continue;
+			/* another namespace's events file keeps the state */
+			ev = splits[i].w->events;
+			splits[i].w->events = 0;
+			n = pcapw_record(splits[i].w, r, dp, netns, split_buf);
+			splits[i].w->events = ev;
+			if (n < 0) {
 				pcap_w.err = splits[i].w->err;
 				return -1;
 			}
-		return 0;
+		}
+		if (id < 0)
+			return 0;
 	}
 	if (!splits) {
 		splits = calloc(PCAPW_MAX_IFS, sizeof(*splits));
@@ -680,7 +703,10 @@ static int split_end(enum out_format fmt, int rc)
 			if (pcap_w.if_ns[i])
 				len += snprintf(line + len, sizeof(line) - (size_t)len,
 						"netns %u ", pcap_w.if_ns[i]);
-			if (layer == MAGNET_LAYER_IP)
+			if (layer == PCAPW_LAYER_EVENTS)
+				snprintf(line + len, sizeof(line) - (size_t)len,
+					 "events\n");
+			else if (layer == MAGNET_LAYER_IP)
 				snprintf(line + len, sizeof(line) - (size_t)len,
 					 "IP layer\n");
 			else
@@ -1035,6 +1061,7 @@ static int decode_stream(gzFile gz, enum out_format fmt,
 				PROG " (magnet) " MAGNET_VERSION, b);
 		pcap_w.all_ifs = opt_all_ifs || split_dir;
 		pcap_w.drops = opt_drops;
+		pcap_w.events = opt_events;
 		if (split_dir)
 			split_si = si;
 		else
@@ -1172,6 +1199,9 @@ decoded:
 			struct magnet_v3_rate x;
 			struct magnet_v3_drop dp;
 			struct magnet_v3_limit lm;
+			struct magnet_v3_tcpev te;
+			struct magnet_v3_qdisc qd;
+			struct magnet_v3_rcvbuf rb;
 			struct pcapw_parts parts = {
 				.rate = v3 && magnet_v3_rate(v3d, &x) ?
 					&x : NULL,
@@ -1179,6 +1209,12 @@ decoded:
 					&dp : NULL,
 				.lim = v3 && magnet_v3_limit(v3d, &lm) ?
 				       &lm : NULL,
+				.tcpev = v3 && magnet_v3_tcpev(v3d, &te) ?
+					 &te : NULL,
+				.qdisc = v3 && magnet_v3_qdisc(v3d, &qd) ?
+					 &qd : NULL,
+				.rcvbuf = v3 && magnet_v3_rcvbuf(v3d, &rb) ?
+					  &rb : NULL,
 			};
 
 			len = split_dir ?
@@ -1252,7 +1288,7 @@ static int decode_mapped(gzFile gz, enum out_format fmt, enum in_format infmt,
 	return decode(gz, fmt, infmt, compat);
 }
 
-enum { OPT_SPLIT = 1000, OPT_ALL_IFS, OPT_DROPS };
+enum { OPT_SPLIT = 1000, OPT_ALL_IFS, OPT_DROPS, OPT_EVENTS };
 
 /*
  * A refused run's -o OUT: removed if this run created it, emptied if it
@@ -1287,6 +1323,7 @@ int main(int argc, char **argv)
 		{ "split", required_argument, NULL, OPT_SPLIT },
 		{ "all-interfaces", no_argument, NULL, OPT_ALL_IFS },
 		{ "drops", no_argument, NULL, OPT_DROPS },
+		{ "events", no_argument, NULL, OPT_EVENTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1313,7 +1350,7 @@ int main(int argc, char **argv)
 	nseen_ns = 0;
 	seen_unknown = seen_more = 0;
 	sel_if_ns = 0;
-	opt_all_ifs = opt_drops = 0;
+	opt_all_ifs = opt_drops = opt_events = 0;
 	split_dir = NULL;
 	splits = NULL;
 	nsplits = 0;
@@ -1414,6 +1451,9 @@ int main(int argc, char **argv)
 		case OPT_DROPS:
 			opt_drops = 1;
 			break;
+		case OPT_EVENTS:
+			opt_events = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -1441,8 +1481,8 @@ int main(int argc, char **argv)
 		msg("-L, -d and --split apply to -f pcapng, pcap and pcap-ns only; try --help");
 		return EXIT_USAGE;
 	}
-	if ((opt_all_ifs || opt_drops) && fmt != FMT_PCAPNG) {
-		msg("--all-interfaces and --drops apply to -f pcapng only; try --help");
+	if ((opt_all_ifs || opt_drops || opt_events) && fmt != FMT_PCAPNG) {
+		msg("--all-interfaces, --drops and --events apply to -f pcapng only; try --help");
 		return EXIT_USAGE;
 	}
 	if (split_dir && opt_all_ifs) {

@@ -61,8 +61,8 @@ field("layer", "str", "Layer", "ip or dev: the interface's layer")
 field("netns", "u32", "Network namespace", "the namespace's inode number")
 field("ifindex", "u32", "Interface index", "the device's ifindex in its namespace")
 -- the TCP state of the packet's socket, as of its latest TCP-layer record
-field("event", "str", "State from event",
-      "the TCP-layer record the state is from (tcp_out, tcp_in, app_send, ...)")
+field("event", "str", "Event",
+      "on an events interface, the event; on a packet, the TCP-layer record its state is from (tcp_out, tcp_in, app_send, ...)")
 field("age_ns", "i64", "State age (ns)", "how long before the packet that record was")
 field("state", "u8", "TCP state", "sk_state", STATES)
 field("ca_state", "u8", "Congestion state", "icsk_ca_state", CA_STATES)
@@ -118,6 +118,20 @@ field("comm", "str", "Command", "of the socket's last application call recorded"
 -- a packet the kernel dropped (ttpb2ascii --drops)
 field("drop_reason", "str", "Drop reason", "the kernel's drop reason")
 field("drop_where", "str", "Dropped in", "the function that freed the packet")
+-- an event that is no packet on the wire (ttpb2ascii --events), on its
+-- namespace's events interface: its own columns of the magnet text
+for _, n in ipairs({ "cpu", "family", "lport", "rport", "len", "seq",
+                     "end_seq", "mark", "timeouts", "ip_id", "ip_tos",
+                     "ip_ttl", "ip_proto", "qdisc_qlen", "qdisc_backlog",
+                     "rcvbuf", "rcvbuf_before", "window_clamp",
+                     "window_clamp_before", "rcv_ssthresh", "rcv_space",
+                     "rcv_rtt_us" }) do
+    field(n, "u32", n, "the event's, as the magnet text's column " .. n)
+end
+for _, n in ipairs({ "sock", "laddr", "raddr", "prev_state", "kind",
+                     "qdisc", "qdisc_handle" }) do
+    field(n, "str", n, "the event's, as the magnet text's column " .. n)
+end
 -- records missing before this packet
 field("gap_lost", "u64", "Records lost before", "records the rings had no room for")
 field("gap_misses", "u64", "Probe misses before", "probe handlers that could not run")
@@ -203,6 +217,12 @@ function magnet.dissector(tvb, pinfo, root)
                 if f >= 0 then t:add(F.in_flight.f, f):set_generated() end
             end
         end
+        local kind_of, cols = s:match("^magnet event (%S+):(.*)$")
+        if kind_of then
+            local t = sub()
+            add(t, "event", kind_of)
+            pairs_of(t, words_of(cols), {})
+        end
         local reason, where = s:match("^magnet drop: (%S+) in (%S*)$")
         if reason then
             local t = sub()
@@ -230,6 +250,8 @@ function magnet.dissector(tvb, pinfo, root)
         do
             if rest == "ip" then
                 add(tree, "layer", "ip")
+            elseif rest == "events" then
+                add(tree, "layer", "events")
             else
                 local ix = rest:match("^if(%d+)$")
                 if ix then
@@ -242,3 +264,16 @@ function magnet.dissector(tvb, pinfo, root)
 end
 
 register_postdissector(magnet)
+
+-- the records of an events interface: Wireshark's exported PDUs for the
+-- dissector "magnet_event", which has nothing to read (the fields are in
+-- the comment, above)
+local magnet_event = Proto("magnet_event", "magnet event (no packet on the wire)")
+function magnet_event.dissector(tvb, pinfo, tree)
+    pinfo.cols.protocol = "magnet"
+    local c = f_comment()
+    local ev = c and tostring(c.value):match("^magnet event (%S+):")
+    pinfo.cols.info = "magnet event " .. (ev or "?")
+    tree:add(magnet_event, tvb())
+    return tvb:len()
+end

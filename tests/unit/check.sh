@@ -519,7 +519,7 @@ run -f pcapng --split "$tmp/split" --all-interfaces "$tmp/pcap.bin"
 check "--split with --all-interfaces: exit 1 (got $rc)" [ "$rc" = 1 ]
 run -f magnet --split "$tmp/split" "$tmp/pcap.bin"
 check "--split with -f magnet: exit 1 (got $rc)" [ "$rc" = 1 ]
-for a in --all-interfaces --drops; do
+for a in --all-interfaces --drops --events; do
 	run -f pcap $a "$tmp/pcap.bin"
 	check "$a with -f pcap: exit 1 (got $rc)" [ "$rc" = 1 ]
 	check "$a with -f pcap: message" err_is 'apply to -f pcapng only'
@@ -1075,14 +1075,18 @@ fi
 # to the magnet text of the same log (checkwireshark.py says how): the
 # pcapng fixture in both versions and byte orders (IPv4, IPv6, UDP, gaps,
 # a log without namespaces), make demo's 7.2 log (every layer, app
-# calls, drops, the rate part), the drops and qdisc logs of 7.2, two
-# namespaces; and tshark without the plugin reads every file whole.
+# calls, drops, the rate part), the drops, qdisc and TCP-event logs of
+# 7.2 (with --events, each event a record of its namespace's events
+# interface), two namespaces; and tshark without the plugin reads every
+# file whole.
 echo "== wireshark: the plugin against the magnet text"
 if command -v tshark >/dev/null; then
 	zcat demo-7.2.bin.gz >"$tmp/demo-7.2.bin"
 	for f in "$tmp/pcap.bin" "$tmp/pcap-swapped.bin" "$tmp/pcap-v3.bin" \
-		"$tmp/pcap-v3s.bin" "$tmp/demo-7.2.bin --drops" \
-		"drops-7.2.bin --drops" qdisc-7.2.bin "$tmp/corner/twons-0.bin"; do
+		"$tmp/pcap-v3s.bin --events" "$tmp/demo-7.2.bin --drops" \
+		"$tmp/demo-7.2.bin --events" "drops-7.2.bin --drops" \
+		"qdisc-7.2.bin --events" "tcpev-7.2.bin --events" \
+		"$tmp/corner/twons-0.bin"; do
 		rm -rf "$tmp/ws"
 		mkdir "$tmp/ws"
 		# shellcheck disable=SC2086

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""checkwireshark.py TTPB2ASCII PLUGIN LOG WORKDIR [--drops]
+"""checkwireshark.py TTPB2ASCII PLUGIN LOG WORKDIR [--drops] [--events]
 
 wireshark/magnet.lua against the magnet text (check.sh): LOG exported with
 `ttpb2ascii -f pcapng -L ip,dev --split` (and --drops), each file read by
@@ -22,6 +22,10 @@ what `ttpb2ascii -f magnet LOG` says of the same moment:
   packet and this one (before a file's first packet: since the log's
   start), their counts summed and their CPUs listed;
 - magnet.layer, magnet.netns, magnet.ifindex: the packet record's;
+- with --events, each event that is no packet on the wire (retrans, rto,
+  tlp, state, cong_state, rcvbuf, qdisc, qdisc_enq, drops without --drops)
+  a record of its namespace's events interface, at its time, every
+  field the magnet text's column of the same name in its line;
 - tshark's io,stat AVG(magnet.cwnd) per 100 ms: the mean over those
   packets' records, truncated as Wireshark does (checked both ways);
 - without the plugin, tshark reads every file with exit 0, nothing on
@@ -35,7 +39,7 @@ import subprocess
 import sys
 
 TCP_LAYER = {"tcp_out", "tcp_in", "app_send", "app_recv", "retrans", "rto",
-             "tlp", "state", "ca_state", "rcvbuf"}
+             "tlp", "state", "cong_state", "rcvbuf"}
 PACKETS = {"ip_out", "ip_in", "dev_out", "dev_in", "wire_out", "drop_out",
            "drop_in"}
 # the plugin's fields that are the magnet text's columns of the state
@@ -52,7 +56,15 @@ STATE_COLS = (
     "dsack_dups").split()
 OTHER = ("event age_ns cwnd_bytes in_flight pid comm drop_reason drop_where gap_lost "
          "gap_misses gap_reset gap_cpus layer netns ifindex").split()
-FIELDS = STATE_COLS + OTHER
+# an event's own columns (--events)
+EVENT_COLS = ("cpu family lport rport len seq end_seq mark timeouts ip_id "
+              "ip_tos ip_ttl ip_proto qdisc_qlen qdisc_backlog rcvbuf "
+              "rcvbuf_before window_clamp window_clamp_before rcv_ssthresh "
+              "rcv_space rcv_rtt_us sock laddr raddr prev_state kind qdisc "
+              "qdisc_handle").split()
+EVENTS = {"retrans", "rto", "tlp", "state", "cong_state", "rcvbuf", "qdisc",
+          "qdisc_enq", "drop_out", "drop_in"}
+FIELDS = STATE_COLS + OTHER + EVENT_COLS
 
 passed = failed = 0
 
@@ -93,9 +105,24 @@ def iface_name(r):
     return pre + "if" + r["ifindex"]
 
 
-def expected(rows, drops, wire):
+def event_want(r, name):
+    """what the plugin must give of the event @r on its events
+    interface @name: every column the comment carries, as the text has it"""
+    want = dict.fromkeys(FIELDS)
+    for c in STATE_COLS + EVENT_COLS + ["drop_reason", "drop_where",
+                                        "ifindex", "pid", "comm"]:
+        want[c] = r.get(c) or None
+    want["event"] = r["event"]
+    want["layer"] = "events"
+    want["netns"] = r["netns"] or None
+    want["_time"] = ns_of(r["time"])
+    return want
+
+
+def expected(rows, drops, wire, events=False):
     """per interface name, the packets in order, each a dict of the
-    fields the plugin must give (None: absent)"""
+    fields the plugin must give (None: absent); with @events, each
+    namespace's events (--events) on its interface nsN:events"""
     state, owner = {}, {}
     per_if, gap = {}, {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
     # gaps since each file's previous packet; a new file gets all so far
@@ -119,11 +146,33 @@ def expected(rows, drops, wire):
             state[flow(r)] = r
             if ev in ("app_send", "app_recv"):
                 owner[flow(r)] = (r["pid"], r["comm"])
-            continue
-        if ev not in PACKETS or (ev.startswith("drop_") and not drops) or \
+        if events and ev in EVENTS and not (ev.startswith("drop_") and
+                                            drops):
+            name = ("ns%s:" % r["netns"] if r["netns"] else "") + "events"
+            want = event_want(r, name)
+        elif ev in TCP_LAYER or ev not in PACKETS or \
+                (ev.startswith("drop_") and not drops) or \
                 (ev == "dev_out" and wire) or (ev == "wire_out" and not wire):
             continue
-        name = iface_name(r)
+        else:
+            name = iface_name(r)
+            want = None
+        if name not in since:
+            since[name] = {"lost": total["lost"], "misses": total["misses"],
+                           "reset": total["reset"],
+                           "cpus": set(total["cpus"])}
+        g = since[name]
+        if want is not None:
+            if g["lost"] or g["misses"] or g["reset"]:
+                want["gap_lost"] = str(g["lost"])
+                want["gap_misses"] = str(g["misses"])
+                want["gap_reset"] = str(g["reset"])
+                want["gap_cpus"] = ",".join(
+                    "%d%s" % (c, "+" if c == 31 else "")
+                    for c in sorted(g["cpus"])) or "-"
+            since[name] = {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
+            per_if.setdefault(name, []).append(want)
+            continue
         if name not in since:
             since[name] = {"lost": total["lost"], "misses": total["misses"],
                            "reset": total["reset"],
@@ -181,21 +230,34 @@ def clean_err(s):
 def main(argv):
     tt, plugin, log, work = argv[1:5]
     drops = "--drops" in argv[5:]
+    events = "--events" in argv[5:]
     rows = text_rows(tt, log)
     wire = any(r["event"] == "wire_out" for r in rows)
     split = os.path.join(work, "split")
     args = [tt, "-f", "pcapng", "-L", "ip,dev", "--split", split, log]
     if drops:
         args.insert(5, "--drops")
+    if events:
+        args.insert(5, "--events")
     p = subprocess.run(args, capture_output=True, text=True)
     check(p.returncode == 0, "%s: exit %d: %s" % (" ".join(args),
                                                  p.returncode, p.stderr))
-    files = [line.split("\t")[0] for line in p.stdout.splitlines()]
-    want = expected(rows, drops, wire)
+    files = [line.split("\t")[:2] for line in p.stdout.splitlines()]
+    want = expected(rows, drops, wire, events)
     check(len(files) == len(want), "%s: %d files, the text has packets "
           "on %d interfaces" % (log, len(files), len(want)))
     ex = ["-X", "lua_script:" + plugin]
-    for f in files:
+    p = tshark(["-G", "fields"] + ex)
+    if "\tmagnet.cwnd\t" not in p.stdout:
+        check(False, "tshark did not load %s (Wireshark 4.4 loads no Lua "
+              "plugin when run as root)" % plugin)
+    for f, npk in files:
+        # the file's interface, by its name (ttpb2ascii --split)
+        base = os.path.basename(f).rsplit(".", 1)[0]
+        name = base.replace("-", ":", 1) if base.startswith("ns") else base
+        exp = want.get(name, [])
+        check(npk == "%d packets" % len(exp), "%s: %s, the text has %d on "
+              "%s" % (f, npk, len(exp), name))
         # without the plugin: read whole, nothing malformed
         p = tshark(["-r", f, "-Y", "_ws.malformed || _ws.expert.severity "
                     ">= error"])
@@ -212,9 +274,8 @@ def main(argv):
                          "-e", "frame.time_epoch"] +
                    sum((["-e", "magnet." + n] for n in FIELDS), []))
         got = [line.split("\t") for line in p.stdout.splitlines()]
-        name = got[0][0] if got else "?"
-        exp = want.get(name, [])
-        check(len(got) == len(exp), "%s (%s): %d packets, the text has %d"
+        check(len(got) == len(exp) and all(g[0] == name for g in got),
+              "%s (%s): tshark gives %d packets, the text has %d"
               % (f, name, len(got), len(exp)))
         for k, (g, w) in enumerate(zip(got, exp), 1):
             check(ns_of(g[1]) == w["_time"], "%s packet %d: time %s, the "

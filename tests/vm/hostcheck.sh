@@ -110,20 +110,27 @@ host_exp_relays() {
 host_pcapng() {
 	local mode
 	for mode in clean lossy; do
-		$PY "$top/tests/vm/checkpcap.py" $mode "$1/pcap-$mode.txt" "$1/pcap-$mode.pcapng"
-		# the Wireshark plugin's fields, every packet of every device
-		# file, against the magnet text (this kernel's records: the
-		# rate and limit parts, app calls, IPv6 then IPv4 with losses)
-		rm -rf "$1/pcap-$mode.ws"
-		mkdir "$1/pcap-$mode.ws"
-		$PY "$top/tests/unit/checkwireshark.py" "$MAGNET_TTPB2ASCII" \
-			"$top/wireshark/magnet.lua" "$1/pcap-$mode.bin" \
-			"$1/pcap-$mode.ws" > "$1/pcap-$mode.ws.log" || {
-			tail -n 20 "$1/pcap-$mode.ws.log"
+		$PY "$top/tests/vm/checkpcap.py" $mode "$1/pcap-$mode.txt" "$1/pcap-$mode.pcapng" ||
 			return 1
-		}
-		tail -n 1 "$1/pcap-$mode.ws.log"
+		# the plugin on this kernel's records: the rate and limit
+		# parts, app calls, IPv6 then IPv4 with losses
+		wireshark_check "$1/pcap-$mode.bin" || return 1
 	done
+}
+
+# wireshark_check LOG [OPTIONS]: the Wireshark plugin's fields, every
+# packet (and with --events every event) of every file of LOG's pcapng
+# export, against the magnet text (tests/unit/checkwireshark.py)
+wireshark_check() {
+	local d=${1%.bin}.ws
+	rm -rf "$d"
+	mkdir "$d"
+	$PY "$top/tests/unit/checkwireshark.py" "$MAGNET_TTPB2ASCII" \
+		"$top/wireshark/magnet.lua" "$1" "$d" "${@:2}" > "$d.log" || {
+		tail -n 20 "$d.log"
+		return 1
+	}
+	tail -n 1 "$d.log"
 }
 
 # case_qdisc_kept: the kinds of loss magnet-exp analyse tells (its
@@ -175,7 +182,10 @@ host_tcpev() {
 		"$1/tcpev-snd.txt" "$1/tcpev-rcv.txt" "$1/tcpev.an/verdict.json" \
 		10.64.1.1
 	$PY "$top/tests/vm/checktcpev.py" cong "$1/tcpev.txt" "$1/tcpev.mib" \
-		"$1/tcpev.an/verdict.json" 10.64.1.1
+		"$1/tcpev.an/verdict.json" 10.64.1.1 || return 1
+	# the TCP events (retransmissions, RTOs, loss probes, state and
+	# congestion-state changes) as records of the Wireshark export
+	wireshark_check "$1/tcpev.bin" --events
 }
 
 # case_limits: the limit parts against each sender's TCP_INFO, the
@@ -186,7 +196,9 @@ host_limits() {
 	$EXP analyse --no-figures -o "$1/limits.an" "$1/limits.bin" \
 		> "$1/limits.an.log" 2>&1
 	cat "$1/limits.an.log"
-	$PY "$top/tests/vm/checklimits.py" "$1"
+	$PY "$top/tests/vm/checklimits.py" "$1" || return 1
+	# the limit part and the autotuning events in the Wireshark export
+	wireshark_check "$1/limits.bin" --events
 }
 
 # case_monarch and case_monarch_probes: tshark reads each flow's pcapng of
