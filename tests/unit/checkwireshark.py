@@ -105,9 +105,10 @@ def iface_name(r):
     return pre + "if" + r["ifindex"]
 
 
-def event_want(r, name):
-    """what the plugin must give of the event @r on its events
-    interface @name: every column the comment carries, as the text has it"""
+def event_want(r):
+    """what the plugin must give of the event @r on its namespace's
+    events interface: every column the comment carries, as the text has
+    it"""
     want = dict.fromkeys(FIELDS)
     for c in STATE_COLS + EVENT_COLS + ["drop_reason", "drop_where",
                                         "ifindex", "pid", "comm"]:
@@ -119,15 +120,47 @@ def event_want(r, name):
     return want
 
 
+def packet_want(r, name, s, who):
+    """what the plugin must give of the packet @r on the interface @name:
+    the state of its flow's latest TCP-layer line @s (or None), the
+    last application call's (pid, comm) @who (or None), a drop's reason
+    and function, where it was"""
+    want = dict.fromkeys(FIELDS)
+    if s:
+        want["event"] = s["event"]
+        want["age_ns"] = str(ns_of(r["time"]) - ns_of(s["time"]))
+        for c in STATE_COLS:
+            want[c] = s[c] or None
+        if s["cwnd"] and s["mss"]:
+            want["cwnd_bytes"] = str(int(s["cwnd"]) * int(s["mss"]))
+        if s["sacked_out"] and s["lost_out"]:
+            want["in_flight"] = str(
+                int(s["packets_out"]) - int(s["sacked_out"]) -
+                int(s["lost_out"]) + int(s["retrans_out"]))
+        if who:
+            want["pid"], want["comm"] = who[0], who[1] or None
+    if r["event"].startswith("drop_"):
+        want["drop_reason"] = r["drop_reason"] or "unknown"
+        want["drop_where"] = r["drop_where"]
+    want["layer"] = "ip" if name.endswith(":ip") or name == "ip" \
+        else "dev"
+    want["netns"] = r["netns"] or None
+    want["ifindex"] = r["ifindex"] if want["layer"] == "dev" else None
+    want["_time"] = ns_of(r["time"])
+    return want
+
+
+def no_gap():
+    return {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
+
+
 def expected(rows, drops, wire, events=False):
     """per interface name, the packets in order, each a dict of the
     fields the plugin must give (None: absent); with @events, each
     namespace's events (--events) on its interface nsN:events"""
-    state, owner = {}, {}
-    per_if, gap = {}, {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
-    # gaps since each file's previous packet; a new file gets all so far
-    since = {}
-    total = {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
+    state, owner, per_if = {}, {}, {}
+    # gaps since each file's previous record; a new file gets all so far
+    since, total = {}, no_gap()
     for r in rows:
         ev = r["event"]
         if ev in ("lost", "reset"):
@@ -149,36 +182,18 @@ def expected(rows, drops, wire, events=False):
         if events and ev in EVENTS and not (ev.startswith("drop_") and
                                             drops):
             name = ("ns%s:" % r["netns"] if r["netns"] else "") + "events"
-            want = event_want(r, name)
+            want = event_want(r)
         elif ev in TCP_LAYER or ev not in PACKETS or \
                 (ev.startswith("drop_") and not drops) or \
                 (ev == "dev_out" and wire) or (ev == "wire_out" and not wire):
             continue
         else:
             name = iface_name(r)
-            want = None
-        if name not in since:
-            since[name] = {"lost": total["lost"], "misses": total["misses"],
-                           "reset": total["reset"],
-                           "cpus": set(total["cpus"])}
-        g = since[name]
-        if want is not None:
-            if g["lost"] or g["misses"] or g["reset"]:
-                want["gap_lost"] = str(g["lost"])
-                want["gap_misses"] = str(g["misses"])
-                want["gap_reset"] = str(g["reset"])
-                want["gap_cpus"] = ",".join(
-                    "%d%s" % (c, "+" if c == 31 else "")
-                    for c in sorted(g["cpus"])) or "-"
-            since[name] = {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
-            per_if.setdefault(name, []).append(want)
-            continue
-        if name not in since:
-            since[name] = {"lost": total["lost"], "misses": total["misses"],
-                           "reset": total["reset"],
-                           "cpus": set(total["cpus"])}
-        g = since[name]
-        want = dict.fromkeys(FIELDS)
+            want = packet_want(r, name, state.get(flow(r)),
+                               owner.get(flow(r)))
+        g = since.get(name)
+        if g is None:
+            g = dict(total, cpus=set(total["cpus"]))
         if g["lost"] or g["misses"] or g["reset"]:
             want["gap_lost"] = str(g["lost"])
             want["gap_misses"] = str(g["misses"])
@@ -186,34 +201,13 @@ def expected(rows, drops, wire, events=False):
             want["gap_cpus"] = ",".join(
                 "%d%s" % (c, "+" if c == 31 else "")
                 for c in sorted(g["cpus"])) or "-"
-        since[name] = {"lost": 0, "misses": 0, "reset": 0, "cpus": set()}
-        s = state.get(flow(r))
-        if s:
-            want["event"] = s["event"]
-            want["age_ns"] = str(ns_of(r["time"]) - ns_of(s["time"]))
-            for c in STATE_COLS:
-                want[c] = s[c] or None
-            if s["cwnd"] and s["mss"]:
-                want["cwnd_bytes"] = str(int(s["cwnd"]) * int(s["mss"]))
-            if s["sacked_out"] and s["lost_out"]:
-                want["in_flight"] = str(
-                    int(s["packets_out"]) - int(s["sacked_out"]) -
-                    int(s["lost_out"]) + int(s["retrans_out"]))
-            if flow(r) in owner:
-                want["pid"], want["comm"] = owner[flow(r)]
-                want["comm"] = want["comm"] or None
-        if ev.startswith("drop_"):
-            want["drop_reason"] = r["drop_reason"] or "unknown"
-            want["drop_where"] = r["drop_where"]
-        want["layer"] = "ip" if name.endswith(":ip") or name == "ip" \
-            else "dev"
-        want["netns"] = r["netns"] or None
-        want["ifindex"] = r["ifindex"] if want["layer"] == "dev" else None
-        want["_time"] = ns_of(r["time"])
-        # without a magnet comment and a namespace, nothing of magnet
-        if not (s or want["gap_lost"] or want["drop_reason"] or
+        since[name] = no_gap()
+        # a packet without a magnet comment or a namespace: nothing of
+        # magnet
+        if want["layer"] != "events" and not (
+                want["event"] or want["gap_lost"] or want["drop_reason"] or
                 want["netns"]):
-            want = dict.fromkeys(FIELDS, None, ) | {"_time": want["_time"]}
+            want = dict(dict.fromkeys(FIELDS), _time=want["_time"])
         per_if.setdefault(name, []).append(want)
     return per_if
 
