@@ -494,22 +494,58 @@ static const char *const extra_cols[] = {
 #define NEXTRA (sizeof(extra_cols) / sizeof(extra_cols[0]))
 _Static_assert(NEXTRA <= PCAPW_EXTRA_MAX, "PCAPW_EXTRA_MAX");
 
+/* the most columns a magnet text line has */
+#define TEXT_COLS_MAX 128
+
+/* a magnet text line @s (its newline dropped) cut at its tabs, in place:
+ * its first @max columns into @col; returns their count */
+static unsigned int split_tabs(char *s, char **col, unsigned int max)
+{
+	unsigned int n = 0;
+
+	s[strcspn(s, "\n")] = 0;
+	while (n < max) {
+		col[n++] = s;
+		s = strchr(s, '\t');
+		if (!s)
+			break;
+		*s++ = 0;
+	}
+	return n;
+}
+
+/* the magnet text line of @r with the parts @pt (NULL: none) into @line,
+ * cut into its columns (@col); returns their count, 0 if it has none */
+static unsigned int text_cols(char *line, char **col,
+			      const struct magnet_record *r,
+			      const struct pcapw_parts *pt, __u32 netns,
+			      __s64 rt_off)
+{
+	if (magnet_format_text(line, r, pt ? pt->rate : NULL,
+			       pt ? pt->drop : NULL, pt ? pt->tcpev : NULL,
+			       pt ? pt->qdisc : NULL, pt ? pt->lim : NULL,
+			       pt ? pt->rcvbuf : NULL, netns, rt_off) <= 0)
+		return 0;
+	return split_tabs(line, col, TEXT_COLS_MAX);
+}
+
+/* the magnet text's header into @hdr, cut into its column names (@col) */
+static unsigned int header_cols(char *hdr, char **col)
+{
+	magnet_format_text_header(hdr);
+	return split_tabs(hdr, col, TEXT_COLS_MAX);
+}
+
 /* each extra column's index in the magnet text's header (-1: none) */
 static void extra_index(int *ix)
 {
-	char hdr[MAGNET_TEXT_LINE_MAX], *tok, *save = NULL;
-	unsigned int i;
-	int col = 0;
+	char hdr[MAGNET_TEXT_LINE_MAX], *col[TEXT_COLS_MAX];
+	unsigned int i, c, n = header_cols(hdr, col);
 
 	for (i = 0; i < NEXTRA; i++)
-		ix[i] = -1;
-	magnet_format_text_header(hdr);
-	hdr[strcspn(hdr, "\n")] = 0;
-	for (tok = strtok_r(hdr, "\t", &save); tok;
-	     tok = strtok_r(NULL, "\t", &save), col++)
-		for (i = 0; i < NEXTRA; i++)
-			if (!strcmp(tok, extra_cols[i]))
-				ix[i] = col;
+		for (ix[i] = -1, c = 0; c < n; c++)
+			if (!strcmp(col[c], extra_cols[i]))
+				ix[i] = (int)c;
 }
 
 /*
@@ -525,12 +561,15 @@ static void state_comment(char *c, size_t n, const struct pcapw_flow *fl,
 {
 	const struct magnet_record *f = &fl->r;
 	char ca[MAGNET_CA_NAME_LEN + 1], st[8], cs[8];
-	char line[MAGNET_TEXT_LINE_MAX], *col[128];
+	char line[MAGNET_TEXT_LINE_MAX], *col[TEXT_COLS_MAX];
+	const struct pcapw_parts pt = {
+		.rate = fl->has_rate ? &fl->rate : NULL,
+		.lim = fl->has_lim ? &fl->lim : NULL,
+	};
 	const char *state = st, *ca_state = cs;
 	__s64 ago = (__s64)(ts - f->ts_ns);
-	unsigned int i, ncol = 0;
+	unsigned int i, ncol;
 	size_t used;
-	char *p;
 
 	clean(ca, f->ca_name, MAGNET_CA_NAME_LEN);
 	if (f->state < sizeof(state_names) / sizeof(state_names[0]))
@@ -550,25 +589,11 @@ static void state_comment(char *c, size_t n, const struct pcapw_flow *fl,
 	if (used >= n)
 		return;
 	/* the extra columns, as the magnet text has them */
-	if (magnet_format_text(line, f, fl->has_rate ? &fl->rate : NULL, NULL,
-			       NULL, NULL, fl->has_lim ? &fl->lim : NULL, NULL,
-			       fl->netns, rt_off) > 0) {
-		line[strcspn(line, "\n")] = 0;
-		for (p = line; ncol < sizeof(col) / sizeof(col[0]);) {
-			col[ncol++] = p;
-			p = strchr(p, '\t');
-			if (!p)
-				break;
-			*p++ = 0;
-		}
-		for (i = 0; i < NEXTRA && used < n; i++)
-			if (ix[i] >= 0 && (unsigned int)ix[i] < ncol &&
-			    col[ix[i]][0])
-				used += (size_t)snprintf(c + used, n - used,
-							 " %s %s",
-							 extra_cols[i],
-							 col[ix[i]]);
-	}
+	ncol = text_cols(line, col, f, &pt, fl->netns, rt_off);
+	for (i = 0; i < NEXTRA && used < n; i++)
+		if (ix[i] >= 0 && (unsigned int)ix[i] < ncol && col[ix[i]][0])
+			used += (size_t)snprintf(c + used, n - used, " %s %s",
+						 extra_cols[i], col[ix[i]]);
 	if (fl->has_owner && used < n) {
 		char comm[MAGNET_COMM_LEN + 1];
 
@@ -618,6 +643,26 @@ static int is_event(unsigned int event)
 	return 0;
 }
 
+/*
+ * An enhanced packet block's head into @p, for @caplen bytes of a packet
+ * of @orig on interface @id at @wall, counted for its statistics block
+ */
+static char *epb_begin(struct pcapw *w, char *p, int id, __u64 wall,
+		       __u32 caplen, __u32 orig)
+{
+	if (!w->if_packets[id])
+		w->if_first[id] = wall;
+	w->if_packets[id]++;
+	w->if_last[id] = wall;
+	p = put32(p, BT_EPB);
+	p = put32(p, 0);
+	p = put32(p, (__u32)id);
+	p = put32(p, (__u32)(wall >> 32));
+	p = put32(p, (__u32)wall);
+	p = put32(p, caplen);
+	return put32(p, orig);
+}
+
 /* the gap's epb_dropcount and comment into @p, and the gap cleared */
 static char *put_gap(struct pcapw *w, char *p, char *comment, size_t n)
 {
@@ -645,66 +690,53 @@ static int event_record(struct pcapw *w, const struct magnet_record *r,
 			const struct pcapw_parts *pt, __u32 netns, char *buf)
 {
 	static const char dissector[] = "magnet_event";
+	/* the dissector's name padded to 4 bytes */
+	const size_t nlen = (sizeof(dissector) - 1 + 3) & ~(size_t)3;
 	char *p = buf, *blk, comment[PCAPW_COMMENT_MAX];
 	char line[MAGNET_TEXT_LINE_MAX], hdr[MAGNET_TEXT_LINE_MAX];
-	char *hp, *lp, *name, *val;
+	char *col[TEXT_COLS_MAX], *name[TEXT_COLS_MAX];
 	__u64 wall = r->ts_ns + (__u64)w->rt_off;
+	unsigned int i, ncol, nname;
 	size_t used;
-	int id, caplen;
+	__u32 caplen;
+	int id;
 
 	if (!w->events || w->fmt != PCAPW_NG)
 		return 0;
-	if (magnet_format_text(line, r, pt ? pt->rate : NULL,
-			       pt ? pt->drop : NULL, pt ? pt->tcpev : NULL,
-			       pt ? pt->qdisc : NULL, pt ? pt->lim : NULL,
-			       pt ? pt->rcvbuf : NULL, netns, w->rt_off) <= 0)
+	ncol = text_cols(line, col, r, pt, netns, w->rt_off);
+	if (!ncol)
 		return 0;
 	id = iface(w, PCAPW_LAYER_EVENTS, netns, 0, &p);
 	if (id < 0)
 		return -1;
 	w->last_if = id;
 	w->packets++;
-	if (!w->if_packets[id])
-		w->if_first[id] = wall;
-	w->if_packets[id]++;
-	w->if_last[id] = wall;
 	blk = p;
 	/* tag, length (big-endian), the name padded to 4; the end tag */
-	caplen = 4 + (int)((sizeof(dissector) - 1 + 3) & ~3UL) + 4;
-	p = put32(p, BT_EPB);
-	p = put32(p, 0);
-	p = put32(p, (__u32)id);
-	p = put32(p, (__u32)(wall >> 32));
-	p = put32(p, (__u32)wall);
-	p = put32(p, (__u32)caplen);
-	p = put32(p, (__u32)caplen);
+	caplen = (__u32)(4 + nlen + 4);
+	p = epb_begin(w, p, id, wall, caplen, caplen);
 	*p++ = 0;
 	*p++ = EXP_PDU_TAG_DISSECTOR_NAME;
 	*p++ = 0;
-	*p++ = (char)((sizeof(dissector) - 1 + 3) & ~3UL);
-	memset(p, 0, (sizeof(dissector) - 1 + 3) & ~3UL);
+	*p++ = (char)nlen;
+	memset(p, 0, nlen);
 	memcpy(p, dissector, sizeof(dissector) - 1);
-	p += (sizeof(dissector) - 1 + 3) & ~3UL;
+	p += nlen;
 	memset(p, 0, 4);	/* end of options */
 	p += 4;
 	if (w->gap_records || w->gap_misses)
 		p = put_gap(w, p, comment, sizeof(comment));
 	/* the comment: the text line's filled columns, by the header's names */
-	magnet_format_text_header(hdr);
-	hdr[strcspn(hdr, "\n")] = 0;
-	line[strcspn(line, "\n")] = 0;
+	nname = header_cols(hdr, name);
 	used = (size_t)snprintf(comment, sizeof(comment), "magnet event %s:",
 				magnet_event_name(r->event));
-	for (hp = hdr, lp = line;
-	     (name = strsep(&hp, "\t")) && (val = strsep(&lp, "\t"));) {
+	for (i = 0; i < ncol && i < nname && used < sizeof(comment); i++) {
 		/* (the interface names the namespace) */
-		if (!*val || !strcmp(name, "time") || !strcmp(name, "event") ||
-		    !strcmp(name, "netns"))
+		if (!*col[i] || !strcmp(name[i], "time") ||
+		    !strcmp(name[i], "event") || !strcmp(name[i], "netns"))
 			continue;
-		if (used < sizeof(comment))
-			used += (size_t)snprintf(comment + used,
-						 sizeof(comment) - used,
-						 " %s %s", name, val);
+		used += (size_t)snprintf(comment + used, sizeof(comment) - used,
+					 " %s %s", name[i], col[i]);
 	}
 	p = put_opt_str(p, OPT_COMMENT, comment);
 	p = put_opt(p, OPT_END, NULL, 0);
@@ -818,18 +850,8 @@ int pcapw_record(struct pcapw *w, const struct magnet_record *r,
 		return (int)(p - buf) + caplen;
 	}
 
-	if (!w->if_packets[id])
-		w->if_first[id] = wall;
-	w->if_packets[id]++;
-	w->if_last[id] = wall;
 	blk = p;
-	p = put32(p, BT_EPB);
-	p = put32(p, 0);
-	p = put32(p, (__u32)id);
-	p = put32(p, (__u32)(wall >> 32));
-	p = put32(p, (__u32)wall);
-	p = put32(p, (__u32)caplen);
-	p = put32(p, orig);
+	p = epb_begin(w, p, id, wall, (__u32)caplen, orig);
 	memcpy(p, pkt, (size_t)caplen);
 	p += caplen;
 	while ((p - blk) % 4)

@@ -611,6 +611,29 @@ static struct split_file *split_open(enum out_format fmt, unsigned int id)
 	return sf;
 }
 
+/* a version 3 record's parts, decoded (into @b) */
+struct parts_buf {
+	struct magnet_v3_rate rate;
+	struct magnet_v3_drop drop;
+	struct magnet_v3_limit lim;
+	struct magnet_v3_tcpev tcpev;
+	struct magnet_v3_qdisc qdisc;
+	struct magnet_v3_rcvbuf rcvbuf;
+};
+
+/* the parts the record @d (a version 3 decoder, NULL for version 2) last
+ * decoded has, into @b; @pt points at each, NULL where it has none */
+static void get_parts(const struct magnet_v3_dec *d, struct parts_buf *b,
+		      struct pcapw_parts *pt)
+{
+	pt->rate = d && magnet_v3_rate(d, &b->rate) ? &b->rate : NULL;
+	pt->drop = d && magnet_v3_drop(d, &b->drop) ? &b->drop : NULL;
+	pt->lim = d && magnet_v3_limit(d, &b->lim) ? &b->lim : NULL;
+	pt->tcpev = d && magnet_v3_tcpev(d, &b->tcpev) ? &b->tcpev : NULL;
+	pt->qdisc = d && magnet_v3_qdisc(d, &b->qdisc) ? &b->qdisc : NULL;
+	pt->rcvbuf = d && magnet_v3_rcvbuf(d, &b->rcvbuf) ? &b->rcvbuf : NULL;
+}
+
 /*
  * --split: record @r to pcap_w, then to its interface's file if a packet,
  * else (the TCP state, a gap) to every file. 0, or an exit status
@@ -1152,26 +1175,13 @@ decoded:
 						     si.realtime_offset_ns);
 			break;
 		case FMT_MAGNET: {
-			struct magnet_v3_rate x;
-			struct magnet_v3_drop dp;
-			struct magnet_v3_tcpev te;
-			struct magnet_v3_qdisc qd;
-			struct magnet_v3_limit lm;
-			struct magnet_v3_rcvbuf rb;
+			struct parts_buf pb;
+			struct pcapw_parts pt;
 
-			len = magnet_format_text(line, &rec,
-						 v3 && magnet_v3_rate(v3d, &x) ?
-						 &x : NULL,
-						 v3 && magnet_v3_drop(v3d, &dp) ?
-						 &dp : NULL,
-						 v3 && magnet_v3_tcpev(v3d, &te) ?
-						 &te : NULL,
-						 v3 && magnet_v3_qdisc(v3d, &qd) ?
-						 &qd : NULL,
-						 v3 && magnet_v3_limit(v3d, &lm) ?
-						 &lm : NULL,
-						 v3 && magnet_v3_rcvbuf(v3d, &rb) ?
-						 &rb : NULL, netns,
+			get_parts(v3 ? v3d : NULL, &pb, &pt);
+			len = magnet_format_text(line, &rec, pt.rate, pt.drop,
+						 pt.tcpev, pt.qdisc, pt.lim,
+						 pt.rcvbuf, netns,
 						 si.realtime_offset_ns);
 			break;
 		}
@@ -1196,26 +1206,10 @@ decoded:
 		case FMT_PCAPNG:
 		case FMT_PCAP:
 		case FMT_PCAP_NS: {
-			struct magnet_v3_rate x;
-			struct magnet_v3_drop dp;
-			struct magnet_v3_limit lm;
-			struct magnet_v3_tcpev te;
-			struct magnet_v3_qdisc qd;
-			struct magnet_v3_rcvbuf rb;
-			struct pcapw_parts parts = {
-				.rate = v3 && magnet_v3_rate(v3d, &x) ?
-					&x : NULL,
-				.drop = v3 && magnet_v3_drop(v3d, &dp) ?
-					&dp : NULL,
-				.lim = v3 && magnet_v3_limit(v3d, &lm) ?
-				       &lm : NULL,
-				.tcpev = v3 && magnet_v3_tcpev(v3d, &te) ?
-					 &te : NULL,
-				.qdisc = v3 && magnet_v3_qdisc(v3d, &qd) ?
-					 &qd : NULL,
-				.rcvbuf = v3 && magnet_v3_rcvbuf(v3d, &rb) ?
-					  &rb : NULL,
-			};
+			struct parts_buf pb;
+			struct pcapw_parts parts;
+
+			get_parts(v3 ? v3d : NULL, &pb, &parts);
 
 			len = split_dir ?
 			      split_record(fmt, &rec, &parts, netns) :
