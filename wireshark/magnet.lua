@@ -160,7 +160,7 @@ local function value(name, s)
     if not s:match("^%-?%d+$") then return nil end
     if k == "u64" then return u64(s) end
     if k == "i64" then
-        if s:sub(1, 1) == "-" then return -Int64(0) - Int64(u64(s:sub(2))) end
+        if s:sub(1, 1) == "-" then return Int64(0) - Int64(u64(s:sub(2))) end
         return Int64(u64(s))
     end
     return tonumber(s)
