@@ -7,10 +7,12 @@ segment below the highest sequence sent a retransmission, a fast
 retransmission, a spurious retransmission or, sent soon after the one
 before, out-of-order) must be as many as the analysis's retransmits (the
 sender's tcp_info total_retrans in its last TCP record), on the data
-connection (iperf3's busiest). Then every device's own file (ttpb2ascii
--f pcapng --split: one file per namespace and device, as Wireshark must
-get them: it merges a file's interfaces, and takes a packet's copy on
-another one for a retransmission): on the sender's and the router's
+connection (iperf3's busiest). Then every device's own file, those
+magnet-exp report --pcapng left in <run>.analysis/pcapng/ (ttpb2ascii
+-f pcapng --split --events: one file per namespace and device, as
+Wireshark must get them: it merges a file's interfaces, and takes a
+packet's copy on another one for a retransmission; and each namespace's
+events, which are no packets and are not counted here): on the sender's and the router's
 devices, which every data segment passes, the segments whose sequence
 range came before in the same file must be as many (Wireshark's flags
 are shown: a veth reorders packets across CPUs, which it calls
@@ -143,6 +145,29 @@ def egress(d, r, topo):
     return ok
 
 
+def plugin_line(path, cwnd_max):
+    """what the plugin (wireshark/magnet.lua) makes of the sender's file:
+    the packets that carry the kernel's state, those whose congestion
+    window exceeded 50 segments, the largest; shown, not checked (the
+    unit suite's checkwireshark.py holds every field to the magnet text)"""
+    lua = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "wireshark", "magnet.lua")
+    p = subprocess.run(["tshark", "-X", "lua_script:" + lua, "-r", path,
+                        "-Y", "magnet.cwnd", "-T", "fields", "-e",
+                        "magnet.cwnd"], capture_output=True, text=True)
+    if p.returncode:
+        print("    the plugin: tshark did not load it (%s)" % (
+            p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[0])
+        return
+    cw = [int(x) for x in p.stdout.split()]
+    print("    with the plugin (tshark -X lua_script:wireshark/magnet.lua "
+          "-Y 'magnet.cwnd > 50' counts them): %d of its %d packets with the sender's "
+          "state have a cwnd above 50 segments, the largest %s (the "
+          "analysis's largest over all its TCP records: %s)" % (
+              sum(x > 50 for x in cw), len(cw), max(cw) if cw else "-",
+              cwnd_max))
+
+
 def _ms(us):
     return "-" if us is None else "%.2f" % (us / 1e3)
 
@@ -197,16 +222,22 @@ def main(d):
                     x["seq"] != x["end_seq"] and x["ifindex"]:
                 k = (x["netns"], x["ifindex"])
                 dropped[k] = dropped.get(k, 0) + 1
-        split = os.path.join(tmp, "split")
-        listing = subprocess.run([tool, "-f", "pcapng", "--split", split,
-                                  log], capture_output=True, text=True,
-                                 check=True).stdout.splitlines()
-        for line in listing:
-            path = line.split("\t")[0]
-            ns, ifn = os.path.basename(path)[:-len(".pcapng")].split("-")
+        if not r.get("pcapng"):
+            raise ValueError("%s: no pcapng files (magnet-exp report "
+                             "--pcapng writes them)" % r["log"])
+        split = os.path.join(d, r["pcapng"])
+        with open(os.path.join(split, "files.txt")) as f:
+            listing = [x.split("\t")[0] for x in f if not x.startswith("#")]
+        for name in listing:
+            if name.endswith("-events.pcapng"):
+                continue
+            path = os.path.join(split, name)
+            ns, ifn = name[:-len(".pcapng")].split("-")
             ns, ifn = ns[2:], ifn[2:]
             host = names.get(ns, "netns " + ns)
             n = copies(path, port, data)
+            if host.split(" ")[0] == "sender":
+                plugin_line(path, r["metrics"].get("cwnd_max"))
             gone = dropped.get((ns, ifn), 0) if wire else 0
             must = host.split(" ")[0] in ("sender", "router")
             good = want is not None and (n + gone == want or not must)
@@ -219,8 +250,6 @@ def main(d):
                       if gone else "",
                       "" if good else ": DIFFERS FROM THE ANALYSIS'S %s"
                       % want))
-            os.unlink(path)
-        os.rmdir(split)
         ok = egress(d, r, topo) and ok
         bad += not ok
         os.unlink(one)

@@ -4,9 +4,11 @@
 # log and a summary in build/demo/; then, in the same VM, magnet-exp's
 # experiment examples/experiments/demo.toml (cubic against reno on an
 # emulated path), analysed here: its comparison table, verdicts and
-# figures in build/demo/exp/; then each run's sender's packets as
-# Wireshark reads them, its retransmissions against the analysis's count
-# (scripts/demo-wireshark.py: the demo fails if they differ).
+# figures in build/demo/exp/, and each run's packets and events for
+# Wireshark, one pcapng file per host and device (<run>.analysis/pcapng/);
+# then each run's sender's packets as Wireshark reads them, its
+# retransmissions against the analysis's count (scripts/demo-wireshark.py:
+# the demo fails if they differ).
 #
 # MAGNET_DEMO_KVER picks the kernel (default: the newest installed line),
 # MAGNET_DEMO_SIZE what iperf3 sends (default 8M; iperf3's -n syntax);
@@ -63,11 +65,13 @@ echo
 echo "demo: the experiment (examples/experiments/demo.toml): cubic and reno"
 echo "through 20 Mbit/s, 20 ms, 0.2% loss; its analysis:"
 MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii MPLCONFIGDIR=$out/mpl \
-	userspace/magnet-exp report "$out/exp"
+	userspace/magnet-exp report --pcapng "$out/exp"
 echo
 echo "demo: Wireshark (tshark) on each run's sender alone (ttpb2ascii -f pcapng"
 echo "-n <its namespace> -L dev), against the analysis's retransmits; then each"
-echo "device's own file (ttpb2ascii -f pcapng --split): the sender's and the"
+echo "device's own file, those magnet-exp report --pcapng left in each run's"
+echo "<run>.analysis/pcapng/ for Wireshark (the sender's with what the plugin"
+echo "wireshark/magnet.lua shows of it): the sender's and the"
 echo "router's must hold as many copies of a segment (less those its qdisc"
 echo "dropped); then the router's devices: the packets that left each"
 echo "(wire_out) against tc's sent count, and the time through it against"

@@ -8,7 +8,8 @@ import select
 import sys
 
 from magnet_exp import analyse as an
-from magnet_exp import clocks, compare, monarch, monarchdiag, plots, stacks
+from magnet_exp import clocks, compare, export, monarch, monarchdiag, plots
+from magnet_exp import stacks
 from magnet_exp import report as rpt
 from magnet_exp import run as runner
 from magnet_exp import spec as specmod
@@ -102,6 +103,11 @@ gives not one complete record (not a log, empty, or cut within its first
 record: ttpb2ascii's reason, and no report for it).
 """
 
+
+PCAPNG_HELP = ("also each log's packets and events for Wireshark, one "
+               "pcapng file per host and device and one of each host's "
+               "events (ttpb2ascii -f pcapng --split --events), in the "
+               "analysis directory's pcapng/ (docs/wireshark.md)")
 
 RUN_EPILOG = """\
 the spec (TOML), every key but test_id and variants optional (the values
@@ -287,9 +293,10 @@ def _figures(fn, *args):
 
 
 def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
-                hosts=None):
+                hosts=None, pcapng=False):
     """one log: its analysis directory, printed verdict; (res, dict);
-    @hosts: {netns inode: host name}"""
+    @hosts: {netns inode: host name}; @pcapng: the log's packets and
+    events for Wireshark too (export.py), in OUTDIR/pcapng/"""
     # a bar on a terminal: the share of records read, when the size says
     # how many there are (an uncompressed log), else the count
     total = None
@@ -337,6 +344,17 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
         if figures else []
     # the interactive view (view.py): with the figures
     d["view"] = view.write(res, outdir, _base(path)) if figures else None
+    # the per-host files for Wireshark (export.py)
+    d["pcapng"] = None
+    if pcapng:
+        try:
+            pdir, files = export.write(path, outdir, ttpb2ascii,
+                                       res.host_name)
+            d["pcapng"] = {"dir": os.path.basename(pdir),
+                           "files": [{"file": f, "packets": n, "what": w}
+                                     for f, n, w in files]}
+        except OSError as e:
+            print("magnet-exp: %s" % e, file=sys.stderr)
     with open(os.path.join(outdir, "verdict.json"), "w") as f:
         json.dump(d, f, indent=1)
         f.write("\n")
@@ -354,6 +372,10 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
         for f, tp in res.throughputs().items() for t, v in tp["windows"]])
     print("%s: %s (%d connections, %d records) -> %s" % (
         path, d["verdict"], len(d["flows"]), d["records"], outdir))
+    if d["pcapng"]:
+        print("  for Wireshark: %s, %d files (%s names their hosts)" % (
+            os.path.join(outdir, d["pcapng"]["dir"]),
+            len(d["pcapng"]["files"]), export.LISTING))
     for r in d["reasons"]:
         print("  %s: %s" % (r["verdict"], r["reason"]))
     for fl in d["flows"]:
@@ -377,7 +399,8 @@ def cmd_analyse(ns):
         res, d = analyse_one(path, outdir, ns.ttpb2ascii, not ns.no_figures,
                              set(ns.ifindex.split(",")) if ns.ifindex
                              else None,
-                             host_names(os.path.dirname(path) or "."))
+                             host_names(os.path.dirname(path) or "."),
+                             ns.pcapng)
         runs.append((_base(path), res))
         if an._RANK[d["verdict"]] > an._RANK[worst]:
             worst = d["verdict"]
@@ -486,7 +509,7 @@ def report(s, outdir, runs, ns):
     for variant, rep, log, iperf, params in runs:
         adir = os.path.join(outdir, _base(log) + ".analysis")
         res, d = analyse_one(log, adir, ns.ttpb2ascii, not ns.no_figures,
-                             devices, hosts)
+                             devices, hosts, ns.pcapng)
         # per TCP stack and per flow (stacks.py); iperf: iperf3's JSON,
         # or with [[flows]] each flow's
         st_rows, fl_rows, iperf, ends = stacks.run_extras(
@@ -521,6 +544,8 @@ def report(s, outdir, runs, ns):
         pages.append(_base(log) + ".analysis/report.html")
         summary[-1]["view"] = _base(log) + ".analysis/" + d["view"] \
             if d.get("view") else None
+        summary[-1]["pcapng"] = _base(log) + ".analysis/" + \
+            d["pcapng"]["dir"] if d["pcapng"] else None
         if an._RANK[d["verdict"]] > an._RANK[worst]:
             worst = d["verdict"]
     tab = compare.table(rows)
@@ -693,6 +718,8 @@ def main(argv=None):
                    "end hosts' devices of an emulated path; magnet-exp run "
                    "gives 7101,7104); a log that names its records' "
                    "namespaces needs none: a router's are its own")
+    a.add_argument("--pcapng", action="store_true",
+                   help=PCAPNG_HELP)
     a.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
     r = sub.add_parser(
@@ -724,6 +751,8 @@ def main(argv=None):
                    help="only run, leave the logs")
     r.add_argument("--no-figures", action="store_true",
                    help="write no PNG and SVG figures")
+    r.add_argument("--pcapng", action="store_true",
+                   help=PCAPNG_HELP)
     r.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
     e = sub.add_parser(
@@ -739,6 +768,8 @@ def main(argv=None):
                    help="the ttpb2ascii to read the logs with")
     e.add_argument("--no-figures", action="store_true",
                    help="write no PNG and SVG figures")
+    e.add_argument("--pcapng", action="store_true",
+                   help=PCAPNG_HELP)
     e.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
     c = sub.add_parser(

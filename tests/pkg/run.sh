@@ -148,6 +148,7 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/clocks.py
 	./usr/local/lib/magnet/python/magnet_exp/compare.py
 	./usr/local/lib/magnet/python/magnet_exp/delivery.py
+	./usr/local/lib/magnet/python/magnet_exp/export.py
 	./usr/local/lib/magnet/python/magnet_exp/limits.py
 	./usr/local/lib/magnet/python/magnet_exp/modulation.py
 	./usr/local/lib/magnet/python/magnet_exp/monarch.py

@@ -2567,7 +2567,7 @@ class Report(unittest.TestCase):
         from magnet_exp import cli
         out, runs = self.run_dir("t", (("cubic", "clean.bin"),
                                        ("reno", "lost_reno.bin")))
-        ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=False,
+        ns = types.SimpleNamespace(ttpb2ascii=TTPB, pcapng=False, no_figures=False,
                                    strict=False)
         with contextlib.redirect_stdout(io.StringIO()):
             rc = cli.report({"test_id": "t<&>",
@@ -2626,7 +2626,7 @@ class Report(unittest.TestCase):
                     dst = os.path.join(out, base + "_magnet.bin")
                     shutil.copy(os.path.join(FIX, log), dst)
                     runs.append((v, rep, dst, None, params))
-        ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=False,
+        ns = types.SimpleNamespace(ttpb2ascii=TTPB, pcapng=False, no_figures=False,
                                    strict=False)
         with contextlib.redirect_stdout(io.StringIO()) as o:
             self.assertEqual(cli.report(s, out, runs, ns), 0)
@@ -2675,7 +2675,7 @@ class Report(unittest.TestCase):
         # reno's run is a cubic log (retx.bin's records name cubic)
         out, runs = self.run_dir("ml", (("cubic", "clean.bin"),
                                         ("reno", "retx.bin")))
-        ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=True,
+        ns = types.SimpleNamespace(ttpb2ascii=TTPB, pcapng=False, no_figures=True,
                                    strict=False)
         err = io.StringIO()
         with contextlib.redirect_stdout(io.StringIO()) as o, \
@@ -2707,7 +2707,7 @@ class Report(unittest.TestCase):
         import types
         from magnet_exp import cli, run
         out, runs = self.run_dir("pv", (("cubic", "clean.bin"),))
-        ns = types.SimpleNamespace(ttpb2ascii=TTPB, no_figures=True,
+        ns = types.SimpleNamespace(ttpb2ascii=TTPB, pcapng=False, no_figures=True,
                                    strict=False)
         prov = {"kernel": "7.2.13", "machine": "x86_64", "cpus": 2,
                 "cpu_model": "QEMU TCG CPU", "virtualization": "qemu",
@@ -2948,6 +2948,52 @@ class DemoLog(unittest.TestCase):
                          ["host", "forwarding", "host"])
         self.assertEqual(len(self.full["flows"]), 2)
         self.assertIsNotNone(self.sender(self.full)["throughput"])
+
+    def test_pcapng(self):
+        # --pcapng: the per-host files for Wireshark in the analysis
+        # directory's pcapng/, each host named as topology.json names it,
+        # every file whole to tshark with the packets the listing says;
+        # a text log has none, said, and its analysis is still written
+        import shutil
+        d = tempfile.mkdtemp(dir=self.dir)
+        log = os.path.join(d, "demo.bin.gz")
+        shutil.copy(self.LOG, log)
+        names = {x["netns"]: "%s-%d" % (x.get("role"), i)
+                 for i, x in enumerate(self.full["namespaces"])}
+        with open(os.path.join(d, "topology.json"), "w") as f:
+            json.dump({"netns_hosts": names}, f)
+        p, v, out = self.analyse(log, "--pcapng")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        pdir = os.path.join(out, "pcapng")
+        self.assertEqual(v["pcapng"]["dir"], "pcapng")
+        self.assertIn("for Wireshark: %s, 7 files" % pdir, p.stdout)
+        with open(os.path.join(pdir, "files.txt")) as f:
+            rows = [x.rstrip("\n").split("\t") for x in f
+                    if not x.startswith("#")]
+        self.assertEqual(sorted([x[0] for x in rows] + ["files.txt"]),
+                         sorted(os.listdir(pdir)))
+        self.assertEqual([[x["file"], str(x["packets"]), x["what"]]
+                          for x in v["pcapng"]["files"]], rows)
+        seen = set()
+        for name, n, what in rows:
+            ns = name.split("-")[0][2:]
+            host, kind = what.split(", ")
+            self.assertEqual(host, names[ns])
+            self.assertEqual(kind, "its events" if name.endswith(
+                "-events.pcapng") else "device " + name[:-7].split("-if")[1])
+            seen.add(host)
+            t = subprocess.run(["tshark", "-n", "-r",
+                                os.path.join(pdir, name)],
+                               capture_output=True, text=True)
+            self.assertEqual(t.returncode, 0, t.stderr)
+            self.assertEqual(len(t.stdout.splitlines()), int(n), name)
+        self.assertEqual(seen, set(names.values()))
+        text = self.host_log(self.hosts[0])
+        p, v, out = self.analyse(text, "--pcapng")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("no pcapng export", p.stderr)
+        self.assertIsNone(v["pcapng"])
+        self.assertFalse(os.path.exists(os.path.join(out, "pcapng")))
 
     def test_cut(self):
         # cut at 60% of its bytes, inside a record: inaccurate, exit 0
