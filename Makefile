@@ -15,6 +15,8 @@
 #   make check-stress    the stress suites in VMs (tests/vm/cases/92-stress.sh),
 #                        results in docs/reliability.md
 #   make check-wireshark-13  the Wireshark plugin with Debian 13's tshark
+#   make wireshark-screenshot  Wireshark's window with the plugin, under Xvfb,
+#                        as docs/wireshark.png
 #   make demo            a short capture in a throwaway VM, with a summary
 #   make install         module to /lib/modules/KVER/updates, tools to PREFIX,
 #                        the Wireshark plugin to Wireshark's (WIRESHARK_LUA_DIR)
@@ -131,6 +133,9 @@ check-stress: userspace
 check-wireshark-13: userspace
 	scripts/wireshark-debian13.sh
 
+wireshark-screenshot: userspace
+	scripts/wireshark-screenshot.sh
+
 # the VM suite, then the stress suites, on a debug kernel (KASAN, lockdep,
 # UBSAN, kmemleak) that scripts/debug-kernel.sh builds once (~25 min on 2
 # cores) and caches outside the repository; any checker report fails it.
@@ -245,5 +250,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug check-wireshark-13 demo bench bench-profile bench-insn bench-nsdrop bench-monarch fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug check-wireshark-13 wireshark-screenshot demo bench bench-profile bench-insn bench-nsdrop bench-monarch fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist
