@@ -132,6 +132,10 @@ for _, n in ipairs({ "sock", "laddr", "raddr", "prev_state", "kind",
                      "qdisc", "qdisc_handle" }) do
     field(n, "str", n, "the event's, as the magnet text's column " .. n)
 end
+-- a qdisc event's wait in the qdisc: from the qdisc_enq event of the
+-- same packet on the same interface (the first one not yet matched)
+field("qdisc_sojourn_ns", "u64", "Sojourn in the qdisc (ns)",
+      "derived: this qdisc event's time minus that of the earliest unmatched qdisc_enq event of the same packet (connection, sequence range, IP id) and device on this interface")
 -- records missing before this packet
 field("gap_lost", "u64", "Records lost before", "records the rings had no room for")
 field("gap_misses", "u64", "Probe misses before", "probe handlers that could not run")
@@ -143,6 +147,7 @@ for _, n in ipairs(order) do list[#list + 1] = F[n].f end
 magnet.fields = list
 
 local f_comment = Field.new("frame.comment")
+local f_time = Field.new("frame.time")
 local f_ifname = Field.new("frame.interface_name")
 
 -- a decimal string as a UInt64 (Lua's numbers hold 53 bits exactly)
@@ -193,6 +198,41 @@ local function words_of(s)
     return w
 end
 
+-- sojourns: the enqueues not yet matched, per packet ("interface
+-- packet" -> FIFO of NSTime), on the first pass; each dequeue's sojourn
+-- by frame number, for the passes after (Wireshark's window)
+local enqueued, sojourn = {}, {}
+function magnet.init()
+    enqueued, sojourn = {}, {}
+end
+
+local SOJOURN_KEY = { "ifindex", "laddr", "lport", "raddr", "rport", "seq",
+                      "end_seq", "ip_id" }
+
+local function qdisc_sojourn(t, pinfo, iface, kind, words)
+    if kind ~= "qdisc_enq" and kind ~= "qdisc" then return end
+    if not pinfo.visited then
+        local cols = {}
+        for i = 1, #words - 1, 2 do cols[words[i]] = words[i + 1] end
+        local k = { iface }
+        for _, n in ipairs(SOJOURN_KEY) do k[#k + 1] = cols[n] or "" end
+        k = table.concat(k, " ")
+        local now = f_time().value
+        local q = enqueued[k]
+        if kind == "qdisc_enq" then
+            if not q then q = {}; enqueued[k] = q end
+            q[#q + 1] = now
+        elseif q and #q > 0 then
+            local t0 = table.remove(q, 1)
+            if #q == 0 then enqueued[k] = nil end
+            sojourn[pinfo.number] = (now.secs - t0.secs) * 1000000000 +
+                (now.nsecs - t0.nsecs)
+        end
+    end
+    local v = sojourn[pinfo.number]
+    if v then t:add(F.qdisc_sojourn_ns.f, UInt64(v)):set_generated() end
+end
+
 function magnet.dissector(tvb, pinfo, root)
     local comments = { f_comment() }
     local tree
@@ -221,7 +261,10 @@ function magnet.dissector(tvb, pinfo, root)
         if kind_of then
             local t = sub()
             add(t, "event", kind_of)
-            pairs_of(t, words_of(cols), {})
+            local w = words_of(cols)
+            pairs_of(t, w, {})
+            local ifn = f_ifname()
+            qdisc_sojourn(t, pinfo, ifn and tostring(ifn.value) or "", kind_of, w)
         end
         local reason, where = s:match("^magnet drop: (%S+) in (%S*)$")
         if reason then

@@ -1077,15 +1077,16 @@ fi
 # a log without namespaces), make demo's 7.2 log (every layer, app
 # calls, drops, the rate part), the drops, qdisc and TCP-event logs of
 # 7.2 (with --events, each event a record of its namespace's events
-# interface), two namespaces; and tshark without the plugin reads every
+# interface; the qdisc log's sojourns also against magnet-exp's queues
+# table), two namespaces; and tshark without the plugin reads every
 # file whole.
 echo "== wireshark: the plugin against the magnet text"
 if command -v tshark >/dev/null; then
 	zcat demo-7.2.bin.gz >"$tmp/demo-7.2.bin"
 	for f in "$tmp/pcap.bin" "$tmp/pcap-swapped.bin" "$tmp/pcap-v3.bin" \
 		"$tmp/pcap-v3s.bin --events" "$tmp/demo-7.2.bin --drops" \
-		"$tmp/demo-7.2.bin --events" "drops-7.2.bin --drops" \
-		"qdisc-7.2.bin --events" "tcpev-7.2.bin --events" \
+		"$tmp/demo-7.2.bin --events --queues" "drops-7.2.bin --drops" \
+		"qdisc-7.2.bin --events --queues" "tcpev-7.2.bin --events" \
 		"$tmp/corner/twons-0.bin"; do
 		rm -rf "$tmp/ws"
 		mkdir "$tmp/ws"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""checkwireshark.py TTPB2ASCII PLUGIN LOG WORKDIR [--drops] [--events]
+"""checkwireshark.py TTPB2ASCII PLUGIN LOG WORKDIR [--drops] [--events] [--queues]
 
 wireshark/magnet.lua against the magnet text (check.sh): LOG exported with
 `ttpb2ascii -f pcapng -L ip,dev --split` (and --drops), each file read by
@@ -25,7 +25,13 @@ what `ttpb2ascii -f magnet LOG` says of the same moment:
 - with --events, each event that is no packet on the wire (retrans, rto,
   tlp, state, cong_state, rcvbuf, qdisc, qdisc_enq, drops without --drops)
   a record of its namespace's events interface, at its time, every
-  field the magnet text's column of the same name in its line;
+  field the magnet text's column of the same name in its line; a qdisc
+  event's magnet.qdisc_sojourn_ns its time less that of the earliest
+  qdisc_enq event not yet matched of the same device and packet
+  (addresses, ports, sequence range, IP id) on the same interface;
+- with --queues, those sojourns per device as many as the rows
+  magnet-exp analyse's queues table measured from the enqueue, and their
+  mean its mean (another implementation: python/magnet_exp/analyse.py);
 - tshark's io,stat AVG(magnet.cwnd) per 100 ms: the mean over those
   packets' records, truncated as Wireshark does (checked both ways);
 - without the plugin, tshark reads every file with exit 0, nothing on
@@ -34,6 +40,7 @@ what `ttpb2ascii -f magnet LOG` says of the same moment:
 Prints a FAIL line per mismatch, then "checkwireshark: N passed, N failed";
 exits 1 if any failed.
 """
+import json
 import os
 import subprocess
 import sys
@@ -55,7 +62,8 @@ STATE_COLS = (
     "busy_us rwnd_limited_us sndbuf_limited_us reordering reord_seen "
     "dsack_dups").split()
 OTHER = ("event age_ns cwnd_bytes in_flight pid comm drop_reason drop_where gap_lost "
-         "gap_misses gap_reset gap_cpus layer netns ifindex").split()
+         "gap_misses gap_reset gap_cpus layer netns ifindex "
+         "qdisc_sojourn_ns").split()
 # an event's own columns (--events)
 EVENT_COLS = ("cpu family lport rport len seq end_seq mark timeouts ip_id "
               "ip_tos ip_ttl ip_proto qdisc_qlen qdisc_backlog rcvbuf "
@@ -67,6 +75,8 @@ EVENTS = {"retrans", "rto", "tlp", "state", "cong_state", "rcvbuf", "qdisc",
 FIELDS = STATE_COLS + OTHER + EVENT_COLS
 
 passed = failed = 0
+# the qdisc events given a sojourn (expected())
+sojourns = 0
 
 
 def check(ok, what):
@@ -158,7 +168,11 @@ def expected(rows, drops, wire, events=False):
     """per interface name, the packets in order, each a dict of the
     fields the plugin must give (None: absent); with @events, each
     namespace's events (--events) on its interface nsN:events"""
+    global sojourns
     state, owner, per_if = {}, {}, {}
+    # the qdisc_enq events not yet dequeued: (interface, device, packet)
+    # -> their times, earliest first
+    enq = {}
     # gaps since each file's previous record; a new file gets all so far
     since, total = {}, no_gap()
     for r in rows:
@@ -183,6 +197,16 @@ def expected(rows, drops, wire, events=False):
                                             drops):
             name = ("ns%s:" % r["netns"] if r["netns"] else "") + "events"
             want = event_want(r)
+            if ev in ("qdisc_enq", "qdisc"):
+                k = (name,) + tuple(r[c] for c in (
+                    "ifindex", "laddr", "lport", "raddr", "rport", "seq",
+                    "end_seq", "ip_id"))
+                if ev == "qdisc_enq":
+                    enq.setdefault(k, []).append(want["_time"])
+                elif enq.get(k):
+                    want["qdisc_sojourn_ns"] = str(want["_time"] -
+                                                   enq[k].pop(0))
+                    sojourns += 1
         elif ev in TCP_LAYER or ev not in PACKETS or \
                 (ev.startswith("drop_") and not drops) or \
                 (ev == "dev_out" and wire) or (ev == "wire_out" and not wire):
@@ -221,10 +245,42 @@ def clean_err(s):
                    if "Running as user" not in line)
 
 
+def compare_queues(log, tt, work, waits):
+    """--queues: the plugin's sojourns per device against magnet-exp's
+    analysis of the same log (its queues table, the rows measured from
+    the enqueue): as many, the same mean (python/magnet_exp/analyse.py,
+    Queues: another implementation)"""
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                       "..", "userspace", "magnet-exp")
+    out = os.path.join(work, "analysis")
+    p = subprocess.run([exe, "analyse", "--no-figures", "-o", out, log],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, MAGNET_TTPB2ASCII=tt))
+    check(p.returncode == 0, "magnet-exp analyse %s: exit %d: %s" % (
+        log, p.returncode, p.stderr[-300:]))
+    with open(os.path.join(out, "verdict.json")) as f:
+        rows = [x for x in json.load(f)["queues"] if x["from"] == "enqueue"]
+    check(len(rows) == len(waits), "%s: %d devices with sojourns, "
+          "magnet-exp's analysis has %d" % (log, len(waits), len(rows)))
+    for x in rows:
+        ns = x["host"].replace("netns ", "")
+        got = waits.get((ns, str(x["device"])), [])
+        mean = round(sum(got) / len(got) / 1e3, 3) if got else None
+        check(len(got) == x["count"] and mean == x["mean_us"],
+              "%s netns %s device %s: the plugin's %d sojourns, mean %s us;"
+              " magnet-exp's %d, mean %s us" % (
+                  log, ns, x["device"], len(got), mean, x["count"],
+                  x["mean_us"]))
+
+
 def main(argv):
     tt, plugin, log, work = argv[1:5]
     drops = "--drops" in argv[5:]
     events = "--events" in argv[5:]
+    queues = "--queues" in argv[5:]
+    # each device's sojourns as the plugin gives them: (netns, ifindex)
+    # -> [ns]
+    waits = {}
     rows = text_rows(tt, log)
     wire = any(r["event"] == "wire_out" for r in rows)
     split = os.path.join(work, "split")
@@ -274,6 +330,10 @@ def main(argv):
         for k, (g, w) in enumerate(zip(got, exp), 1):
             check(ns_of(g[1]) == w["_time"], "%s packet %d: time %s, the "
                   "text's %d" % (f, k, g[1], w["_time"]))
+            v = dict(zip(FIELDS, g[2:]))
+            if v["qdisc_sojourn_ns"]:
+                waits.setdefault((v["netns"], v["ifindex"]), []).append(
+                    int(v["qdisc_sojourn_ns"]))
             bad = []
             for n, v in zip(FIELDS, g[2:]):
                 wv = w[n]
@@ -304,7 +364,11 @@ def main(argv):
                   "text's %d" % (f, i, v, mean))
         check(n and n >= max(bins) + 1, "%s: io,stat: %d intervals, the "
               "packets span %d" % (f, n, max(bins) + 1))
-    print("checkwireshark: %d passed, %d failed" % (passed, failed))
+    if queues:
+        check(waits, "%s: no qdisc sojourn in the plugin's fields" % log)
+        compare_queues(log, tt, work, waits)
+    print("checkwireshark: %d passed, %d failed (%d qdisc sojourns)"
+          % (passed, failed, sojourns))
     return 1 if failed else 0
 
 

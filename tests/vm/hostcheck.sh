@@ -106,9 +106,11 @@ host_exp_relays() {
 }
 
 # case_pcapng: the clean and the lossy capture's pcapng export, with
-# tshark, against the capture's own records (checkpcap.py)
+# tshark, against the capture's own records (checkpcap.py); the lossy
+# one's sender ran BBR: the plugin gives its BBR fields (checked against
+# the text by wireshark_check) on most of its packets
 host_pcapng() {
-	local mode
+	local mode n all
 	for mode in clean lossy; do
 		$PY "$top/tests/vm/checkpcap.py" $mode "$1/pcap-$mode.txt" "$1/pcap-$mode.pcapng" ||
 			return 1
@@ -116,6 +118,12 @@ host_pcapng() {
 		# parts, app calls, IPv6 then IPv4 with losses
 		wireshark_check "$1/pcap-$mode.bin" || return 1
 	done
+	all=$(tshark -r "$1/pcap-lossy.pcapng" -Y 'tcp.len > 0' 2> /dev/null | wc -l)
+	n=$(tshark -X lua_script:"$top/wireshark/magnet.lua" -r "$1/pcap-lossy.pcapng" \
+		-Y 'tcp.len > 0 && magnet.ca_name == "bbr" && magnet.bbr_bw > 0 && magnet.bbr_min_rtt > 0 && magnet.bbr_pacing_gain > 0' \
+		2> /dev/null | wc -l)
+	echo "pcapng: $n of $all data packets of the BBR transfer carry BBR's bandwidth, min RTT and gains"
+	[ "$all" -gt 500 ] && [ "$n" -ge $((all * 9 / 10)) ]
 }
 
 # wireshark_check LOG [OPTIONS]: the Wireshark plugin's fields, every
@@ -131,6 +139,21 @@ wireshark_check() {
 		return 1
 	}
 	tail -n 1 "$d.log"
+}
+
+# case_qdisc: the tbf log's qdisc events (and every packet) in the
+# Wireshark export against the magnet text; on a kernel with enqueue
+# events (6.1 on: the guest's qdisc.enq says 1) each dequeue's
+# magnet.qdisc_sojourn_ns too, per device as many as magnet-exp's queues
+# table and of the same mean
+host_qdisc() {
+	local enq
+	read -r enq < "$1/qdisc.enq"
+	if [ "$enq" = 1 ]; then
+		wireshark_check "$1/qdisc.bin" --events --queues
+	else
+		wireshark_check "$1/qdisc.bin" --events
+	fi
 }
 
 # case_qdisc_kept: the kinds of loss magnet-exp analyse tells (its

@@ -158,25 +158,29 @@ case_netns() {
 
 # -f pcapng of a capture, checked with tshark on the host (checkpcap.py
 # from hostcheck.sh, after the guest, on the copy of $L): a clean
-# IPv6 transfer, then IPv4 through netem loss on the sender's veth. With
+# IPv6 transfer (cubic), then IPv4 through netem loss on the sender's
+# veth, with BBR (its bandwidth, min RTT and gains in the rate part: the
+# Wireshark plugin's BBR fields, hostcheck.sh). With
 # gso_max_segs 1, TCP sends one MSS per skb, so a dev_out record is one
 # wire packet and total_retrans counts the packets tshark sees resent
 # (software GSO would otherwise hand the qdisc 64 KB packets).
 # suite: every-kernel
 case_pcapng() {
-	local mode addr
+	local mode addr cc
 	: > "$L/pcap-net"
 	ip -n mg-cli link set mgc gso_max_segs 1
 	ip -n mg-srv link set mgs gso_max_segs 1
 	for mode in clean lossy; do
 		addr=fd00:200::2
+		cc=cubic
 		if [ $mode = lossy ]; then
 			addr=10.200.1.2
+			cc=bbr
 			ip netns exec mg-cli tc qdisc add dev mgc root netem loss 3%
 		fi
 		insmod "$KO" events=all omode=1 port=5201
 		start_reader "$L/pcap-$mode.bin"
-		xfer mg-srv mg-cli $addr 5201 "$L/pcap-$mode.json" -n 1M
+		xfer mg-srv mg-cli $addr 5201 "$L/pcap-$mode.json" -n 1M -C $cc
 		teacup_stop
 		rmmod magnet
 		ip netns exec mg-cli tc qdisc del dev mgc root 2> /dev/null || true

@@ -107,6 +107,10 @@ case_qdisc() {
 		"$L/wire.pcap" | while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
 	for ns in mq-snd mq-rtr mq-rcv; do ip netns del $ns; done
+	# on the host: the Wireshark plugin's fields of the qdisc events,
+	# and from 6.1 their sojourns (tests/vm/hostcheck.sh, host_qdisc)
+	echo "$enq" > "$L/qdisc.enq"
+	echo qdisc >> "$L/host-checks"
 }
 
 
