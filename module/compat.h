@@ -37,6 +37,19 @@
 #define magnet_chrono_type(tp) ((unsigned int)(tp)->chrono_type)
 
 /*
+ * The socket's RTO totals, tcp_sock's total_rto and total_rto_recoveries
+ * (Linux 6.7 on, what tcp_info's tcpi_total_rto* report): *@n and *@rec,
+ * and true; false where the kernel keeps none (both left 0)
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define magnet_rto_totals(tp, n, rec)					\
+	(*(n) = READ_ONCE((tp)->total_rto),				\
+	 *(rec) = READ_ONCE((tp)->total_rto_recoveries), true)
+#else
+#define magnet_rto_totals(tp, n, rec) (*(n) = 0, *(rec) = 0, false)
+#endif
+
+/*
  * The device transmit function probed first takes the skb first:
  * __dev_queue_xmit(skb, sb_dev), declared since 5.19; static before, when
  * dev_queue_xmit(skb) was its public face. The build checks the signature.

@@ -344,7 +344,8 @@ magnet_tcpev_begin(struct magnet_rec *c, const struct magnet_filter *f,
  * them); the others none. @n: STATE's state entered (the TCP part's
  * state: the tracepoint runs before sk_state changes), CA_STATE's
  * congestion state entered (the TCP part's ca_state; @prev_state the one
- * left), RTO's timeouts before it. The congestion control is asked for
+ * left), RTO's timeouts before it; at each, the socket's RTO totals where
+ * the kernel keeps them. The congestion control is asked for
  * its state except at a STATE event (a socket being cloned for a
  * connection (SYN_RECV) or connecting has not initialised its own yet)
  * and a CA_STATE one (the congestion control is itself being told).
@@ -385,7 +386,8 @@ void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 	ev->prev_state = prev_state;
 	ev->kind = kind;
 	ev->timeouts = event == MAGNET_EV_RTO ? n : 0;
-	memset(ev->reserved, 0, sizeof(ev->reserved));
+	ev->rto_totals = magnet_rto_totals(tcp_sk(sk), &ev->total_rto,
+					   &ev->total_rto_recoveries);
 	/* the outputs with TCP events have the limit part (magnet_cfg) */
 	magnet_fill_limit((struct magnet_v3_limit *)(ev + 1), sk);
 	magnet_rec_end(&c);

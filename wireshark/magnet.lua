@@ -125,7 +125,7 @@ for _, n in ipairs({ "cpu", "family", "lport", "rport", "len", "seq",
                      "ip_ttl", "ip_proto", "qdisc_qlen", "qdisc_backlog",
                      "rcvbuf", "rcvbuf_before", "window_clamp",
                      "window_clamp_before", "rcv_ssthresh", "rcv_space",
-                     "rcv_rtt_us" }) do
+                     "rcv_rtt_us", "total_rto", "total_rto_recoveries" }) do
     field(n, "u32", n, "the event's, as the magnet text's column " .. n)
 end
 for _, n in ipairs({ "sock", "laddr", "raddr", "prev_state", "kind",

@@ -63,6 +63,8 @@ struct magnet_v3_slot;	/* v3.h */
 	X(, rcvbuf, , ) X(, rcvbuf_before, , ) X(, window_clamp, , )	\
 	X(, window_clamp_before, , ) X(, rcv_ssthresh, , )		\
 	X(, rcv_space, , ) X(, rcv_rtt_us, , )
+#define MAGNET_TEXT_COLS_RTO(X)	/* a TCP event part with RTO totals */ \
+	X(, total_rto, , ) X(, total_rto_recoveries, , )
 #define MAGNET_TEXT_COLS_LOST(X) X(, lost, , )	/* LOST and RESET */
 
 /* every column, in order */
@@ -75,7 +77,7 @@ struct magnet_v3_slot;	/* v3.h */
 	MAGNET_TEXT_COLS_BBR(X) MAGNET_TEXT_COLS_DROP(X)		\
 	MAGNET_TEXT_COLS_TCPEV(X) MAGNET_TEXT_COLS_QDISC(X)		\
 	MAGNET_TEXT_COLS_LIMIT(X) MAGNET_TEXT_COLS_RCVBUF(X)		\
-	MAGNET_TEXT_COLS_LOST(X)
+	MAGNET_TEXT_COLS_RTO(X) MAGNET_TEXT_COLS_LOST(X)
 
 /* how many columns a table has: MAGNET_TEXT_N(MAGNET_TEXT_COLS_IP) */
 #define MAGNET_TEXT_ONE(type, name, dims, kind) + 1
@@ -282,7 +284,8 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * part (magnet_v3_tcpev()), or NULL: prev_state is a STATE event's state
  * left, kind a RETRANS event's kind (rto, fast, tlp; the number
  * if unknown), timeouts an RTO event's timeouts before it; each empty
- * otherwise. @qd: a QDISC event's qdisc part (magnet_v3_qdisc()), or
+ * otherwise; total_rto and total_rto_recoveries, any TCP event's where
+ * its part says the kernel keeps them (rto_totals), else empty. @qd: a QDISC event's qdisc part (magnet_v3_qdisc()), or
  * NULL: qdisc its kind, qdisc_handle its handle as tc writes it (hex
  * major:minor), qdisc_qlen and qdisc_backlog what it still held (empty
  * when not known); each empty otherwise. @lim: a TCP_OUT, TCP_IN or TCP

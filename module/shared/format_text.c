@@ -115,6 +115,14 @@ static const char *const magnet_chronos[4] = {
 	"none", "busy", "rwnd", "sndbuf"
 };
 
+/* a TCP event: one whose record has the TCP event part */
+static int magnet_is_tcpev(unsigned int event)
+{
+	return event == MAGNET_EV_RETRANS || event == MAGNET_EV_RTO ||
+	       event == MAGNET_EV_TLP || event == MAGNET_EV_STATE ||
+	       event == MAGNET_EV_CA_STATE;
+}
+
 /* tcp_bbr_info's attribute (INET_DIAG_BBRINFO) */
 #define MAGNET_CC_BBR 16
 
@@ -123,7 +131,7 @@ static const char *const magnet_chronos[4] = {
  * columns, as format.h's MAGNET_TEXT_COLUMNS lists them. The widest line
  * (every field at its widest, IPv6, 16-byte comm and ca_name, a BBR rate
  * part, a netns, a drop part with 31-byte names, a TCP event part, a
- * qdisc part, a limit part, an rcvbuf part) is 1058 bytes (test_format
+ * qdisc part, a limit part, an rcvbuf part) is 1060 bytes (test_format
  * checks);
  * MAGNET_TEXT_LINE_MAX is 1152.
  */
@@ -335,6 +343,12 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		MAGNET_COL_U32(p, rb->rcv_rtt_us);
 	} else {
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_RCVBUF));
+	}
+	if (ev && ev->rto_totals && magnet_is_tcpev(r->event)) {
+		MAGNET_COL_U32(p, ev->total_rto);
+		MAGNET_COL_U32(p, ev->total_rto_recoveries);
+	} else {
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_RTO));
 	}
 	*p++ = '\t';
 out:

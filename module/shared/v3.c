@@ -506,6 +506,8 @@ void magnet_v3_dec_features(struct magnet_v3_dec *d, __u32 features)
 	d->newer = (features ? features : MAGNET_V3_FEATURES_UNSAID) &
 		   ~MAGNET_V3_KNOWN;
 	d->has_limit = !!(features & MAGNET_V3_KNOWN & MAGNET_V3_FEAT_LIMIT);
+	d->has_rto_totals = !!(features & MAGNET_V3_KNOWN &
+			       MAGNET_V3_FEAT_RTO_TOTALS);
 }
 
 int magnet_v3_record_len(struct magnet_v3_dec *d, const void *hdr,
@@ -864,6 +866,11 @@ int magnet_v3_tcpev(const struct magnet_v3_dec *d, struct magnet_v3_tcpev *x)
 	if (!d->tcpev)
 		return 0;
 	v3_get_tcpev(x, d->tcpev, d->rate_swapped);
+	if (!d->has_rto_totals) {
+		x->rto_totals = 0;
+		x->total_rto = 0;
+		x->total_rto_recoveries = 0;
+	}
 	return 1;
 }
 

@@ -131,6 +131,11 @@ struct magnet_v3_dec {
 	 */
 	int has_limit;
 	/*
+	 * The TCP event part's bytes 3-7 are the RTO totals, not reserved
+	 * (MAGNET_V3_FEAT_RTO_TOTALS, known to this reader)
+	 */
+	int has_rto_totals;
+	/*
 	 * The network namespace of the event magnet_v3_decode() returned
 	 * last, from its flow (0: unknown, or a LOST or RESET record): a
 	 * version 2 record has no room for it
@@ -245,9 +250,11 @@ int magnet_v3_rate(const struct magnet_v3_dec *d, struct magnet_v3_rate *x);
 int magnet_v3_drop(const struct magnet_v3_dec *d, struct magnet_v3_drop *x);
 
 /*
- * The TCP event part of the RETRANS, RTO, TLP or STATE event
+ * The TCP event part of the RETRANS, RTO, TLP, STATE or CA_STATE event
  * magnet_v3_decode() returned last (its record unchanged since): 1, or 0
- * if that was no such event.
+ * if that was no such event. In a log whose features lack
+ * MAGNET_V3_FEAT_RTO_TOTALS, rto_totals, total_rto and
+ * total_rto_recoveries are 0 (reserved bytes there).
  */
 int magnet_v3_tcpev(const struct magnet_v3_dec *d, struct magnet_v3_tcpev *x);
 

@@ -319,6 +319,8 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 #define MAGNET_V3_FEAT_LIMIT 0x80
 #define MAGNET_V3_FEAT_CA_STATE 0x100	/* CA_STATE (21), a TCP event */
 #define MAGNET_V3_FEAT_RCVBUF 0x200	/* RCVBUF (22) */
+/* the TCP event part's bytes 3-7 (reserved before): the RTO totals */
+#define MAGNET_V3_FEAT_RTO_TOTALS 0x400
 /*
  * What a header's features of 0 means: a writer from before the field,
  * whose records may use any addition made until then (this never grows)
@@ -329,7 +331,7 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 /* every addition this tree writes and reads: UNSAID's, and each new bit */
 #define MAGNET_V3_FEATURES (MAGNET_V3_FEATURES_UNSAID | MAGNET_V3_FEAT_WIRE | \
 			    MAGNET_V3_FEAT_LIMIT | MAGNET_V3_FEAT_CA_STATE | \
-			    MAGNET_V3_FEAT_RCVBUF)
+			    MAGNET_V3_FEAT_RCVBUF | MAGNET_V3_FEAT_RTO_TOTALS)
 /*
  * The longest record a reader accepts from a log that uses an addition it
  * does not know (a later writer's may be longer than any it knows); from a

@@ -293,7 +293,15 @@
 	/* RTO: the timeouts in a row before this one (icsk_retransmits,	\
 	 * 255 at most); else 0 */					\
 	X(__u8, timeouts, , F)						\
-	X(__u8, reserved, [5], R)
+	/* FEAT_RTO_TOTALS (bytes 3-7 reserved, 0, before it): 1 if the	\
+	 * two below are the kernel's (Linux 6.7 on), 0 if it keeps none */ \
+	X(__u8, rto_totals, , F)					\
+	/* tp->total_rto: the socket's RTO timeouts (SYN's and those in	\
+	 * a row included) before this event's moment (tcpi_total_rto) */ \
+	X(__u16, total_rto, , F)					\
+	/* tp->total_rto_recoveries: the RTO recoveries it entered, one	\
+	 * still running included (tcpi_total_rto_recoveries) */	\
+	X(__u16, total_rto_recoveries, , F)
 
 /*
  * The limit part (struct magnet_v3_limit): last in every TCP_OUT, TCP_IN

@@ -29,7 +29,8 @@ TEXT_COLUMNS = (
     "prev_state kind timeouts qdisc qdisc_handle qdisc_qlen qdisc_backlog "
     "chrono chrono_us busy_us rwnd_limited_us sndbuf_limited_us reordering "
     "reord_seen dsack_dups rcvbuf rcvbuf_before window_clamp "
-    "window_clamp_before rcv_ssthresh rcv_space rcv_rtt_us lost").split()
+    "window_clamp_before rcv_ssthresh rcv_space rcv_rtt_us total_rto "
+    "total_rto_recoveries lost").split()
 _INDEX = {n: i for i, n in enumerate(TEXT_COLUMNS)}
 # ttprobe's ASCII line (docs/compat-formats.md, section 1): 17 fields
 _TTPROBE = re.compile(rb"^[oi],[0-9]+\.[0-9]{6},[0-9A-Fa-f.:]+,[0-9]+,"

@@ -805,10 +805,11 @@ def tcp(ev=1, fl=0x23, rate=False, fid=1, e="<", lim=None):
     if lim is not None:
         b += lim
     return hdr(ev, fl, 16 + len(b), fid, e) + bytes(b)
-def tcpev(ev=17, e="<", lim=None):
-    # a TCP event: the TCP part, the rate part, the TCP event part
+def tcpev(ev=17, e="<", lim=None, rto=(0, 0, 0)):
+    # a TCP event: the TCP part, the rate part, the TCP event part (@rto:
+    # its bytes 3-7, rto_totals, total_rto, total_rto_recoveries)
     t = tcp(1, 0xa3, rate=True, e=e)
-    b = t[16:] + bytes([1, 2, 3, 0, 0, 0, 0, 0]) + (lim or b"")
+    b = t[16:] + bytes([1, 2, 3]) + struct.pack(e + "BHH", *rto) + (lim or b"")
     return hdr(ev, 0xa3, 16 + len(b), 1, e) + b
 def rcvbuf(e="<", fl=0x21, extra=b""):
     # an RCVBUF event: the TCP part, then the rcvbuf part
@@ -883,6 +884,17 @@ logs = {
     # "TCP event part": a CONG_STATE event, the state left in prev_state
     "cong-state-0": si(feat=0x1ff) + flow() + tcpev(21, lim=limit()),
     "cong-state-nolimit-0": si(feat=0x17f) + flow() + tcpev(21),
+    # "TCP event part": the RTO totals (0x400) of any TCP event, where
+    # rto_totals says the kernel keeps them; without 0x400 those bytes
+    # are reserved, whatever they hold
+    "rto-totals-0": si(feat=0x7ff) + flow() +
+        tcpev(15, lim=limit(), rto=(1, 3, 2)) +
+        tcpev(17, lim=limit(), rto=(1, 65535, 258)) +
+        tcpev(14, lim=limit(), rto=(0, 0, 0)),
+    "rto-totals-swapped-0": si(e=">", feat=0x7ff) + flow(e=">") +
+        tcpev(21, e=">", lim=limit(">"), rto=(1, 513, 2)),
+    "rto-totals-unsaid-0": si(feat=0x3ff) + flow() +
+        tcpev(15, lim=limit(), rto=(1, 3, 2)),
     # "Rcvbuf part": an RCVBUF event, the TCP part and the rcvbuf part
     "rcvbuf-0": si(feat=0x3ff) + flow() + rcvbuf(),
     "rcvbuf-swapped-0": si(e=">", feat=0x3ff) + flow(e=">") + rcvbuf(">"),
@@ -892,27 +904,27 @@ logs = {
     "rcvbuf-unsaid-0": si(feat=0x1ff) + flow() + rcvbuf(),
     "limit-unsaid-2": si(feat=0x7f) + flow() +
         tcp(fl=0xa3, rate=True, lim=limit()),
-    # "Growing the format": a header bit the reader does not know (0x400)
+    # "Growing the format": a header bit the reader does not know (0x800)
     # makes a record kind it does not know skipped, a known record longer
     # than its layout read as far as it goes; nothing else changes
-    "newer-kind200-0": si(feat=0x400) + flow() + hdr(200, 0xff, 48, 999) +
+    "newer-kind200-0": si(feat=0x800) + flow() + hdr(200, 0xff, 48, 999) +
         bytes(32) + tcp(),
     "kind200-2": si(feat=0x3f) + flow() + hdr(200, 0xff, 48, 999) + bytes(32) +
         tcp(),
     "kind200-unsaid-2": si() + flow() + hdr(200, 0xff, 48, 999) + bytes(32),
-    "newer-event0-2": si(feat=0x400) + hdr(0, 0, 32) + bytes(16),
-    "newer-flow88-0": si(feat=0x400) + flow(ns=7, ln=88) + bytes(8) + tcp(),
-    "newer-flow64-2": si(feat=0x400) + flow(ln=64)[:64] + tcp(),
-    "newer-tcp168-0": si(feat=0x400) + flow() + hdr(1, 0x23, 168) +
+    "newer-event0-2": si(feat=0x800) + hdr(0, 0, 32) + bytes(16),
+    "newer-flow88-0": si(feat=0x800) + flow(ns=7, ln=88) + bytes(8) + tcp(),
+    "newer-flow64-2": si(feat=0x800) + flow(ln=64)[:64] + tcp(),
+    "newer-tcp168-0": si(feat=0x800) + flow() + hdr(1, 0x23, 168) +
         tcp()[16:] + bytes(8),
-    "newer-tcp152-2": si(feat=0x400) + flow() + hdr(1, 0x23, 152) +
+    "newer-tcp152-2": si(feat=0x800) + flow() + hdr(1, 0x23, 152) +
         tcp()[16:152],
-    "newer-lost40-0": si(feat=0x400) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
+    "newer-lost40-0": si(feat=0x800) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
         bytes(8),
-    "newer-len264-cut-3": si(feat=0x400) + flow() + hdr(1, 0x23, 264) + bytes(4),
-    "newer-len1032-cut-2": si(feat=0x400) + flow() + hdr(1, 0x23, 1032) +
+    "newer-len264-cut-3": si(feat=0x800) + flow() + hdr(1, 0x23, 264) + bytes(4),
+    "newer-len1032-cut-2": si(feat=0x800) + flow() + hdr(1, 0x23, 1032) +
         bytes(4),
-    "newer-swapped-0": si(e=">", feat=0x400) + flow(e=">", ns=9, ln=88) +
+    "newer-swapped-0": si(e=">", feat=0x800) + flow(e=">", ns=9, ln=88) +
         bytes(8) + hdr(200, 0, 32, e=">") + bytes(16) + tcp(e=">"),
     "gzip-members-0": gzip.compress(si() + flow()) + gzip.compress(tcp()),
     "gzip-trailing-0": gzip.compress(si() + flow() + tcp()) + b"trailing",
@@ -932,10 +944,20 @@ for f in "$tmp"/corner/*.bin; do
 	check "docdecode.py corner $c: the magnet text byte for byte" \
 		cmp -s "$tmp/doc.out" "$tmp/out"
 done
+# the RTO totals: columns total_rto and total_rto_recoveries (92, 93)
+run -f magnet "$tmp/corner/rto-totals-0.bin"
+check "corner rto-totals: each TCP event's totals, empty where the kernel keeps none" \
+	[ "$(tail -n +2 "$tmp/out" | cut -f3,92,93 | tr '\t\n' ' |')" = "rto 3 2|state 65535 258|retrans  |" ]
+run -f magnet "$tmp/corner/rto-totals-swapped-0.bin"
+check "corner rto-totals-swapped: the totals byte-swapped" \
+	[ "$(tail -n +2 "$tmp/out" | cut -f3,92,93 | tr '\t\n' ' |')" = "cong_state 513 2|" ]
+run -f magnet "$tmp/corner/rto-totals-unsaid-0.bin"
+check "corner rto-totals-unsaid: without 0x400 the bytes are reserved: no totals" \
+	[ "$(tail -n +2 "$tmp/out" | cut -f3,92,93 | tr '\t\n' ' |')" = "rto  |" ]
 # a newer log's one warning, after what was read
 run -f magnet "$tmp/corner/newer-kind200-0.bin"
 check "corner newer-kind200: one warning naming the skipped kind" \
-	err_is 'this log is newer than this reader: .*features 0x400.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
+	err_is 'this log is newer than this reader: .*features 0x800.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
 run -f magnet "$tmp/corner/newer-flow88-0.bin"
 check "corner newer-flow88: its netns, and one warning: 1 record read in part" \
 	[ "$(cut -f37 "$tmp/out" | tail -n1)" = 7 ]

@@ -68,7 +68,8 @@ OTHER = ("event age_ns cwnd_bytes in_flight pid comm drop_reason drop_where gap_
 EVENT_COLS = ("cpu family lport rport len seq end_seq mark timeouts ip_id "
               "ip_tos ip_ttl ip_proto qdisc_qlen qdisc_backlog rcvbuf "
               "rcvbuf_before window_clamp window_clamp_before rcv_ssthresh "
-              "rcv_space rcv_rtt_us sock laddr raddr prev_state kind qdisc "
+              "rcv_space rcv_rtt_us total_rto total_rto_recoveries sock "
+              "laddr raddr prev_state kind qdisc "
               "qdisc_handle").split()
 EVENTS = {"retrans", "rto", "tlp", "state", "cong_state", "rcvbuf", "qdisc",
           "qdisc_enq", "drop_out", "drop_in"}

@@ -24,7 +24,7 @@ reads and writes records with struct, never with magnet's code):
          rate columns), and one warning with the counts this file makes;
       3. a log newer than today's reader (a made-up record kind, 200,
          after every FLOW record, FLOW records of 88 bytes, every other
-         record 16 bytes longer, and the header's feature bit 0x400, with
+         record 16 bytes longer, and the header's feature bit 0x800, with
          0x7f, the additions these logs use; not 0x80, the limit part):
          today's reader prints the same text as for the log it came from,
          exit 0, with the warning's counts; the same log with the header
@@ -208,12 +208,12 @@ def check(today, first, fixtures, outdir):
                (skipped, longer), err == want, '(got %r, want %r)' % (err, want))
         # 3. a log newer than today's reader
         f = os.path.join(outdir, '%s-newer.bin' % log)
-        nb, kinds, longer = newer_log(b, 0x47f)
+        nb, kinds, longer = newer_log(b, 0x87f)
         open(f, 'wb').write(nb)
         rc, out, err = run(today, f)
         ok('%s newer: exit 0 and the same text' % log, rc == 0 and out == full,
            '(exit %d)' % rc)
-        want = warning(f, 0x400, kinds, [200], longer)
+        want = warning(f, 0x800, kinds, [200], longer)
         ok('%s newer: the warning says %d skipped, %d read in part' %
            (log, kinds, longer), err == want, '(got %r, want %r)' % (err, want))
         f = os.path.join(outdir, '%s-newer-unsaid.bin' % log)

@@ -30,8 +30,9 @@ TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
-KNOWN = 0x3ff   # "Growing the format": the additions this decoder knows
+KNOWN = 0x7ff   # "Growing the format": the additions this decoder knows
 FEAT_LIMIT = 0x80
+FEAT_RTO_TOTALS = 0x400
 CHRONOS = {0: 'none', 1: 'busy', 2: 'rwnd', 3: 'sndbuf'}
 
 COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
@@ -47,8 +48,9 @@ COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "timeouts qdisc qdisc_handle qdisc_qlen qdisc_backlog chrono "
            "chrono_us busy_us rwnd_limited_us sndbuf_limited_us reordering "
            "reord_seen dsack_dups rcvbuf rcvbuf_before window_clamp "
-           "window_clamp_before rcv_ssthresh rcv_space rcv_rtt_us lost").split()
-assert len(COLUMNS) == 92
+           "window_clamp_before rcv_ssthresh rcv_space rcv_rtt_us total_rto "
+           "total_rto_recoveries lost").split()
+assert len(COLUMNS) == 94
 
 TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
            "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
@@ -154,6 +156,8 @@ class Decoder:
         # "Limit part": in TCP_OUT, TCP_IN and TCP events of a log whose
         # features have 0x80
         self.limit = bool(features & FEAT_LIMIT)
+        # the TCP event part's bytes 3-7: reserved, or the RTO totals
+        self.rto_totals = bool(features & FEAT_RTO_TOTALS)
         if self.record_size != (256 if self.version == 2 else 0):
             raise BadInput('bad record_size')
         if self.sysinfo_size != 256:
@@ -255,6 +259,10 @@ class Decoder:
                 r['kind'] = TLP_KINDS.get(q['kind'], q['kind'])
             elif f['event'] == 15:
                 r['timeouts'] = q['timeouts']
+            # any TCP event's, where the kernel keeps them
+            for k in ('total_rto', 'total_rto_recoveries'):
+                if k in q:
+                    r[k] = q[k]
         # "Qdisc part": the kind cleaned, the handle as tc writes it
         if 'qdisc' in f:
             q = f['qdisc']
@@ -431,8 +439,10 @@ class Decoder:
                                         'rcv_ssthresh', 'space', 'rcv_rtt_us'),
                                        v))
             elif ev >= 14:
-                pv, kd, to = self.u('BBB', off + part)
+                pv, kd, to, has, tr, trr = self.u('BBBBHH', off + part)
                 f['tcpev'] = dict(prev_state=pv, kind=kd, timeouts=to)
+                if self.rto_totals and has:
+                    f['tcpev'].update(total_rto=tr, total_rto_recoveries=trr)
             if lim:
                 v = self.u('7IHB', off + lim)
                 f['limit'] = dict(zip(('busy', 'rwnd_limited',

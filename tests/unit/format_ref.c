@@ -312,6 +312,16 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 			      rb->space, rb->rcv_rtt_us);
 	else
 		n += snprintf(buf + n, size - n, "\t\t\t\t\t\t\t");
+	/* total_rto, total_rto_recoveries: a TCP event's, where its part
+	 * says the kernel keeps them */
+	if (ev && ev->rto_totals &&
+	    (r->event == MAGNET_EV_RETRANS || r->event == MAGNET_EV_RTO ||
+	     r->event == MAGNET_EV_TLP || r->event == MAGNET_EV_STATE ||
+	     r->event == MAGNET_EV_CA_STATE))
+		n += snprintf(buf + n, size - n, "\t%u\t%u", ev->total_rto,
+			      ev->total_rto_recoveries);
+	else
+		n += snprintf(buf + n, size - n, "\t\t");
 	n += snprintf(buf + n, size - n, "\t\n");
 	return n;
 }

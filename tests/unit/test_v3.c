@@ -676,6 +676,9 @@ static void test_refuse(void)
  */
 typedef void each_event(struct magnet_v3_dec *d, int k, void *ctx);
 
+/* the header's features decode_events() gives its decoder (0: none said) */
+static __u32 dec_features;
+
 static int decode_events(unsigned char *b, size_t n, int sw,
 			 const struct magnet_record *r, unsigned int event,
 			 each_event *fn, void *ctx)
@@ -692,6 +695,8 @@ static int decode_events(unsigned char *b, size_t n, int sw,
 			swap_v3(b + off);
 		}
 	magnet_v3_dec_init(&d);
+	if (dec_features)
+		magnet_v3_dec_features(&d, dec_features);
 	for (off = 0; off < n; off += (size_t)rc) {
 		rc = magnet_v3_record_len(&d, b + off, sw);
 		CHECK(rc > 0, "length: %s", d.err);
@@ -982,7 +987,9 @@ static void tcpev_each(struct magnet_v3_dec *d, int k, void *ctx)
 /*
  * A TCP event (RETRANS, RTO, TLP, STATE): a TCP record's parts, the rate
  * part, then the TCP event part, decoded (either byte order) to the TCP
- * record, its rate part and its TCP event part; the same flow's TCP record
+ * record, its rate part and its TCP event part (its RTO totals where the
+ * header's features say MAGNET_V3_FEAT_RTO_TOTALS, every other time; else
+ * 0, reserved bytes, whatever they hold); the same flow's TCP record
  * after it has none. Refused without the rate part, or without the TCP
  * event part.
  */
@@ -998,7 +1005,7 @@ static void test_tcpev(void)
 	unsigned int k, i, n, m;
 	struct magnet_record r;
 	struct magnet_v3_rate x;
-	struct magnet_v3_tcpev t;
+	struct magnet_v3_tcpev t, tw;
 	struct flow f;
 	__u16 len;
 	char why[80];
@@ -1036,9 +1043,17 @@ static void test_tcpev(void)
 			m = magnet_v3_encode(&e, &r, b + n);
 			CHECK(m == MAGNET_V3_TCP_SIZE, "%u", m);
 			n += m;
+			tw = t;
+			dec_features = k % 2 ? 0 : MAGNET_V3_FEAT_RTO_TOTALS;
+			if (!dec_features) {
+				tw.rto_totals = 0;
+				tw.total_rto = 0;
+				tw.total_rto_recoveries = 0;
+			}
 			CHECK(decode_events(b, n, sw, &r, evs[k % 4], tcpev_each,
-					    &(struct tcpev_want){ &x, &t, sw }) == 2,
+					    &(struct tcpev_want){ &x, &tw, sw }) == 2,
 			      "two events");
+			dec_features = 0;
 		}
 
 	/* refused: without the rate part's flag, and without the TCP event

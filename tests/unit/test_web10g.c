@@ -637,8 +637,9 @@ static void test_text_columns(void)
 			  "\trwnd_limited_us\tsndbuf_limited_us\treordering"
 			  "\treord_seen\tdsack_dups\trcvbuf\trcvbuf_before"
 			  "\twindow_clamp\twindow_clamp_before\trcv_ssthresh"
-			  "\trcv_space\trcv_rtt_us\tlost\n") != NULL,
-	      "text header: the version 2 columns, then the rate part's, the drop part's, the TCP event part's, the qdisc part's, the limit part's and the rcvbuf part's, before lost");
+			  "\trcv_space\trcv_rtt_us\ttotal_rto"
+			  "\ttotal_rto_recoveries\tlost\n") != NULL,
+	      "text header: the version 2 columns, then the rate part's, the drop part's, the TCP event part's, the qdisc part's, the limit part's, the rcvbuf part's and the RTO totals, before lost");
 	CHECK(magnet_event_name(MAGNET_V3_FLOW) == NULL,
 	      "no event name for 11, version 3's FLOW record");
 	CHECK(magnet_format_text(buf, &(struct magnet_record){ .event =

@@ -10,6 +10,14 @@ ttpb2ascii's magnet text, against what the kernel says itself.
       TcpExtTCPLossProbes (those that sent the last segment again: the
       retransmissions of kind tlp);
       a retransmission of kind rto is one in loss recovery (ca_state 4).
+      RELEASE (uname -r): from 6.7, where the kernel keeps the socket's RTO
+      totals, every TCP event of a socket carries them, and they must be
+      the RTO events recorded before it on that socket (by time; at an RTO
+      event, before it, and at the cong_state change into Loss that RTO
+      makes, its socket's next TCP event: the kernel counts the timeout
+      after tcp_enter_loss()): total_rto their count, total_rto_recoveries
+      those of them with no timeout before (timeouts 0); before 6.7 both
+      empty.
   checktcpev.py reached TEXT SENT GOT VERDICT SENDER
       TEXT: the whole log (events=tcp,dev too: the sender's tcp_out, the
       receiver's dev_in); SENT, GOT: tcpdump -tt -n -S's lines of the
@@ -95,7 +103,62 @@ def read_mib(path):
     return mib
 
 
-def retrans(text, mibfile):
+def ns_of(t):
+    sec, _, frac = t.partition(".")
+    return int(sec) * 10**9 + int((frac + "000000000")[:9])
+
+
+def has_rto_totals(release):
+    """the kernel keeps tcp_sock's total_rto (6.7 on)"""
+    m = re.match(r"(\d+)\.(\d+)", release)
+    return m is not None and (int(m.group(1)), int(m.group(2))) >= (6, 7)
+
+
+def rto_totals(text, release):
+    """RELEASE's RTO totals on every TCP event against the RTO events:
+    a list of what differs"""
+    bad, seen, n = [], collections.defaultdict(lambda: [0, 0]), 0
+    last = {}       # socket -> its previous TCP event
+    tcpev = rows(text, {"retrans", "rto", "tlp", "state", "cong_state"})
+    tcpev.sort(key=lambda r: ns_of(r["time"]))
+    want_any = has_rto_totals(release)
+    for r in tcpev:
+        got = (r["total_rto"], r["total_rto_recoveries"])
+        if not want_any:
+            if got != ("", ""):
+                bad.append("RTO totals on %s, which keeps none: %s" %
+                           (release, r))
+            continue
+        s = seen[r["sock"]]
+        want = tuple(s)
+        p = last.get(r["sock"])
+        if r["event"] == "cong_state" and r["ca_state"] == "4" and p and \
+                p["event"] == "rto":
+            want = (s[0] - 1, s[1] - (p["timeouts"] == "0"))
+        last[r["sock"]] = r
+        if got != (str(want[0]), str(want[1])):
+            bad.append("%s %s of socket %s: RTO totals %s, the RTO events "
+                       "before it %d (%d with no timeout before)" % (
+                           r["time"], r["event"], r["sock"], got, want[0],
+                           want[1]))
+        n += 1
+        if r["event"] == "rto":
+            s[0] += 1
+            s[1] += r["timeouts"] == "0"
+    if want_any:
+        print("RTO totals: %d TCP events of %d sockets each as the RTO "
+              "events before it (%d RTOs, %d recoveries)" % (
+                  n, len(seen), sum(x[0] for x in seen.values()),
+                  sum(x[1] for x in seen.values())))
+        if not any(x[0] for x in seen.values()):
+            bad.append("no RTO total above 0: the test tests nothing")
+    else:
+        print("RTO totals: none on %s, as it keeps none (%d TCP events)" %
+              (release, len(tcpev)))
+    return bad
+
+
+def retrans(text, mibfile, release=None):
     mib = read_mib(mibfile)
     ev = collections.Counter()
     rs = rows(text, {"lost", "retrans", "rto", "tlp"}, ev)
@@ -134,6 +197,8 @@ def retrans(text, mibfile):
     print("the most timeouts in a row before an RTO: %d" % most)
     if most < 1:
         bad.append("no RTO after another: the blackhole made no back-off")
+    if release is not None:
+        bad += rto_totals(text, release)
     fail(bad)
 
 

@@ -108,7 +108,10 @@ host_exp_relays() {
 # case_pcapng: the clean and the lossy capture's pcapng export, with
 # tshark, against the capture's own records (checkpcap.py); the lossy
 # one's sender ran BBR: the plugin gives its BBR fields (checked against
-# the text by wireshark_check) on most of its packets
+# the text by wireshark_check) on each of its data packets but those of
+# its first flight (before the first ACK, BBR has no bandwidth sample and
+# no gain yet: at most 10 segments, at two layers), iperf3's control
+# connection (cubic) left out
 host_pcapng() {
 	local mode n all
 	for mode in clean lossy; do
@@ -118,12 +121,13 @@ host_pcapng() {
 		# parts, app calls, IPv6 then IPv4 with losses
 		wireshark_check "$1/pcap-$mode.bin" || return 1
 	done
-	all=$(tshark -r "$1/pcap-lossy.pcapng" -Y 'tcp.len > 0' 2> /dev/null | wc -l)
+	all=$(tshark -X lua_script:"$top/wireshark/magnet.lua" -r "$1/pcap-lossy.pcapng" \
+		-Y 'tcp.len > 0 && magnet.ca_name == "bbr"' 2> /dev/null | wc -l)
 	n=$(tshark -X lua_script:"$top/wireshark/magnet.lua" -r "$1/pcap-lossy.pcapng" \
-		-Y 'tcp.len > 0 && magnet.ca_name == "bbr" && magnet.bbr_bw > 0 && magnet.bbr_min_rtt > 0 && magnet.bbr_pacing_gain > 0' \
+		-Y 'tcp.len > 0 && magnet.ca_name == "bbr" && magnet.bbr_bw > 0 && magnet.bbr_min_rtt > 0 && magnet.bbr_pacing_gain > 0 && magnet.bbr_cwnd_gain > 0' \
 		2> /dev/null | wc -l)
-	echo "pcapng: $n of $all data packets of the BBR transfer carry BBR's bandwidth, min RTT and gains"
-	[ "$all" -gt 500 ] && [ "$n" -ge $((all * 9 / 10)) ]
+	echo "pcapng: $n of the BBR connection's $all data packets carry BBR's bandwidth, min RTT and gains"
+	[ "$all" -gt 100 ] && [ "$n" -ge $((all - 20)) ]
 }
 
 # wireshark_check LOG [OPTIONS]: the Wireshark plugin's fields, every

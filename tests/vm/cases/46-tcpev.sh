@@ -64,7 +64,9 @@ ss_point() {
 # truth must find its copy). The sender namespace's own counters are the truth
 # (checktcpev.py retrans): retransmissions = TcpRetransSegs, those of kind
 # fast = TcpExtTCPFastRetrans, RTO events = TcpExtTCPTimeouts, TLP events
-# that sent a probe = TcpExtTCPLossProbes; and magnet-exp's entries into
+# that sent a probe = TcpExtTCPLossProbes, and from 6.7 every TCP event's
+# RTO totals (the kernel's total_rto, total_rto_recoveries) the RTO events
+# before it on its socket; and magnet-exp's entries into
 # the congestion states (checktcpev.py cong, on the host), from the
 # kernel's changes (events=cong, 7.2) or derived from the records (5.10,
 # which refuses events=cong): into Recovery = TcpExtTCPSackRecovery +
@@ -210,7 +212,7 @@ case_tcpev() {
 	grep -q "^0 packets dropped by kernel" "$L/tcpdump-snd.err"
 	tcp_mib mt-snd > "$L/tcpev.mib"
 	ns_text "$L/tcpev.bin" mt-snd > "$L/tcpev.txt"
-	$PY "$HERE/checktcpev.py" retrans "$L/tcpev.txt" "$L/tcpev.mib" |
+	$PY "$HERE/checktcpev.py" retrans "$L/tcpev.txt" "$L/tcpev.mib" "$(uname -r)" |
 		while read -r l; do log "$l"; done
 	[ "${PIPESTATUS[0]}" = 0 ]
 	# whether each retransmission's original had reached the receiver:
