@@ -161,8 +161,8 @@ def plugin_line(path, cwnd_max):
         return
     cw = [int(x) for x in p.stdout.split()]
     print("    with the plugin (tshark -X lua_script:wireshark/magnet.lua "
-          "-Y 'magnet.cwnd > 50' counts them): %d of its %d packets with the sender's "
-          "state have a cwnd above 50 segments, the largest %s (the "
+          "-Y 'magnet.cwnd > 50' counts them): %d of its %d packets with "
+          "the sender's state have a cwnd above 50 segments, the largest %s (the "
           "analysis's largest over all its TCP records: %s)" % (
               sum(x > 50 for x in cw), len(cw), max(cw) if cw else "-",
               cwnd_max))
@@ -235,11 +235,12 @@ def main(d):
             ns, ifn = name[:-len(".pcapng")].split("-")
             ns, ifn = ns[2:], ifn[2:]
             host = names.get(ns, "netns " + ns)
+            role = host.split(" ")[0]
             n = copies(path, port, data)
-            if host.split(" ")[0] == "sender":
+            if role == "sender":
                 plugin_line(path, r["metrics"].get("cwnd_max"))
             gone = dropped.get((ns, ifn), 0) if wire else 0
-            must = host.split(" ")[0] in ("sender", "router")
+            must = role in ("sender", "router")
             good = want is not None and (n + gone == want or not must)
             ok = ok and good
             print("  %s, its own file (%s): %d copies of a segment (%d "

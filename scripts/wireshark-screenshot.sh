@@ -83,19 +83,13 @@ sleep 0.5
 xdotool key shift+Right
 sleep 2
 xwd -root -silent > "$work/shot.xwd"
-python3 "$top/scripts/xwd2png.py" "$work/shot.xwd" "$work/shot.png"
+# (xwd2png.py prints the colours in a sample of the pixels)
+colours=$(python3 "$top/scripts/xwd2png.py" "$work/shot.xwd" "$work/shot.png")
 if grep -i "lua.*error\|error.*lua" "$work/wireshark.log" >&2; then
 	echo "wireshark-screenshot: Wireshark reported a Lua error" >&2
 	exit 1
 fi
 # not blank: more than a few colours in the dump's pixels
-colours=$(python3 -c '
-import sys
-sys.path.insert(0, sys.argv[1])
-import xwd2png
-w, h, rows = xwd2png.read_xwd(open(sys.argv[2], "rb").read())
-print(len({r[i:i + 3] for r in rows[::10] for i in range(0, len(r), 30)}))' \
-	"$top/scripts" "$work/shot.xwd")
 [ "$colours" -gt 20 ] || { echo "wireshark-screenshot: the shot is blank ($colours colours)" >&2; exit 1; }
 cp "$work/shot.png" "$out"
 echo "wireshark-screenshot: $(wireshark --version | head -n 1); $want packets with $filter (tshark); $colours colours; $out"

@@ -4,7 +4,9 @@ DirectColor screen) as a
 PNG, with Python's standard library only (scripts/wireshark-screenshot.sh).
 
 usage: xwd2png.py IN.xwd OUT.png
-exit 0, or 2 with the reason on a file that is no such dump"""
+prints the number of colours in a sample of the pixels (every tenth row,
+every tenth pixel: a blank screen has one or two); exit 0, or 2 with the
+reason on a file that is no such dump"""
 import struct
 import sys
 import zlib
@@ -76,6 +78,8 @@ def main(argv):
             w, h, rows = read_xwd(f.read())
         with open(argv[2], "wb") as f:
             f.write(png(w, h, rows))
+        print(len({r[i:i + 3] for r in rows[::10]
+                   for i in range(0, len(r), 30)}))
     except (OSError, ValueError) as e:
         print("xwd2png: %s: %s" % (argv[1], e), file=sys.stderr)
         return 2

@@ -235,6 +235,10 @@ end
 
 function magnet.dissector(tvb, pinfo, root)
     local comments = { f_comment() }
+    -- the interface's name: "nsN:ip", "nsN:ifI", "nsN:events" (or
+    -- without "nsN:" in a log without namespaces)
+    local ifn = f_ifname()
+    local name = ifn and tostring(ifn.value) or ""
     local tree
     local function sub()
         if not tree then tree = root:add(magnet) end
@@ -263,8 +267,7 @@ function magnet.dissector(tvb, pinfo, root)
             add(t, "event", kind_of)
             local w = words_of(cols)
             pairs_of(t, w, {})
-            local ifn = f_ifname()
-            qdisc_sojourn(t, pinfo, ifn and tostring(ifn.value) or "", kind_of, w)
+            qdisc_sojourn(t, pinfo, name, kind_of, w)
         end
         local reason, where = s:match("^magnet drop: (%S+) in (%S*)$")
         if reason then
@@ -282,10 +285,8 @@ function magnet.dissector(tvb, pinfo, root)
             add(t, "gap_reset", reset)
         end
     end
-    -- the interface's name: "nsN:ip", "nsN:ifI" (or without "nsN:" in a
-    -- log without namespaces: then only beside a magnet comment)
-    local ifn = f_ifname()
-    local name = ifn and tostring(ifn.value) or ""
+    -- the place, from the interface's name (without "nsN:": only beside
+    -- a magnet comment)
     if name:match("^ns%d+:") then sub() end
     if tree then
         local ns, rest = name:match("^ns(%d+):(.*)$")

@@ -285,10 +285,11 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * left, kind a RETRANS event's kind (rto, fast, tlp; the number
  * if unknown), timeouts an RTO event's timeouts before it; each empty
  * otherwise; total_rto and total_rto_recoveries, any TCP event's where
- * its part says the kernel keeps them (rto_totals), else empty. @qd: a QDISC event's qdisc part (magnet_v3_qdisc()), or
- * NULL: qdisc its kind, qdisc_handle its handle as tc writes it (hex
- * major:minor), qdisc_qlen and qdisc_backlog what it still held (empty
- * when not known); each empty otherwise. @lim: a TCP_OUT, TCP_IN or TCP
+ * its part says the kernel keeps them (rto_totals), else empty. @qd: a
+ * QDISC event's qdisc part (magnet_v3_qdisc()), or NULL: qdisc its kind,
+ * qdisc_handle its handle as tc writes it (hex major:minor), qdisc_qlen
+ * and qdisc_backlog what it still held (empty when not known); each empty
+ * otherwise. @lim: a TCP_OUT, TCP_IN or TCP
  * event's limit part (magnet_v3_limit()), or NULL: chrono the running
  * chronograph (none, busy, rwnd, sndbuf), chrono_us how long it has run,
  * busy_us, rwnd_limited_us and sndbuf_limited_us tcp_info's

@@ -121,11 +121,14 @@ host_pcapng() {
 		# parts, app calls, IPv6 then IPv4 with losses
 		wireshark_check "$1/pcap-$mode.bin" || return 1
 	done
-	all=$(tshark -X lua_script:"$top/wireshark/magnet.lua" -r "$1/pcap-lossy.pcapng" \
-		-Y 'tcp.len > 0 && magnet.ca_name == "bbr"' 2> /dev/null | wc -l)
-	n=$(tshark -X lua_script:"$top/wireshark/magnet.lua" -r "$1/pcap-lossy.pcapng" \
-		-Y 'tcp.len > 0 && magnet.ca_name == "bbr" && magnet.bbr_bw > 0 && magnet.bbr_min_rtt > 0 && magnet.bbr_pacing_gain > 0 && magnet.bbr_cwnd_gain > 0' \
-		2> /dev/null | wc -l)
+	# the BBR connection's data packets, and those with every BBR field
+	# above 0
+	read -r all n < <(tshark -X lua_script:"$top/wireshark/magnet.lua" \
+		-r "$1/pcap-lossy.pcapng" -Y 'tcp.len > 0 && magnet.ca_name == "bbr"' \
+		-T fields -e magnet.bbr_bw -e magnet.bbr_min_rtt \
+		-e magnet.bbr_pacing_gain -e magnet.bbr_cwnd_gain 2> /dev/null |
+		awk -F '\t' '{ all++ } $1 > 0 && $2 > 0 && $3 > 0 && $4 > 0 { n++ }
+			END { print all + 0, n + 0 }')
 	echo "pcapng: $n of the BBR connection's $all data packets carry BBR's bandwidth, min RTT and gains"
 	[ "$all" -gt 100 ] && [ "$n" -ge $((all - 20)) ]
 }
