@@ -50,7 +50,9 @@ fold() {
 	f=$(sed -E 's/.*, ([0-9]+) failed/\1/' <<<"$line")
 	pass=$((pass + p))
 	fail=$((fail + f))
-	grep '^FAIL' "$1"
+	# each failure with what follows it (a Python test's traceback and
+	# its assertion's diff), at most 80 lines
+	grep -E -A25 '^(FAIL|ERROR)' "$1" | head -n 80
 	echo "  $2: $p passed, $f failed"
 }
 # run ARGS...: ttpb2ascii into $tmp/out and $tmp/err, exit code into $rc
