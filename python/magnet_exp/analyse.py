@@ -725,6 +725,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             if ev == "state" and r["lport"]:
                 # (a state change carries the socket's TCP state: the
                 # bytes acknowledged by the ACK that made it)
+                res.received.end(_key(r))
                 f = res.flows.get(_key(r))
                 if f is not None:
                     _acked(f, (t - res.t0) / 1e9, r.int_("bytes_acked"))
@@ -884,6 +885,12 @@ class Received:
         if ev == "tcp_in":
             self.end_ns[k5] = ns
         self.add((k5, ns), seq, end)
+
+    def end(self, key):
+        """a state change of the end @key (its 5-tuple and namespace):
+        the end exists, there (on 5.10 a passive end's first tcp_in may
+        be its first data: the handshake's last ACK has none)"""
+        self.end_ns[key[:5]] = key[5] or ""
 
     @staticmethod
     def _off(seq, e):
@@ -1238,7 +1245,8 @@ def _decision(res, r, ev, t=None):
     if ev == "retrans" and r["seq"]:
         # had the peer's host got the original (all its bytes) when TCP
         # sent the segment again (its tcp_out, just before)? Only where
-        # the log has the peer's tcp_in events and the sender's tcp_out
+        # the log has the peer's tcp_in or state events and the sender's
+        # tcp_out
         got = res.received.at_send.pop(
             (_key(r)[:5], int(r["seq"]), int(r["end_seq"])), None)
         if got is not None:

@@ -1537,6 +1537,24 @@ class Received(unittest.TestCase):
         self.assertIs(rec.at_send[(snd[:5], 1000, 2000)], True)
         self.assertIs(rec.at_send[(snd[:5], 1500, 2500)], False)
 
+    def test_at_send_state(self):
+        """the peer's end known from its state change (5.10: the
+        handshake's last ACK gives the new socket no tcp_in), so a first
+        data segment lost and sent again is judged: the peer's device had
+        only the SYN"""
+        rec = an.Received()
+        snd = ("4", "10.0.0.1", "40000", "10.0.0.2", "5201", "1")
+        rcv = ("4", "10.0.0.2", "5201", "10.0.0.1", "40000", "2")
+        rec.event("dev_in", rcv, 999, 1000)             # the SYN
+        rec.event("tcp_out", snd, 1000, 1037)
+        self.assertEqual(dict(rec.at_send), {})         # no peer known
+        rec.end(rcv)                                    # ESTABLISHED
+        rec.event("tcp_out", snd, 1000, 1037)
+        self.assertIs(rec.at_send[(snd[:5], 1000, 1037)], False)
+        rec.event("dev_in", rcv, 1000, 1037)
+        rec.event("tcp_out", snd, 1000, 1037)
+        self.assertIs(rec.at_send[(snd[:5], 1000, 1037)], True)
+
 
 class Stats(unittest.TestCase):
     STATS = ("version\t0.1.0\ncpu\thits\twritten\tlost\tfiltered\tmissed"
