@@ -1651,7 +1651,7 @@ def _one_host(res):
             "ACKs said was delivered, a receiver's from the data arriving "
             "at its TCP" % (
                 "the connection end has" if len(flows) == 1 else
-                "none of the %d connection ends has" % len(flows)
+                "all %d connection ends have" % len(flows)
                 if len(alone) == len(flows) else
                 "%d of the %d connection ends have" % (len(alone),
                                                        len(flows)),

@@ -144,20 +144,51 @@ def all_runs(d):
     return s, spec
 
 
-def iperf3_apart(name, m, tol_iperf3=0.01):
+# How far apart the log's iperf3 window and iperf3's own may be in length
+# (s): iperf3's receiver starts its clock after its TEST_START write and
+# stops it after its read of TEST_END, the log's window is those two
+# records (compare.py); under emulation the guest's CPUs stop at times,
+# and either end of iperf3's clock can come that much later: seen 5.9 ms
+# (2.47%) on 7.2, where a 1 MB Monarch flow's iperf3 receiver counts the
+# 449 KB it read by TEST_END, in 0.23 s (a CI run: 2.80% the other way)
+IPERF3_CLOCK = 10e-3
+
+
+def iperf3_apart(name, m, d, run, tol_iperf3=0.01):
     """how far the log's throughput is from iperf3's; fails beyond
     @tol_iperf3 over iperf3's own window (from the application's
-    records), 3% over the receiver's TCP from its first data"""
+    records: the same bytes, so the rates differ by the windows'
+    lengths) unless the two windows' lengths are within IPERF3_CLOCK, 3%
+    over the receiver's TCP from its first data"""
     if not m["throughput_mbps"] or not m["iperf3_mbps"]:
         fail("%s: no throughput: %s" % (name, m))
     err = abs(m["throughput_mbps"] / m["iperf3_mbps"] - 1)
     tol = tol_iperf3 if m.get("window") == "iperf3" else 0.03
-    if err > tol:
-        fail("%s: throughput %.3f Mbit/s from the log (%s window), %.3f "
-             "from iperf3 (%.2f%% apart)" % (
-                 name, m["throughput_mbps"], m.get("window"),
-                 m["iperf3_mbps"], err * 100))
-    return err
+    if err <= tol:
+        return err
+    if m.get("window") == "iperf3":
+        with open(os.path.join(d, run_iperf3(d, run))) as f:
+            got = json.load(f)["end"]["sum_received"]["bytes"] * 8e-6
+        dt = got / m["throughput_mbps"] - got / m["iperf3_mbps"]
+        print("checkexp: %s: throughput %.2f%% from iperf3's, windows "
+              "%+.1f ms apart (up to %.0f ms: iperf3's clock)" % (
+                  name, err * 100, dt * 1e3, IPERF3_CLOCK * 1e3))
+        if abs(dt) <= IPERF3_CLOCK:
+            return err
+    fail("%s: throughput %.3f Mbit/s from the log (%s window), %.3f "
+         "from iperf3 (%.2f%% apart)" % (
+             name, m["throughput_mbps"], m.get("window"),
+             m["iperf3_mbps"], err * 100))
+
+
+def run_iperf3(d, run):
+    """the iperf3 JSON runs.json names for @run"""
+    with open(os.path.join(d, "runs.json")) as f:
+        for r in json.load(f):
+            if (r["variant"], r["repetition"], r["log"]) == (
+                    run["variant"], run["repetition"], run["log"]):
+                return r["iperf3"]
+    fail("%s #%d: not in runs.json" % (run["variant"], run["repetition"]))
 
 
 def cmd_main(d, rate, delay, limit, length):
@@ -168,7 +199,7 @@ def cmd_main(d, rate, delay, limit, length):
             fail("%s: verdict %s: %s" % (name, run["verdict"],
                                          run["reasons"]))
         m = run["metrics"]
-        err = iperf3_apart(name, m)
+        err = iperf3_apart(name, m, d, run)
         a, v = analysis(d, run)
         flow = sender(v)
         mss = None
@@ -1083,11 +1114,11 @@ def cmd_monarch(d):
             fail("%s: a flow of %s with %s probes" % (name, mo["cc"],
                                                       mo["probe"]))
         m = run["metrics"]
-        # as main, but for iperf3's own window 2%: a 1 MB flow lasts
-        # under a second, and under emulation iperf3 starts its clock up
-        # to 10 ms after the TEST_START write the log has (compare.py);
-        # seen 1.02% on reno
-        iperf3_apart(name, m, 0.02)
+        # as main, but for iperf3's own window 2% (or IPERF3_CLOCK): a
+        # 1 MB flow's window is a quarter of a second (iperf3 counts to
+        # TEST_END, which its sender writes when the last byte is
+        # written, not delivered); seen 1.02% on reno
+        iperf3_apart(name, m, d, run, 0.02)
         _, v = analysis(d, run)
         ns = mo["namespaces"]
         hosts = {f["host"] for f in v["flows"]}
