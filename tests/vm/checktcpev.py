@@ -353,13 +353,12 @@ def reached(text, sentdump, gotdump, verdict, sender):
             s, e = off(int(r["seq"])), off(int(r["end_seq"]))
             # the report judges only where the peer's end had an event
             # (a tcp_in or a state change) before the copy's tcp_out
-            # (analyse.py's Received: it tells the peer's namespace):
-            # none when the receiver's device had got nothing but SYNs of
-            # the connection when the copy left (a SYN sent again whose
-            # original was lost; on 5.10 the first data segment sent
-            # again, lost, after a handshake whose last ACK has no
-            # tcp_in), either way when the packet that made its end came
-            # in the WINDOW before
+            # (analyse.py's Received: it tells the peer's namespace; on
+            # 5.10 the handshake's last ACK gives the new socket a state
+            # change, no tcp_in): none when the receiver's device had got
+            # nothing but SYNs of the connection when the copy left (a
+            # SYN sent again whose original was lost), either way when
+            # the packet that made its end came in the WINDOW before
             first = ends.get(port, float("inf"))
             if first >= tc:
                 truth[port]["uncounted"] += 1
