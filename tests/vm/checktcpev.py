@@ -253,42 +253,34 @@ def cong(text, mibfile, verdict, sender):
 
 
 def dump_ranges(dump, sender):
-    """sender's port -> [(time, seq, end)] of its packets in DUMP that take
-    sequence space: data ("seq A:B"), a SYN or a FIN ("seq A", or data
-    with the flag), the end past the SYN's or FIN's sequence number as the
-    kernel's end_seq counts it"""
-    out = collections.defaultdict(list)
-    pat = re.compile(r"^(\d+\.\d+) IP (\S+)\.(\d+) > \S+: Flags \[([^]]*)\], "
-                     r"seq (\d+)(?::(\d+))?,")
+    """two maps from sender's port, both from one read of DUMP: [(time,
+    seq, end)] of its packets that take sequence space: data ("seq A:B"),
+    a SYN or a FIN ("seq A", or data with the flag), the end past the
+    SYN's or FIN's sequence number as the kernel's end_seq counts it; and
+    the time its first packet that is not a SYN arrived: the receiver's
+    end of the connection (its socket, which magnet's events name) exists
+    from then (the handshake's last ACK, or what comes first after it),
+    the SYN alone only reaches the listener"""
+    out, first = collections.defaultdict(list), {}
+    pat = re.compile(r"^(\d+\.\d+) IP (\S+)\.(\d+) > \S+: Flags \[([^]]*)\]"
+                     r"(?:, seq (\d+)(?::(\d+))?,)?")
     with open(dump) as f:
         for line in f:
             m = pat.match(line)
             if not m or m.group(2) != sender:
                 continue
+            flags = m.group(4)
+            if "S" not in flags:
+                first.setdefault(m.group(3), float(m.group(1)))
+            if m.group(5) is None:
+                continue
             seq = int(m.group(5))
             end = int(m.group(6)) if m.group(6) else seq
-            flags = m.group(4)
             end += ("S" in flags) + ("F" in flags)
             if end != seq:
                 out[m.group(3)].append((float(m.group(1)), seq,
                                         end & 0xffffffff))
-    return out
-
-
-def first_end(dump, sender):
-    """sender's port -> the time the first packet of sender's in DUMP that
-    is not a SYN arrived: the receiver's end of the connection (its
-    socket, which magnet's events name) exists from then (the handshake's
-    last ACK, or what comes first after it), the SYN alone only reaches
-    the listener"""
-    out = {}
-    pat = re.compile(r"^(\d+\.\d+) IP (\S+)\.(\d+) > \S+: Flags \[([^]]*)\]")
-    with open(dump) as f:
-        for line in f:
-            m = pat.match(line)
-            if m and m.group(2) == sender and "S" not in m.group(4):
-                out.setdefault(m.group(3), float(m.group(1)))
-    return out
+    return out, first
 
 
 # How far apart the truth's and the report's instants may be (seconds).
@@ -323,9 +315,8 @@ def covered(arr, t, s, e, off):
 
 
 def reached(text, sentdump, gotdump, verdict, sender):
-    sent = dump_ranges(sentdump, sender)
-    got = dump_ranges(gotdump, sender)
-    ends = first_end(gotdump, sender)
+    sent = dump_ranges(sentdump, sender)[0]
+    got, ends = dump_ranges(gotdump, sender)
     truth = collections.defaultdict(collections.Counter)
     rs = [r for r in rows(text, "retrans") if r["laddr"] == sender]
     for port in {r["lport"] for r in rs}:
