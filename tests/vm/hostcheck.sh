@@ -90,7 +90,7 @@ host_exp_flows() {
 # case_exp_sweep: 2 delays x 2 variants x 3 repetitions from one spec
 host_exp_sweep() {
 	$EXP report "$1/expsweep"
-	$CHK sweep "$1/expsweep" 20 20 524288
+	$CHK sweep "$1/expsweep" 20 20 524288 "$1/expsweep-stalls.txt"
 }
 
 # case_exp_complete: socat's transfer complete, iperf3's cut short flagged

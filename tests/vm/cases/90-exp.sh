@@ -118,8 +118,13 @@ case_exp_sweep() {
 	[magnet]
 	params = "events=tcp,app omode=1 bufsize=65536"
 	EOF
-	local d=$L/expsweep w=$L/expsweep-wrap pid n rc=0
-	rm -rf "$d" "$w"
+	local d=$L/expsweep w=$L/expsweep-wrap pid n rc=0 meter
+	rm -rf "$d" "$w" "$L/expsweep-stalls.txt"
+	# the guest's stalls through the sweep, which the host check allows
+	# for in each run's delays (stallmeter.py; cleanup kills it if the
+	# case fails)
+	$PY "$HERE/stallmeter.py" "$L/expsweep-stalls.txt" &
+	meter=$!
 	# first interrupt: as the fifth run's insmod starts (a wrapper before
 	# the real one in PATH sends it, then runs it): the module loads
 	# while the signal is pending, and must still be unloaded
@@ -174,6 +179,9 @@ case_exp_sweep() {
 	[ "$(ls "$d"/*_magnet.bin.gz | wc -l)" = 12 ]
 	[ "$(ls "$d"/*_magnet.bin 2> /dev/null | wc -l)" = 0 ]
 	[ "$(ls "$L/expsweep"/*_qdisc.txt | wc -l)" = 12 ]
+	kill "$meter"
+	wait "$meter" 2> /dev/null || true
+	log "expsweep: the guest's stalls (over 2 ms late on a 5 ms sleep): $(grep -c '^[0-9]' "$L/expsweep-stalls.txt" || true)"
 	# what provenance.json must say of this guest (checkexp.py sweep)
 	nproc > "$L/expsweep/nproc.txt"
 	echo exp_sweep >> "$L/host-checks"
