@@ -67,6 +67,28 @@ echo "through 20 Mbit/s, 20 ms, 0.2% loss; its analysis:"
 MAGNET_TTPB2ASCII=$top/userspace/ttpb2ascii MPLCONFIGDIR=$out/mpl \
 	userspace/magnet-exp report --pcapng "$out/exp"
 echo
+echo "demo: the time to the first byte (the table's \"first byte\": the sender's SYN"
+echo "to the receiver's TCP getting data), the same path for both variants since"
+echo "the warm-up resolved its neighbours: the handshake (the SYN to the SYN-ACK"
+echo "at the sender's TCP), the wait for the first data (the SYN-ACK to its first"
+echo "data segment: the application's share), the first data's way:"
+python3 - "$out/exp/summary.json" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+ms = lambda x: "%.2f ms" % (x * 1e3) if x is not None else "-"
+for r in runs:
+    m = r["metrics"]
+    way = m["ttfb_s"] - m["ttfb_handshake_s"] - m["ttfb_wait_s"] \
+        if None not in (m["ttfb_s"], m["ttfb_handshake_s"],
+                        m["ttfb_wait_s"]) else None
+    print("  %s #%d: %s (handshake %s, wait %s, way %s)" % (
+        r["variant"], r["repetition"], ms(m["ttfb_s"]),
+        ms(m["ttfb_handshake_s"]), ms(m["ttfb_wait_s"]), ms(way)))
+t = [r["metrics"]["ttfb_s"] for r in runs]
+if len(t) > 1 and None not in t:
+    print("  apart: %s at most" % ms(max(t) - min(t)))
+PY
+echo
 echo "demo: Wireshark (tshark) on each run's sender alone (ttpb2ascii -f pcapng"
 echo "-n <its namespace> -L dev), against the analysis's retransmits; then each"
 echo "device's own file, those magnet-exp report --pcapng left in each run's"

@@ -201,6 +201,13 @@ class Flow:
         self.cwnd_max = 0
         self.data_in_first = None
         self.data_in_last = None
+        # the time to the first byte's parts (compare.py, ns): its SYN's
+        # tcp_out (its first TCP record, in state SYN_SENT), its first
+        # tcp_in (a connecting end's: the SYN-ACK), its first tcp_out
+        # with data
+        self.syn_out = None
+        self.tcp_in_first = None
+        self.data_out_first = None
         # the times of the first 1-byte application writes and reads:
         # iperf3's state messages on its control connection (compare.py)
         self.app_one_sent = []
@@ -1401,6 +1408,11 @@ def _tcp(res, f, r, t, t0, csvs):
     seq, end = r.int_("seq"), r.int_("end_seq")
     if r["event"] == "tcp_out":
         f.sent_tcp = True
+        if f.data_out_first is None:
+            if f.tcp_records == 1 and f.state == 2:   # SYN_SENT: its SYN
+                f.syn_out = t
+            if r.int_("len"):       # (a Fast Open SYN's data too)
+                f.data_out_first = t
         if end != seq:
             f.ca_bytes[r["ca_name"]] += (end - seq) & 0xffffffff
             if f.sent.bump((seq, end)) > 1:
@@ -1415,6 +1427,8 @@ def _tcp(res, f, r, t, t0, csvs):
             del f.out_ranges[(seq, end)]
     else:
         _tcp_in_range(f, seq, end)
+        if f.tcp_in_first is None:
+            f.tcp_in_first = t
     if r["event"] == "tcp_in" and end != seq:
         f.arrived += (end - seq) & 0xffffffff
     if r.get("chrono"):

@@ -136,7 +136,10 @@ the receiver's address and the router's forward_dev are required):
   parallel = 1                    # iperf3 -P
   length = "128K"                 # iperf3 -l: the application's writes
   source = "iperf3"               # or "socat": every byte delivered
-                                  #   (iperf3 -n ends on the last write)
+                                  #   (iperf3 -n ends on the last write);
+                                  #   or "send": as socat, from python3,
+                                  #   its first write as the connection
+                                  #   opens (no start in the first byte)
   [[flows]]                       # instead of [traffic], a table per flow
   name = "bulk"                   # names its files (default flow1, ...)
   start = 0                       # s after the first flow (default 0)
@@ -605,8 +608,8 @@ def report(s, outdir, runs, ns):
         print("note: %d of %d runs' transfers were cut short (undelivered "
               "bytes: iperf3 -n ends its test on its last write, and its "
               "server closes on what is in flight); [traffic] source = "
-              "\"socat\" sends transfers that complete" % (len(cut),
-                                                           len(summary)))
+              "\"send\" or \"socat\" sends transfers that complete" % (
+                  len(cut), len(summary)))
     if not ns.no_figures:
         # the figures written (none of a plot with nothing to draw)
         pngs = [x["file"] for x in figs if x["file"].endswith(".png")]

@@ -21,12 +21,13 @@ IPERF3_COOKIE = 37      # the bytes iperf3 sends first on a data connection
 # what held the busiest sender back, % of its life (limits.py)
 LIMIT_COLUMNS = ["limit_%s_pct" % k for k in SHARES]
 COLUMNS = ["throughput_mbps", "iperf3_mbps", "undelivered", "retransmits",
-           "rtt_mean_ms", "rtt_max_ms", "cwnd_max"] + \
+           "rtt_mean_ms", "rtt_max_ms", "cwnd_max", "ttfb_s"] + \
     ["t%d_s" % p for p in PCTS] + LIMIT_COLUMNS
 # the columns' names in the tables
 NAMES = dict(zip(COLUMNS, ["throughput (Mbit/s)", "iperf3 (Mbit/s)",
                            "undelivered (bytes)", "retransmits",
-                           "mean RTT (ms)", "max RTT (ms)", "max cwnd"] +
+                           "mean RTT (ms)", "max RTT (ms)", "max cwnd",
+                           "first byte (s)"] +
                  ["%d%% acked (s)" % p if p < 100 else "all acked (s)"
                   for p in PCTS] +
                  ["%s-limited (%%)" % k for k in SHARES]))
@@ -204,6 +205,18 @@ def run_metrics(res, iperf=None, ends=None, delays=None):
         m["ttfb_s"] = (peer.data_in_first - res.t0) / 1e9 - pts[0][0] \
             if pts and peer is not None and peer.data_in_first is not None \
             else None
+        # and two of its parts, where its first TCP record is its SYN:
+        # the handshake (the SYN's tcp_out to its first tcp_in, the
+        # SYN-ACK) and the wait for the first data (the SYN-ACK to its
+        # first tcp_out with data: the application's and the scheduler's
+        # share); the rest is the first data's way to the peer's TCP
+        b = busiest
+        m["ttfb_handshake_s"] = (b.tcp_in_first - b.syn_out) / 1e9 \
+            if b.syn_out is not None and b.tcp_in_first is not None \
+            else None
+        m["ttfb_wait_s"] = (b.data_out_first - b.tcp_in_first) / 1e9 \
+            if m["ttfb_handshake_s"] is not None and \
+            b.data_out_first is not None else None
         # when it reached congestion avoidance (analyse.Flow.ca_first),
         # from its first TCP record; None: never
         m["ca_from_s"] = busiest.ca_first - pts[0][0] \

@@ -915,8 +915,9 @@ def run(s, outdir, module=None, out=sys.stdout, seed=None, resume=False):
                            "deps installs it)")
         if any(sp.listed(one) and not one.get("flows")
                for _, one in sp.combinations(s)):
-            raise RunError("[traffic] source \"socat\": socat is not "
-                           "installed (make deps installs it)")
+            raise RunError("[traffic] source \"socat\" or \"send\": socat "
+                           "(its server) is not installed (make deps "
+                           "installs it)")
     os.makedirs(outdir, exist_ok=True)
     host = socket.gethostname().split(".")[0] or "host"
     total = len(plan(s))

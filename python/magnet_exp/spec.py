@@ -26,7 +26,10 @@
                                     # byte delivered before the flow ends
                                     # (iperf3 -n ends its test when the
                                     # last bytes are written, and its
-                                    # server closes on what is in flight)
+                                    # server closes on what is in flight);
+                                    # or "send": the same from python3,
+                                    # its first write made while the
+                                    # connection opens
 
     [[flows]]                       # instead of [traffic]: one table per
     name = "bulk"                   # flow (default flow1, flow2, ...)
@@ -117,11 +120,40 @@ MAX_RELAYS = 8
 FIRST_PORT = 5201
 
 
-# [traffic] source: iperf3, or socat (a transfer that completes)
-SOURCES = ("iperf3", "socat")
+# [traffic] source: iperf3, or a transfer that completes, sent by socat
+# or by "send", counted by socat's server (listed() and flows_of() below)
+SOURCES = ("iperf3", "socat", "send")
 SOCAT_CLIENT = ("socat -u -b %d OPEN:/dev/zero,readbytes=%d "
                 "TCP:{addr}:{port}")
 SOCAT_SERVER = "socat -u TCP-LISTEN:{port},reuseaddr - | wc -c"
+# "send": the same bytes in the same writes from a few lines of Python
+# whose first write is made while the connection opens (a blocking send
+# after a non-blocking connect: the kernel copies the data as soon as the
+# SYN-ACK is in, and the handshake's last ACK goes with it). socat
+# connects, then sets itself up and reads its input before its first
+# write: under software emulation 5 to 37 ms of the time to the first byte
+# (make demo, 7.2), the application's, not the path's or the variant's.
+SEND_PROGRAM = """import errno, os, socket, sys
+size, left = int(sys.argv[1]), int(sys.argv[2])
+try:
+    fam, kind, proto, _, addr = socket.getaddrinfo(
+        sys.argv[3], int(sys.argv[4]), type=socket.SOCK_STREAM)[0]
+    s = socket.socket(fam, kind, proto)
+    s.setblocking(False)
+    e = s.connect_ex(addr)
+    if e not in (0, errno.EINPROGRESS):
+        raise OSError(e, os.strerror(e))
+    s.setblocking(True)
+    buf = memoryview(bytes(size))
+    while left > 0:
+        left -= s.send(buf[:min(size, left)])
+    s.shutdown(socket.SHUT_WR)
+except OSError as x:
+    sys.exit("send: %s port %s: %s, %d bytes not sent" % (
+        sys.argv[3], sys.argv[4], x.strerror or x, left))
+"""
+SEND_CLIENT = "python3 -c '%s' %%d %%d {addr} {port}" % \
+    SEND_PROGRAM.replace("%", "%%")
 
 
 # [monarch]: its keys and their defaults (remote: required)
@@ -315,8 +347,8 @@ def _check_one(s, raw, where):
                % (where, " or ".join('"%s"' % x for x in SOURCES)))
         _check(t["source"] == "iperf3" or (t["duration"] is None and
                                            t["parallel"] == 1),
-               "%s: [traffic] source \"socat\" sends a size over one "
-               "connection: no duration, parallel 1" % where)
+               "%s: [traffic] source \"%s\" sends a size over one "
+               "connection: no duration, parallel 1" % (where, t["source"]))
         _check_iperf(t, "[traffic]", where)
     m = s["magnet"]
     _check(isinstance(m["params"], str) and
@@ -565,23 +597,25 @@ def _check_flows(flows, where):
 
 def listed(s):
     """whether a run's traffic is a list of flows (flows.json; run_flows'
-    list in runs): [[flows]], or [traffic] from socat (a command flow)"""
+    list in runs): [[flows]], or [traffic] from socat or send (a command
+    flow)"""
     return bool(s.get("flows")) or \
-        (s.get("traffic") or {}).get("source") == "socat"
+        (s.get("traffic") or {}).get("source") in ("socat", "send")
 
 
 def flows_of(s):
     """the flows of a checked spec (of one combination of a sweep):
     [[flows]]; or [traffic]'s one iperf3 flow (name None: its files keep
-    their names, <base>_iperf3.json); or with source "socat" its command
-    flow, named bulk"""
+    their names, <base>_iperf3.json); or with source "socat" or "send"
+    its command flow, named bulk"""
     if s.get("flows"):
         return s["flows"]
     t = s["traffic"]
-    if t.get("source") == "socat":
+    if t.get("source") in ("socat", "send"):
+        client = SOCAT_CLIENT if t["source"] == "socat" else SEND_CLIENT
         return [{"name": "bulk", "start": 0, "port": FIRST_PORT,
-                 "command": SOCAT_CLIENT % (size_bytes(t["length"]),
-                                            size_bytes(t["size"])),
+                 "command": client % (size_bytes(t["length"]),
+                                      size_bytes(t["size"])),
                  "server": SOCAT_SERVER, "size": None, "duration": None,
                  "parallel": None, "length": None}]
     return [dict(t, name=None, start=0, port=FIRST_PORT,

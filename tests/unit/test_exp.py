@@ -1018,8 +1018,53 @@ class Spec(unittest.TestCase):
         s = self.spec(traffic={"source": ["iperf3", "socat"]})
         self.assertEqual([spec.listed(o) for _, o in spec.combinations(s)],
                          [False, True])
-        self.bad('source must be "iperf3" or "socat"',
+        self.bad('source must be "iperf3" or "socat" or "send"',
                  traffic={"source": "nc"})
+        # "send": the same flow, its client python3 with the same sizes
+        s = self.spec(traffic={"source": "send", "size": "1M",
+                               "length": "64K"})
+        self.assertTrue(spec.listed(s))
+        (f,) = spec.flows_of(s)
+        self.assertEqual((f["name"], f["port"], f["server"]),
+                         ("bulk", 5201, spec.SOCAT_SERVER))
+        self.assertTrue(f["command"].startswith("python3 -c '"))
+        self.assertTrue(f["command"].endswith("' 65536 1048576 "
+                                              "{addr} {port}"))
+        self.bad("source \"send\" sends a size over one connection",
+                 traffic={"source": "send", "parallel": 2})
+        # and it sends that many bytes to a listener here, then closes;
+        # to a closed port it fails, saying so
+        import socket
+        import threading
+        from magnet_exp import run as rn
+        ls = socket.socket()
+        ls.bind(("127.0.0.1", 0))
+        ls.listen(1)
+        port = ls.getsockname()[1]
+        count = []
+
+        def serve():
+            c, _ = ls.accept()
+            n = 0
+            while True:
+                b = c.recv(65536)
+                if not b:
+                    break
+                n += len(b)
+            count.append(n)
+            c.close()
+        th = threading.Thread(target=serve)
+        th.start()
+        f = dict(f, port=port)
+        argv, _ = rn.client_argv(f, "127.0.0.1", "cubic")
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        th.join(30)
+        ls.close()
+        self.assertEqual((p.returncode, p.stderr, count), (0, "", [1048576]))
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr, "send: 127.0.0.1 port %d: Connection "
+                         "refused, 1048576 bytes not sent\n" % port)
         self.bad("no duration, parallel 1",
                  traffic={"source": "socat", "duration": 3})
         self.bad("no duration, parallel 1",
@@ -2960,6 +3005,39 @@ class DemoLog(unittest.TestCase):
     def sender(self, d):
         return next(f for f in d["flows"] if f["throughput"] and
                     f["flow"].startswith("10.77.1.1:"))
+
+    def test_ttfb(self):
+        # the time to the first byte and its parts, against the log's
+        # text read here: the sender's SYN (its first tcp_out, in
+        # SYN_SENT), its first tcp_in (the SYN-ACK), its first tcp_out
+        # with data, and the receiver's first tcp_in with data
+        from magnet_exp import analyse as an, compare
+        text = subprocess.run([TTPB, "-f", "magnet", self.LOG],
+                              capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+        ix = {n: i for i, n in enumerate(text[0].split("\t"))}
+        rows = [x.split("\t") for x in text[1:]]
+        syn = next(r for r in rows if r[ix["event"]] == "tcp_out" and
+                   r[ix["state"]] == "2" and r[ix["rport"]] == "5201")
+        port = syn[ix["lport"]]
+        ns = lambda r: int(r[ix["time"]].replace(".", ""))
+        mine = [r for r in rows if r[ix["lport"]] == port and
+                r[ix["event"]] in ("tcp_in", "tcp_out")]
+        synack = next(r for r in mine if r[ix["event"]] == "tcp_in")
+        data = next(r for r in mine if r[ix["event"]] == "tcp_out" and
+                    int(r[ix["len"]]) > 0)
+        got = next(r for r in rows if r[ix["event"]] == "tcp_in" and
+                   r[ix["rport"]] == port and int(r[ix["len"]]) > 40)
+        res = an.analyse(self.LOG, tempfile.mkdtemp(dir=self.dir), TTPB)
+        m = compare.run_metrics(res)
+        self.assertAlmostEqual(m["ttfb_s"], (ns(got) - ns(syn)) / 1e9,
+                               delta=1e-9)
+        self.assertEqual(round(m["ttfb_handshake_s"] * 1e9),
+                         ns(synack) - ns(syn))
+        self.assertEqual(round(m["ttfb_wait_s"] * 1e9),
+                         ns(data) - ns(synack))
+        # socat's first write, 6.3 ms after the SYN-ACK here
+        self.assertGreater(m["ttfb_wait_s"], 0.001)
 
     def test_full(self):
         # the whole log, the reference: a sender, a receiver, a router
