@@ -18,7 +18,12 @@ read). For each transfer:
      tcpi_rwnd_limited, tcpi_sndbuf_limited and tcpi_busy_time less both,
      / 1000, to a jiffy and the ms truncation;
   3. magnet-exp analyse names the transfer's limit as its dominant one:
-     rwnd, sndbuf, app (the application), cwnd.
+     rwnd, sndbuf, app (the application), cwnd; or, where the kernel's
+     own chronographs counted another limit longer than the transfer's
+     (a slow guest can: sndbuf's transfer had 1.12 s send-buffer-limited
+     and 1.20 s busy on 7.2 once, 56% and 36% in other runs), the one the
+     kernel counted longest, with the transfer's own limit still at least
+     a quarter of the connection's life (named_limit).
 And for each transfer's receiver (limits-NAME.rcv.json: its cookie, its
 SO_RCVBUF after the accept and at the end, TCP_WINDOW_CLAMP at the end;
 the autotune transfer's too), its rcvbuf events (events=rcvbuf):
@@ -38,6 +43,9 @@ import os
 import sys
 
 WANT = {"rwnd": "rwnd", "sndbuf": "sndbuf", "app": "app", "cwnd": "cwnd"}
+# the analysis's limits as the kernel's chronographs count them: cwnd and
+# pacing are its split of the busy chronograph (limits.py)
+CHRONO = {"rwnd": "rwnd", "sndbuf": "sndbuf", "cwnd": "busy", "pacing": "busy"}
 fails = []
 
 
@@ -95,6 +103,31 @@ def rcvbuf_checks(d, name, rows, an):
        dec[0]["rcvbuf_bytes"] == t["rcvbuf"],
        "(%s)" % [(x["rcvbuf_grown"], x["rcvbuf_bytes"]) for x in dec])
 
+
+
+def named_limit(name, li, t):
+    """check 3: the analysis's dominant limit @li["dominant"] for the
+    transfer @name, against what it was built to show (WANT) and the
+    sender's own TCP_INFO @t (the truth): either the transfer's limit,
+    or, where the kernel counted one of its other chronographs longer,
+    that one, the transfer's own still a quarter of the life"""
+    want, got = WANT[name], li["dominant"]
+    k = {"rwnd": t["rwnd_limited_us"], "sndbuf": t["sndbuf_limited_us"],
+         "busy": t["busy_us"] - t["rwnd_limited_us"] -
+         t["sndbuf_limited_us"]}
+    top = max(k, key=k.get)
+    if got == want:
+        ok("%s: the analysis names %s" % (name, want), True,
+           "(shares %s)" % li["shares"])
+        return
+    mine = CHRONO.get(want)
+    ok("%s: the analysis names %s, or the kernel's longest chronograph "
+       "(%s: %d us, %s %d us) with %s at least a quarter of the life "
+       "(%d us)" % (name, want, top, k[top], mine, k.get(mine, 0), want,
+                    li["life_us"]),
+       mine is not None and top != mine and CHRONO.get(got) == top and
+       4 * k[mine] >= li["life_us"],
+       "(%s; shares %s)" % (got, li["shares"]))
 
 def main(d):
     with open(os.path.join(d, "limits.txt")) as f:
@@ -159,9 +192,7 @@ def main(d):
         if len(fl) == 1:
             li = fl[0]["limits"]
             print("  %s: %s" % (name, li["diagnosis"]))
-            ok("%s: the analysis names %s" % (name, WANT[name]),
-               li["dominant"] == WANT[name],
-               "(%s; shares %s)" % (li["dominant"], li["shares"]))
+            named_limit(name, li, t)
             # at its last record, after the close (the FIN's exchange
             # adds busy time, never the other two)
             for k in ("rwnd_limited_us", "sndbuf_limited_us"):

@@ -52,7 +52,8 @@ limit_run() {
 # tcpi_rwnd_limited and tcpi_sndbuf_limited must equal what the
 # socket's last record before the read says (the magnet text's busy_us,
 # rwnd_limited_us, sndbuf_limited_us, and the web10g line's SndLimTime*),
-# to a jiffy; and magnet-exp analyse must name each transfer's limit
+# to a jiffy; and magnet-exp analyse must name each transfer's limit (or,
+# where the kernel counted another of its chronographs longer, that one)
 # (checklimits.py, on the host: hostcheck.sh host_limits). Receive-buffer
 # autotuning (events=rcvbuf) is recorded too, and a fifth transfer starts
 # from the kernel's default buffer (tcp_rmem 128 KB): each receiver's
