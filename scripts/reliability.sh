@@ -37,12 +37,12 @@ runs() {
 	for dir in "$@"; do
 		d=$dir/$k
 		[ -e "$d/result" ] || continue
-		echo "Run on $(date -u -r "$d/result" +%Y-%m-%d), magnet $("$top"/scripts/version.sh), $(sed -n 's/^kernel .*//;s/^\([0-9]* passed, [0-9]* failed\)$/\1/p' "$d/result")$(sed -n 's/^cpus \([0-9]*\)$/ on \1 vCPUs/p' "$d/result"):"
+		echo "Run on $(date -u -r "$d/result" +%Y-%m-%d), magnet $("$top"/scripts/version.sh), $(sed -n 's/^\([0-9]* passed, [0-9]* failed\)\(, [0-9]* skipped\)\{0,1\}$/\1\2/p' "$d/result")$(sed -n 's/^cpus \([0-9]*\)$/ on \1 vCPUs/p' "$d/result"):"
 		echo
 		if [ -s "$d/reliability.txt" ]; then
 			sed 's/^/- /' "$d/reliability.txt"
 		elif [ -d "$d/logs" ]; then
-			echo "- $(awk '/^[0-9]+ passed, [0-9]+ failed$/ { n = $1 + $3; print n (n == 1 ? " case" : " cases") }' "$d/result") of the VM suite of \`make check\`"
+			echo "- $(awk '/^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$/ { n = $1 + $3 + $5; print n (n == 1 ? " case" : " cases") }' "$d/result") of the VM suite of \`make check\`"
 			if grep -q '^passed:' "$d/result"; then
 				echo "- passed:$(sed -n 's/^passed://p' "$d/result")"
 			fi

@@ -44,6 +44,11 @@ WINDOWS = {
 }
 
 
+def _span_s(t0, t1):
+    """seconds from @t0 to @t1 (ns), None if either is"""
+    return None if t0 is None or t1 is None else (t1 - t0) / 1e9
+
+
 def _data_flows(flows, field):
     """the connection ends that moved data: at least 10% of the most"""
     vals = [(f, f.last_tcp[field]) for f in flows if f.last_tcp]
@@ -210,13 +215,11 @@ def run_metrics(res, iperf=None, ends=None, delays=None):
         # SYN-ACK) and the wait for the first data (the SYN-ACK to its
         # first tcp_out with data: the application's and the scheduler's
         # share); the rest is the first data's way to the peer's TCP
-        b = busiest
-        m["ttfb_handshake_s"] = (b.tcp_in_first - b.syn_out) / 1e9 \
-            if b.syn_out is not None and b.tcp_in_first is not None \
-            else None
-        m["ttfb_wait_s"] = (b.data_out_first - b.tcp_in_first) / 1e9 \
-            if m["ttfb_handshake_s"] is not None and \
-            b.data_out_first is not None else None
+        m["ttfb_handshake_s"] = _span_s(busiest.syn_out,
+                                        busiest.tcp_in_first)
+        m["ttfb_wait_s"] = _span_s(busiest.tcp_in_first,
+                                   busiest.data_out_first) \
+            if busiest.syn_out is not None else None
         # when it reached congestion avoidance (analyse.Flow.ca_first),
         # from its first TCP record; None: never
         m["ca_from_s"] = busiest.ca_first - pts[0][0] \

@@ -154,6 +154,8 @@ except OSError as x:
 """
 SEND_CLIENT = "python3 -c '%s' %%d %%d {addr} {port}" % \
     SEND_PROGRAM.replace("%", "%%")
+# the command flows' clients, by [traffic] source (iperf3 is no command)
+CLIENTS = {"socat": SOCAT_CLIENT, "send": SEND_CLIENT}
 
 
 # [monarch]: its keys and their defaults (remote: required)
@@ -600,7 +602,7 @@ def listed(s):
     list in runs): [[flows]], or [traffic] from socat or send (a command
     flow)"""
     return bool(s.get("flows")) or \
-        (s.get("traffic") or {}).get("source") in ("socat", "send")
+        (s.get("traffic") or {}).get("source") in CLIENTS
 
 
 def flows_of(s):
@@ -611,8 +613,8 @@ def flows_of(s):
     if s.get("flows"):
         return s["flows"]
     t = s["traffic"]
-    if t.get("source") in ("socat", "send"):
-        client = SOCAT_CLIENT if t["source"] == "socat" else SEND_CLIENT
+    client = CLIENTS.get(t.get("source"))
+    if client:
         return [{"name": "bulk", "start": 0, "port": FIRST_PORT,
                  "command": client % (size_bytes(t["length"]),
                                       size_bytes(t["size"])),

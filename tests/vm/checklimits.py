@@ -105,6 +105,14 @@ def rcvbuf_checks(d, name, rows, an):
 
 
 
+def chronos(t):
+    """the sender's own chronographs from its TCP_INFO @t, in us: rwnd,
+    sndbuf and busy less both (cwnd and pacing, limits.py's split)"""
+    return {"rwnd": t["rwnd_limited_us"], "sndbuf": t["sndbuf_limited_us"],
+            "busy": t["busy_us"] - t["rwnd_limited_us"] -
+            t["sndbuf_limited_us"]}
+
+
 def named_limit(name, li, t):
     """check 3: the analysis's dominant limit @li["dominant"] for the
     transfer @name, against what it was built to show (WANT) and the
@@ -112,14 +120,12 @@ def named_limit(name, li, t):
     or, where the kernel counted one of its other chronographs longer,
     that one, the transfer's own still a quarter of the life"""
     want, got = WANT[name], li["dominant"]
-    k = {"rwnd": t["rwnd_limited_us"], "sndbuf": t["sndbuf_limited_us"],
-         "busy": t["busy_us"] - t["rwnd_limited_us"] -
-         t["sndbuf_limited_us"]}
-    top = max(k, key=k.get)
     if got == want:
         ok("%s: the analysis names %s" % (name, want), True,
            "(shares %s)" % li["shares"])
         return
+    k = chronos(t)
+    top = max(k, key=k.get)
     mine = CHRONO.get(want)
     ok("%s: the analysis names %s, or the kernel's longest chronograph "
        "(%s: %d us, %s %d us) with %s at least a quarter of the life "
@@ -174,11 +180,10 @@ def main(d):
         ok("%s: web10g lines of the connection" % name, len(lines) > 10,
            "(%d)" % len(lines))
         if lines:
-            w = lines[-1]
-            cwnd = t["busy_us"] - t["rwnd_limited_us"] - t["sndbuf_limited_us"]
-            for col, us in (("SndLimTimeRwin", t["rwnd_limited_us"]),
-                            ("SndLimTimeSnd", t["sndbuf_limited_us"]),
-                            ("SndLimTimeCwnd", cwnd)):
+            w, k = lines[-1], chronos(t)
+            for col, us in (("SndLimTimeRwin", k["rwnd"]),
+                            ("SndLimTimeSnd", k["sndbuf"]),
+                            ("SndLimTimeCwnd", k["busy"])):
                 diff = us // 1000 - int(w[col])
                 ok("%s: web10g %s %s ms, the kernel's %d us" %
                    (name, col, w[col], us), 0 <= diff <= g // 1000 + 1,

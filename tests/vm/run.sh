@@ -98,9 +98,9 @@ trap 'rm -f "$recap"' EXIT
 
 # case_tail KVER CASE: the last guest lines of a failed case, for the recap:
 # from its own "=== CASE" line (the whole name: case_qdisc is not
-# case_qdisc_gso) to its FAIL line, the guest's lines and the kernel's
-# alarms (KERNEL_BAD, scripts/kernel-bad.sh), not its other messages; a
-# line saying so when the console has none of them (a line of the
+# case_qdisc_gso) to its FAIL line, the guest's lines, the checkers'
+# "NAME: FAIL: why" lines and the kernel's alarms (KERNEL_BAD,
+# scripts/kernel-bad.sh), not its other messages; a line saying so when the console has none of them (a line of the
 # guest's cut by the kernel's own: the recap still names the case)
 case_tail() {
 	awk -v s="[guest] === $2" -v e="[guest] FAIL $2 " -v bad="$KERNEL_BAD" \
@@ -108,7 +108,8 @@ case_tail() {
 		'{ sub(/\r$/, "") }
 		 $0 == s { n = 0; on = 1; next }
 		 index($0, e) == 1 { l[n++ % 12] = $0; on = 0 }
-		 on && (index($0, "[guest] ") == 1 || $0 ~ bad) { l[n++ % 12] = $0 }
+		 on && (index($0, "[guest] ") == 1 || $0 ~ bad ||
+			$0 ~ /^[A-Za-z0-9_.-]+: FAIL: /) { l[n++ % 12] = $0 }
 		 END { if (!n) print none
 		       for (i = (n > 12 ? n - 12 : 0); i < n; i++) print l[i % 12] }' \
 		"$out/console.log" | awk -v p="  $1 $2| " '{ print p $0 }'
