@@ -268,7 +268,8 @@ case_record() {
 	grep -q 'mapped rings' "$L/rec-map.err"
 	# An application event's TCP part is read at the call's return,
 	# outside the socket lock: a segment may arrive between the two
-	# modules' handlers. Its own fields (through ret) must match.
+	# modules' handlers. Its own fields (through ret) must match, but
+	# its state, which the peer's FIN may change there (checkctl.py).
 	local ev='BEGIN { FS = OFS = "\t" } { n = $3 ~ /^app_/ ? 18 : NF; s = $2; for (i = 3; i <= n; i++) s = s OFS $i; print s }'
 	$TTPB2ASCII -f magnet "$L/rec-cat.bin" | awk "$ev" | sort > "$L/rec-cat.ev"
 	$TTPB2ASCII -f magnet "$L/rec-map.bin" | awk "$ev" | sort > "$L/rec-map.ev"
