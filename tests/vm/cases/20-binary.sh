@@ -270,7 +270,7 @@ case_record() {
 	# outside the socket lock: a segment may arrive between the two
 	# modules' handlers. Its own fields (through ret) must match, but
 	# its state, which the peer's FIN may change there (checkctl.py).
-	local ev='BEGIN { FS = OFS = "\t" } { n = $3 ~ /^app_/ ? 18 : NF; s = $2; for (i = 3; i <= n; i++) s = s OFS $i; print s }'
+	local ev='BEGIN { FS = OFS = "\t" } { n = $3 ~ /^app_/ ? 18 : NF; s = $2; for (i = 3; i <= n; i++) s = s OFS $i; print s OFS $1 }'
 	$TTPB2ASCII -f magnet "$L/rec-cat.bin" | awk "$ev" | sort > "$L/rec-cat.ev"
 	$TTPB2ASCII -f magnet "$L/rec-map.bin" | awk "$ev" | sort > "$L/rec-map.ev"
 	log "$(wc -l < "$L/rec-cat.ev") events with cat, $(wc -l < "$L/rec-map.ev") with magnet-record"
