@@ -339,16 +339,15 @@ def cmd_sameevents(ev_a, ev_b, stats_a, stats_b):
                        ("\t".join(m), f, times.get(i)))
         return sorted(out)
 
-    def differing(x, y):
-        """the lines of x not in y, as many times as x has more of them"""
-        return sum((Counter(k for k, _ in x) - Counter(k for k, _ in y))
-                   .values())
+    def only(x, y):
+        """the lines of masked() list x not in y, counted as many times
+        as x has more of them"""
+        return Counter(r[0] for r in x) - Counter(r[0] for r in y)
 
     ma = masked(a, jcols + [41, 42], True, ta)
     mb = masked(b, jcols + [41, 42], True, tb)
     if [x[0] for x in ma] != [x[0] for x in mb]:
-        only_a = Counter(x[0] for x in ma) - Counter(x[0] for x in mb)
-        only_b = Counter(x[0] for x in mb) - Counter(x[0] for x in ma)
+        only_a, only_b = only(ma, mb), only(mb, ma)
         fail("%d events differ beyond segs_in, the limit part's times and "
              "an application event's state; first only in %s: %r; first "
              "only in %s: %r" % (sum(only_a.values()), ev_a,
@@ -359,17 +358,17 @@ def cmd_sameevents(ev_a, ev_b, stats_a, stats_b):
             continue
         if ua is None or ub is None:
             fail("a line without its record's time: %r / %r" % (fa, fb))
-        moved = {int(fb[c]) - int(fa[c]) for c in jcols
+        steps = {int(fb[c]) - int(fa[c]) for c in jcols
                  if c < len(fa) and fa[c].isdigit() and fb[c].isdigit()}
-        moved.discard(0)
-        if not moved:
+        steps.discard(0)
+        if not steps:
             continue
-        d = moved.pop()
-        if moved or (d > 0) != (ub > ua) or (jiffy and d % jiffy):
+        d = steps.pop()
+        if steps or (d > 0) != (ub > ua) or (jiffy and d % jiffy):
             fail("the limit part's times moved by %s between the two "
                  "records (%d us apart): not one advance of jiffies, in the "
                  "later record: %r / %r"
-                 % (sorted(moved | {d}), ub - ua, fa, fb))
+                 % (sorted(steps | {d}), ub - ua, fa, fb))
         apart = max(apart, abs(d))
     if jcols and not 1000 <= jiffy <= 10000:
         fail("the limit part's times have a granularity of %d us, not a "
@@ -377,14 +376,13 @@ def cmd_sameevents(ev_a, ev_b, stats_a, stats_b):
     # the application events that differ in their state, per socket
     sa = masked([l for l in a if l.split("\t")[1].startswith("app_")], [])
     sb = masked([l for l in b if l.split("\t")[1].startswith("app_")], [])
-    moved = Counter(f[2] for f in (l.split("\t") for l in
-                    (Counter(x for x, _ in sa) -
-                     Counter(x for x, _ in sb)).elements()))
+    moved = Counter(l.split("\t")[2] for l in only(sa, sb).elements())
     if any(n > 1 for n in moved.values()):
         fail("application events of one socket differ in their state more "
              "than once: %r" % dict(moved))
     # the records that differ in segs_in (the limit part's times aside)
-    differ = differing(masked(a, jcols, True), masked(b, jcols, True))
+    differ = sum(only(masked(a, jcols, True),
+                      masked(b, jcols, True)).values())
     unsettled = backlog_stats(stats_a)[3] + backlog_stats(stats_b)[3]
     if differ > unsettled:
         fail("%d events differ in segs_in/data_segs_in, %d unsettled reads"

@@ -100,8 +100,9 @@ trap 'rm -f "$recap"' EXIT
 # from its own "=== CASE" line (the whole name: case_qdisc is not
 # case_qdisc_gso) to its FAIL line, the guest's lines, the checkers'
 # "NAME: FAIL: why" lines and the kernel's alarms (KERNEL_BAD,
-# scripts/kernel-bad.sh), not its other messages; a line saying so when the console has none of them (a line of the
-# guest's cut by the kernel's own: the recap still names the case)
+# scripts/kernel-bad.sh), not its other messages; a line saying so when
+# the console has none of them (a line of the guest's cut by the kernel's
+# own: the recap still names the case)
 case_tail() {
 	awk -v s="[guest] === $2" -v e="[guest] FAIL $2 " -v bad="$KERNEL_BAD" \
 		-v none="neither its lines nor its FAIL line in $out/console.log" \
