@@ -37,21 +37,35 @@ runs() {
 	for dir in "$@"; do
 		d=$dir/$k
 		[ -e "$d/result" ] || continue
-		echo "Run on $(date -u -r "$d/result" +%Y-%m-%d), magnet $("$top"/scripts/version.sh), $(sed -n 's/^\([0-9]* passed, [0-9]* failed\)\(, [0-9]* skipped\)\{0,1\}$/\1\2/p' "$d/result")$(sed -n 's/^cpus \([0-9]*\)$/ on \1 vCPUs/p' "$d/result"):"
+		# the boot's outcome: its cases and the host's checks of their
+		# logs, and what the kernel's log or kmemleak failed (run.sh's
+		# counts), else the guest's own line
+		if [ -s "$d/counts" ]; then
+			n=$(awk '{ printf "%d passed, %d failed, %d skipped (cases and host checks)", $1, $2, $3 }' "$d/counts")
+		else
+			n=$(sed -n 's/^\([0-9]* passed, [0-9]* failed\)\(, [0-9]* skipped\)\{0,1\}$/\1\2/p' "$d/result")
+		fi
+		echo "Run on $(date -u -r "$d/result" +%Y-%m-%d), magnet $("$top"/scripts/version.sh), $n$(sed -n 's/^cpus \([0-9]*\)$/ on \1 vCPUs/p' "$d/result"):"
 		echo
-		if [ -s "$d/reliability.txt" ]; then
-			sed 's/^/- /' "$d/reliability.txt"
-		elif [ -d "$d/logs" ]; then
-			echo "- $(awk '/^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$/ { n = $1 + $3 + $5; print n (n == 1 ? " case" : " cases") }' "$d/result") of the VM suite of \`make check\`"
+		[ -s "$d/reliability.txt" ] && sed 's/^/- /' "$d/reliability.txt"
+		if [ -d "$d/logs" ] && grep -qE '^(passed|failed|skipped):' "$d/result"; then
+			# the guest's cases: the stress suite's, or the VM suite's
+			echo "- $(awk '/^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$/ { n = $1 + $3 + $5; print n (n == 1 ? " case" : " cases") }' "$d/result") of $(if sed -n 's/^\(passed\|failed\|skipped\)://p' "$d/result" | tr ' ' '\n' | grep -v '^$' | grep -qv '^stress_'; then echo "the VM suite of \`make check\`"; else echo "the stress suite (\`make check-stress\`)"; fi)"
 			if grep -q '^passed:' "$d/result"; then
 				echo "- passed:$(sed -n 's/^passed://p' "$d/result")"
 			fi
-		else
+		elif [ ! -s "$d/reliability.txt" ]; then
 			echo "- no suite wrote a result"
 		fi
 		if grep -q '^failed:' "$d/result"; then
 			echo "- failed:$(sed -n 's/^failed://p' "$d/result")"
 		fi
+		# the host's checks of the guest's logs (tests/vm/hostcheck.sh)
+		for h in passed failed; do
+			if grep -q "^$h " "$d/host-results" 2>/dev/null; then
+				echo "- host checks $h: $(echo $(sed -n "s/^$h //p" "$d/host-results"))"
+			fi
+		done
 		if [ -e "$d/kmemleak.txt" ]; then
 			echo "- debug kernel: KASAN, lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, UBSAN and kmemleak on; $(grep -c '^unreferenced object' "$d/kmemleak.txt") unreferenced objects after the cases and the unload; $(grep -cE 'BUG:|WARNING:|UBSAN:' "$d/dmesg.txt" 2>/dev/null || :) checker reports in the kernel log"
 		fi
@@ -159,13 +173,17 @@ for k in $({ for dir in "$@"; do ls "$dir" 2>/dev/null; done
 	old_section "$k" | awk -v newf="$sec" '
 	function cases(line, set,   n, i, w) {
 		n = split(substr(line, index(line, ":") + 1), w, " ")
-		for (i = 1; i <= n; i++) set[w[i]] = 1
+		# (the guest names a passed case without its case_ prefix, a
+		# failed one with it)
+		for (i = 1; i <= n; i++) { sub(/^case_/, "", w[i]); set[w[i]] = 1 }
 	}
 	function flush(   c, keep) {
 		if (blk == "") return
 		if (isnew) {
 			for (c in bc) newc[c] = 1
-			if (!vm) newl[label] = 1
+			# (a stress run that lists its cases replaces one that
+			# did not, by its first line)
+			if (!vm || label != "") newl[label] = 1
 		} else {
 			keep = 1
 			if (vm) { for (c in bc) if (c in newc) keep = 0 }

@@ -328,21 +328,27 @@ run_boot() {
 	# the host's half of cases that capture in the guest and analyse
 	# here (tests/vm/hostcheck.sh): one per name the guest's result lists
 	# (its cases wrote them into $L/host-checks), counted with the guest's
-	# cases; logs that did not come out fail each check they hold
+	# cases; logs that did not come out fail each check they hold; each
+	# one's outcome in host-results ("passed NAME", "failed NAME":
+	# scripts/reliability.sh)
+	: > "$out/host-results"
 	for hc in $(sed -n 's/^host-checks://p' "$out/result" 2>/dev/null); do
 		if ! grep -qx "$hc" "$out/logs/host-checks" 2>/dev/null; then
 			echo "  [host] FAIL $hc: the guest's logs did not arrive ($out/logs/host-checks)"
 			echo "  $b host check $hc failed: the guest's logs did not arrive" >> "$brecap"
+			echo "failed $hc" >> "$out/host-results"
 			ok=0
 			bf=$((bf + 1))
 		elif "$top/tests/vm/hostcheck.sh" "$hc" "$out/logs" > "$out/host-$hc.log" 2>&1 < /dev/null; then
 			echo "  [host] PASS $hc"
+			echo "passed $hc" >> "$out/host-results"
 			bp=$((bp + 1))
 		else
 			echo "  [host] FAIL $hc (see $out/host-$hc.log)"
 			tail -n 12 "$out/host-$hc.log" | sed 's/^/    /'
 			echo "  $b host check $hc failed:" >> "$brecap"
 			tail -n 12 "$out/host-$hc.log" | sed "s/^/  $b $hc| /" >> "$brecap"
+			echo "failed $hc" >> "$out/host-results"
 			ok=0
 			bf=$((bf + 1))
 		fi

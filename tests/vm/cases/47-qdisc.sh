@@ -30,7 +30,7 @@ tc_counts() {
 
 # A transfer from mq-snd through the router mq-rtr to mq-rcv, one MSS a
 # packet, through a tbf bottleneck on the router's device toward the
-# receiver (3 Mbit/s, a 15 KiB bucket, 30 KB of queue: it drops, also
+# receiver (3 Mbit/s, a 15 KiB bucket, 15 KiB of queue: it drops, also
 # where the debug kernel sends 5.5 Mbit/s at most). Nothing
 # but the test's TCP crosses tbf (no IPv6, neighbours fixed: no ARP), so
 # tbf's own counters are the truth (tests/vm/checkqdisc.py): the router's
@@ -57,7 +57,7 @@ case_qdisc() {
 	ip -n mq-snd link set mqs0 gso_max_segs 1
 	ip netns exec mq-rtr ethtool -K mqr0 gro off > /dev/null
 	tc -n mq-rtr qdisc add dev mqr1 root handle 1: tbf rate 3mbit \
-		burst 15k limit 30k
+		burst 15k limit 15k
 	idx=$(ip netns exec mq-rtr cat /sys/class/net/mqr1/ifindex)
 	insmod "$KO" events=dev,drop,qdisc,wire omode=1 port=5201
 	grep -q "probe	qdisc dequeue	tracepoint	qdisc_dequeue" /proc/net/magnet_stats
