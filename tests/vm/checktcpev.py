@@ -174,7 +174,12 @@ def retrans(text, mibfile, release=None):
           "sent: %s; kernel: %s" % (dict(ev), dict(kinds), dict(probes), mib))
     bad = []
     if lost:
-        bad.append("%d LOST records" % len(lost))
+        # the reader fell behind (a loaded host): the counts below then
+        # miss the lost records' events, so say how many were lost
+        bad.append("%d LOST records (%d records lost, %d probe misses): "
+                   "the counts below cannot agree" % (
+                       len(lost), sum(int(r["lost"] or 0) for r in lost),
+                       sum(int(r["ret"] or 0) for r in lost)))
     for got, name in ((ev["retrans"], "TcpRetransSegs"),
                       (kinds["fast"], "TcpExtTCPFastRetrans"),
                       (ev["rto"], "TcpExtTCPTimeouts"),

@@ -104,7 +104,7 @@ case_tcpev() {
 		;;
 	*) ev=$ev,cong ;;
 	esac
-	insmod "$KO" events=$ev omode=1 port=5201
+	insmod "$KO" events=$ev omode=1 port=5201 bufsize=65536
 	case $ev in
 	*cong) grep -q "probe	TCP congestion state	tracepoint	tcp_cong_state_set" /proc/net/magnet_stats ;;
 	esac
