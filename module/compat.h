@@ -50,6 +50,29 @@
 #endif
 
 /*
+ * The end of an RTO recovery (Linux 6.7 on): tp->rto_stamp is its first
+ * timeout's ms (tcp_mstamp's clock), non-zero while one is timed. As the
+ * congestion state leaves Loss the kernel adds tcp_mstamp's ms less it to
+ * total_rto_time (tcp_update_rto_time(), from the same tcp_mstamp: it is
+ * not refreshed in between). True with *@ms, this recovery's ms, and
+ * *@total, total_rto_time with it added; false where none is timed or the
+ * kernel times none.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define magnet_rto_end(tp, total, ms) ({				\
+	u32 stamp_ = READ_ONCE((tp)->rto_stamp);			\
+									\
+	if (stamp_) {							\
+		*(ms) = (u32)div_u64(READ_ONCE((tp)->tcp_mstamp),	\
+				     USEC_PER_MSEC) - stamp_;		\
+		*(total) = READ_ONCE((tp)->total_rto_time) + *(ms);	\
+	}								\
+	stamp_ != 0; })
+#else
+#define magnet_rto_end(tp, total, ms) false
+#endif
+
+/*
  * The device transmit function probed first takes the skb first:
  * __dev_queue_xmit(skb, sb_dev), declared since 5.19; static before, when
  * dev_queue_xmit(skb) was its public face. The build checks the signature.

@@ -17,7 +17,7 @@ static int magnet_text_emit(struct magnet_reader *rd, char *dst,
 			    const struct magnet_v3_rate *rate)
 {
 	return magnet_format_text(dst, rec, rate, rd->drop, rd->tcpev, rd->qdisc,
-				  rd->lim, rd->rcvbuf, rd->netns,
+				  rd->lim, rd->rcvbuf, rd->rtoend, rd->netns,
 				  rd->rt_offset_ns);
 }
 

@@ -46,7 +46,7 @@ MODULE_PARM_DESC(direction, "0 = outgoing segments, 1 = incoming, 2 = both (defa
 module_param_named(fwmark, magnet_cfg.fwmark, uint, 0444);
 MODULE_PARM_DESC(fwmark, "Only segments with this fwmark, 0 = any (default: 0)");
 module_param_string(events, magnet_cfg.events_str, sizeof(magnet_cfg.events_str), 0444);
-MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, drop (packets the kernel dropped), retrans (TCP retransmissions, RTO and TLP fires), state (TCP state changes), qdisc (packets a qdisc took in and let go), wire (packets a device hands its driver, after the qdisc: where tcpdump sees them leave), cong (TCP congestion-state changes, Linux 5.15+), rcvbuf (receive-buffer autotuning), or all (the four layers, not the last seven, which need omode=3, or omode=1 format=3) (default: tcp)");
+MODULE_PARM_DESC(events, "Layers to record, comma-separated: app, tcp, ip, dev, drop (packets the kernel dropped), retrans (TCP retransmissions, RTO and TLP fires), state (TCP state changes), qdisc (packets a qdisc took in and let go), wire (packets a device hands its driver, after the qdisc: where tcpdump sees them leave), cong (TCP congestion-state changes, Linux 5.15+, and the end of each RTO recovery with its time, 6.7+), rcvbuf (receive-buffer autotuning), or all (the four layers, not the last seven, which need omode=3, or omode=1 format=3) (default: tcp)");
 module_param_named(nontcp, magnet_cfg.nontcp, uint, 0444);
 MODULE_PARM_DESC(nontcp, "1 = IP and device events for non-TCP packets too (default: 0)");
 module_param_string(compat, magnet_cfg.compat_str, sizeof(magnet_cfg.compat_str), 0444);

@@ -443,6 +443,7 @@ void magnet_record_tcp(struct sock *sk, const struct sk_buff *skb, u16 event);
 void magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 			 u8 event, u8 prev_state, u8 kind, u8 n);
 void magnet_record_rcvbuf(struct sock *sk, u32 rcvbuf, u32 clamp);
+void magnet_record_rtoend(struct sock *sk, u8 ca_state, u32 total, u32 ms);
 int magnet_app_entry(struct magnet_app_call *call, struct pt_regs *regs,
 		     bool send);
 int magnet_app_return(const struct magnet_app_call *call,

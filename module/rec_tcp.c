@@ -303,7 +303,7 @@ NOKPROBE_SYMBOL(magnet_app_return);
 
 /*
  * The beginning shared by a TCP event's record (magnet_record_tcpev,
- * magnet_record_rcvbuf) once its layer passed the filter: the socket's
+ * magnet_record_rcvbuf, magnet_record_rtoend) once its layer passed the filter: the socket's
  * ports and mark through the filter (counted as filtered if not), then
  * @event's record of @size bytes with @flags begun and its TCP part filled
  * (@skb's len, seq and end_seq, or none). NULL if filtered or the ring is
@@ -431,3 +431,41 @@ void notrace magnet_record_rcvbuf(struct sock *sk, u32 rcvbuf, u32 clamp)
 	magnet_rec_end(&c);
 }
 NOKPROBE_SYMBOL(magnet_record_rcvbuf);
+
+/*
+ * The end of an RTO recovery (events=cong; tcpev.c): the full TCP socket
+ * @sk, locked, leaves Loss for @ca_state, and the kernel is about to add
+ * the recovery's @ms to its total_rto_time, making it @total
+ * (magnet_rto_end()): an RTO_END event with the TCP part (its ca_state the
+ * state entered) and the rtoend part.
+ */
+void notrace magnet_record_rtoend(struct sock *sk, u8 ca_state, u32 total,
+				  u32 ms)
+{
+	const struct magnet_filter *f = magnet_filter();
+	const struct tcp_congestion_ops *ca;
+	struct magnet_v3_rtoend *re;
+	struct magnet_v3_tcp *t;
+	struct magnet_rec c;
+	u16 n, rec;
+
+	if (!(f->events & MAGNET_LAYER_CONG) || !(f->dir & MAGNET_FDIR_OUT)) {
+		magnet_ring_filtered();
+		return;
+	}
+	t = magnet_tcpev_begin(&c, f, sk, NULL, MAGNET_EV_RTO_END,
+			       MAGNET_RF_SOCK | MAGNET_RF_TCP,
+			       MAGNET_V3_TCP_SIZE + MAGNET_V3_RTOEND_SIZE, &ca);
+	if (!t)
+		return;
+	t->ca_state = ca_state;
+	re = (struct magnet_v3_rtoend *)(t + 1);
+	re->total_rto_time = total;
+	re->rto_recovery_ms = ms;
+	(void)magnet_rto_totals(tcp_sk(sk), &n, &rec);
+	re->total_rto = n;
+	re->total_rto_recoveries = rec;
+	re->reserved = 0;
+	magnet_rec_end(&c);
+}
+NOKPROBE_SYMBOL(magnet_record_rtoend);

@@ -137,6 +137,9 @@ bool magnet_take_decoded(struct magnet_reader *rd, const union magnet_slot *s,
 	rd->rcvbuf = unlikely(rd->rec.event == MAGNET_EV_RCVBUF) &&
 		     magnet_v3_rcvbuf(&magnet_flows_seen, &rd->rcvbuf_part) ?
 		     &rd->rcvbuf_part : NULL;
+	rd->rtoend = unlikely(rd->rec.event == MAGNET_EV_RTO_END) &&
+		     magnet_v3_rtoend(&magnet_flows_seen, &rd->rtoend_part) ?
+		     &rd->rtoend_part : NULL;
 	magnet_stream_emit(rd, &rd->rec, rate ? &x : NULL);
 	return rd->rec.event == MAGNET_EV_LOST;
 }

@@ -110,6 +110,9 @@ struct magnet_reader {
 	/* the RCVBUF event's rcvbuf part, or NULL */
 	const struct magnet_v3_rcvbuf *rcvbuf;
 	struct magnet_v3_rcvbuf rcvbuf_part;
+	/* the RTO_END event's rtoend part, or NULL */
+	const struct magnet_v3_rtoend *rtoend;
+	struct magnet_v3_rtoend rtoend_part;
 	bool mapped;		/* the rings are mapped: TAKE may be used */
 	unsigned long reset_gen;	/* v3: the reset its FLOW records
 					 * were last written again for */

@@ -10,6 +10,9 @@
  *   TLP      tcp_send_loss_probe's return (kretprobe) retrans
  *   STATE    sock:inet_sock_set_state (tracepoint)   state
  *   CA_STATE tcp:tcp_cong_state_set (tracepoint)     cong
+ *   RTO_END  the same, out of Loss, where the kernel  cong
+ *            times RTO recoveries (6.7+): the TCP part and the rtoend
+ *            part (struct magnet_v3_rtoend), no rate part
  *
  * The two tracepoints are not exported to modules: tracepoints.c finds
  * them by name and registers the handlers here. The RTO and TLP
@@ -79,6 +82,7 @@ NOKPROBE_SYMBOL(magnet_set_state);
  */
 void notrace magnet_cong_state(void *data, struct sock *sk, const u8 ca_state)
 {
+	u32 total, ms;
 	u8 old;
 
 	if (unlikely(!sk) || sk->sk_protocol != IPPROTO_TCP)
@@ -88,6 +92,8 @@ void notrace magnet_cong_state(void *data, struct sock *sk, const u8 ca_state)
 		return;
 	rcu_read_lock();
 	magnet_record_tcpev(sk, NULL, MAGNET_EV_CA_STATE, old, 0, ca_state);
+	if (old == TCP_CA_Loss && magnet_rto_end(tcp_sk(sk), &total, &ms))
+		magnet_record_rtoend(sk, ca_state, total, ms);
 	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_cong_state);

@@ -524,7 +524,8 @@ static unsigned int text_cols(char *line, char **col,
 	if (magnet_format_text(line, r, pt ? pt->rate : NULL,
 			       pt ? pt->drop : NULL, pt ? pt->tcpev : NULL,
 			       pt ? pt->qdisc : NULL, pt ? pt->lim : NULL,
-			       pt ? pt->rcvbuf : NULL, netns, rt_off) <= 0)
+			       pt ? pt->rcvbuf : NULL, pt ? pt->rtoend : NULL,
+			       netns, rt_off) <= 0)
 		return 0;
 	return split_tabs(line, col, TEXT_COLS_MAX);
 }
@@ -634,6 +635,7 @@ static int is_event(unsigned int event)
 	case MAGNET_EV_STATE:
 	case MAGNET_EV_CA_STATE:
 	case MAGNET_EV_RCVBUF:
+	case MAGNET_EV_RTO_END:
 	case MAGNET_EV_QDISC:
 	case MAGNET_EV_QDISC_ENQ:
 	case MAGNET_EV_DROP_OUT:

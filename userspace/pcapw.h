@@ -69,6 +69,7 @@ struct pcapw_parts {
 	const struct magnet_v3_tcpev *tcpev;
 	const struct magnet_v3_qdisc *qdisc;
 	const struct magnet_v3_rcvbuf *rcvbuf;
+	const struct magnet_v3_rtoend *rtoend;
 };
 
 /* the interface of a namespace's events (w->events): its layer */

@@ -222,9 +222,9 @@ static void usage(FILE *f)
 		"                    by default)\n"
 		"      --events      pcapng: the events that are no packet on the\n"
 		"                    wire (retrans, rto, tlp, state, cong_state,\n"
-		"                    rcvbuf, qdisc, qdisc_enq, and drops without\n"
-		"                    --drops) as records of an interface of their\n"
-		"                    own per namespace, nsN:events (--split:\n"
+		"                    rto_end, rcvbuf, qdisc, qdisc_enq, and drops\n"
+		"                    without --drops) as records of an interface\n"
+		"                    of their own per namespace, nsN:events (--split:\n"
 		"                    nsN-events.pcapng), each with its fields in the\n"
 		"                    comment \"magnet event EVENT: NAME VALUE ...\"\n"
 		"  -o, --output OUT  write to OUT instead of standard output\n"
@@ -619,6 +619,7 @@ struct parts_buf {
 	struct magnet_v3_tcpev tcpev;
 	struct magnet_v3_qdisc qdisc;
 	struct magnet_v3_rcvbuf rcvbuf;
+	struct magnet_v3_rtoend rtoend;
 };
 
 /* the parts the record @d (a version 3 decoder, NULL for version 2) last
@@ -632,6 +633,7 @@ static void get_parts(const struct magnet_v3_dec *d, struct parts_buf *b,
 	pt->tcpev = d && magnet_v3_tcpev(d, &b->tcpev) ? &b->tcpev : NULL;
 	pt->qdisc = d && magnet_v3_qdisc(d, &b->qdisc) ? &b->qdisc : NULL;
 	pt->rcvbuf = d && magnet_v3_rcvbuf(d, &b->rcvbuf) ? &b->rcvbuf : NULL;
+	pt->rtoend = d && magnet_v3_rtoend(d, &b->rtoend) ? &b->rtoend : NULL;
 }
 
 /*
@@ -1181,7 +1183,7 @@ decoded:
 			get_parts(v3 ? v3d : NULL, &pb, &pt);
 			len = magnet_format_text(line, &rec, pt.rate, pt.drop,
 						 pt.tcpev, pt.qdisc, pt.lim,
-						 pt.rcvbuf, netns,
+						 pt.rcvbuf, pt.rtoend, netns,
 						 si.realtime_offset_ns);
 			break;
 		}

@@ -125,7 +125,8 @@ for _, n in ipairs({ "cpu", "family", "lport", "rport", "len", "seq",
                      "ip_ttl", "ip_proto", "qdisc_qlen", "qdisc_backlog",
                      "rcvbuf", "rcvbuf_before", "window_clamp",
                      "window_clamp_before", "rcv_ssthresh", "rcv_space",
-                     "rcv_rtt_us", "total_rto", "total_rto_recoveries" }) do
+                     "rcv_rtt_us", "total_rto", "total_rto_recoveries",
+                     "total_rto_time", "rto_recovery_ms" }) do
     field(n, "u32", n, "the event's, as the magnet text's column " .. n)
 end
 for _, n in ipairs({ "sock", "laddr", "raddr", "prev_state", "kind",

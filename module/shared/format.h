@@ -65,6 +65,8 @@ struct magnet_v3_slot;	/* v3.h */
 	X(, rcv_space, , ) X(, rcv_rtt_us, , )
 #define MAGNET_TEXT_COLS_RTO(X)	/* a TCP event part with RTO totals */ \
 	X(, total_rto, , ) X(, total_rto_recoveries, , )
+#define MAGNET_TEXT_COLS_RTOEND(X)	/* an rtoend part */		\
+	X(, total_rto_time, , ) X(, rto_recovery_ms, , )
 #define MAGNET_TEXT_COLS_LOST(X) X(, lost, , )	/* LOST and RESET */
 
 /* every column, in order */
@@ -77,7 +79,8 @@ struct magnet_v3_slot;	/* v3.h */
 	MAGNET_TEXT_COLS_BBR(X) MAGNET_TEXT_COLS_DROP(X)		\
 	MAGNET_TEXT_COLS_TCPEV(X) MAGNET_TEXT_COLS_QDISC(X)		\
 	MAGNET_TEXT_COLS_LIMIT(X) MAGNET_TEXT_COLS_RCVBUF(X)		\
-	MAGNET_TEXT_COLS_RTO(X) MAGNET_TEXT_COLS_LOST(X)
+	MAGNET_TEXT_COLS_RTO(X) MAGNET_TEXT_COLS_RTOEND(X)		\
+	MAGNET_TEXT_COLS_LOST(X)
 
 /* how many columns a table has: MAGNET_TEXT_N(MAGNET_TEXT_COLS_IP) */
 #define MAGNET_TEXT_ONE(type, name, dims, kind) + 1
@@ -285,7 +288,8 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * left, kind a RETRANS event's kind (rto, fast, tlp; the number
  * if unknown), timeouts an RTO event's timeouts before it; each empty
  * otherwise; total_rto and total_rto_recoveries, any TCP event's where
- * its part says the kernel keeps them (rto_totals), else empty. @qd: a
+ * its part says the kernel keeps them (rto_totals), an RTO_END event's
+ * from its rtoend part, else empty. @qd: a
  * QDISC event's qdisc part (magnet_v3_qdisc()), or NULL: qdisc its kind,
  * qdisc_handle its handle as tc writes it (hex major:minor), qdisc_qlen
  * and qdisc_backlog what it still held (empty when not known); each empty
@@ -299,7 +303,10 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * RCVBUF event's rcvbuf part (magnet_v3_rcvbuf()), or NULL: rcvbuf,
  * rcvbuf_before, window_clamp, window_clamp_before, rcv_ssthresh (bytes),
  * rcv_space (bytes read in the last measured round trip) and rcv_rtt_us;
- * each empty otherwise. @netns: the
+ * each empty otherwise. @re: an RTO_END event's rtoend part
+ * (magnet_v3_rtoend()), or NULL: total_rto_time (ms in RTO recoveries,
+ * this one included) and rto_recovery_ms (this one's), and the RTO totals
+ * above; each empty otherwise. @netns: the
  * event's network namespace (version 3's FLOW record), 0 if unknown: an
  * empty column. @buf must hold
  * MAGNET_TEXT_LINE_MAX bytes. Return the length (0 for an unknown event
@@ -312,7 +319,8 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_tcpev *ev,
 		       const struct magnet_v3_qdisc *qd,
 		       const struct magnet_v3_limit *lim,
-		       const struct magnet_v3_rcvbuf *rb, __u32 netns,
+		       const struct magnet_v3_rcvbuf *rb,
+		       const struct magnet_v3_rtoend *re, __u32 netns,
 		       __s64 realtime_offset_ns);
 /* tcp_info's delivery rate (bytes/s) of a rate part, with the MSS @mss */
 __u64 magnet_delivery_rate(const struct magnet_v3_rate *x, __u32 mss);

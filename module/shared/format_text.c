@@ -29,6 +29,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_WIRE_OUT] = "wire_out",
 	[MAGNET_EV_CA_STATE] = "cong_state",
 	[MAGNET_EV_RCVBUF] = "rcvbuf",
+	[MAGNET_EV_RTO_END] = "rto_end",
 };
 
 /* struct magnet_v3_tcpev's kind: of a RETRANS event, of a TLP event */
@@ -131,8 +132,8 @@ static int magnet_is_tcpev(unsigned int event)
  * columns, as format.h's MAGNET_TEXT_COLUMNS lists them. The widest line
  * (every field at its widest, IPv6, 16-byte comm and ca_name, a BBR rate
  * part, a netns, a drop part with 31-byte names, a TCP event part, a
- * qdisc part, a limit part, an rcvbuf part) is 1060 bytes (test_format
- * checks);
+ * qdisc part, a limit part, an rcvbuf part; an rtoend part's columns,
+ * empty there) is 1062 bytes (test_format checks);
  * MAGNET_TEXT_LINE_MAX is 1152.
  */
 int magnet_format_text(char *buf, const struct magnet_record *r,
@@ -141,7 +142,8 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 		       const struct magnet_v3_tcpev *ev,
 		       const struct magnet_v3_qdisc *qd,
 		       const struct magnet_v3_limit *lim,
-		       const struct magnet_v3_rcvbuf *rb, __u32 netns,
+		       const struct magnet_v3_rcvbuf *rb,
+		       const struct magnet_v3_rtoend *re, __u32 netns,
 		       __s64 realtime_offset_ns)
 {
 	const char *name = magnet_event_name(r->event);
@@ -347,8 +349,17 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 	if (ev && ev->rto_totals && magnet_is_tcpev(r->event)) {
 		MAGNET_COL_U32(p, ev->total_rto);
 		MAGNET_COL_U32(p, ev->total_rto_recoveries);
+	} else if (re && r->event == MAGNET_EV_RTO_END) {
+		MAGNET_COL_U32(p, re->total_rto);
+		MAGNET_COL_U32(p, re->total_rto_recoveries);
 	} else {
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_RTO));
+	}
+	if (re && r->event == MAGNET_EV_RTO_END) {
+		MAGNET_COL_U32(p, re->total_rto_time);
+		MAGNET_COL_U32(p, re->rto_recovery_ms);
+	} else {
+		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_RTOEND));
 	}
 	*p++ = '\t';
 out:

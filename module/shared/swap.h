@@ -104,6 +104,9 @@ MAGNET_SWAP_FN(magnet_swap_v3_limit, MAGNET_V3_LIMIT_PART)
 #define MAGNET_SWAP_T struct magnet_v3_rcvbuf
 MAGNET_SWAP_FN(magnet_swap_v3_rcvbuf, MAGNET_V3_RCVBUF_PART)
 #undef MAGNET_SWAP_T
+#define MAGNET_SWAP_T struct magnet_v3_rtoend
+MAGNET_SWAP_FN(magnet_swap_v3_rtoend, MAGNET_V3_RTOEND_PART)
+#undef MAGNET_SWAP_T
 
 /*
  * A version 2 record: the TCP snapshot or, with RF_HDR, the packet header
@@ -177,6 +180,10 @@ static inline void magnet_swap_v3(unsigned char *p)
 	case MAGNET_EV_RCVBUF:	/* the TCP part, the rcvbuf part */
 		magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);
 		magnet_swap_v3_rcvbuf(p + MAGNET_V3_TCP_SIZE);
+		return;
+	case MAGNET_EV_RTO_END:	/* the TCP part, the rtoend part */
+		magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);
+		magnet_swap_v3_rtoend(p + MAGNET_V3_TCP_SIZE);
 		return;
 	}
 	magnet_swap_v3_tcp(p + MAGNET_V3_HDR_SIZE);

@@ -20,12 +20,14 @@
  * events the packet part and the drop part last, TCP events (RETRANS, RTO,
  * TLP, STATE) the TCP part, the rate part and the TCP event part last
  * (version 3 only, always with the rate part), QDISC events the packet
- * part and the qdisc part last (version 3 only). The
+ * part and the qdisc part last (version 3 only), RCVBUF and RTO_END
+ * events the TCP part and their own part last (version 3 only). The
  * flags only say which fields hold values, except that a packet record has
  * no room for a TCP snapshot or a rate part, and a record holds a TCP
  * snapshot or a packet header, not both.
  */
-enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV, V3_QDISC, V3_RCVBUF };
+enum { V3_NONE, V3_TCP, V3_PKT, V3_DROP, V3_TCPEV, V3_QDISC, V3_RCVBUF,
+       V3_RTOEND };
 
 /*
  * The additions to version 3 this reader knows (record.h): all of them,
@@ -57,6 +59,8 @@ static unsigned int v3_event_feature(unsigned int event)
 		return MAGNET_V3_FEAT_CA_STATE;
 	case MAGNET_EV_RCVBUF:
 		return MAGNET_V3_FEAT_RCVBUF;
+	case MAGNET_EV_RTO_END:
+		return MAGNET_V3_FEAT_RTO_END;
 	case MAGNET_EV_QDISC:
 		return MAGNET_V3_FEAT_QDISC;
 	case MAGNET_EV_QDISC_ENQ:
@@ -110,6 +114,10 @@ static int v3_layout(unsigned int event, unsigned int flags)
 		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE |
 				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
 		       MAGNET_RF_TCP ? V3_RCVBUF : V3_NONE;
+	case MAGNET_EV_RTO_END:
+		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE |
+				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
+		       MAGNET_RF_TCP ? V3_RTOEND : V3_NONE;
 	}
 	return V3_NONE;
 }
@@ -592,6 +600,9 @@ V3_GETTER(v3_get_limit, struct magnet_v3_limit, struct magnet_v3_limit,
 /* the rcvbuf part, at @b, into its own struct */
 V3_GETTER(v3_get_rcvbuf, struct magnet_v3_rcvbuf, struct magnet_v3_rcvbuf,
 	  0, MAGNET_V3_RCVBUF_PART, V3_GET_ALL)
+/* the rtoend part, at @b, into its own struct */
+V3_GETTER(v3_get_rtoend, struct magnet_v3_rtoend, struct magnet_v3_rtoend,
+	  0, MAGNET_V3_RTOEND_PART, V3_GET_ALL)
 /* the rate part, at @b, into its own struct */
 V3_GETTER(v3_get_rate, struct magnet_v3_rate, struct magnet_v3_rate,
 	  0, MAGNET_V3_RATE_PART, V3_GET_ALL)
@@ -621,6 +632,7 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	d->qdisc = NULL;
 	d->limit = NULL;
 	d->rcvbuf = NULL;
+	d->rtoend = NULL;
 	d->netns = 0;
 	if (event == MAGNET_EV_LOST || event == MAGNET_EV_RESET) {
 		if (!v3_len_ok(d, len, MAGNET_V3_COUNT_SIZE))
@@ -731,6 +743,11 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 		want = MAGNET_V3_TCP_SIZE + MAGNET_V3_RCVBUF_SIZE;
 		if (!v3_len_ok(d, len, want))
 			return v3_bad_len(d, len, want, "rcvbuf");
+	} else if (layout == V3_RTOEND) {
+		base = MAGNET_V3_TCP_SIZE;
+		want = MAGNET_V3_TCP_SIZE + MAGNET_V3_RTOEND_SIZE;
+		if (!v3_len_ok(d, len, want))
+			return v3_bad_len(d, len, want, "rto_end");
 	} else if (layout == V3_PKT || layout == V3_DROP ||
 		   layout == V3_QDISC) {
 		unsigned int th = len >= MAGNET_V3_PKT_SIZE ?
@@ -794,7 +811,8 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 	if (!v3_is_app(event))
 		V3_ZERO(r, pid, comm);
 
-	if (layout == V3_TCP || layout == V3_TCPEV || layout == V3_RCVBUF) {
+	if (layout == V3_TCP || layout == V3_TCPEV || layout == V3_RCVBUF ||
+	    layout == V3_RTOEND) {
 		v3_get_tcp(r, b, sw);
 		if (v3_is_app(event))
 			v3_get_app(r, b, sw);
@@ -806,6 +824,9 @@ static __always_inline int v3_decode(struct magnet_v3_dec *d, const void *buf,
 			d->rate_swapped = sw;
 		} else if (layout == V3_RCVBUF) {
 			d->rcvbuf = b + base;
+			d->rate_swapped = sw;
+		} else if (layout == V3_RTOEND) {
+			d->rtoend = b + base;
 			d->rate_swapped = sw;
 		} else if (flags & MAGNET_RF_RATE) {
 			d->rate = b + base;
@@ -899,6 +920,15 @@ int magnet_v3_rcvbuf(const struct magnet_v3_dec *d,
 	if (!d->rcvbuf)
 		return 0;
 	v3_get_rcvbuf(x, d->rcvbuf, d->rate_swapped);
+	return 1;
+}
+
+int magnet_v3_rtoend(const struct magnet_v3_dec *d,
+		     struct magnet_v3_rtoend *x)
+{
+	if (!d->rtoend)
+		return 0;
+	v3_get_rtoend(x, d->rtoend, d->rate_swapped);
 	return 1;
 }
 

@@ -124,6 +124,8 @@ struct magnet_v3_dec {
 	const unsigned char *limit;
 	/* the rcvbuf part of the RCVBUF event decoded last, or NULL */
 	const unsigned char *rcvbuf;
+	/* the rtoend part of the RTO_END event decoded last, or NULL */
+	const unsigned char *rtoend;
 	/*
 	 * The log's TCP_OUT, TCP_IN and TCP event records carry the limit
 	 * part (its features have MAGNET_V3_FEAT_LIMIT and this reader knows
@@ -271,6 +273,13 @@ int magnet_v3_limit(const struct magnet_v3_dec *d, struct magnet_v3_limit *x);
  */
 int magnet_v3_rcvbuf(const struct magnet_v3_dec *d,
 		     struct magnet_v3_rcvbuf *x);
+
+/*
+ * The rtoend part of the RTO_END event magnet_v3_decode() returned last
+ * (its record unchanged since): 1, or 0 if that was no RTO_END event.
+ */
+int magnet_v3_rtoend(const struct magnet_v3_dec *d,
+		     struct magnet_v3_rtoend *x);
 
 /*
  * The qdisc part of the QDISC event magnet_v3_decode() returned last (its

@@ -79,7 +79,12 @@ enum magnet_event {
 	 * receive buffer or window clamp (events=rcvbuf), the TCP part and
 	 * the rcvbuf part (struct magnet_v3_rcvbuf): the values after */
 	MAGNET_EV_RCVBUF = 22,
-	MAGNET_EV_MAX = MAGNET_EV_RCVBUF,
+	/* version 3 only: an RTO recovery ended (the congestion state left
+	 * Loss, on Linux 6.7 and later: events=cong), the TCP part and the
+	 * rtoend part (struct magnet_v3_rtoend): the socket's time in RTO
+	 * recoveries with this one */
+	MAGNET_EV_RTO_END = 23,
+	MAGNET_EV_MAX = MAGNET_EV_RTO_END,
 };
 
 /* the layers of the events= parameter */
@@ -321,6 +326,7 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 #define MAGNET_V3_FEAT_RCVBUF 0x200	/* RCVBUF (22) */
 /* the TCP event part's bytes 3-7 (reserved before): the RTO totals */
 #define MAGNET_V3_FEAT_RTO_TOTALS 0x400
+#define MAGNET_V3_FEAT_RTO_END 0x800	/* RTO_END (23) */
 /*
  * What a header's features of 0 means: a writer from before the field,
  * whose records may use any addition made until then (this never grows)
@@ -331,7 +337,8 @@ MAGNET_STATIC_ASSERT(offsetof(struct magnet_legacy_record, addr_family) == 90,
 /* every addition this tree writes and reads: UNSAID's, and each new bit */
 #define MAGNET_V3_FEATURES (MAGNET_V3_FEATURES_UNSAID | MAGNET_V3_FEAT_WIRE | \
 			    MAGNET_V3_FEAT_LIMIT | MAGNET_V3_FEAT_CA_STATE | \
-			    MAGNET_V3_FEAT_RCVBUF | MAGNET_V3_FEAT_RTO_TOTALS)
+			    MAGNET_V3_FEAT_RCVBUF | MAGNET_V3_FEAT_RTO_TOTALS | \
+			    MAGNET_V3_FEAT_RTO_END)
 /*
  * The longest record a reader accepts from a log that uses an addition it
  * does not know (a later writer's may be longer than any it knows); from a
@@ -400,6 +407,11 @@ struct magnet_v3_rcvbuf {
 	MAGNET_V3_RCVBUF_PART(MAGNET_SCHEMA_MEMBER)
 };
 
+/* RTO_END, after the TCP part: the socket's time in RTO recoveries */
+struct magnet_v3_rtoend {
+	MAGNET_V3_RTOEND_PART(MAGNET_SCHEMA_MEMBER)
+};
+
 /* QDISC, last (after the packet part and its options): the qdisc */
 struct magnet_v3_qdisc {
 	MAGNET_V3_QDISC_PART(MAGNET_SCHEMA_MEMBER)
@@ -427,6 +439,7 @@ struct magnet_v3_qdisc {
 #define MAGNET_V3_QDISC_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_QDISC_PART)	/* the part alone: no header */
 #define MAGNET_V3_LIMIT_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_LIMIT_PART)	/* the part alone: no header */
 #define MAGNET_V3_RCVBUF_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_RCVBUF_PART)	/* the part alone: no header */
+#define MAGNET_V3_RTOEND_SIZE MAGNET_SCHEMA_BYTES(MAGNET_V3_RTOEND_PART)	/* the part alone: no header */
 #define MAGNET_V3_MAX_SIZE (MAGNET_V3_APP_SIZE + MAGNET_V3_RATE_SIZE)
 
 /* no hidden padding: every byte of a part is a field of its table */
@@ -466,6 +479,9 @@ MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_limit) == MAGNET_V3_LIMIT_SIZE,
 MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rcvbuf) == MAGNET_V3_RCVBUF_SIZE &&
 		     MAGNET_V3_RCVBUF_SIZE % 8 == 0,
 		     "v3 rcvbuf part");
+MAGNET_STATIC_ASSERT(sizeof(struct magnet_v3_rtoend) == MAGNET_V3_RTOEND_SIZE &&
+		     MAGNET_V3_RTOEND_SIZE % 8 == 0,
+		     "v3 rtoend part");
 MAGNET_STATIC_ASSERT(MAGNET_V3_TCP_SIZE + MAGNET_V3_RATE_SIZE +
 		     MAGNET_V3_LIMIT_SIZE <= MAGNET_V3_MAX_SIZE,
 		     "v3 TCP record with its limit part");

@@ -366,6 +366,30 @@
 	X(__u32, reserved, , R)
 
 /*
+ * An RTO_END event (struct magnet_v3_rtoend): the TCP part (no rate part),
+ * then this part, last: an RTO recovery ended, the socket's congestion
+ * state leaving Loss (tcp:tcp_cong_state_set, events=cong) on a kernel
+ * that times RTO recoveries (Linux 6.7 and later: tp->rto_stamp, the
+ * recovery's first timeout, in ms of tcp_mstamp's clock). The kernel adds
+ * the recovery's time to tp->total_rto_time right after the change
+ * (tcp_update_rto_time()), from the same clock reading: total_rto_time
+ * here is its value then, what tcp_info's tcpi_total_rto_time says until
+ * the next recovery starts. The TCP part's ca_state is the state entered.
+ */
+#define MAGNET_V3_RTOEND_PART(X)					\
+	/* tp->total_rto_time once this recovery is added: the ms spent	\
+	 * in the socket's RTO recoveries (tcpi_total_rto_time) */	\
+	X(__u32, total_rto_time, , F)					\
+	/* this recovery's own ms: its first timeout (tp->rto_stamp) to	\
+	 * this change, tcp_mstamp's ms as the kernel counts them */	\
+	X(__u32, rto_recovery_ms, , F)					\
+	/* tp->total_rto and tp->total_rto_recoveries at the change	\
+	 * (tcpi_total_rto, tcpi_total_rto_recoveries) */		\
+	X(__u16, total_rto, , F)					\
+	X(__u16, total_rto_recoveries, , F)				\
+	X(__u32, reserved, , R)
+
+/*
  * A QDISC event (struct magnet_v3_qdisc): the packet part and its options
  * as a device event has them (the device the qdisc is on), then this
  * part, last: the qdisc the packet left toward the driver (the device's

@@ -371,6 +371,9 @@ class LogAnalysis:
         # the receive buffer the last autotuning left, by socket
         # (events=rcvbuf)
         self.rcvbufs = {}
+        # per socket, its time in RTO recoveries (ms) as the last
+        # recovery's end left it (events=cong, Linux 6.7 on: rto_end)
+        self.rto_times = {}
         self.state_paths = {}
         # the sockets with congestion-state events (events=cong): a log
         # with any has every change of every socket it records
@@ -592,6 +595,9 @@ class LogAnalysis:
                 # and the buffer the last one left (None: none recorded)
                 "rcvbuf_grown": c["rcvbuf"],
                 "rcvbuf_bytes": self.rcvbufs.get(sock),
+                # the kernel's total_rto_time at the last RTO recovery's
+                # end (events=cong, Linux 6.7 on; None: none recorded)
+                "rto_time_ms": self.rto_times.get(sock),
             } for sock in sorted(set(self.decisions) | set(self.state_paths),
                                  key=lambda x: self.sock_keys[x])
                 for k in [self.sock_keys[sock]]
@@ -737,7 +743,7 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
                 if f is not None:
                     _acked(f, (t - res.t0) / 1e9, r.int_("bytes_acked"))
             if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
-                      "state", "cong_state", "rcvbuf"):
+                      "state", "cong_state", "rcvbuf", "rto_end"):
                 # a packet the kernel dropped (events=drop), or TCP's
                 # decisions (events=retrans, state): counted apart, not in
                 # the layers' modulation and latency, which count packets
@@ -1200,6 +1206,10 @@ def _decision(res, r, ev, t=None):
                   "window clamp %s -> %s" % (
                       where, r["rcvbuf_before"], r["rcvbuf"],
                       r["window_clamp_before"], r["window_clamp"]))
+        elif ev == "rto_end":
+            _mark(res, t, "rto_end", "%s RTO recovery ended after %s ms "
+                  "(%s ms in RTO recoveries)" % (
+                      where, r["rto_recovery_ms"], r["total_rto_time"]))
         else:
             _mark(res, t, ev, "%s%s" % (
                 where, " " + r["kind"] if r["kind"] else ""))
@@ -1241,6 +1251,11 @@ def _decision(res, r, ev, t=None):
         # and the buffer the last growth left
         c["rcvbuf"] += 1
         res.rcvbufs[sock] = r.int_("rcvbuf")
+        return
+    if ev == "rto_end":
+        # an RTO recovery ended (events=cong, 6.7 on): the kernel's time
+        # in RTO recoveries with it
+        res.rto_times[sock] = r.int_("total_rto_time")
         return
     if ev == "cong_state":
         # the congestion state entered (events=cong: the kernel's own

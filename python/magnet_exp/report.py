@@ -247,17 +247,22 @@ DECISIONS_INTRO = ("Per connection end (events=retrans, state, cong, rcvbuf): it
                    "records is not seen), the TCP states it went "
                    "through, and how often receive-buffer autotuning grew "
                    "its buffer with the buffer the last growth left "
-                   "(events=rcvbuf: the kernel's sk_rcvbuf, bytes).")
+                   "(events=rcvbuf: the kernel's sk_rcvbuf, bytes), and "
+                   "its time in RTO recoveries, each from its first "
+                   "timeout to the change out of Loss, as the kernel "
+                   "summed them when the last one ended (events=cong, "
+                   "Linux 6.7 and later: total_rto_time, ms).")
 DECISION_KEYS = ("retrans_fast", "retrans_rto", "retrans_tlp",
                  "retrans_reached", "retrans_not_reached", "rto",
                  "tlp_new", "tlp_retrans", "tlp_none", "recovery", "loss",
-                 "cwr", "cong_from", "rcvbuf_grown", "rcvbuf_bytes")
+                 "cwr", "cong_from", "rcvbuf_grown", "rcvbuf_bytes",
+                 "rto_time_ms")
 DECISION_HEAD = ("retrans fast", "retrans rto", "retrans tlp",
                  "original had reached", "original had not", "RTOs",
                  "TLP new data", "TLP last segment", "TLP nothing sent",
                  "entries into Recovery", "into Loss", "into CWR",
                  "congestion states from", "receive buffer grown",
-                 "receive buffer (bytes)")
+                 "receive buffer (bytes)", "in RTO recoveries (ms)")
 
 
 def provenance_lines(prov):

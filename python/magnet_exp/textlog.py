@@ -30,7 +30,7 @@ TEXT_COLUMNS = (
     "chrono chrono_us busy_us rwnd_limited_us sndbuf_limited_us reordering "
     "reord_seen dsack_dups rcvbuf rcvbuf_before window_clamp "
     "window_clamp_before rcv_ssthresh rcv_space rcv_rtt_us total_rto "
-    "total_rto_recoveries lost").split()
+    "total_rto_recoveries total_rto_time rto_recovery_ms lost").split()
 _INDEX = {n: i for i, n in enumerate(TEXT_COLUMNS)}
 # ttprobe's ASCII line (docs/compat-formats.md, section 1): 17 fields
 _TTPROBE = re.compile(rb"^[oi],[0-9]+\.[0-9]{6},[0-9A-Fa-f.:]+,[0-9]+,"

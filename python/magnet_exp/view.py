@@ -275,7 +275,7 @@ const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
                  "#e377c2", "#17becf", "#bcbd22"];
 const MARKS = {retrans: "#d62728", rto: "#000000", tlp: "#9467bd",
                state: "#7f7f7f", drop: "#e6550d", ca_state: "#31a354",
-               cong_state: "#31a354", rcvbuf: "#1f77b4"};
+               cong_state: "#31a354", rcvbuf: "#1f77b4", rto_end: "#000000"};
 const NS = "http://www.w3.org/2000/svg";
 const ML = 64, MR = 12, MT = 8, MB = 22;
 let lo = Infinity, hi = -Infinity;

@@ -819,6 +819,11 @@ def rcvbuf(e="<", fl=0x21, extra=b""):
     b = t[16:] + struct.pack(e + "8I", 131072, 65536, 98304, 49152, 64000,
                              40000, 20123, 0) + extra
     return hdr(22, fl, 16 + len(b), 1, e) + b
+def rtoend(e="<", fl=0x21, extra=b""):
+    # an RTO_END event: the TCP part, then the rtoend part
+    t = tcp(1, 0x21, e=e)
+    b = t[16:] + struct.pack(e + "IIHHI", 2935, 2921, 9, 3, 0) + extra
+    return hdr(23, fl, 16 + len(b), 1, e) + b
 def pkt(th=20, fl=0x6e, ln=None, e="<", fid=1, ip=False):
     # a dev_out on ifindex 3; @ip: with an IPv4 header's length and TCP
     b = bytearray(40)
@@ -904,29 +909,36 @@ logs = {
     "rcvbuf-notcp-2": si(feat=0x3ff) + flow() + rcvbuf(fl=0x20),
     "rcvbuf-long-2": si(feat=0x3ff) + flow() + rcvbuf(extra=bytes(8)),
     "rcvbuf-unsaid-0": si(feat=0x1ff) + flow() + rcvbuf(),
+    # "Rtoend part": an RTO_END event, the TCP part and the rtoend part
+    "rto-end-0": si(feat=0xfff) + flow() + rtoend(),
+    "rto-end-swapped-0": si(e=">", feat=0xfff) + flow(e=">") + rtoend(">"),
+    "rto-end-rate-2": si(feat=0xfff) + flow() + rtoend(fl=0xa1),
+    "rto-end-notcp-2": si(feat=0xfff) + flow() + rtoend(fl=0x20),
+    "rto-end-long-2": si(feat=0xfff) + flow() + rtoend(extra=bytes(8)),
+    "rto-end-unsaid-0": si(feat=0x7ff) + flow() + rtoend(),
     "limit-unsaid-2": si(feat=0x7f) + flow() +
         tcp(fl=0xa3, rate=True, lim=limit()),
-    # "Growing the format": a header bit the reader does not know (0x800)
+    # "Growing the format": a header bit the reader does not know (0x1000)
     # makes a record kind it does not know skipped, a known record longer
     # than its layout read as far as it goes; nothing else changes
-    "newer-kind200-0": si(feat=0x800) + flow() + hdr(200, 0xff, 48, 999) +
+    "newer-kind200-0": si(feat=0x1000) + flow() + hdr(200, 0xff, 48, 999) +
         bytes(32) + tcp(),
     "kind200-2": si(feat=0x3f) + flow() + hdr(200, 0xff, 48, 999) + bytes(32) +
         tcp(),
     "kind200-unsaid-2": si() + flow() + hdr(200, 0xff, 48, 999) + bytes(32),
-    "newer-event0-2": si(feat=0x800) + hdr(0, 0, 32) + bytes(16),
-    "newer-flow88-0": si(feat=0x800) + flow(ns=7, ln=88) + bytes(8) + tcp(),
-    "newer-flow64-2": si(feat=0x800) + flow(ln=64)[:64] + tcp(),
-    "newer-tcp168-0": si(feat=0x800) + flow() + hdr(1, 0x23, 168) +
+    "newer-event0-2": si(feat=0x1000) + hdr(0, 0, 32) + bytes(16),
+    "newer-flow88-0": si(feat=0x1000) + flow(ns=7, ln=88) + bytes(8) + tcp(),
+    "newer-flow64-2": si(feat=0x1000) + flow(ln=64)[:64] + tcp(),
+    "newer-tcp168-0": si(feat=0x1000) + flow() + hdr(1, 0x23, 168) +
         tcp()[16:] + bytes(8),
-    "newer-tcp152-2": si(feat=0x800) + flow() + hdr(1, 0x23, 152) +
+    "newer-tcp152-2": si(feat=0x1000) + flow() + hdr(1, 0x23, 152) +
         tcp()[16:152],
-    "newer-lost40-0": si(feat=0x800) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
+    "newer-lost40-0": si(feat=0x1000) + hdr(9, 0, 40) + struct.pack("<Qq", 7, 0) +
         bytes(8),
-    "newer-len264-cut-3": si(feat=0x800) + flow() + hdr(1, 0x23, 264) + bytes(4),
-    "newer-len1032-cut-2": si(feat=0x800) + flow() + hdr(1, 0x23, 1032) +
+    "newer-len264-cut-3": si(feat=0x1000) + flow() + hdr(1, 0x23, 264) + bytes(4),
+    "newer-len1032-cut-2": si(feat=0x1000) + flow() + hdr(1, 0x23, 1032) +
         bytes(4),
-    "newer-swapped-0": si(e=">", feat=0x800) + flow(e=">", ns=9, ln=88) +
+    "newer-swapped-0": si(e=">", feat=0x1000) + flow(e=">", ns=9, ln=88) +
         bytes(8) + hdr(200, 0, 32, e=">") + bytes(16) + tcp(e=">"),
     "gzip-members-0": gzip.compress(si() + flow()) + gzip.compress(tcp()),
     "gzip-trailing-0": gzip.compress(si() + flow() + tcp()) + b"trailing",
@@ -956,10 +968,17 @@ check "corner rto-totals-swapped: the totals byte-swapped" \
 run -f magnet "$tmp/corner/rto-totals-unsaid-0.bin"
 check "corner rto-totals-unsaid: without 0x400 the bytes are reserved: no totals" \
 	[ "$(tail -n +2 "$tmp/out" | cut -f3,92,93 | tr '\t\n' ' |')" = "rto  |" ]
+# an RTO recovery's end: total_rto and total_rto_recoveries from its own
+# part, then total_rto_time and rto_recovery_ms (94, 95)
+for c in rto-end rto-end-swapped rto-end-unsaid; do
+	run -f magnet "$tmp/corner/$c-0.bin"
+	check "corner $c: the RTO totals and times of its rtoend part" \
+		[ "$(tail -n +2 "$tmp/out" | cut -f3,34,92-96 | tr '\t\n' ' |')" = "rto_end 0 9 3 2935 2921 |" ]
+done
 # a newer log's one warning, after what was read
 run -f magnet "$tmp/corner/newer-kind200-0.bin"
 check "corner newer-kind200: one warning naming the skipped kind" \
-	err_is 'this log is newer than this reader: .*features 0x800.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
+	err_is 'this log is newer than this reader: .*features 0x1000.*; 1 records of kinds it does not know were skipped \(event codes 200\), 0 records longer'
 run -f magnet "$tmp/corner/newer-flow88-0.bin"
 check "corner newer-flow88: its netns, and one warning: 1 record read in part" \
 	[ "$(cut -f37 "$tmp/out" | tail -n1)" = 7 ]

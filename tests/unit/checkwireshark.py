@@ -23,7 +23,8 @@ what `ttpb2ascii -f magnet LOG` says of the same moment:
   start), their counts summed and their CPUs listed;
 - magnet.layer, magnet.netns, magnet.ifindex: the packet record's;
 - with --events, each event that is no packet on the wire (retrans, rto,
-  tlp, state, cong_state, rcvbuf, qdisc, qdisc_enq, drops without --drops)
+  tlp, state, cong_state, rcvbuf, rto_end, qdisc, qdisc_enq, drops without
+  --drops)
   a record of its namespace's events interface, at its time, every
   field the magnet text's column of the same name in its line; a qdisc
   event's magnet.qdisc_sojourn_ns its time less that of the earliest
@@ -46,7 +47,7 @@ import subprocess
 import sys
 
 TCP_LAYER = {"tcp_out", "tcp_in", "app_send", "app_recv", "retrans", "rto",
-             "tlp", "state", "cong_state", "rcvbuf"}
+             "tlp", "state", "cong_state", "rcvbuf", "rto_end"}
 PACKETS = {"ip_out", "ip_in", "dev_out", "dev_in", "wire_out", "drop_out",
            "drop_in"}
 # the plugin's fields that are the magnet text's columns of the state
@@ -68,11 +69,12 @@ OTHER = ("event age_ns cwnd_bytes in_flight pid comm drop_reason drop_where gap_
 EVENT_COLS = ("cpu family lport rport len seq end_seq mark timeouts ip_id "
               "ip_tos ip_ttl ip_proto qdisc_qlen qdisc_backlog rcvbuf "
               "rcvbuf_before window_clamp window_clamp_before rcv_ssthresh "
-              "rcv_space rcv_rtt_us total_rto total_rto_recoveries sock "
+              "rcv_space rcv_rtt_us total_rto total_rto_recoveries "
+              "total_rto_time rto_recovery_ms sock "
               "laddr raddr prev_state kind qdisc "
               "qdisc_handle").split()
-EVENTS = {"retrans", "rto", "tlp", "state", "cong_state", "rcvbuf", "qdisc",
-          "qdisc_enq", "drop_out", "drop_in"}
+EVENTS = {"retrans", "rto", "tlp", "state", "cong_state", "rcvbuf",
+          "rto_end", "qdisc", "qdisc_enq", "drop_out", "drop_in"}
 FIELDS = STATE_COLS + OTHER + EVENT_COLS
 
 passed = failed = 0

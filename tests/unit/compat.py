@@ -24,7 +24,7 @@ reads and writes records with struct, never with magnet's code):
          rate columns), and one warning with the counts this file makes;
       3. a log newer than today's reader (a made-up record kind, 200,
          after every FLOW record, FLOW records of 88 bytes, every other
-         record 16 bytes longer, and the header's feature bit 0x800, with
+         record 16 bytes longer, and the header's feature bit 0x1000, with
          0x7f, the additions these logs use; not 0x80, the limit part):
          today's reader prints the same text as for the log it came from,
          exit 0, with the warning's counts; the same log with the header
@@ -37,7 +37,7 @@ LOGS = ('tcpev-7.2', 'drops-7.2', 'qdisc-7.2')
 HERE = os.path.dirname(os.path.abspath(__file__))
 RF_RATE = 0x80
 FLOW, LOST, RESET = 11, 9, 10
-NEW_KINDS = range(12, 22)
+NEW_KINDS = range(12, 24)
 RATE_COLS = ('pacing_rate delivery_rate delivered delivered_ce lost_out '
              'sacked_out app_limited bbr_bw bbr_min_rtt bbr_pacing_gain '
              'bbr_cwnd_gain').split()
@@ -208,12 +208,12 @@ def check(today, first, fixtures, outdir):
                (skipped, longer), err == want, '(got %r, want %r)' % (err, want))
         # 3. a log newer than today's reader
         f = os.path.join(outdir, '%s-newer.bin' % log)
-        nb, kinds, longer = newer_log(b, 0x87f)
+        nb, kinds, longer = newer_log(b, 0x107f)
         open(f, 'wb').write(nb)
         rc, out, err = run(today, f)
         ok('%s newer: exit 0 and the same text' % log, rc == 0 and out == full,
            '(exit %d)' % rc)
-        want = warning(f, 0x800, kinds, [200], longer)
+        want = warning(f, 0x1000, kinds, [200], longer)
         ok('%s newer: the warning says %d skipped, %d read in part' %
            (log, kinds, longer), err == want, '(got %r, want %r)' % (err, want))
         f = os.path.join(outdir, '%s-newer-unsaid.bin' % log)

@@ -24,13 +24,13 @@ EV_NAMES = {1: 'tcp_out', 2: 'tcp_in', 3: 'app_send', 4: 'app_recv',
             9: 'lost', 10: 'reset', 12: 'drop_out', 13: 'drop_in',
             14: 'retrans', 15: 'rto', 16: 'tlp', 17: 'state', 18: 'qdisc',
             19: 'qdisc_enq', 20: 'wire_out', 21: 'cong_state',
-            22: 'rcvbuf'}
+            22: 'rcvbuf', 23: 'rto_end'}
 RETRANS_KINDS = {1: 'rto', 2: 'fast', 3: 'tlp'}
 TLP_KINDS = {1: 'none', 2: 'new', 3: 'retrans'}
 RF_TCP, RF_SEQ, RF_IP, RF_DEV, RF_APP, RF_SOCK, RF_HDR, RF_RATE = \
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 EV_FLOW = 11
-KNOWN = 0x7ff   # "Growing the format": the additions this decoder knows
+KNOWN = 0xfff   # "Growing the format": the additions this decoder knows
 FEAT_LIMIT = 0x80
 FEAT_RTO_TOTALS = 0x400
 CHRONOS = {0: 'none', 1: 'busy', 2: 'rwnd', 3: 'sndbuf'}
@@ -49,8 +49,8 @@ COLUMNS = ("time cpu event sock family laddr lport raddr rport state len seq "
            "chrono_us busy_us rwnd_limited_us sndbuf_limited_us reordering "
            "reord_seen dsack_dups rcvbuf rcvbuf_before window_clamp "
            "window_clamp_before rcv_ssthresh rcv_space rcv_rtt_us total_rto "
-           "total_rto_recoveries lost").split()
-assert len(COLUMNS) == 94
+           "total_rto_recoveries total_rto_time rto_recovery_ms lost").split()
+assert len(COLUMNS) == 96
 
 TCP_U32 = ("mss srtt_us rttvar_us rto_us cwnd ssthresh snd_wnd rcv_wnd "
            "snd_una snd_nxt write_seq copied_seq packets_out retrans_out "
@@ -290,6 +290,9 @@ class Decoder:
                       'window_clamp_before', 'rcv_ssthresh', 'rcv_rtt_us'):
                 r[k] = q[k]
             r['rcv_space'] = q['space']
+        # "Rtoend part": the RTO totals' columns, and its two times
+        if 'rtoend' in f:
+            r.update(f['rtoend'])
         return r
 
     # ---- version 3 ----
@@ -349,7 +352,7 @@ class Decoder:
             self.emit(self.row(dict(ts_ns=ts, cpu=cpu, event=ev, flags=fl,
                                     req=req, ret=ret)))
             return
-        if ev < 1 or ev > 22:
+        if ev < 1 or ev > 23:
             # "Growing the format": a kind a newer writer added, skipped
             if ev and self.newer:
                 return
@@ -368,6 +371,12 @@ class Decoder:
             if fl & (RF_HDR | RF_APP | RF_RATE) or not fl & RF_TCP:
                 bad('rcvbuf flags 0x%02x' % fl)
             want = 160 + 32
+            lim = 0
+        elif ev == 23:
+            # "RTO_END": the TCP part, then the rtoend part (16 bytes)
+            if fl & (RF_HDR | RF_APP | RF_RATE) or not fl & RF_TCP:
+                bad('rto_end flags 0x%02x' % fl)
+            want = 160 + 16
             lim = 0
         elif ev in (1, 2, 3, 4):
             if fl & RF_HDR:
@@ -409,7 +418,7 @@ class Decoder:
                  ca_name=fi['ca_name'] if fl & RF_TCP else b'',
                  pid=0, req=0, ret=0, comm=b'', ifindex=0, ip_id=0,
                  ip_tos=0, ip_ttl=0, ip_proto=0)
-        if ev in (1, 2, 3, 4, 14, 15, 16, 17, 21, 22):
+        if ev in (1, 2, 3, 4, 14, 15, 16, 17, 21, 22, 23):
             o = off + 16
             (f['len'], f['mark'], f['seq'], f['end_seq'], f['state'],
              f['ca_state'], f['wscale'], f['opts'], f['advmss'], _r) = \
@@ -437,6 +446,11 @@ class Decoder:
                 f['rcvbuf'] = dict(zip(('rcvbuf', 'rcvbuf_before',
                                         'window_clamp', 'window_clamp_before',
                                         'rcv_ssthresh', 'space', 'rcv_rtt_us'),
+                                       v))
+            elif ev == 23:
+                v = self.u('IIHH', off + 160)
+                f['rtoend'] = dict(zip(('total_rto_time', 'rto_recovery_ms',
+                                        'total_rto', 'total_rto_recoveries'),
                                        v))
             elif ev >= 14:
                 pv, kd, to, has, tr, trr = self.u('BBBBHH', off + part)

@@ -55,6 +55,7 @@ static const char *const magnet_event_names[MAGNET_EV_MAX + 1] = {
 	[MAGNET_EV_WIRE_OUT] = "wire_out",
 	[MAGNET_EV_CA_STATE] = "cong_state",
 	[MAGNET_EV_RCVBUF] = "rcvbuf",
+	[MAGNET_EV_RTO_END] = "rto_end",
 };
 
 static const char *ref_event_name(unsigned int event)
@@ -123,7 +124,8 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 		    const struct magnet_v3_tcpev *ev,
 		    const struct magnet_v3_qdisc *qd,
 		    const struct magnet_v3_limit *lim,
-		    const struct magnet_v3_rcvbuf *rb, __u32 netns,
+		    const struct magnet_v3_rcvbuf *rb,
+		    const struct magnet_v3_rtoend *re, __u32 netns,
 		    __s64 realtime_offset_ns)
 {
 	const size_t size = MAGNET_TEXT_LINE_MAX;
@@ -320,6 +322,16 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 	     r->event == MAGNET_EV_CA_STATE))
 		n += snprintf(buf + n, size - n, "\t%u\t%u", ev->total_rto,
 			      ev->total_rto_recoveries);
+	/* an RTO_END event's, from its rtoend part */
+	else if (re && r->event == MAGNET_EV_RTO_END)
+		n += snprintf(buf + n, size - n, "\t%u\t%u", re->total_rto,
+			      re->total_rto_recoveries);
+	else
+		n += snprintf(buf + n, size - n, "\t\t");
+	/* total_rto_time, rto_recovery_ms: an RTO_END event's */
+	if (re && r->event == MAGNET_EV_RTO_END)
+		n += snprintf(buf + n, size - n, "\t%u\t%u",
+			      re->total_rto_time, re->rto_recovery_ms);
 	else
 		n += snprintf(buf + n, size - n, "\t\t");
 	n += snprintf(buf + n, size - n, "\t\n");

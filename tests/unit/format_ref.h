@@ -14,7 +14,8 @@ int ref_format_text(char *buf, const struct magnet_record *r,
 		    const struct magnet_v3_tcpev *ev,
 		    const struct magnet_v3_qdisc *qd,
 		    const struct magnet_v3_limit *lim,
-		    const struct magnet_v3_rcvbuf *rb, __u32 netns,
+		    const struct magnet_v3_rcvbuf *rb,
+		    const struct magnet_v3_rtoend *re, __u32 netns,
 		    __s64 realtime_offset_ns);
 int ref_format_web10g_prefix(char *buf, const struct magnet_record *r,
 			     __s64 realtime_offset_ns, __u32 cid);

@@ -66,6 +66,9 @@ int main(void)
 #define T struct magnet_v3_rcvbuf
 	PART("v3_rcvbuf", MAGNET_V3_RCVBUF_PART)
 #undef T
+#define T struct magnet_v3_rtoend
+	PART("v3_rtoend", MAGNET_V3_RTOEND_PART)
+#undef T
 	/* version 2: offsets in the record */
 #define T struct magnet_record
 	PART("v2_head", MAGNET_V2_HEAD)

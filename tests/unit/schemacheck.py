@@ -35,6 +35,7 @@ DOC = [
     ("v3_qdisc", "**Qdisc part** (`struct magnet_v3_qdisc`", 0),
     ("v3_limit", "**Limit part** (`struct magnet_v3_limit`", 0),
     ("v3_rcvbuf", "**Rcvbuf part** (`struct magnet_v3_rcvbuf`", 0),
+    ("v3_rtoend", "**Rtoend part** (`struct magnet_v3_rtoend`", 0),
 ]
 
 errors = []

@@ -198,6 +198,8 @@ static void compare(const struct magnet_record *r, __u64 counter,
 	const struct magnet_v3_limit *l = NULL;
 	struct magnet_v3_rcvbuf rcvbuf;
 	const struct magnet_v3_rcvbuf *b = NULL;
+	struct magnet_v3_rtoend rtoend;
+	const struct magnet_v3_rtoend *t = NULL;
 	__u32 netns;
 	int n, m;
 
@@ -293,9 +295,21 @@ static void compare(const struct magnet_record *r, __u64 counter,
 			((unsigned char *)&rcvbuf)[i] = (unsigned char)random();
 		b = &rcvbuf;
 	}
-	n = magnet_format_text(tx_new, r, x, d, e, q, l, b, netns, offset);
+	/* an rtoend part: none, or one (the widest: every field at its
+	 * widest; else any bytes) */
+	if (counter == ~0ULL) {
+		memset(&rtoend, 0xff, sizeof(rtoend));
+		t = &rtoend;
+	} else if (random() % 2) {
+		unsigned int i;
+
+		for (i = 0; i < sizeof(rtoend); i++)
+			((unsigned char *)&rtoend)[i] = (unsigned char)random();
+		t = &rtoend;
+	}
+	n = magnet_format_text(tx_new, r, x, d, e, q, l, b, t, netns, offset);
 	m = ref_lost_misses(tx_ref, ref_format_text(tx_ref, r, x, d, e, q, l,
-						    b, netns, offset), r);
+						    b, t, netns, offset), r);
 	CHECK(n == m && (n == 0 || !memcmp(tx_new, tx_ref, (size_t)n + 1)),
 	      "text, event %u flags %#x: new (%d) '%.*s' ref (%d) '%.*s'",
 	      r->event, r->flags, n, n, tx_new, m, m, tx_ref);
@@ -458,7 +472,7 @@ int main(void)
 	/* the lines the widest record gives bound every line */
 	CHECK(widest_tt == 256, "widest ttprobe line %d bytes", widest_tt);
 	CHECK(widest_tt < MAGNET_TTPROBE_LINE_MAX, "ttprobe line fits");
-	CHECK(widest_text == 1060 && widest_text < MAGNET_TEXT_LINE_MAX,
+	CHECK(widest_text == 1062 && widest_text < MAGNET_TEXT_LINE_MAX,
 	      "widest text line %d",
 	      widest_text);
 

@@ -638,12 +638,13 @@ static void test_text_columns(void)
 			  "\treord_seen\tdsack_dups\trcvbuf\trcvbuf_before"
 			  "\twindow_clamp\twindow_clamp_before\trcv_ssthresh"
 			  "\trcv_space\trcv_rtt_us\ttotal_rto"
-			  "\ttotal_rto_recoveries\tlost\n") != NULL,
-	      "text header: the version 2 columns, then the rate part's, the drop part's, the TCP event part's, the qdisc part's, the limit part's, the rcvbuf part's and the RTO totals, before lost");
+			  "\ttotal_rto_recoveries\ttotal_rto_time"
+			  "\trto_recovery_ms\tlost\n") != NULL,
+	      "text header: the version 2 columns, then the rate part's, the drop part's, the TCP event part's, the qdisc part's, the limit part's, the rcvbuf part's, the RTO totals and the rtoend part's times, before lost");
 	CHECK(magnet_event_name(MAGNET_V3_FLOW) == NULL,
 	      "no event name for 11, version 3's FLOW record");
 	CHECK(magnet_format_text(buf, &(struct magnet_record){ .event =
-				 MAGNET_V3_FLOW }, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0) == 0,
+				 MAGNET_V3_FLOW }, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0) == 0,
 	      "no text line for 11, version 3's FLOW record");
 	for (ev = 1; ev <= MAGNET_EV_MAX; ev++) {
 		if (ev == MAGNET_V3_FLOW)
@@ -653,7 +654,7 @@ static void test_text_columns(void)
 
 			r.event = (__u16)ev;
 			r.flags = (__u8)flags;
-			n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0);
+			n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0);
 			CHECK(n > 0 && n < MAGNET_TEXT_LINE_MAX &&
 			      count_char(buf, '\t') == MAGNET_TEXT_NCOLS - 1,
 			      "text, event %u flags 0x%02x: %d columns", ev,
@@ -673,7 +674,7 @@ static void test_text_columns(void)
 			r.family = MAGNET_FAMILY_INET6;
 			r.ret = -0x7fffffffffffffffLL - 1;
 			memset(buf, '#', sizeof(buf));
-			n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0x7fffffffffffffffLL);
+			n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0x7fffffffffffffffLL);
 			CHECK(n > 0 && n + 1 <= MAGNET_TEXT_LINE_MAX &&
 			      (size_t)n == strlen(buf) &&
 			      count_char(buf, '\t') == MAGNET_TEXT_NCOLS - 1,
@@ -690,7 +691,7 @@ static void test_text_columns(void)
 		memset(&r, 0, sizeof(r));
 		r.event = MAGNET_EV_RESET;
 		r.req = 1234;
-		n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, NULL, 0, 1000000000);
+		n = magnet_format_text(buf, &r, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 1000000000);
 		CHECK(n > 0 && !strncmp(buf, "1.000000000\t0\treset\t", 20) &&
 		      !strcmp(buf + n - 6, "\t1234\n"),
 		      "reset line: %s", buf);

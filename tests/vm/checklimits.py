@@ -34,6 +34,19 @@ the autotune transfer's too), its rcvbuf events (events=rcvbuf):
      kernel never tunes it); the autotune receiver's grew;
   5. the last's window_clamp is TCP_WINDOW_CLAMP at the end;
   6. magnet-exp analyse counts them and gives the last one's buffer.
+And the end of each RTO recovery (events=cong: rto_end lines, Linux 6.7
+and later; limits-rto.json, where the log has events=cong, is a transfer
+through a second-long hole):
+  7. where the sender's TCP_INFO has the RTO totals (6.7 on), the sender
+     socket's last rto_end line before the read has total_rto_time,
+     total_rto and total_rto_recoveries equal to the kernel's
+     tcpi_total_rto_time, tcpi_total_rto and tcpi_total_rto_recoveries
+     (exactly: both are the kernel's sums), each line's rto_recovery_ms
+     is what its total_rto_time adds to the line before's, and a socket
+     whose tcpi_total_rto_time is 0 has none; the rto transfer had a
+     recovery (a total above 0), and magnet-exp analyse gives the last
+     one's total; where the kernel keeps no totals (5.10), no rto_end
+     line at all.
 Prints a line per check; exits 1 if any failed.
 """
 import csv
@@ -103,6 +116,46 @@ def rcvbuf_checks(d, name, rows, an):
        dec[0]["rcvbuf_bytes"] == t["rcvbuf"],
        "(%s)" % [(x["rcvbuf_grown"], x["rcvbuf_bytes"]) for x in dec])
 
+
+
+def rto_checks(d, name, rows, an):
+    with open(os.path.join(d, "limits-%s.json" % name)) as f:
+        t = json.load(f)
+    ends = [r for r in rows if r["event"] == "rto_end"]
+    if "total_rto_time" not in t:
+        ok("%s: no rto_end line where the kernel keeps no RTO totals" % name,
+           not ends, "(%d)" % len(ends))
+        return
+    mine = [r for r in ends if r["sock"] == t["sock"] and
+            wall_ns(r["time"]) <= t["t0_ns"]]
+    if name == "rto":
+        ok("rto: the hole made an RTO recovery (tcpi_total_rto_time %d ms, "
+           "tcpi_total_rto %d)" % (t["total_rto_time"], t["total_rto"]),
+           t["total_rto_time"] > 0 and t["total_rto"] > 0)
+    if not t["total_rto_time"]:
+        ok("%s: no rto_end line, the kernel counted no RTO time" % name,
+           not mine, "(%d)" % len(mine))
+        return
+    ok("%s: rto_end lines of the sender socket %s" % (name, t["sock"]),
+       len(mine) > 0, "(%d)" % len(mine))
+    if not mine:
+        return
+    last = mine[-1]
+    for k in ("total_rto_time", "total_rto", "total_rto_recoveries"):
+        ok("%s: the last rto_end's %s %s, the kernel's %d" % (
+            name, k, last[k], t[k]), int(last[k]) == t[k])
+    before = 0
+    for r in mine:
+        ok("%s: rto_end at %s: %s ms of recovery, %s ms in all after %d" % (
+            name, r["time"], r["rto_recovery_ms"], r["total_rto_time"],
+            before), int(r["total_rto_time"]) ==
+           before + int(r["rto_recovery_ms"]))
+        before = int(r["total_rto_time"])
+    got = [x["rto_time_ms"] for x in an["decisions"]
+           if x["flow"].split()[0].endswith(":" + last["lport"]) and
+           ":" + last["rport"] in x["flow"]]
+    ok("%s: the analysis's time in RTO recoveries %s ms" % (name, got),
+       got == [t["total_rto_time"]])
 
 
 def chronos(t):
@@ -203,8 +256,13 @@ def main(d):
             for k in ("rwnd_limited_us", "sndbuf_limited_us"):
                 ok("%s: the analysis's %s %d, the kernel's %d" %
                    (name, k, li[k], t[k]), abs(li[k] - t[k]) <= g)
-    for name in ("rwnd", "sndbuf", "app", "cwnd", "autotune"):
+    names = ["rwnd", "sndbuf", "app", "cwnd", "autotune"]
+    if os.path.exists(os.path.join(d, "limits-rto.json")):
+        names.append("rto")
+    for name in names:
         rcvbuf_checks(d, name, rows, an)
+    for name in names:
+        rto_checks(d, name, rows, an)
     print("checklimits: %d failed" % len(fails))
     return 1 if fails else 0
 

@@ -20,8 +20,8 @@ the first failed assertion and prints a one-line summary when it passes.
   checklog.py cwnd-changes LOG        no flow has two consecutive lines with
                                       the same cwnd (full=0)
   checklog.py count LOG JSON          print the number of lines of the flow
-  checklog.py text LOG                magnet text (omode=3): a header of 94
-                                      named columns, 94 fields on every line,
+  checklog.py text LOG                magnet text (omode=3): a header of 96
+                                      named columns, 96 fields on every line,
                                       all 8 event types, iperf3 as comm; the
                                       rate part's columns filled on TCP and
                                       app lines, empty on the others; the
@@ -244,15 +244,17 @@ RCVBUF_COLS = ["rcvbuf", "rcvbuf_before", "window_clamp",
                "rcv_rtt_us"]
 # the TCP event part's RTO totals: TCP event lines only
 RTO_COLS = ["total_rto", "total_rto_recoveries"]
+# the rtoend part's times ("Rtoend part"): rto_end lines only (events=cong)
+RTOEND_COLS = ["total_rto_time", "rto_recovery_ms"]
 
 
 def cmd_text(path):
     head, rows = text_rows(path)
-    if len(head) != 94 or head[:3] != ["time", "cpu", "event"] or \
-            head[-27:] != ["drop_reason", "drop_where", "prev_state",
+    if len(head) != 96 or head[:3] != ["time", "cpu", "event"] or \
+            head[-29:] != ["drop_reason", "drop_where", "prev_state",
                            "kind", "timeouts", "qdisc", "qdisc_handle",
                            "qdisc_qlen", "qdisc_backlog"] + LIMIT_COLS + \
-            RCVBUF_COLS + RTO_COLS + ["lost"]:
+            RCVBUF_COLS + RTO_COLS + RTOEND_COLS + ["lost"]:
         fail("header has %d columns: %r" % (len(head), head[:5]))
     kinds = {r["event"] for r in rows}
     want = {"tcp_out", "tcp_in", "app_send", "app_recv", "ip_out", "ip_in",
@@ -287,13 +289,13 @@ def cmd_text(path):
             fail("%s line with rcvbuf columns (no events=rcvbuf): %r" % (
                 r["event"], [r[c] for c in RCVBUF_COLS]))
         if r["prev_state"] or r["kind"] or r["timeouts"] or r["qdisc"] or \
-                any(r[c] for c in RTO_COLS):
+                any(r[c] for c in RTO_COLS + RTOEND_COLS):
             fail("%s line with TCP event columns (no events=retrans or "
                  "state): %r" % (r["event"], (r["prev_state"],
                                  r["kind"], r["timeouts"])))
         if r["event"] not in ("lost", "reset") and not r["netns"].isdigit():
             fail("%s line without its namespace: %r" % (r["event"], r["netns"]))
-    print("text ok: %d lines, 94 columns, event types %s, the rate part on every TCP and app line, the limit part on every TCP line, no drop, TCP event or rcvbuf columns, a namespace on every event line"
+    print("text ok: %d lines, 96 columns, event types %s, the rate part on every TCP and app line, the limit part on every TCP line, no drop, TCP event or rcvbuf columns, a namespace on every event line"
           % (len(rows), ",".join(sorted(kinds))))
 
 

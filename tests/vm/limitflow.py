@@ -17,8 +17,10 @@
         the socket's TCP_INFO and write to OUT, as JSON, its cookie
         (SO_COOKIE: magnet's sock_id), tcpi_busy_time, tcpi_rwnd_limited,
         tcpi_sndbuf_limited (µs), tcpi_reordering, tcpi_reord_seen,
-        tcpi_dsack_dups and the wall clock (ns) just before and after the
-        read; then close.
+        tcpi_dsack_dups, where the kernel has them (Linux 6.7 on: a
+        TCP_INFO of 252 bytes or more) tcpi_total_rto,
+        tcpi_total_rto_recoveries and tcpi_total_rto_time (ms), and the
+        wall clock (ns) just before and after the read; then close.
 """
 import fcntl
 import json
@@ -97,19 +99,26 @@ def send(addr, port, out, mode, *args):
             raise SystemExit("limitflow.py: not acknowledged in 120 s")
         time.sleep(0.005)
     t0 = time.time_ns()
-    info = s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 232)
+    info = s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 256)
     t1 = time.time_ns()
     cookie = struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, SO_COOKIE,
                                              8))[0]
     busy, rwnd, sndbuf = struct.unpack_from("QQQ", info, 168)
     dsack, reord_seen = struct.unpack_from("II", info, 216)
     s.close()
+    res = {"sock": "%016x" % cookie, "busy_us": busy,
+           "rwnd_limited_us": rwnd, "sndbuf_limited_us": sndbuf,
+           "reordering": struct.unpack_from("I", info, 88)[0],
+           "reord_seen": reord_seen, "dsack_dups": dsack,
+           "t0_ns": t0, "t1_ns": t1}
+    # the RTO totals (struct tcp_info's tcpi_total_rto at 244,
+    # tcpi_total_rto_recoveries at 246, tcpi_total_rto_time at 248)
+    if len(info) >= 252:
+        res.update(zip(("total_rto", "total_rto_recoveries",
+                        "total_rto_time"), struct.unpack_from("HHI", info,
+                                                              244)))
     with open(out, "w") as f:
-        json.dump({"sock": "%016x" % cookie, "busy_us": busy,
-                   "rwnd_limited_us": rwnd, "sndbuf_limited_us": sndbuf,
-                   "reordering": struct.unpack_from("I", info, 88)[0],
-                   "reord_seen": reord_seen, "dsack_dups": dsack,
-                   "t0_ns": t0, "t1_ns": t1}, f)
+        json.dump(res, f)
         f.write("\n")
 
 

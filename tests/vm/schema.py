@@ -39,6 +39,7 @@ TABLES = {
     "MAGNET_V3_QDISC_PART": "v3_qdisc",
     "MAGNET_V3_LIMIT_PART": "v3_limit",
     "MAGNET_V3_RCVBUF_PART": "v3_rcvbuf",
+    "MAGNET_V3_RTOEND_PART": "v3_rtoend",
     "MAGNET_V2_HEAD": "v2_head",
     "MAGNET_V2_SNAP": "v2_snap",
     "MAGNET_V2_HDR": "v2_hdr",

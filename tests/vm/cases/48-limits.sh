@@ -59,14 +59,26 @@ limit_run() {
 # from the kernel's default buffer (tcp_rmem 128 KB): each receiver's
 # rcvbuf events must chain from its SO_RCVBUF after the accept to its
 # SO_RCVBUF at the end (none where the receiver set SO_RCVBUF: rwnd).
+# And where the kernel has the congestion state's tracepoint (events=cong,
+# not 5.10), a sixth transfer, paced (8 KB every 20 ms for 5 s), whose
+# data netem drops for a second mid-way: an RTO recovery, and on Linux
+# 6.7 and later its rto_end event, whose total_rto_time and RTO totals
+# must equal the sender's own TCP_INFO at the end (tcpi_total_rto_time,
+# tcpi_total_rto, tcpi_total_rto_recoveries); no rto_end where the
+# kernel keeps no such time or the transfer had no RTO (checklimits.py).
 # suite: every-kernel
 case_limits() {
+	local ev=tcp,rcvbuf hole
 	routed_path lm 66
 	ip netns exec lm-snd sysctl -q -w net.ipv4.tcp_wmem="4096 4194304 8388608"
 	ip netns exec lm-rcv sysctl -q -w net.ipv4.tcp_rmem="4096 4194304 8388608"
 	tc -n lm-rtr qdisc add dev lmr1 root netem delay 10ms limit 1000
 	tc -n lm-rtr qdisc add dev lmr0 root netem delay 10ms limit 1000
-	insmod "$KO" events=tcp,rcvbuf omode=1 port=5301
+	case $(uname -r) in
+	5.10.*) ;;
+	*) ev=$ev,cong ;;
+	esac
+	insmod "$KO" events=$ev omode=1 port=5301
 	start_reader "$L/limits.bin"
 	limit_run rwnd 4096 bulk 400000
 	limit_run app "" paced 1000 100 30
@@ -88,6 +100,20 @@ case_limits() {
 	tc -n lm-rtr qdisc del dev lmr1 root
 	tc -n lm-rtr qdisc add dev lmr1 root netem delay 10ms limit 1000
 	limit_run autotune "" bulk 8000000
+	case $ev in
+	*cong)
+		# the hole: 1.5 s after the receiver starts, for a second
+		(sleep 1.5
+		 tc -n lm-rtr qdisc change dev lmr1 root netem delay 10ms \
+			loss 100% limit 1000
+		 sleep 1
+		 tc -n lm-rtr qdisc change dev lmr1 root netem delay 10ms \
+			limit 1000) &
+		hole=$!
+		limit_run rto "" paced 8192 20 250
+		wait "$hole"
+		;;
+	esac
 	teacup_stop
 	rmmod magnet
 	$TTPB2ASCII -f magnet "$L/limits.bin" > /dev/null
