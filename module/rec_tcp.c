@@ -395,6 +395,27 @@ void notrace magnet_record_tcpev(struct sock *sk, const struct sk_buff *skb,
 NOKPROBE_SYMBOL(magnet_record_tcpev);
 
 /*
+ * The beginning of an event with the TCP part and one part of its own
+ * (RCVBUF, RTO_END) of @size bytes with it: NULL if @layer or direction
+ * @dir is filtered out, or as magnet_tcpev_begin() (with no packet, the
+ * flags RF_SOCK and RF_TCP)
+ */
+static __always_inline struct magnet_v3_tcp *
+magnet_part_begin(struct magnet_rec *c, struct sock *sk, u8 event,
+		  u32 layer, u32 dir, u16 size)
+{
+	const struct magnet_filter *f = magnet_filter();
+	const struct tcp_congestion_ops *ca;
+
+	if (!(f->events & layer) || !(f->dir & dir)) {
+		magnet_ring_filtered();
+		return NULL;
+	}
+	return magnet_tcpev_begin(c, f, sk, NULL, event,
+				  MAGNET_RF_SOCK | MAGNET_RF_TCP, size, &ca);
+}
+
+/*
  * Receive-buffer autotuning (events=rcvbuf; probes.c): the call to
  * tcp_rcv_space_adjust() of the full TCP socket @sk, which holds it (its
  * owner, or the softirq with it locked), left sk_rcvbuf at other than
@@ -403,20 +424,14 @@ NOKPROBE_SYMBOL(magnet_record_tcpev);
  */
 void notrace magnet_record_rcvbuf(struct sock *sk, u32 rcvbuf, u32 clamp)
 {
-	const struct magnet_filter *f = magnet_filter();
 	const struct tcp_sock *tp = tcp_sk(sk);
-	const struct tcp_congestion_ops *ca;
 	struct magnet_v3_rcvbuf *rb;
 	struct magnet_v3_tcp *t;
 	struct magnet_rec c;
 
-	if (!(f->events & MAGNET_LAYER_RCVBUF) || !(f->dir & MAGNET_FDIR_IN)) {
-		magnet_ring_filtered();
-		return;
-	}
-	t = magnet_tcpev_begin(&c, f, sk, NULL, MAGNET_EV_RCVBUF,
-			       MAGNET_RF_SOCK | MAGNET_RF_TCP,
-			       MAGNET_V3_TCP_SIZE + MAGNET_V3_RCVBUF_SIZE, &ca);
+	t = magnet_part_begin(&c, sk, MAGNET_EV_RCVBUF, MAGNET_LAYER_RCVBUF,
+			      MAGNET_FDIR_IN,
+			      MAGNET_V3_TCP_SIZE + MAGNET_V3_RCVBUF_SIZE);
 	if (!t)
 		return;
 	rb = (struct magnet_v3_rcvbuf *)(t + 1);
@@ -442,20 +457,14 @@ NOKPROBE_SYMBOL(magnet_record_rcvbuf);
 void notrace magnet_record_rtoend(struct sock *sk, u8 ca_state, u32 total,
 				  u32 ms)
 {
-	const struct magnet_filter *f = magnet_filter();
-	const struct tcp_congestion_ops *ca;
 	struct magnet_v3_rtoend *re;
 	struct magnet_v3_tcp *t;
 	struct magnet_rec c;
 	u16 n, rec;
 
-	if (!(f->events & MAGNET_LAYER_CONG) || !(f->dir & MAGNET_FDIR_OUT)) {
-		magnet_ring_filtered();
-		return;
-	}
-	t = magnet_tcpev_begin(&c, f, sk, NULL, MAGNET_EV_RTO_END,
-			       MAGNET_RF_SOCK | MAGNET_RF_TCP,
-			       MAGNET_V3_TCP_SIZE + MAGNET_V3_RTOEND_SIZE, &ca);
+	t = magnet_part_begin(&c, sk, MAGNET_EV_RTO_END, MAGNET_LAYER_CONG,
+			      MAGNET_FDIR_OUT,
+			      MAGNET_V3_TCP_SIZE + MAGNET_V3_RTOEND_SIZE);
 	if (!t)
 		return;
 	t->ca_state = ca_state;

@@ -118,9 +118,14 @@ def rcvbuf_checks(d, name, rows, an):
 
 
 
-def rto_checks(d, name, rows, an):
+def truth(d, name):
+    """limits-NAME.json: the sender's TCP_INFO (limitflow.py)"""
     with open(os.path.join(d, "limits-%s.json" % name)) as f:
-        t = json.load(f)
+        return json.load(f)
+
+
+def rto_checks(d, name, rows, an):
+    t = truth(d, name)
     ends = [r for r in rows if r["event"] == "rto_end"]
     if "total_rto_time" not in t:
         ok("%s: no rto_end line where the kernel keeps no RTO totals" % name,
@@ -207,8 +212,7 @@ def main(d):
     with open(os.path.join(d, "limits.an", "verdict.json")) as f:
         an = json.load(f)
     for name in ("rwnd", "sndbuf", "app", "cwnd"):
-        with open(os.path.join(d, "limits-%s.json" % name)) as f:
-            t = json.load(f)
+        t = truth(d, name)
         mine = [r for r in lim if r["sock"] == t["sock"] and
                 wall_ns(r["time"]) <= t["t0_ns"]]
         ok("%s: records of the sender socket %s" % (name, t["sock"]),
