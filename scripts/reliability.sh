@@ -32,7 +32,7 @@ old_section() {
 
 # runs KERNEL STRESS_DIR...: the runs of KERNEL in the STRESS_DIRs
 runs() {
-	local k=$1 dir d
+	local k=$1 dir d n h
 	shift
 	for dir in "$@"; do
 		d=$dir/$k
