@@ -50,26 +50,34 @@
 #endif
 
 /*
- * The end of an RTO recovery (Linux 6.7 on): tp->rto_stamp is its first
- * timeout's ms (tcp_mstamp's clock), non-zero while one is timed. As the
- * congestion state leaves Loss the kernel adds tcp_mstamp's ms less it to
- * total_rto_time (tcp_update_rto_time(), from the same tcp_mstamp: it is
- * not refreshed in between). True with *@ms, this recovery's ms, and
- * *@total, total_rto_time with it added; false where none is timed or the
- * kernel times none.
+ * The end of an RTO recovery (Linux 6.7 on), at a change of the congestion
+ * state out of Loss into @to: tp->rto_stamp is the recovery's first
+ * timeout's ms (tcp_mstamp's clock), non-zero while one is timed. True
+ * with *@ms, this recovery's ms (tcp_mstamp's ms less rto_stamp), and
+ * *@total, total_rto_time as the kernel holds it after the change; false
+ * where none is timed or the kernel times none. The kernel adds the
+ * recovery to total_rto_time (tcp_update_rto_time(), from the same
+ * tcp_mstamp: not refreshed in between) only where it leaves Loss for
+ * Open, in tcp_fastretrans_alert() after tcp_process_loss() (and in a Fast
+ * Open server's handshake, which changes no state). Into Recovery (a
+ * retransmission lost again, or RACK's reordering timer: tcp_enter_recovery)
+ * it adds nothing and leaves rto_stamp set, so *@total is then the total
+ * before, and tcpi_total_rto_time goes on counting from rto_stamp until
+ * the next RTO restarts it.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
-#define magnet_rto_end(tp, total, ms) ({				\
+#define magnet_rto_end(tp, to, total, ms) ({				\
 	u32 stamp_ = READ_ONCE((tp)->rto_stamp);			\
 									\
 	if (stamp_) {							\
 		*(ms) = (u32)div_u64(READ_ONCE((tp)->tcp_mstamp),	\
 				     USEC_PER_MSEC) - stamp_;		\
-		*(total) = READ_ONCE((tp)->total_rto_time) + *(ms);	\
+		*(total) = READ_ONCE((tp)->total_rto_time) +		\
+			   ((to) == TCP_CA_Open ? *(ms) : 0);		\
 	}								\
 	stamp_ != 0; })
 #else
-#define magnet_rto_end(tp, total, ms) false
+#define magnet_rto_end(tp, to, total, ms) false
 #endif
 
 /*

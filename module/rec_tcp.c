@@ -449,9 +449,9 @@ NOKPROBE_SYMBOL(magnet_record_rcvbuf);
 
 /*
  * The end of an RTO recovery (events=cong; tcpev.c): the full TCP socket
- * @sk, locked, leaves Loss for @ca_state, and the kernel is about to add
- * the recovery's @ms to its total_rto_time, making it @total
- * (magnet_rto_end()): an RTO_END event with the TCP part (its ca_state the
+ * @sk, locked, leaves Loss for @ca_state after a recovery of @ms, and its
+ * total_rto_time is @total after the change (the kernel adds @ms only
+ * into Open: magnet_rto_end()): an RTO_END event with the TCP part (its ca_state the
  * state entered) and the rtoend part.
  */
 void notrace magnet_record_rtoend(struct sock *sk, u8 ca_state, u32 total,

@@ -92,7 +92,7 @@ void notrace magnet_cong_state(void *data, struct sock *sk, const u8 ca_state)
 		return;
 	rcu_read_lock();
 	magnet_record_tcpev(sk, NULL, MAGNET_EV_CA_STATE, old, 0, ca_state);
-	if (old == TCP_CA_Loss && magnet_rto_end(tcp_sk(sk), &total, &ms))
+	if (old == TCP_CA_Loss && magnet_rto_end(tcp_sk(sk), ca_state, &total, &ms))
 		magnet_record_rtoend(sk, ca_state, total, ms);
 	rcu_read_unlock();
 }

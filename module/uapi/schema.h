@@ -370,15 +370,19 @@
  * then this part, last: an RTO recovery ended, the socket's congestion
  * state leaving Loss (tcp:tcp_cong_state_set, events=cong) on a kernel
  * that times RTO recoveries (Linux 6.7 and later: tp->rto_stamp, the
- * recovery's first timeout, in ms of tcp_mstamp's clock). The kernel adds
- * the recovery's time to tp->total_rto_time right after the change
- * (tcp_update_rto_time()), from the same clock reading: total_rto_time
- * here is its value then, what tcp_info's tcpi_total_rto_time says until
- * the next recovery starts. The TCP part's ca_state is the state entered.
+ * recovery's first timeout, in ms of tcp_mstamp's clock). Where the state
+ * entered is Open the kernel adds the recovery's time to
+ * tp->total_rto_time right after the change (tcp_update_rto_time()), from
+ * the same clock reading: total_rto_time here is its value then, what
+ * tcp_info's tcpi_total_rto_time says until the next recovery starts.
+ * Into Recovery (tcp_enter_recovery()) it adds nothing and keeps timing
+ * from rto_stamp: total_rto_time is then the total before. The TCP part's
+ * ca_state is the state entered.
  */
 #define MAGNET_V3_RTOEND_PART(X)					\
-	/* tp->total_rto_time once this recovery is added: the ms spent	\
-	 * in the socket's RTO recoveries (tcpi_total_rto_time) */	\
+	/* tp->total_rto_time after the change: with this recovery's ms	\
+	 * where the state entered is Open, as the kernel adds them (the \
+	 * ms spent in RTO recoveries, tcpi_total_rto_time) */		\
 	X(__u32, total_rto_time, , F)					\
 	/* this recovery's own ms: its first timeout (tp->rto_stamp) to	\
 	 * this change, tcp_mstamp's ms as the kernel counts them */	\

@@ -251,7 +251,8 @@ DECISIONS_INTRO = ("Per connection end (events=retrans, state, cong, rcvbuf): it
                    "its time in RTO recoveries, each from its first "
                    "timeout to the change out of Loss, as the kernel "
                    "summed them when the last one ended (events=cong, "
-                   "Linux 6.7 and later: total_rto_time, ms).")
+                   "Linux 6.7 and later: total_rto_time, ms; the kernel "
+                   "leaves out a recovery that ended into Recovery).")
 DECISION_KEYS = ("retrans_fast", "retrans_rto", "retrans_tlp",
                  "retrans_reached", "retrans_not_reached", "rto",
                  "tlp_new", "tlp_retrans", "tlp_none", "recovery", "loss",

@@ -18,7 +18,7 @@
         (SO_COOKIE: magnet's sock_id), tcpi_busy_time, tcpi_rwnd_limited,
         tcpi_sndbuf_limited (µs), tcpi_reordering, tcpi_reord_seen,
         tcpi_dsack_dups, where the kernel has them (Linux 6.7 on: a
-        TCP_INFO of 252 bytes or more) tcpi_total_rto,
+        TCP_INFO of 248 bytes or more) tcpi_total_rto,
         tcpi_total_rto_recoveries and tcpi_total_rto_time (ms), and the
         wall clock (ns) just before and after the read; then close.
 """
@@ -111,12 +111,13 @@ def send(addr, port, out, mode, *args):
            "reordering": struct.unpack_from("I", info, 88)[0],
            "reord_seen": reord_seen, "dsack_dups": dsack,
            "t0_ns": t0, "t1_ns": t1}
-    # the RTO totals (struct tcp_info's tcpi_total_rto at 244,
-    # tcpi_total_rto_recoveries at 246, tcpi_total_rto_time at 248)
-    if len(info) >= 252:
+    # the RTO totals (struct tcp_info's tcpi_total_rto at 240,
+    # tcpi_total_rto_recoveries at 242, tcpi_total_rto_time at 244: after
+    # tcpi_snd_wnd 228, tcpi_rcv_wnd 232, tcpi_rehash 236; 248 bytes in all)
+    if len(info) >= 248:
         res.update(zip(("total_rto", "total_rto_recoveries",
                         "total_rto_time"), struct.unpack_from("HHI", info,
-                                                              244)))
+                                                              240)))
     with open(out, "w") as f:
         json.dump(res, f)
         f.write("\n")

@@ -61,7 +61,8 @@ limit_run() {
 # SO_RCVBUF at the end (none where the receiver set SO_RCVBUF: rwnd).
 # And where the kernel has the congestion state's tracepoint (events=cong,
 # not 5.10), a sixth transfer, paced (8 KB every 20 ms for 5 s), whose
-# data netem drops for a second mid-way: an RTO recovery, and on Linux
+# data netem drops for a second once 64 KB were acknowledged: an RTO
+# recovery, and on Linux
 # 6.7 and later its rto_end event, whose total_rto_time and RTO totals
 # must equal the sender's own TCP_INFO at the end (tcpi_total_rto_time,
 # tcpi_total_rto, tcpi_total_rto_recoveries); no rto_end where the
@@ -102,16 +103,22 @@ case_limits() {
 	limit_run autotune "" bulk 8000000
 	case $ev in
 	*cong)
-		# the hole: 1.5 s after the receiver starts, for a second
-		(sleep 1.5
+		# the hole: once the transfer's data flow (64 KB acked, not a
+		# fixed time: a slow guest starts the sender late; at 1.5 s
+		# after the receiver's start, the debug kernel's sender had
+		# barely begun, 7.2's once had 24 ms of recovery), for a second;
+		# netem's count of what it dropped kept
+		(data_flowing lm-snd 5301 60 || exit 1
 		 tc -n lm-rtr qdisc change dev lmr1 root netem delay 10ms \
 			loss 100% limit 1000
 		 sleep 1
+		 tc -s -n lm-rtr qdisc show dev lmr1 > "$L/limits-hole.tc"
 		 tc -n lm-rtr qdisc change dev lmr1 root netem delay 10ms \
 			limit 1000) &
 		hole=$!
 		limit_run rto "" paced 8192 20 250
-		wait "$hole"
+		wait "$hole" || { log "rto: the transfer's data never flowed"; return 1; }
+		log "rto: the hole: $(grep -o 'dropped [0-9]*' "$L/limits-hole.tc")"
 		;;
 	esac
 	teacup_stop
