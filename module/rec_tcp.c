@@ -303,11 +303,12 @@ NOKPROBE_SYMBOL(magnet_app_return);
 
 /*
  * The beginning shared by a TCP event's record (magnet_record_tcpev,
- * magnet_record_rcvbuf, magnet_record_rtoend) once its layer passed the filter: the socket's
- * ports and mark through the filter (counted as filtered if not), then
- * @event's record of @size bytes with @flags begun and its TCP part filled
- * (@skb's len, seq and end_seq, or none). NULL if filtered or the ring is
- * full (counted there); *@cap: the congestion control the TCP part names.
+ * magnet_record_rcvbuf, magnet_record_rtoend) once its layer passed the
+ * filter: the socket's ports and mark through the filter (counted as
+ * filtered if not), then @event's record of @size bytes with @flags begun
+ * and its TCP part filled (@skb's len, seq and end_seq, or none). NULL if
+ * filtered or the ring is full (counted there); *@cap: the congestion
+ * control the TCP part names.
  */
 static __always_inline struct magnet_v3_tcp *
 magnet_tcpev_begin(struct magnet_rec *c, const struct magnet_filter *f,
@@ -451,8 +452,8 @@ NOKPROBE_SYMBOL(magnet_record_rcvbuf);
  * The end of an RTO recovery (events=cong; tcpev.c): the full TCP socket
  * @sk, locked, leaves Loss for @ca_state after a recovery of @ms, and its
  * total_rto_time is @total after the change (the kernel adds @ms only
- * into Open: magnet_rto_end()): an RTO_END event with the TCP part (its ca_state the
- * state entered) and the rtoend part.
+ * into Open: magnet_rto_end()): an RTO_END event with the TCP part (its
+ * ca_state the state entered) and the rtoend part.
  */
 void notrace magnet_record_rtoend(struct sock *sk, u8 ca_state, u32 total,
 				  u32 ms)
