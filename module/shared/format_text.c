@@ -346,16 +346,19 @@ int magnet_format_text(char *buf, const struct magnet_record *r,
 	} else {
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_RCVBUF));
 	}
+	/* an RTO_END event's rtoend part: the RTO totals and its times */
+	if (r->event != MAGNET_EV_RTO_END)
+		re = NULL;
 	if (ev && ev->rto_totals && magnet_is_tcpev(r->event)) {
 		MAGNET_COL_U32(p, ev->total_rto);
 		MAGNET_COL_U32(p, ev->total_rto_recoveries);
-	} else if (re && r->event == MAGNET_EV_RTO_END) {
+	} else if (re) {
 		MAGNET_COL_U32(p, re->total_rto);
 		MAGNET_COL_U32(p, re->total_rto_recoveries);
 	} else {
 		p = magnet_put_tabs(p, MAGNET_TEXT_N(MAGNET_TEXT_COLS_RTO));
 	}
-	if (re && r->event == MAGNET_EV_RTO_END) {
+	if (re) {
 		MAGNET_COL_U32(p, re->total_rto_time);
 		MAGNET_COL_U32(p, re->rto_recovery_ms);
 	} else {

@@ -111,13 +111,12 @@ static int v3_layout(unsigned int event, unsigned int flags)
 				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
 		       (MAGNET_RF_TCP | MAGNET_RF_RATE) ? V3_TCPEV : V3_NONE;
 	case MAGNET_EV_RCVBUF:
-		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE |
-				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
-		       MAGNET_RF_TCP ? V3_RCVBUF : V3_NONE;
 	case MAGNET_EV_RTO_END:
-		return (flags & (MAGNET_RF_TCP | MAGNET_RF_RATE |
-				 MAGNET_RF_HDR | MAGNET_RF_APP)) ==
-		       MAGNET_RF_TCP ? V3_RTOEND : V3_NONE;
+		/* the TCP part and the event's own part, no rate part */
+		if ((flags & (MAGNET_RF_TCP | MAGNET_RF_RATE | MAGNET_RF_HDR |
+			      MAGNET_RF_APP)) != MAGNET_RF_TCP)
+			return V3_NONE;
+		return event == MAGNET_EV_RCVBUF ? V3_RCVBUF : V3_RTOEND;
 	}
 	return V3_NONE;
 }
