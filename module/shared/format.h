@@ -304,9 +304,9 @@ int magnet_format_legacy(struct magnet_legacy_record *l,
  * rcvbuf_before, window_clamp, window_clamp_before, rcv_ssthresh (bytes),
  * rcv_space (bytes read in the last measured round trip) and rcv_rtt_us;
  * each empty otherwise. @re: an RTO_END event's rtoend part
- * (magnet_v3_rtoend()), or NULL: total_rto_time (ms in RTO recoveries,
- * this one included) and rto_recovery_ms (this one's), and the RTO totals
- * above; each empty otherwise. @netns: the
+ * (magnet_v3_rtoend()), or NULL: total_rto_time (ms in RTO recoveries
+ * as the kernel sums them: this one included where it ended into Open)
+ * and rto_recovery_ms (this one's), and the RTO totals above; each empty otherwise. @netns: the
  * event's network namespace (version 3's FLOW record), 0 if unknown: an
  * empty column. @buf must hold
  * MAGNET_TEXT_LINE_MAX bytes. Return the length (0 for an unknown event

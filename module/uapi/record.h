@@ -82,7 +82,7 @@ enum magnet_event {
 	/* version 3 only: an RTO recovery ended (the congestion state left
 	 * Loss, on Linux 6.7 and later: events=cong), the TCP part and the
 	 * rtoend part (struct magnet_v3_rtoend): the socket's time in RTO
-	 * recoveries with this one */
+	 * recoveries as the kernel sums it, and this recovery's */
 	MAGNET_EV_RTO_END = 23,
 	MAGNET_EV_MAX = MAGNET_EV_RTO_END,
 };

@@ -1208,7 +1208,7 @@ def _decision(res, r, ev, t=None):
                       r["window_clamp_before"], r["window_clamp"]))
         elif ev == "rto_end":
             _mark(res, t, "rto_end", "%s RTO recovery ended after %s ms "
-                  "(%s ms in RTO recoveries)" % (
+                  "(the kernel's sum: %s ms in RTO recoveries)" % (
                       where, r["rto_recovery_ms"], r["total_rto_time"]))
         else:
             _mark(res, t, ev, "%s%s" % (
@@ -1253,8 +1253,8 @@ def _decision(res, r, ev, t=None):
         res.rcvbufs[sock] = r.int_("rcvbuf")
         return
     if ev == "rto_end":
-        # an RTO recovery ended (events=cong, 6.7 on): the kernel's time
-        # in RTO recoveries with it
+        # an RTO recovery ended (events=cong, 6.7 on): the kernel's sum
+        # of the time in RTO recoveries (with it where it ended into Open)
         res.rto_times[sock] = r.int_("total_rto_time")
         return
     if ev == "cong_state":

@@ -62,11 +62,12 @@ limit_run() {
 # And where the kernel has the congestion state's tracepoint (events=cong,
 # not 5.10), a sixth transfer, paced (8 KB every 20 ms for 5 s), whose
 # data netem drops for a second once 64 KB were acknowledged: an RTO
-# recovery, and on Linux
-# 6.7 and later its rto_end event, whose total_rto_time and RTO totals
-# must equal the sender's own TCP_INFO at the end (tcpi_total_rto_time,
-# tcpi_total_rto, tcpi_total_rto_recoveries); no rto_end where the
-# kernel keeps no such time or the transfer had no RTO (checklimits.py).
+# recovery, and on Linux 6.7 and later its rto_end event, whose RTO
+# totals and total_rto_time must be the sender's own TCP_INFO at the end
+# (tcpi_total_rto, tcpi_total_rto_recoveries, tcpi_total_rto_time: equal
+# where the recovery ended into Open, the kernel's time at least the
+# line's and its recovery's into Recovery); no rto_end where the kernel
+# keeps no such time or the transfer had no RTO (checklimits.py).
 # suite: every-kernel
 case_limits() {
 	local ev=tcp,rcvbuf hole
