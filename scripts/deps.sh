@@ -27,6 +27,13 @@ chromium chromium-driver fonts-liberation $*"
 VNG_VERSION=1.42
 VENV=/usr/local/lib/magnet-venv
 
+# The Parquet readers make check compares ttpb2ascii -f parquet with
+# (tests/unit/test_parquet.py): pyarrow, pandas, Polars and DuckDB, the
+# engines docs/outputs.md names, pinned, in a venv of their own (Debian 12
+# packages none but pandas; ttpb2ascii itself needs none of them)
+READERS_VENV=/usr/local/lib/magnet-readers
+READERS="pyarrow==25.0.1 pandas==2.2.3 numpy==2.4.6 polars==1.44.2 duckdb==1.5.6"
+
 # the commands the project runs; a missing one fails here by name
 cmds="gcc make ld bc depmod modprobe git \
 qemu-system-x86_64 busybox file python3 vng virtme-run \
@@ -70,6 +77,19 @@ if [ "$("$VENV/bin/vng" --version 2>/dev/null | awk '{print $NF}')" != "$VNG_VER
 	$sudo /usr/bin/python3 -m venv "$VENV"
 	$sudo "$VENV/bin/python3" -m pip install --quiet "virtme-ng==$VNG_VERSION"
 fi
+readers_have() {
+	"$READERS_VENV/bin/python3" - $READERS <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version
+sys.exit(any(version(n) != v for n, v in (a.split("==") for a in sys.argv[1:])))
+PY
+}
+if ! readers_have; then
+	echo "deps: installing the Parquet readers ($READERS) from PyPI into $READERS_VENV"
+	$sudo /usr/bin/python3 -m venv "$READERS_VENV"
+	# shellcheck disable=SC2086
+	$sudo "$READERS_VENV/bin/python3" -m pip install --quiet $READERS
+fi
 # vng runs virtme-run and its other helpers from PATH
 for t in vng virtme-run virtme-ng virtme-configkernel virtme-mkinitramfs virtme-prep-kdir-mods; do
 	[ "$(readlink "/usr/local/bin/$t" 2>/dev/null)" = "$VENV/bin/$t" ] ||
@@ -84,6 +104,7 @@ done
 for m in asyncssh; do
 	/usr/bin/python3 -c "import $m" > /dev/null 2>&1 || absent="$absent python3:$m"
 done
+readers_have || absent="$absent $READERS_VENV:$(echo $READERS | tr ' ' ,)"
 if [ -n "$absent" ]; then
 	echo "deps: missing after install:$absent" >&2
 	exit 1

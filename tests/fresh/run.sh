@@ -18,7 +18,7 @@
 #          no BUG/WARNING/Oops, and the commands deps.sh promises exist.
 #
 # Needs root (debootstrap, chroot, mounts) and network access to
-# deb.debian.org and PyPI. About 6 minutes and 3 GB of scratch disk on a
+# deb.debian.org and PyPI. About 6 minutes and 3.6 GB of scratch disk on a
 # two-core machine.
 #
 # MAGNET_FRESH_DIR   where the scratch root goes (default: a new directory

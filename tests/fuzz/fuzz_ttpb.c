@@ -11,13 +11,14 @@
  *             around fuzzed content; a log that starts with the gzip magic
  *             takes that path too, with a fuzzed stream);
  *   bits 4-5: if not 0, a pcap format instead of bits 0-2, see
- *             pcap_variants[] (userspace/pcapw.c).
+ *             pcap_variants[] (userspace/pcapw.c);
+ *   bit 6:    -f parquet instead of any of those (userspace/parquetw.c).
  *
  * Properties: no crash, leak or undefined behaviour (ASan, UBSan), and
  * the documented exit codes only: 0 (decoded), 2 (bad input), 3 (the log
  * ends inside a record), and 1 (usage) only where the man page allows it:
- * a log detected as ttprobe's 96-byte records asked for as magnet text or
- * web10g. Anything else is a bug.
+ * a log detected as ttprobe's 96-byte records asked for as magnet text,
+ * web10g, Parquet or pcap. Anything else is a bug.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -42,6 +43,9 @@ static const char *const variants[8][5] = {
 	{ "-i", "legacy", "-f", "legacy" },
 	{ "-i", "magnet", "-f", "web10g" },
 };
+
+/* bit 0x40 of the first byte: -f parquet (parquetw.c) */
+static const char *const parquet_variant[3] = { "-f", "parquet" };
 
 /* --split's directory, made at start; its files are rewritten each run */
 static char split_dir[] = "/tmp/magnet-fuzz-split.XXXXXX";
@@ -114,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	v = data[0] & 0x30 ? pcap_variants[(data[0] >> 4) & 3] :
+	v = data[0] & 0x40 ? parquet_variant :
+	    data[0] & 0x30 ? pcap_variants[(data[0] >> 4) & 3] :
 			     variants[data[0] & 7];
 	fd = memfd_create("ttpb-log", MFD_CLOEXEC);
 	if (fd < 0)
@@ -136,9 +141,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	ret = ttpb2ascii_main(argc, argv);
 	close(fd);
-	if (ret == 1 && (data[0] & 0x30 ||
+	if (ret == 1 && (data[0] & 0x70 ||
 			 (data[0] & 7) == 2 || (data[0] & 7) == 3))
-		return 0;	/* -f magnet, web10g or pcap of a legacy log */
+		return 0;	/* -f magnet, web10g, parquet or pcap of a legacy
+				 * log */
 	if (ret != 0 && ret != 2 && ret != 3) {
 		fprintf(stderr, "fuzz_ttpb: exit code %d (variant %u)\n", ret,
 			data[0] & 15);
