@@ -1,7 +1,10 @@
 """magnet-exp: the command line."""
 import argparse
+import concurrent.futures
+import contextlib
 import csv
 import glob
+import io
 import json
 import os
 import select
@@ -20,6 +23,7 @@ examples:
   magnet-exp analyse run.bin                 # into ./run.analysis/
   magnet-exp analyse -o out logs/            # every *.bin and *.bin.gz in logs/
   magnet-exp analyse --strict run.bin.gz     # exit 1 unless confirmed
+  magnet-exp analyse -j 2 -o out logs/       # two logs at a time
 
 Hosts are kept apart: a log whose records name their network namespace
 (magnet since 2026-11-28) is analysed per namespace, so one kernel's
@@ -296,10 +300,11 @@ def _figures(fn, *args):
 
 
 def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
-                hosts=None, pcapng=False):
+                hosts=None, pcapng=False, bar=True):
     """one log: its analysis directory, printed verdict; (res, dict);
     @hosts: {netns inode: host name}; @pcapng: the log's packets and
-    events for Wireshark too (export.py), in OUTDIR/pcapng/"""
+    events for Wireshark too (export.py), in OUTDIR/pcapng/; @bar: a
+    progress bar on stderr if it is a terminal"""
     # a bar on a terminal: the share of records read, when the size says
     # how many there are (an uncompressed log), else the count
     total = None
@@ -310,7 +315,7 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
             pass
 
     def progress(n):
-        if not sys.stderr.isatty():
+        if not bar or not sys.stderr.isatty():
             return
         if total:
             done = min(1.0, n / total)
@@ -337,7 +342,7 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
         res.qdisc_limits = an.qdisc_limits(
             text, _topology(os.path.dirname(path) or ".", "devices"),
             hosts)
-    if sys.stderr.isatty():
+    if bar and sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
     d = res.as_dict()
     d["figures"] = _figures(plots.log_figures, res, outdir,
@@ -392,18 +397,50 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
     return res, d
 
 
+def _analyse_job(job):
+    """analyse_one in a worker process: (res, dict, what it printed)"""
+    args, kw = job
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        res, d = analyse_one(*args, bar=False, **kw)
+    return res, d, out.getvalue()
+
+
+def jobs_default():
+    """-j's default: the CPUs this process may run on"""
+    return len(os.sched_getaffinity(0))
+
+
+def analyse_all(jobs, n):
+    """analyse_one(*args, **kw) for each (args, kw) of @jobs, @n logs at
+    a time in worker processes (one log's analysis is one pass, on one
+    core): (res, dict) for each, in @jobs' order, each log's lines printed
+    as analyse_one prints them, in that order too, once it is done; a
+    log's error raised where its turn comes, as in turn"""
+    if n <= 1 or len(jobs) <= 1:
+        for args, kw in jobs:
+            yield analyse_one(*args, **kw)
+        return
+    with concurrent.futures.ProcessPoolExecutor(min(n, len(jobs))) as ex:
+        for res, d, out in ex.map(_analyse_job, jobs):
+            sys.stdout.write(out)
+            sys.stdout.flush()
+            yield res, d
+
+
 def cmd_analyse(ns):
     worst = an.CONFIRMED
-    runs = []
-    for path in _logs(ns.logs):
+    runs, jobs = [], []
+    paths = _logs(ns.logs)
+    for path in paths:
         outdir = os.path.join(ns.output or ".", _base(path) + ".analysis") \
             if not ns.output or len(ns.logs) > 1 or os.path.isdir(ns.logs[0]) \
             else ns.output
-        res, d = analyse_one(path, outdir, ns.ttpb2ascii, not ns.no_figures,
-                             set(ns.ifindex.split(",")) if ns.ifindex
-                             else None,
-                             host_names(os.path.dirname(path) or "."),
-                             ns.pcapng)
+        jobs.append(((path, outdir, ns.ttpb2ascii, not ns.no_figures,
+                      set(ns.ifindex.split(",")) if ns.ifindex else None,
+                      host_names(os.path.dirname(path) or "."),
+                      ns.pcapng), {}))
+    for path, (res, d) in zip(paths, analyse_all(jobs, ns.jobs)):
         runs.append((_base(path), res))
         if an._RANK[d["verdict"]] > an._RANK[worst]:
             worst = d["verdict"]
@@ -509,10 +546,12 @@ def report(s, outdir, runs, ns):
     delays = []
     per_run = []
     devices, hosts = host_ifindex(outdir), host_names(outdir)
-    for variant, rep, log, iperf, params in runs:
+    jobs = [((log, os.path.join(outdir, _base(log) + ".analysis"),
+              ns.ttpb2ascii, not ns.no_figures, devices, hosts, ns.pcapng),
+             {}) for _, _, log, _, _ in runs]
+    for (variant, rep, log, iperf, params), (res, d) in zip(
+            runs, analyse_all(jobs, ns.jobs)):
         adir = os.path.join(outdir, _base(log) + ".analysis")
-        res, d = analyse_one(log, adir, ns.ttpb2ascii, not ns.no_figures,
-                             devices, hosts, ns.pcapng)
         # per TCP stack and per flow (stacks.py); iperf: iperf3's JSON,
         # or with [[flows]] each flow's
         st_rows, fl_rows, iperf, ends = stacks.run_extras(
@@ -688,6 +727,17 @@ def cmd_monarch(ns):
     return 1 if s.get("teardown_errors") else 0
 
 
+def _jobs(v):
+    try:
+        n = int(v)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError("%r: a number of logs, 1 or more"
+                                         % v)
+    return n
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="magnet-exp",
@@ -723,6 +773,10 @@ def main(argv=None):
                    "namespaces needs none: a router's are its own")
     a.add_argument("--pcapng", action="store_true",
                    help=PCAPNG_HELP)
+    a.add_argument("-j", "--jobs", type=_jobs, default=jobs_default(),
+                   metavar="N", help="analyse N logs at a time, each in a "
+                   "process of its own (default: one per CPU, here %d)"
+                   % jobs_default())
     a.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
     r = sub.add_parser(
@@ -756,6 +810,10 @@ def main(argv=None):
                    help="write no PNG and SVG figures")
     r.add_argument("--pcapng", action="store_true",
                    help=PCAPNG_HELP)
+    r.add_argument("-j", "--jobs", type=_jobs, default=jobs_default(),
+                   metavar="N", help="analyse N logs at a time, each in a "
+                   "process of its own (default: one per CPU, here %d)"
+                   % jobs_default())
     r.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
     e = sub.add_parser(
@@ -773,6 +831,10 @@ def main(argv=None):
                    help="write no PNG and SVG figures")
     e.add_argument("--pcapng", action="store_true",
                    help=PCAPNG_HELP)
+    e.add_argument("-j", "--jobs", type=_jobs, default=jobs_default(),
+                   metavar="N", help="analyse N logs at a time, each in a "
+                   "process of its own (default: one per CPU, here %d)"
+                   % jobs_default())
     e.add_argument("--strict", action="store_true",
                    help="exit 1 unless every verdict is confirmed")
     c = sub.add_parser(
