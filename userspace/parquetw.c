@@ -439,7 +439,6 @@ static int pqw_group(struct pqw *w)
 		}
 		g->off[i] = w->off;
 		g->len[i] = h.len + page;
-		g->nval[i] = w->rows;
 		if (pqw_write(w, h.p, h.len) || pqw_write(w, lev, k) ||
 		    pqw_write(w, c->def, groups) ||
 		    (c->len && pqw_write(w, c->val, c->len))) {
@@ -448,7 +447,6 @@ static int pqw_group(struct pqw *w)
 		}
 		memset(c->def, 0, groups);
 		c->len = 0;
-		c->nval = 0;
 	}
 	free(h.p);
 	g->rows = w->rows;
@@ -483,7 +481,6 @@ int pqw_line(struct pqw *w, const char *line, size_t len)
 			if (pqw_value(w, i, s, t))
 				goto undo;
 			w->col[i].def[row / 8] |= (unsigned char)(1U << (row % 8));
-			w->col[i].nval++;
 		}
 		s = t + 1;
 	}
@@ -498,7 +495,6 @@ undo:
 		if (!(c->def[row / 8] & (1U << (row % 8))))
 			continue;
 		c->def[row / 8] &= (unsigned char)~(1U << (row % 8));
-		c->nval--;
 		/* a value's size: 4, 8, or a string's 4 + its length */
 		if (pqw_kinds[i] == PQW_U32) {
 			c->len -= 4;
@@ -603,7 +599,7 @@ static void footer(struct pqw *w, struct pqw_buf *b, const char *end)
 			tc_list(b, TC_BINARY, 1);
 			tc_bin(b, pqw_cols[i].name);
 			tc_i32(b, &m, 4, PQ_UNCOMPRESSED);
-			tc_i64(b, &m, 5, (long long)rg->nval[i]);
+			tc_i64(b, &m, 5, (long long)rg->rows);	/* nulls too */
 			tc_i64(b, &m, 6, (long long)rg->len[i]);
 			tc_i64(b, &m, 7, (long long)rg->len[i]);
 			tc_i64(b, &m, 9, (long long)rg->off[i]);

@@ -30,9 +30,6 @@ struct pqw_col {
 	unsigned char *val;	/* the row group's values, PLAIN */
 	size_t len, cap;
 	unsigned char *def;	/* a bit per row: 1 = a value, 0 = null */
-	size_t nval;		/* values in val */
-	unsigned long long chunk_off;	/* its chunk's offset in the file */
-	size_t chunk_len;	/* page header and page */
 };
 
 struct pqw {
@@ -47,7 +44,6 @@ struct pqw {
 		unsigned long long rows, bytes;
 		unsigned long long off[MAGNET_TEXT_NCOLS];
 		unsigned long long len[MAGNET_TEXT_NCOLS];
-		unsigned long long nval[MAGNET_TEXT_NCOLS];
 	} *groups;
 	size_t ngroups, groups_cap;
 	const char *created_by;

@@ -1227,29 +1227,21 @@ decoded:
 			len = magnet_ttstream_format(&tt, line, &rec,
 						     si.realtime_offset_ns);
 			break;
-		case FMT_MAGNET: {
-			struct parts_buf pb;
-			struct pcapw_parts pt;
-
-			get_parts(v3 ? v3d : NULL, &pb, &pt);
-			len = magnet_format_text(line, &rec, pt.rate, pt.drop,
-						 pt.tcpev, pt.qdisc, pt.lim,
-						 pt.rcvbuf, pt.rtoend, netns,
-						 si.realtime_offset_ns);
-			break;
-		}
+		case FMT_MAGNET:
 		case FMT_PARQUET: {
 			struct parts_buf pb;
 			struct pcapw_parts pt;
 
-			/* the text line, in obuf's room, into the columns */
 			get_parts(v3 ? v3d : NULL, &pb, &pt);
 			len = magnet_format_text(line, &rec, pt.rate, pt.drop,
 						 pt.tcpev, pt.qdisc, pt.lim,
 						 pt.rcvbuf, pt.rtoend, netns,
 						 si.realtime_offset_ns);
-			if (len > 0 && len < line_max &&
-			    pqw_line(&pq, line, (size_t)len)) {
+			if (fmt == FMT_MAGNET || len <= 0 || len >= line_max)
+				break;
+			/* -f parquet: the line, in obuf's room, into the
+			 * columns; nothing of it goes out as text */
+			if (pqw_line(&pq, line, (size_t)len)) {
 				if (!write_failed) {
 					finish_output();
 					msg("%s: record index %llu: %s",
@@ -1257,9 +1249,7 @@ decoded:
 				}
 				return EXIT_BADINPUT;
 			}
-			if (len > 0 && len < line_max)
-				continue;
-			break;
+			continue;
 		}
 		case FMT_WEB10G: {
 			struct magnet_v3_limit lm;

@@ -46,6 +46,8 @@ import os
 import subprocess
 import sys
 
+import tally
+
 TCP_LAYER = {"tcp_out", "tcp_in", "app_send", "app_recv", "retrans", "rto",
              "tlp", "state", "cong_state", "rcvbuf", "rto_end"}
 PACKETS = {"ip_out", "ip_in", "dev_out", "dev_in", "wire_out", "drop_out",
@@ -77,18 +79,10 @@ EVENTS = {"retrans", "rto", "tlp", "state", "cong_state", "rcvbuf",
           "rto_end", "qdisc", "qdisc_enq", "drop_out", "drop_in"}
 FIELDS = STATE_COLS + OTHER + EVENT_COLS
 
-passed = failed = 0
+T = tally.Tally("checkwireshark")
+check = T.check
 # the qdisc events given a sojourn (expected())
 sojourns = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s" % what)
 
 
 def ns_of(t):
@@ -370,9 +364,7 @@ def main(argv):
     if queues:
         check(waits, "%s: no qdisc sojourn in the plugin's fields" % log)
         compare_queues(log, tt, work, waits)
-    print("checkwireshark: %d passed, %d failed (%d qdisc sojourns)"
-          % (passed, failed, sojourns))
-    return 1 if failed else 0
+    return T.close(" (%d qdisc sojourns)" % sojourns)
 
 
 if __name__ == "__main__":

@@ -22,18 +22,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, HERE)
 from magnet_exp import analyse as an  # noqa: E402
+import tally  # noqa: E402
 import test_exp  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s" % what)
+T = tally.Tally("longflow")
+check = T.check
 
 
 def main():
@@ -85,8 +78,7 @@ def main():
           "one-way delays at TCP: %s, the truth %d at 3 us"
           % (dict(tcp), n - truth["net"] - truth["stack"]))
     os.unlink(path)
-    print("longflow: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return T.close()
 
 
 if __name__ == "__main__":

@@ -19,19 +19,13 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+import tally
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOC = os.path.join(HERE, "..", "..", "docs", "outputs.md")
 GROUP = 65536
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s" % what)
+T = tally.Tally("test_parquet")
+check = T.check
 
 
 def doc_types():
@@ -232,8 +226,7 @@ def main():
         edge.start, edge.stop - 1))
     same(big, head, cols, ("duckdb", got, DUCK), edge)
 
-    print("test_parquet: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return T.close()
 
 
 if __name__ == "__main__":
