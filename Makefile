@@ -128,6 +128,16 @@ check-stress: userspace
 	$(RELIABILITY); \
 	exit $$rc
 
+# magnet-exp analyse on one connection of LONG_SEGMENTS data segments
+# (tests/unit/longflow.py): loss places, IP IDs and one-way delays exact
+# past the sequence space's and the IP IDs' wraps, with the analysis's own
+# bounds; prints its time and peak memory
+LONG_SEGMENTS ?= 2000000
+check-long: userspace
+	$(MAKE) -C tests/unit ttpb2ascii-asan
+	/usr/bin/python3 tests/unit/longflow.py tests/unit/ttpb2ascii-asan \
+		build/long $(LONG_SEGMENTS)
+
 # the Wireshark plugin with Debian 13's tshark (4.4) in a debootstrapped
 # root, as the unit line runs it with Debian 12's (docs/wireshark.md)
 check-wireshark-13: userspace
@@ -250,5 +260,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug check-wireshark-13 wireshark-screenshot demo bench bench-profile bench-insn bench-nsdrop bench-monarch fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug check-long check-wireshark-13 wireshark-screenshot demo bench bench-profile bench-insn bench-nsdrop bench-monarch fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist
