@@ -214,8 +214,10 @@ router's qdiscs (tc -s), and its analysis (<...>.analysis/, as magnet-exp
 analyse, with stacks.csv: per flow the application's writes and the data
 segments each TCP stack sent, MAGNeT's Table II, and flows.csv); DIR also
 gets the spec, the kernel release, the sysctls, the qdiscs, the device
-map and provenance.json (kernel, CPUs, virtualization, offloads; printed
-above the table, with a caveat under software emulation), and at the end comparison.md and .csv (per variant, and per
+map and provenance.json (kernel, CPUs, virtualization, offloads, and
+MAGNET_EXP_ICOUNT: the QEMU -icount options of a guest on instruction-
+counted time, as make demo's; printed above the table, with a caveat
+under software emulation), and at the end comparison.md and .csv (per variant, and per
 combination of a sweep, median and
 min..max over the repetitions whose verdict is confirmed, the others
 listed: throughput from the log and from iperf3,

@@ -274,7 +274,19 @@ def provenance_lines(prov):
         return []
     lines = []
     virt = prov.get("virtualization")
-    if virt == "qemu":
+    icount = prov.get("icount")
+    if virt == "qemu" and icount:
+        lines.append(
+            "caveat: these runs ran under software CPU emulation (QEMU "
+            "without KVM, systemd-detect-virt --vm: qemu) with "
+            "instruction-counted time (QEMU -icount %s, as "
+            "MAGNET_EXP_ICOUNT said): the guest's clock advances with the "
+            "instructions it executes, not with real time, so the host's "
+            "load does not move its timings and netem's delays are exact on "
+            "that clock; but the CPUs' work is timed in instructions, not in "
+            "a real CPU's cycles: rates and delays that the CPUs bound are "
+            "not a real machine's" % icount)
+    elif virt == "qemu":
         lines.append(
             "caveat: these runs ran under software CPU emulation (QEMU "
             "without KVM, systemd-detect-virt --vm: qemu): the guest's CPUs "

@@ -596,9 +596,11 @@ def provenance(devices):
     systemd-detect-virt --vm names it ("none" on bare metal, "qemu" under
     QEMU's software emulation (TCG), "kvm" with KVM, ...; None if it could
     not tell), the container as --container names it ("none", "docker",
-    ...: a guest whose root is a container's files can look like one), and
-    each of @devices' ({dev: (netns, ...)}) offloads as ethtool -k shows
-    them"""
+    ...: a guest whose root is a container's files can look like one),
+    QEMU's -icount options when the environment's MAGNET_EXP_ICOUNT gives
+    them (a guest cannot tell it runs on instruction-counted time: make
+    demo's VM does and says so), and each of @devices' ({dev: (netns,
+    ...)}) offloads as ethtool -k shows them"""
     model = None
     try:
         with open("/proc/cpuinfo") as f:
@@ -623,6 +625,7 @@ def provenance(devices):
     return {"kernel": os.uname().release, "machine": os.uname().machine,
             "cpus": os.cpu_count(), "cpu_model": model,
             "virtualization": virt, "container": cont,
+            "icount": os.environ.get("MAGNET_EXP_ICOUNT") or None,
             "offloads": offloads}
 
 

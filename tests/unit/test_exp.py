@@ -2783,9 +2783,12 @@ class Report(unittest.TestCase):
         prov = {"kernel": "7.2.13", "machine": "x86_64", "cpus": 2,
                 "cpu_model": "QEMU TCG CPU", "virtualization": "qemu",
                 "offloads": {"snd0": {k: "off" for k in run.OFFLOADS}}}
-        for virt, caveat in (("qemu", True), ("none", False)):
+        icount = ("with instruction-counted time (QEMU -icount "
+                  "shift=0,sleep=off, as MAGNET_EXP_ICOUNT said)")
+        for virt, caveat, ic in (("qemu", True, None), ("none", False, None),
+                                 ("qemu", True, "shift=0,sleep=off")):
             with open(os.path.join(out, "provenance.json"), "w") as f:
-                json.dump(dict(prov, virtualization=virt), f)
+                json.dump(dict(prov, virtualization=virt, icount=ic), f)
             with contextlib.redirect_stdout(io.StringIO()) as o:
                 self.assertEqual(cli.report(
                     {"test_id": "pv", "variants": ["cubic"]}, out, runs,
@@ -2801,6 +2804,19 @@ class Report(unittest.TestCase):
                 self.assertIn(ran, text)
                 self.assertEqual("caveat: these runs ran under software "
                                  "CPU emulation" in text, caveat)
+                # instruction-counted time said only when it was, and
+                # then not the host's stalls
+                self.assertEqual(icount in text, ic is not None)
+                self.assertEqual("stop while the host is busy" in text,
+                                 caveat and ic is None)
+        # what run records: QEMU's -icount options from the environment,
+        # none without
+        from unittest import mock
+        for env, want in (({"MAGNET_EXP_ICOUNT": "shift=0,sleep=off"},
+                           "shift=0,sleep=off"),
+                          ({"MAGNET_EXP_ICOUNT": ""}, None)):
+            with mock.patch.dict(os.environ, env):
+                self.assertEqual(run.provenance({})["icount"], want)
         # a run directory without it (an older one): no line, no error
         os.unlink(os.path.join(out, "provenance.json"))
         with contextlib.redirect_stdout(io.StringIO()) as o:
