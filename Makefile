@@ -31,6 +31,8 @@
 #   make bench-insn      the same, every instruction counted (bench/insn.sh)
 #   make bench-nsdrop    a drop's cost with few namespaces and with many
 #   make bench-monarch   Monarch against real TCP: cost, accuracy (bench/monarch.sh)
+#   make bench-analysis  magnet-exp analyse's records/s and peak memory on 1M,
+#                        10M and 30M records, against BASE (bench/analysis.py)
 #   make fuzz            each libFuzzer target to 10 million executions
 #                        (FUZZ_RUNS) or an hour (FUZZ_TIME), tests/fuzz
 #
@@ -183,6 +185,13 @@ bench-nsdrop:
 bench-monarch:
 	bench/monarch.sh
 
+# magnet-exp analyse on long flows of 1M, 10M and 30M records (SIZES),
+# this tree against BASE (default HEAD^) in the same run: records per
+# second and peak memory, into bench/results/<date>-analysis.md
+bench-analysis: userspace
+	/usr/bin/python3 bench/analysis.py $(if $(BASE),--base $(BASE)) \
+		$(if $(SIZES),--sizes $(SIZES))
+
 FUZZ_RUNS ?= 10000000
 FUZZ_TIME ?= 3600
 fuzz:
@@ -260,5 +269,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -rf build
 
-.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug check-long check-wireshark-13 wireshark-screenshot demo bench bench-profile bench-insn bench-nsdrop bench-monarch fuzz clean install uninstall \
+.PHONY: all module userspace deps deps-all unit lint vm check check-all check-fresh check-stress check-debug check-long check-wireshark-13 wireshark-screenshot demo bench bench-profile bench-insn bench-nsdrop bench-monarch bench-analysis fuzz clean install uninstall \
 	dkms-install dkms-uninstall install-ttprobe-compat uninstall-ttprobe-compat dist

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""make bench-analysis: magnet-exp analyse's speed and peak memory on long
+flows, this tree against another commit (BASE) in the same run.
+
+usage: bench/analysis.py [--base REV] [--sizes N,N,...] [--out FILE]
+                         [--keep] [--figures]
+
+The logs: for each size (records; default 1,000,000, 10,000,000 and
+30,000,000), one connection written by tests/unit/test_exp.py's
+write_long_flow (the log make check-long analyses, with its truth known:
+sequence numbers past 2^32, IP IDs wrapping, one send in 100 lost between
+the hosts, one in 700 in the receiver's stack, one in 250 sent again
+spuriously; about 4.54 records a segment), as the magnet text (omode=3,
+196 bytes a record; 30M records are 5.9 GB), in build/bench-analysis/
+(deleted at the end unless --keep). magnet-exp reads the magnet text
+itself, so these figures have no ttpb2ascii in them: for a binary log
+add ttpb2ascii -f magnet's own time (the last line of the report).
+
+Each tree's `userspace/magnet-exp analyse --no-figures -o DIR LOG` (figures
+with --figures) runs alone, one after the other on the same log, BASE
+first; per run: the wall time, records per second (the log's records
+over the wall time), the CPU time (user + system, the process and its
+children) and the peak resident memory (the kernel's ru_maxrss of the
+process, from wait4), its exit status and the first line it printed (its
+verdict). BASE's tree is `git archive REV` of the repository, built with
+its own Makefile (default: HEAD^, the commit before this tree's).
+Writes the report (markdown) to --out (default:
+bench/results/<date>-analysis.md) and prints it.
+"""
+import argparse
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "tests", "unit"))
+sys.path.insert(0, os.path.join(TOP, "python"))
+
+SEG_RECORDS = 4.54      # write_long_flow's records per segment, about
+TARGET = 1000000        # #59's target: records per second
+
+
+def sh(*argv, **kw):
+    return subprocess.run(argv, check=True, capture_output=True, text=True,
+                          **kw).stdout
+
+
+def base_tree(rev, work):
+    """REV's tree in @work/base, its userspace built; returns (its
+    magnet-exp, its commit)"""
+    commit = sh("git", "-C", TOP, "rev-parse", "--verify",
+                rev + "^{commit}").strip()
+    d = os.path.join(work, "base")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    arch = subprocess.Popen(["git", "-C", TOP, "archive", commit],
+                            stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", d], stdin=arch.stdout, check=True)
+    if arch.wait():
+        raise SystemExit("bench-analysis: git archive %s failed" % rev)
+    subprocess.run(["make", "-s", "-C", d, "userspace"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return os.path.join(d, "userspace", "magnet-exp"), commit
+
+
+def make_log(work, records):
+    """the long-flow log of about @records records; returns (path,
+    records, seconds to write it)"""
+    import test_exp
+    path = os.path.join(work, "long-%d.txt" % records)
+    t0 = time.monotonic()
+    test_exp.write_long_flow(path, int(records / SEG_RECORDS),
+                             first_id=50000)
+    with open(path, "rb") as f:
+        n = sum(1 for _ in f) - 1
+    return path, n, time.monotonic() - t0
+
+
+def analyse(exp, log, out, figures):
+    """one run of @exp's magnet-exp analyse on @log: (wall s, CPU s, peak
+    RSS in MiB, exit status, its first output line)"""
+    shutil.rmtree(out, ignore_errors=True)
+    argv = [sys.executable, exp, "analyse", "-o", out, log]
+    if not figures:
+        argv[3:3] = ["--no-figures"]
+    env = dict(os.environ, MPLCONFIGDIR=out + ".mpl",
+               MAGNET_TTPB2ASCII=os.path.join(os.path.dirname(exp),
+                                              "ttpb2ascii"))
+    outf = out + ".out"
+    t0 = time.monotonic()
+    with open(outf, "w") as o:
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=[
+            (os.POSIX_SPAWN_DUP2, o.fileno(), 1),
+            (os.POSIX_SPAWN_DUP2, o.fileno(), 2)])
+        _, status, ru = os.wait4(pid, 0)
+    wall = time.monotonic() - t0
+    with open(outf) as f:
+        first = f.readline().strip()
+    shutil.rmtree(out + ".mpl", ignore_errors=True)
+    return (wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0,
+            os.waitstatus_to_exitcode(status), first)
+
+
+def decode_rate(work):
+    """ttpb2ascii -f magnet's records per second on tests/unit's 7.2
+    demo log (a real recording), repeated until it has run 2 s"""
+    import gzip
+    log = os.path.join(work, "demo-7.2.bin")
+    with gzip.open(os.path.join(TOP, "tests", "unit", "demo-7.2.bin.gz")) \
+            as f, open(log, "wb") as o:
+        o.write(f.read())
+    tt = os.path.join(TOP, "userspace", "ttpb2ascii")
+    n = len(sh(tt, "-f", "magnet", log).splitlines()) - 1
+    runs, t0 = 0, time.monotonic()
+    while time.monotonic() - t0 < 2:
+        subprocess.run([tt, "-f", "magnet", log], check=True,
+                       stdout=subprocess.DEVNULL)
+        runs += 1
+    return n, n * runs / (time.monotonic() - t0)
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", default=os.environ.get("BASE") or "HEAD^")
+    ap.add_argument("--sizes", default=os.environ.get("SIZES") or
+                    "1000000,10000000,30000000")
+    ap.add_argument("--out")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--figures", action="store_true")
+    a = ap.parse_args()
+    try:
+        sizes = [int(x) for x in a.sizes.split(",")]
+    except ValueError:
+        ap.error("--sizes: records as N,N,...: %r" % a.sizes)
+    if not sizes or min(sizes) < 1000:
+        ap.error("--sizes: at least 1000 records each: %r" % a.sizes)
+    work = os.path.join(TOP, "build", "bench-analysis")
+    os.makedirs(work, exist_ok=True)
+    subprocess.run(["make", "-s", "-C", TOP, "userspace"], check=True,
+                   stdout=subprocess.DEVNULL)
+    head = sh("git", "-C", TOP, "rev-parse", "--short=12", "HEAD").strip()
+    dirty = sh("git", "-C", TOP, "status", "--porcelain", "--",
+               "python", "userspace").strip()
+    bexp, bcommit = base_tree(a.base, work)
+    trees = [("base " + bcommit[:12], bexp),
+             ("this tree " + head + (" (changed)" if dirty else ""),
+              os.path.join(TOP, "userspace", "magnet-exp"))]
+    rows = []
+    for size in sizes:
+        log, n, wt = make_log(work, size)
+        print("bench-analysis: %d records (%d MB) written in %.0f s"
+              % (n, os.path.getsize(log) >> 20, wt), flush=True)
+        for name, exp in trees:
+            r = analyse(exp, log, os.path.join(work, "an"), a.figures)
+            print("bench-analysis: %s, %d records: %.1f s, %.0f records/s, "
+                  "CPU %.1f s, peak RSS %.0f MiB, exit %d: %s"
+                  % (name, n, r[0], n / r[0], r[1], r[2], r[3], r[4]),
+                  flush=True)
+            rows.append((n, name) + r)
+        if not a.keep:
+            os.unlink(log)
+    shutil.rmtree(os.path.join(work, "an"), ignore_errors=True)
+    dn, drate = decode_rate(work)
+    date = datetime.date.today().isoformat()
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f
+                       if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    rep = ["# make bench-analysis, %s" % date, "",
+           "magnet-exp analyse%s on one long flow's magnet text "
+           "(tests/unit/test_exp.py's write_long_flow), each tree alone, "
+           "one after the other on the same log; %s, %d CPUs, Python %s."
+           % (" --no-figures" if not a.figures else "", cpu,
+              os.cpu_count(), sys.version.split()[0]), "",
+           "| records | tree | wall (s) | records/s | CPU (s) | "
+           "peak RSS (MiB) | exit | first line |",
+           "|---:|---|---:|---:|---:|---:|---:|---|"]
+    for n, name, wall, cpus, rss, rc, first in rows:
+        rep.append("| %d | %s | %.1f | %.0f | %.1f | %.0f | %d | %s |" % (
+            n, name, wall, n / wall, cpus, rss, rc,
+            first.replace(work + "/", "").replace("|", "\\|")[:100]))
+    rep.append("")
+    mine = [r for r in rows if r[1] == trees[1][0]]
+    best = max(n / wall for n, _, wall, *_ in mine)
+    rep.append("Target (#59): at least %d records/s: %s (this tree's "
+               "best: %.0f, %.1f times short)." % (
+                   TARGET, "met" if best >= TARGET else "not met", best,
+                   TARGET / best if best < TARGET else 0))
+    if len(mine) > 1:
+        lo, hi = mine[-2], mine[-1]
+        rep.append("Memory from %d to %d records: %.0f to %.0f MiB "
+                   "(%+.1f%%; flat is within 10%%)." % (
+                       lo[0], hi[0], lo[4], hi[4],
+                       100.0 * (hi[4] - lo[4]) / lo[4]))
+    rep.append("ttpb2ascii -f magnet alone (a binary log's decode, which "
+               "these text logs skip): %.0f records/s on the 7.2 demo log "
+               "(%d records)." % (drate, dn))
+    text = "\n".join(rep) + "\n"
+    out = a.out or os.path.join(HERE, "results", "%s-analysis.md" % date)
+    with open(out, "w") as f:
+        f.write(text)
+    print(text)
+    print("bench-analysis: written to %s" % out)
+
+
+if __name__ == "__main__":
+    main()
