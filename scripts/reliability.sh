@@ -34,8 +34,9 @@ old_section() {
 runs() {
 	local k=$1 dir d n h
 	shift
-	for dir in "$@"; do
-		d=$dir/$k
+	for d in $(for dir in "$@"; do echo "$dir/$k" "$dir/$k/single"; done); do
+		# (the VM suite's single-threaded boot of a kernel is in its
+		# directory's single/, tests/vm/run.sh)
 		[ -e "$d/result" ] || continue
 		# the boot's outcome: its cases and the host's checks of their
 		# logs, and what the kernel's log or kmemleak failed (run.sh's
@@ -45,7 +46,7 @@ runs() {
 		else
 			n=$(sed -n 's/^\([0-9]* passed, [0-9]* failed\)\(, [0-9]* skipped\)\{0,1\}$/\1\2/p' "$d/result")
 		fi
-		echo "Run on $(date -u -r "$d/result" +%Y-%m-%d), magnet $("$top"/scripts/version.sh), $n$(sed -n 's/^cpus \([0-9]*\)$/ on \1 vCPUs/p' "$d/result"):"
+		echo "Run on $(date -u -r "$d/result" +%Y-%m-%d), magnet $("$top"/scripts/version.sh), $n$(sed -n 's/^cpus \([0-9]*\)$/ on \1 vCPUs/p' "$d/result")$([ "${d##*/}" = single ] && echo ", the single-threaded boot (-accel tcg,thread=single)"):"
 		echo
 		[ -s "$d/reliability.txt" ] && sed 's/^/- /' "$d/reliability.txt"
 		if [ -d "$d/logs" ] && grep -qE '^(passed|failed|skipped):' "$d/result"; then
