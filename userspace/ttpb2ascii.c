@@ -287,20 +287,27 @@ static void write_error(int err)
 	write_failed = 1;
 }
 
+/* @n bytes of @buf to the output file as they are; false (and reported)
+ * on a write error, or after one */
+static int write_out(const void *buf, size_t n)
+{
+	if (write_failed)
+		return 0;
+	errno = 0;
+	if (n && (fwrite(buf, 1, n, out) != n || ferror(out))) {
+		write_error(errno);
+		return 0;
+	}
+	return 1;
+}
+
 /* write out obuf; false (and reported) on a write error */
 static int flush_obuf(void)
 {
 	size_t n = oused;
 
 	oused = 0;
-	if (write_failed)
-		return 0;
-	errno = 0;
-	if (n && (fwrite(obuf, 1, n, out) != n || ferror(out))) {
-		write_error(errno);
-		return 0;
-	}
-	return 1;
+	return write_out(obuf, n);
 }
 
 /* room for @n bytes at the end of obuf, or NULL after a write error */
@@ -365,14 +372,7 @@ static int put_parquet(void *ctx, const void *buf, size_t n)
 	(void)ctx;
 	if (n <= sizeof(obuf) / 4)
 		return put(buf, n);
-	if (!flush_obuf())
-		return 0;
-	errno = 0;
-	if (fwrite(buf, 1, n, out) != n || ferror(out)) {
-		write_error(errno);
-		return 0;
-	}
-	return 1;
+	return flush_obuf() && write_out(buf, n);
 }
 
 static void on_sigbus(int sig)

@@ -400,11 +400,11 @@ def analyse_one(path, outdir, ttpb2ascii=None, figures=True, devices=None,
 
 
 def _analyse_job(job):
-    """analyse_one in a worker process: (res, dict, what it printed)"""
-    args, kw = job
+    """analyse_one(*@job) in a worker process: (res, dict, what it
+    printed)"""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        res, d = analyse_one(*args, bar=False, **kw)
+        res, d = analyse_one(*job, bar=False)
     return res, d, out.getvalue()
 
 
@@ -414,14 +414,14 @@ def jobs_default():
 
 
 def analyse_all(jobs, n):
-    """analyse_one(*args, **kw) for each (args, kw) of @jobs, @n logs at
+    """analyse_one(*args) for each argument tuple of @jobs, @n logs at
     a time in worker processes (one log's analysis is one pass, on one
     core): (res, dict) for each, in @jobs' order, each log's lines printed
     as analyse_one prints them, in that order too, once it is done; a
     log's error raised where its turn comes, as in turn"""
     if n <= 1 or len(jobs) <= 1:
-        for args, kw in jobs:
-            yield analyse_one(*args, **kw)
+        for args in jobs:
+            yield analyse_one(*args)
         return
     with concurrent.futures.ProcessPoolExecutor(min(n, len(jobs))) as ex:
         for res, d, out in ex.map(_analyse_job, jobs):
@@ -438,10 +438,9 @@ def cmd_analyse(ns):
         outdir = os.path.join(ns.output or ".", _base(path) + ".analysis") \
             if not ns.output or len(ns.logs) > 1 or os.path.isdir(ns.logs[0]) \
             else ns.output
-        jobs.append(((path, outdir, ns.ttpb2ascii, not ns.no_figures,
-                      set(ns.ifindex.split(",")) if ns.ifindex else None,
-                      host_names(os.path.dirname(path) or "."),
-                      ns.pcapng), {}))
+        jobs.append((path, outdir, ns.ttpb2ascii, not ns.no_figures,
+                     set(ns.ifindex.split(",")) if ns.ifindex else None,
+                     host_names(os.path.dirname(path) or "."), ns.pcapng))
     for path, (res, d) in zip(paths, analyse_all(jobs, ns.jobs)):
         runs.append((_base(path), res))
         if an._RANK[d["verdict"]] > an._RANK[worst]:
@@ -548,12 +547,12 @@ def report(s, outdir, runs, ns):
     delays = []
     per_run = []
     devices, hosts = host_ifindex(outdir), host_names(outdir)
-    jobs = [((log, os.path.join(outdir, _base(log) + ".analysis"),
-              ns.ttpb2ascii, not ns.no_figures, devices, hosts, ns.pcapng),
-             {}) for _, _, log, _, _ in runs]
-    for (variant, rep, log, iperf, params), (res, d) in zip(
-            runs, analyse_all(jobs, ns.jobs)):
-        adir = os.path.join(outdir, _base(log) + ".analysis")
+    jobs = [(log, os.path.join(outdir, _base(log) + ".analysis"),
+             ns.ttpb2ascii, not ns.no_figures, devices, hosts, ns.pcapng)
+            for _, _, log, _, _ in runs]
+    for (variant, rep, log, iperf, params), job, (res, d) in zip(
+            runs, jobs, analyse_all(jobs, ns.jobs)):
+        adir = job[1]
         # per TCP stack and per flow (stacks.py); iperf: iperf3's JSON,
         # or with [[flows]] each flow's
         st_rows, fl_rows, iperf, ends = stacks.run_extras(

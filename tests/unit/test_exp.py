@@ -3316,8 +3316,8 @@ class Parallel(unittest.TestCase):
         import io
         from magnet_exp import cli
         out = tempfile.mkdtemp(dir=FIX)
-        jobs = [((os.path.join(FIX, x), os.path.join(out, x + ".analysis"),
-                  TTPB, False), {}) for x in logs]
+        jobs = [(os.path.join(FIX, x), os.path.join(out, x + ".analysis"),
+                 TTPB, False) for x in logs]
         calls = []
         keep = cli.analyse_one
 
@@ -3369,9 +3369,8 @@ class Parallel(unittest.TestCase):
         bad = os.path.join(out, "not.bin")
         with open(bad, "w") as f:
             f.write("not a log\n")
-        jobs = [((os.path.join(FIX, "clean.bin"), os.path.join(out, "a"),
-                  TTPB, False), {}), ((bad, os.path.join(out, "b"), TTPB,
-                                       False), {})]
+        jobs = [(os.path.join(FIX, "clean.bin"), os.path.join(out, "a"),
+                 TTPB, False), (bad, os.path.join(out, "b"), TTPB, False)]
         buf = io.StringIO()
         got = []
         with contextlib.redirect_stdout(buf):
