@@ -52,16 +52,9 @@ def sh(*argv, **kw):
 def base_tree(rev, work):
     """REV's tree in @work/base, its userspace built; returns (its
     magnet-exp, its commit)"""
-    commit = sh("git", "-C", TOP, "rev-parse", "--verify",
-                rev + "^{commit}").strip()
     d = os.path.join(work, "base")
     shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    arch = subprocess.Popen(["git", "-C", TOP, "archive", commit],
-                            stdout=subprocess.PIPE)
-    subprocess.run(["tar", "-x", "-C", d], stdin=arch.stdout, check=True)
-    if arch.wait():
-        raise SystemExit("bench-analysis: git archive %s failed" % rev)
+    commit = sh(os.path.join(TOP, "scripts", "rev-tree.sh"), rev, d).strip()
     subprocess.run(["make", "-s", "-C", d, "userspace"], check=True,
                    stdout=subprocess.DEVNULL)
     return os.path.join(d, "userspace", "magnet-exp"), commit

@@ -77,11 +77,11 @@ echo "bench: $kver, iperf3 -n $bytes over veth, TSO/GSO/GRO off, gso_max_segs 1,
 base=${BENCH_BASE:-}
 baseko=
 if [ -n "$base" ]; then
-	baserev=$(git -C "$top" rev-parse --short "$base^{commit}") ||
-		{ echo "bench: BENCH_BASE=$base is not a commit" >&2; exit 1; }
+	rm -rf "$out/base-src"
+	baserev=$("$top"/scripts/rev-tree.sh "$base" "$out/base-src") ||
+		{ echo "bench: BENCH_BASE=$base: no such tree" >&2; exit 1; }
+	baserev=${baserev:0:7}
 	echo "bench: with the module of $baserev in the same boot (CONFIG@base)"
-	mkdir -p "$out/base-src"
-	git -C "$top" archive "$baserev" | tar -x -C "$out/base-src"
 	"$out"/base-src/scripts/build-module.sh "$kver" "$out/base-build" > /dev/null
 	cp "$out/base-build/magnet.ko" "$out/base.ko"
 	baseko=$out/base.ko

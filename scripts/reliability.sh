@@ -34,7 +34,7 @@ old_section() {
 runs() {
 	local k=$1 dir d n h
 	shift
-	for d in $(for dir in "$@"; do echo "$dir/$k" "$dir/$k/single"; done); do
+	for dir; do for d in "$dir/$k" "$dir/$k/single"; do
 		# (the VM suite's single-threaded boot of a kernel is in its
 		# directory's single/, tests/vm/run.sh)
 		[ -e "$d/result" ] || continue
@@ -71,7 +71,7 @@ runs() {
 			echo "- debug kernel: KASAN, lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, UBSAN and kmemleak on; $(grep -c '^unreferenced object' "$d/kmemleak.txt") unreferenced objects after the cases and the unload; $(grep -cE 'BUG:|WARNING:|UBSAN:' "$d/dmesg.txt" 2>/dev/null || :) checker reports in the kernel log"
 		fi
 		echo
-	done
+	done; done
 }
 
 {

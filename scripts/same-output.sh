@@ -13,8 +13,8 @@ rev=$1
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
-trap 'git -C "$top" worktree remove --force "$tmp/old" >/dev/null 2>&1 || :; rm -rf "$tmp"' EXIT
-git -C "$top" worktree add --detach "$tmp/old" "$rev" >/dev/null 2>&1
+trap 'rm -rf "$tmp"' EXIT
+"$top"/scripts/rev-tree.sh "$rev" "$tmp/old" > /dev/null
 make -s -C "$tmp/old/userspace" ttpb2ascii >/dev/null
 make -s -C "$top/userspace" ttpb2ascii >/dev/null
 old=$tmp/old/userspace/ttpb2ascii

@@ -275,10 +275,11 @@ def provenance_lines(prov):
     lines = []
     virt = prov.get("virtualization")
     icount = prov.get("icount")
+    emulated = ("caveat: these runs ran under software CPU emulation (QEMU "
+                "without KVM, systemd-detect-virt --vm: qemu)")
     if virt == "qemu" and icount:
         lines.append(
-            "caveat: these runs ran under software CPU emulation (QEMU "
-            "without KVM, systemd-detect-virt --vm: qemu) with "
+            emulated + " with "
             "instruction-counted time (QEMU -icount %s, as "
             "MAGNET_EXP_ICOUNT said): the guest's clock advances with the "
             "instructions it executes, not with real time, so the host's "
@@ -288,9 +289,7 @@ def provenance_lines(prov):
             "not a real machine's" % icount)
     elif virt == "qemu":
         lines.append(
-            "caveat: these runs ran under software CPU emulation (QEMU "
-            "without KVM, systemd-detect-virt --vm: qemu): the guest's CPUs "
-            "stop "
+            emulated + ": the guest's CPUs stop "
             "while the host is busy, so netem can release packets in "
             "bursts and veth can reorder them across CPUs; rates over short "
             "windows, delays and reordering carry the emulator's timing")
