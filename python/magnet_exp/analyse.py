@@ -658,6 +658,128 @@ class NotALog(ValueError):
     unreadable (magnet-exp exits 2 and writes no report for it)"""
 
 
+def _pass(res, path, csvs, ttpb2ascii=None, progress=None, devices=None):
+    """analyse()'s pass over the records of the log at @path, one at a
+    time, into @res (a LogAnalysis) and the flows' CSVs (@csvs); returns
+    (gaps, ns_events, end): the spans with records missing, (start_ns,
+    t_ns, what); the events per netns; how the decoding ended (a
+    textlog.LogEnd). userspace/magnet-pass.c is this pass in C, in the
+    making (tests/unit/test_pass.py holds what it covers against this)"""
+    ns_events = Counter()   # netns -> events
+    end = textlog.LogEnd()
+    cpu_last = {}           # CPU -> time of its last record
+    gaps = []               # (start_ns, t_ns, what): records missing
+    for r in textlog.rows(path, end, ttpb2ascii):
+        res.records += 1
+        t = r.time_ns()
+        if res.t0 is None:
+            res.t0 = res.queues.t0 = t
+        res.t_end = t
+        if progress and res.records % 100000 == 0:
+            progress(res.records)
+        ev = r["event"]
+        cpu = r["cpu"]
+        if ev == "lost":
+            n, m = r.int_("lost"), r.int_("ret")
+            res.lost += n
+            res.misses += m
+            what = "%d records lost%s on CPU %s" % (
+                n, " and %d probe misses" % m if m else "", cpu)
+            res.log_reasons.append(Reason(INACCURATE, what, t))
+            gaps.append((cpu_last.get(cpu, res.t0), t, what))
+            cpu_last[cpu] = t
+            continue
+        if ev == "reset":
+            n = r.int_("lost")
+            res.discarded += n
+            what = "%d buffered records discarded by reset" % n
+            res.log_reasons.append(Reason(INACCURATE, what, t))
+            gaps.append((res.t0, t, what))
+            continue
+        cpu_last[cpu] = t
+        res.events += 1
+        ns_events[r.get("netns")] += 1
+        # how long packets waited in their device's qdisc
+        # (events=qdisc): from the enqueue (or dev_out, before it)
+        # to the dequeue, on every device, routers' too (before the
+        # filter of devices below)
+        if ev == "dev_out":
+            res.queues.dev_out(r, t)
+        elif ev == "qdisc":
+            res.queues.dequeued(r, t)
+            continue
+        elif ev == "qdisc_enq":
+            res.queues.enqueued(r, t)
+            continue
+        elif ev == "wire_out":
+            # where the device handed it to its driver, after its
+            # qdisc (events=wire): its time through the device
+            res.queues.wire(r, t)
+            continue
+        if ev in _DATA_EVENTS:
+            sq, eq = r["seq"], r["end_seq"]
+            if sq and sq != eq:
+                # a data segment: its key and sequence numbers once
+                k, sq, eq = _key(r), int(sq), int(eq)
+                if ev != "ip_in":
+                    # its one-way delay, host to host
+                    res.oneway.event(ev, k, sq, eq, t)
+                if ev != "dev_out":
+                    # what each end's host got (its device, IP or
+                    # TCP), and whether it had got a segment TCP
+                    # sends again
+                    res.received.event(ev, k, sq, eq)
+        if ev == "state" and r["lport"]:
+            # (a state change carries the socket's TCP state: the
+            # bytes acknowledged by the ACK that made it)
+            res.received.end(_key(r))
+            f = res.flows.get(_key(r))
+            if f is not None:
+                _acked(f, (t - res.t0) / 1e9, r.int_("bytes_acked"))
+        if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
+                  "state", "cong_state", "rcvbuf", "rto_end"):
+            # a packet the kernel dropped (events=drop), or TCP's
+            # decisions (events=retrans, state): counted apart, not in
+            # the layers' modulation and latency, which count packets
+            # that went on
+            _decision(res, r, ev, (t - res.t0) / 1e9)
+            continue
+        layer = ev.split("_")[0]
+        if devices is not None and layer == "dev" and \
+                r["ifindex"] not in devices:
+            continue
+        res.layers.add(layer)
+        if not r["lport"]:
+            continue
+        k = _key(r)
+        f = res.flows.get(k)
+        if f is None:
+            f = res.flows[k] = Flow(k, t)
+            res.live.setdefault(k[:5], []).append(f)
+        f.last_ns = t
+        f.seen_layers.add(layer)
+        res.modulation.add(f, ev, layer, t, r)
+        res.latency.add(f, ev, t, r)
+        if layer == "tcp":
+            _tcp(res, f, r, t, res.t0, csvs)
+        elif layer == "app":
+            ret = r.int_("ret")
+            f.app_events += 1
+            if ret > 0:
+                if ev == "app_send":
+                    f.app_written += ret
+                else:
+                    f.app_read += ret
+                if ret == 1:
+                    one = f.app_one_sent if ev == "app_send" else \
+                        f.app_one_read
+                    if len(one) < _MAX_ONE:
+                        one.append(t)
+        else:
+            _pkt(f, r, t, ev, layer)
+    return gaps, ns_events, end
+
+
 def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
             hosts=None):
     """Analyse the log at @path, writing the flows' CSVs into @outdir.
@@ -669,120 +791,10 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
     made = not os.path.isdir(outdir)
     os.makedirs(outdir, exist_ok=True)
     res = LogAnalysis(path, hosts)
-    ns_events = Counter()   # netns -> events
-    end = textlog.LogEnd()
     csvs = _CsvFiles(outdir)
-    cpu_last = {}           # CPU -> time of its last record
-    gaps = []               # (start_ns, t_ns, what): records missing
     try:
-        for r in textlog.rows(path, end, ttpb2ascii):
-            res.records += 1
-            t = r.time_ns()
-            if res.t0 is None:
-                res.t0 = res.queues.t0 = t
-            res.t_end = t
-            if progress and res.records % 100000 == 0:
-                progress(res.records)
-            ev = r["event"]
-            cpu = r["cpu"]
-            if ev == "lost":
-                n, m = r.int_("lost"), r.int_("ret")
-                res.lost += n
-                res.misses += m
-                what = "%d records lost%s on CPU %s" % (
-                    n, " and %d probe misses" % m if m else "", cpu)
-                res.log_reasons.append(Reason(INACCURATE, what, t))
-                gaps.append((cpu_last.get(cpu, res.t0), t, what))
-                cpu_last[cpu] = t
-                continue
-            if ev == "reset":
-                n = r.int_("lost")
-                res.discarded += n
-                what = "%d buffered records discarded by reset" % n
-                res.log_reasons.append(Reason(INACCURATE, what, t))
-                gaps.append((res.t0, t, what))
-                continue
-            cpu_last[cpu] = t
-            res.events += 1
-            ns_events[r.get("netns")] += 1
-            # how long packets waited in their device's qdisc
-            # (events=qdisc): from the enqueue (or dev_out, before it)
-            # to the dequeue, on every device, routers' too (before the
-            # filter of devices below)
-            if ev == "dev_out":
-                res.queues.dev_out(r, t)
-            elif ev == "qdisc":
-                res.queues.dequeued(r, t)
-                continue
-            elif ev == "qdisc_enq":
-                res.queues.enqueued(r, t)
-                continue
-            elif ev == "wire_out":
-                # where the device handed it to its driver, after its
-                # qdisc (events=wire): its time through the device
-                res.queues.wire(r, t)
-                continue
-            if ev in _DATA_EVENTS:
-                sq, eq = r["seq"], r["end_seq"]
-                if sq and sq != eq:
-                    # a data segment: its key and sequence numbers once
-                    k, sq, eq = _key(r), int(sq), int(eq)
-                    if ev != "ip_in":
-                        # its one-way delay, host to host
-                        res.oneway.event(ev, k, sq, eq, t)
-                    if ev != "dev_out":
-                        # what each end's host got (its device, IP or
-                        # TCP), and whether it had got a segment TCP
-                        # sends again
-                        res.received.event(ev, k, sq, eq)
-            if ev == "state" and r["lport"]:
-                # (a state change carries the socket's TCP state: the
-                # bytes acknowledged by the ACK that made it)
-                res.received.end(_key(r))
-                f = res.flows.get(_key(r))
-                if f is not None:
-                    _acked(f, (t - res.t0) / 1e9, r.int_("bytes_acked"))
-            if ev in ("drop_out", "drop_in", "retrans", "rto", "tlp",
-                      "state", "cong_state", "rcvbuf", "rto_end"):
-                # a packet the kernel dropped (events=drop), or TCP's
-                # decisions (events=retrans, state): counted apart, not in
-                # the layers' modulation and latency, which count packets
-                # that went on
-                _decision(res, r, ev, (t - res.t0) / 1e9)
-                continue
-            layer = ev.split("_")[0]
-            if devices is not None and layer == "dev" and \
-                    r["ifindex"] not in devices:
-                continue
-            res.layers.add(layer)
-            if not r["lport"]:
-                continue
-            k = _key(r)
-            f = res.flows.get(k)
-            if f is None:
-                f = res.flows[k] = Flow(k, t)
-                res.live.setdefault(k[:5], []).append(f)
-            f.last_ns = t
-            f.seen_layers.add(layer)
-            res.modulation.add(f, ev, layer, t, r)
-            res.latency.add(f, ev, t, r)
-            if layer == "tcp":
-                _tcp(res, f, r, t, res.t0, csvs)
-            elif layer == "app":
-                ret = r.int_("ret")
-                f.app_events += 1
-                if ret > 0:
-                    if ev == "app_send":
-                        f.app_written += ret
-                    else:
-                        f.app_read += ret
-                    if ret == 1:
-                        one = f.app_one_sent if ev == "app_send" else \
-                            f.app_one_read
-                        if len(one) < _MAX_ONE:
-                            one.append(t)
-            else:
-                _pkt(f, r, t, ev, layer)
+        gaps, ns_events, end = _pass(res, path, csvs, ttpb2ascii, progress,
+                                     devices)
     finally:
         csvs.close()
     if (end.corrupt or end.truncated) and not res.records:

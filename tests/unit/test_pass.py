@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""userspace/magnet-pass (the analysis's per-record pass in C, in the
+making) against python/magnet_exp/analyse.py's _pass() on the same logs:
+every member magnet-pass says it covers ("covers" in its JSON) must equal
+what the Python pass left in its LogAnalysis, its flows and its gaps.
+
+usage: test_pass.py TTPB2ASCII MAGNET_PASS LOG...
+A binary log is made the magnet text with TTPB2ASCII -f magnet first, so
+both passes read the same lines; a .txt log is read as it is. Also the
+long flow test_exp.py writes (20,000 segments: sequence and IP-ID wraps),
+and the same flow with some devices left out (--devices)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from magnet_exp import analyse  # noqa: E402
+
+
+def python_state(path, devices=None):
+    """the covered members, as the Python pass leaves them"""
+    res = analyse.LogAnalysis(path)
+    with tempfile.TemporaryDirectory() as d:
+        csvs = analyse._CsvFiles(d)
+        try:
+            gaps, ns_events, end = analyse._pass(res, path, csvs,
+                                                 devices=devices)
+        finally:
+            csvs.close()
+    log = dict(records=res.records, events=res.events, lost=res.lost,
+               misses=res.misses, discarded=res.discarded, t0=res.t0,
+               t_end=res.t_end, layers=sorted(res.layers),
+               ns_events=dict(ns_events),
+               gaps=[list(g) for g in gaps])
+    flows = []
+    for k, f in res.flows.items():
+        flows.append(dict(key=list(k), first_ns=f.first_ns,
+                          last_ns=f.last_ns,
+                          seen_layers=sorted(f.seen_layers),
+                          app_events=f.app_events,
+                          app_written=f.app_written, app_read=f.app_read,
+                          app_one_sent=f.app_one_sent,
+                          app_one_read=f.app_one_read))
+    return dict(log=log, flows=flows, end=dict(code=end.code,
+                                               message=end.message))
+
+
+def c_state(prog, path, devices=None):
+    argv = [prog] + (["--devices", ",".join(sorted(devices))]
+                     if devices is not None else []) + [path]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode:
+        raise AssertionError("%s: exit %d: %s" % (" ".join(argv),
+                                                  p.returncode, p.stderr))
+    st = json.loads(p.stdout)
+    st["log"]["layers"] = sorted(st["log"]["layers"])
+    st["log"]["ns_events"] = dict(st["log"]["ns_events"])
+    for f in st["flows"]:
+        f["seen_layers"] = sorted(f["seen_layers"])
+    return st
+
+
+def compare(name, py, c):
+    """the differences, as lines"""
+    bad = []
+    for m in c["covers"]["log"]:
+        if py["log"][m] != c["log"][m]:
+            bad.append("%s: log %s: Python %r, C %r" % (
+                name, m, str(py["log"][m])[:200], str(c["log"][m])[:200]))
+    if len(py["flows"]) != len(c["flows"]):
+        bad.append("%s: %d flows in Python, %d in C" % (
+            name, len(py["flows"]), len(c["flows"])))
+    for fp, fc in zip(py["flows"], c["flows"]):
+        for m in c["covers"]["flow"]:
+            if fp[m] != fc[m]:
+                bad.append("%s: flow %s: %s: Python %r, C %r" % (
+                    name, fp["key"], m, str(fp[m])[:200],
+                    str(fc[m])[:200]))
+    if py["end"]["code"] != c["end"]["code"]:
+        bad.append("%s: end: Python %r, C %r" % (name, py["end"],
+                                                  c["end"]))
+    return bad
+
+
+def main():
+    ttpb, prog, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    import test_exp
+    failed = passed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = []
+        for log in logs:
+            name = os.path.basename(log)
+            if log.endswith(".txt"):
+                cases.append((name, log, None))
+                continue
+            text = os.path.join(tmp, name + ".txt")
+            with open(text, "w") as out:
+                # (a cut or corrupt log's text: what ttpb2ascii gave)
+                subprocess.run([ttpb, "-f", "magnet", log], stdout=out,
+                               stderr=subprocess.DEVNULL)
+            if os.path.getsize(text):
+                cases.append((name, text, None))
+        long_ = os.path.join(tmp, "long.txt")
+        test_exp.write_long_flow(long_, 20000)
+        cases.append(("long flow", long_, None))
+        cases.append(("long flow, no devices", long_, set()))
+        # a cut line, and a line of the wrong width
+        with open(long_) as f:
+            head = [next(f) for _ in range(50)]
+        cut = os.path.join(tmp, "cut.txt")
+        with open(cut, "w") as f:
+            f.writelines(head[:-1] + [head[-1][:40]])
+        cases.append(("cut line", cut, None))
+        odd = os.path.join(tmp, "odd.txt")
+        with open(odd, "w") as f:
+            f.writelines(head[:30] + ["1.5\t0\tapp_send\n"] + head[30:])
+        cases.append(("a short line", odd, None))
+        # records lost (with probe misses and without) and discarded by a
+        # reset, on CPUs with records before and without
+        cols = analyse.textlog.TEXT_COLUMNS
+
+        def line(t, cpu, ev, **kw):
+            v = dict(time=t, cpu=cpu, event=ev, **kw)
+            return "\t".join(v.get(c, "") for c in cols) + "\n"
+        gapped = os.path.join(tmp, "gaps.txt")
+        with open(gapped, "w") as f:
+            f.writelines(head[:20] + [
+                line("1700000001.000100000", "0", "lost", lost="5"),
+                line("1700000001.000200000", "7", "lost", lost="2",
+                     ret="3")] + head[20:40] + [
+                line("1700000001.000300000", "1", "reset", lost="9"),
+                line("1700000001.000400000", "0", "lost", lost="1")] +
+                head[40:])
+        cases.append(("records lost and discarded", gapped, None))
+        for name, path, devices in cases:
+            bad = compare(name, python_state(path, devices),
+                          c_state(prog, path, devices))
+            for b in bad[:10]:
+                print("FAIL", b)
+            if bad:
+                failed += 1
+            else:
+                passed += 1
+                print("ok", name)
+    print("test_pass: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
