@@ -19,6 +19,7 @@
  * that is not the magnet text), 3 (the last line cut short).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,11 +35,13 @@
 /* the columns the pass reads, by name; -1 where the header has none */
 enum col {
 	C_TIME, C_CPU, C_EVENT, C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT,
-	C_NETNS, C_RET, C_LOST, C_IFINDEX, C_NCOLS
+	C_NETNS, C_RET, C_LOST, C_IFINDEX, C_SEQ, C_END_SEQ, C_IP_ID,
+	C_QDISC, C_QDISC_HANDLE, C_QDISC_QLEN, C_QDISC_BACKLOG, C_NCOLS
 };
 static const char *const col_names[C_NCOLS] = {
 	"time", "cpu", "event", "family", "laddr", "lport", "raddr", "rport",
-	"netns", "ret", "lost", "ifindex",
+	"netns", "ret", "lost", "ifindex", "seq", "end_seq", "ip_id",
+	"qdisc", "qdisc_handle", "qdisc_qlen", "qdisc_backlog",
 };
 static int col[C_NCOLS];
 
@@ -275,6 +278,316 @@ static struct count *count_find(struct counts *c, struct field k)
 	return NULL;
 }
 
+/* ---- an insertion-ordered map of byte-string keys (a Python dict's
+ * order: a key taken out and put in again goes last); a key of several
+ * fields is them joined by tabs ---- */
+
+struct onode {
+	struct onode *hnext, *prev, *next;
+	uint64_t h;
+	char *key;
+	size_t klen;
+	void *v;
+};
+
+struct omap {
+	struct onode **b;
+	size_t nb, n;
+	struct onode *first, *last;
+};
+
+static char kbuf[4096];
+static size_t klen;
+
+/* the key of the fields @cs of the record, in kbuf */
+static void kmake(const enum col *cs, int n)
+{
+	int i;
+
+	klen = 0;
+	for (i = 0; i < n; i++) {
+		struct field f = get(cs[i]);
+
+		if (klen + f.n + 1 >= sizeof(kbuf))
+			die(2, "a record's fields are too long");
+		if (i)
+			kbuf[klen++] = '\t';
+		memcpy(kbuf + klen, f.p, f.n);
+		klen += f.n;
+	}
+	kbuf[klen] = 0;
+}
+
+static struct onode *ofind(struct omap *m, const char *k, size_t n)
+{
+	uint64_t h = hash(k, n, 0xcbf29ce484222325ULL);
+	struct onode *e;
+
+	if (!m->nb)
+		return NULL;
+	for (e = m->b[h & (m->nb - 1)]; e; e = e->hnext)
+		if (e->h == h && e->klen == n && !memcmp(e->key, k, n))
+			return e;
+	return NULL;
+}
+
+static void ogrow(struct omap *m)
+{
+	size_t nb = m->nb ? m->nb * 2 : 64;
+	struct onode **b = calloc(nb, sizeof(*b)), *e;
+
+	if (!b)
+		die(1, "out of memory");
+	for (e = m->first; e; e = e->next) {
+		e->hnext = b[e->h & (nb - 1)];
+		b[e->h & (nb - 1)] = e;
+	}
+	free(m->b);
+	m->b = b;
+	m->nb = nb;
+}
+
+/* the node of key @k, made (its value NULL) at the end if new */
+static struct onode *oget(struct omap *m, const char *k, size_t n)
+{
+	struct onode *e = ofind(m, k, n);
+
+	if (e)
+		return e;
+	if (m->n + 1 > m->nb)
+		ogrow(m);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		die(1, "out of memory");
+	e->h = hash(k, n, 0xcbf29ce484222325ULL);
+	e->key = xrealloc(NULL, n + 1);
+	memcpy(e->key, k, n);
+	e->key[n] = 0;
+	e->klen = n;
+	e->hnext = m->b[e->h & (m->nb - 1)];
+	m->b[e->h & (m->nb - 1)] = e;
+	e->prev = m->last;
+	if (m->last)
+		m->last->next = e;
+	else
+		m->first = e;
+	m->last = e;
+	m->n++;
+	return e;
+}
+
+/* takes @e out of @m and frees it (not its value) */
+static void odel(struct omap *m, struct onode *e)
+{
+	struct onode **pp = &m->b[e->h & (m->nb - 1)];
+
+	while (*pp != e)
+		pp = &(*pp)->hnext;
+	*pp = e->hnext;
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		m->first = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		m->last = e->prev;
+	m->n--;
+	free(e->key);
+	free(e);
+}
+
+/* a counter's value: its node's, as a long long in the pointer's place */
+static long long *ocount(struct omap *m, const char *k, size_t n)
+{
+	struct onode *e = oget(m, k, n);
+
+	if (!e->v) {
+		e->v = calloc(1, sizeof(long long));
+		if (!e->v)
+			die(1, "out of memory");
+	}
+	return e->v;
+}
+
+static void *xcalloc(size_t n)
+{
+	void *p = calloc(1, n);
+
+	if (!p)
+		die(1, "out of memory");
+	return p;
+}
+
+/* ---- modulation.py's Stat: count, sum, min, max, bins 1% wide ---- */
+
+struct stat {
+	long long n, sum, lo, hi;
+	struct omap bins;	/* bin (decimal) -> count */
+};
+
+static double stat_base;	/* log(1.01) */
+
+static void stat_add(struct stat *st, long long v)
+{
+	char b[32];
+	long long bin = v <= 0 ? -1 : (long long)(log((double)v) / stat_base);
+
+	if (!st->n || v < st->lo)
+		st->lo = v;
+	if (!st->n || v > st->hi)
+		st->hi = v;
+	st->n++;
+	st->sum += v;
+	(*ocount(&st->bins, b, snprintf(b, sizeof(b), "%lld", bin)))++;
+}
+
+/* ---- view.py's Envelope: (t, min, max, last) points, at most cap, then
+ * buckets of a width doubled as needed ---- */
+
+static long long max_buckets = 20000;	/* view.py's MAX_BUCKETS */
+
+struct pt {
+	double t, lo, hi, last;
+};
+
+struct envelope {
+	struct pt *p;
+	size_t n, cap;
+	double width, t0;
+	long long count;
+};
+
+static void env_coarser(struct envelope *e, double t)
+{
+	double span = t - e->t0 > 1e-9 ? t - e->t0 : 1e-9;
+	double w = e->width ? e->width * 2 : span / (max_buckets / 2.0);
+	size_t i, o = 0;
+
+	for (i = 0; i < e->n; i++) {
+		struct pt q = e->p[i];
+		double k = e->t0 + (double)(long long)((q.t - e->t0) / w) * w;
+
+		if (o && e->p[o - 1].t == k) {
+			struct pt *r = &e->p[o - 1];
+
+			if (q.lo < r->lo)
+				r->lo = q.lo;
+			if (q.hi > r->hi)
+				r->hi = q.hi;
+			r->last = q.last;
+		} else {
+			e->p[o] = q;
+			e->p[o++].t = k;
+		}
+	}
+	e->n = o;
+	e->width = w;
+}
+
+static void env_add(struct envelope *e, double t, double v)
+{
+	double b = t;
+
+	if (!e->count++)
+		e->t0 = t;
+	if (e->width) {
+		b = e->t0 + (double)(long long)((t - e->t0) / e->width) *
+			e->width;
+		if (e->n && e->p[e->n - 1].t == b) {
+			struct pt *q = &e->p[e->n - 1];
+
+			if (v < q->lo)
+				q->lo = v;
+			if (v > q->hi)
+				q->hi = v;
+			q->last = v;
+			return;
+		}
+	}
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 64;
+		e->p = xrealloc(e->p, e->cap * sizeof(*e->p));
+	}
+	e->p[e->n++] = (struct pt){ b, v, v, v };
+	if ((long long)e->n > max_buckets)
+		env_coarser(e, t);
+}
+
+/* ---- analyse.py's _Pending: per packet, the times (and a number) of
+ * its earlier events, oldest first, at most LIMIT in all ---- */
+
+static long long pending_limit = 65536;	/* _Pending.LIMIT */
+
+struct pval {
+	long long t, x;		/* x: a qdisc's qlen, -1 for none */
+};
+
+struct pq {
+	struct pval *v;
+	size_t head, n, cap;
+};
+
+struct pending {
+	struct omap d;
+	long long n;
+};
+
+static void pending_add(struct pending *p, const char *k, size_t kn,
+			long long t, long long x)
+{
+	struct onode *e = oget(&p->d, k, kn);
+	struct pq *q = e->v;
+
+	if (!q)
+		q = e->v = xcalloc(sizeof(*q));
+	if (q->head + q->n == q->cap) {
+		if (q->head) {
+			memmove(q->v, q->v + q->head, q->n * sizeof(*q->v));
+			q->head = 0;
+		}
+		if (q->n == q->cap) {
+			q->cap = q->cap ? q->cap * 2 : 2;
+			q->v = xrealloc(q->v, q->cap * sizeof(*q->v));
+		}
+	}
+	q->v[q->head + q->n++] = (struct pval){ t, x };
+	if (++p->n > pending_limit) {
+		int i;
+
+		for (i = 0; i < 4096 && p->d.first; i++) {
+			struct onode *old = p->d.first;
+			struct pq *oq = old->v;
+
+			p->n -= oq->n;
+			free(oq->v);
+			free(oq);
+			odel(&p->d, old);
+		}
+	}
+}
+
+/* the oldest of key @k's, taken; 0 if none */
+static int pending_take(struct pending *p, const char *k, size_t kn,
+			struct pval *out)
+{
+	struct onode *e = ofind(&p->d, k, kn);
+	struct pq *q;
+
+	if (!e)
+		return 0;
+	q = e->v;
+	*out = q->v[q->head++];
+	q->n--;
+	p->n--;
+	if (!q->n) {
+		free(q->v);
+		free(q);
+		odel(&p->d, e);
+	}
+	return 1;
+}
+
 /* ---- the log's state (analyse.py's LogAnalysis and _pass()'s) ---- */
 
 struct gap {
@@ -324,6 +637,169 @@ static enum layer layer_of(struct field ev)
 	return L_OTHER;
 }
 
+/* ---- analyse.py's Queues: a packet's wait in its device's qdisc, and
+ * its way through the device (dev_out to wire_out) ---- */
+
+static struct {
+	struct pending devout, enq, toward;
+	struct omap stats;	/* netns, ifindex, "qdisc handle", basis */
+	struct omap ahead;	/* the same -> omap: packets ahead -> count */
+	struct omap handed, left;	/* netns, ifindex -> count */
+	struct omap through;	/* the same -> struct stat */
+	struct omap fill;	/* the same -> struct fill */
+	struct omap first;	/* the same -> "qdisc handle" (a char *) */
+	struct omap longest;	/* netns, ifindex, "qdisc handle" -> qlen */
+	int enq_seen;
+	struct omap sojourns;	/* netns, ifindex -> struct envelope */
+} qu;
+
+struct fill {
+	long long qlen, backlog;
+	char *name;
+};
+
+static const enum col packet_cols[9] = {
+	C_NETNS, C_IFINDEX, C_LADDR, C_LPORT, C_RADDR, C_RPORT, C_SEQ,
+	C_END_SEQ, C_IP_ID
+};
+
+/* the device's key (netns, ifindex) into @b; its length */
+static size_t dev_key(char *b, size_t cap)
+{
+	struct field ns = get(C_NETNS), dev = get(C_IFINDEX);
+
+	if (ns.n + dev.n + 2 > cap)
+		die(2, "a record's fields are too long");
+	memcpy(b, ns.p, ns.n);
+	b[ns.n] = '\t';
+	memcpy(b + ns.n + 1, dev.p, dev.n);
+	b[ns.n + 1 + dev.n] = 0;
+	return ns.n + 1 + dev.n;
+}
+
+static void q_dev_out(long long t)
+{
+	char dk[512];
+	size_t n = dev_key(dk, sizeof(dk));
+
+	kmake(packet_cols, 9);
+	pending_add(&qu.devout, kbuf, klen, t, -1);
+	pending_add(&qu.toward, kbuf, klen, t, -1);
+	(*ocount(&qu.handed, dk, n))++;
+}
+
+static void q_wire(long long t)
+{
+	char dk[512];
+	size_t n = dev_key(dk, sizeof(dk));
+	struct pval v;
+
+	kmake(packet_cols, 9);
+	(*ocount(&qu.left, dk, n))++;
+	if (pending_take(&qu.toward, kbuf, klen, &v)) {
+		struct onode *e = oget(&qu.through, dk, n);
+
+		if (!e->v)
+			e->v = xcalloc(sizeof(struct stat));
+		stat_add(e->v, t - v.t);
+	}
+}
+
+/* the qdisc's name, "kind handle", into @b */
+static size_t qdisc_name(char *b, size_t cap)
+{
+	struct field k = get(C_QDISC), h = get(C_QDISC_HANDLE);
+
+	if (k.n + h.n + 2 > cap)
+		die(2, "a record's fields are too long");
+	memcpy(b, k.p, k.n);
+	b[k.n] = ' ';
+	memcpy(b + k.n + 1, h.p, h.n);
+	b[k.n + 1 + h.n] = 0;
+	return k.n + 1 + h.n;
+}
+
+static void q_enqueued(long long t)
+{
+	struct field ql = get(C_QDISC_QLEN);
+
+	kmake(packet_cols, 9);
+	pending_add(&qu.enq, kbuf, klen, t, ql.n ? num(ql, 0) : -1);
+	if (ql.n) {
+		char dk[1024], name[512];
+		size_t n = dev_key(dk, 512), nn = qdisc_name(name, sizeof(name));
+		long long qlen = num(ql, 0), *longest;
+		struct onode *e = oget(&qu.fill, dk, n);
+		struct fill *f = e->v;
+
+		if (!f)
+			f = e->v = xcalloc(sizeof(*f));
+		free(f->name);
+		f->qlen = qlen;
+		f->backlog = num(get(C_QDISC_BACKLOG), 0);
+		f->name = keep((struct field){ name, nn }).p;
+		e = oget(&qu.first, dk, n);
+		if (!e->v)
+			e->v = keep((struct field){ name, nn }).p;
+		dk[n] = '\t';
+		memcpy(dk + n + 1, name, nn + 1);
+		e = ofind(&qu.longest, dk, n + 1 + nn);
+		if (qlen > (e ? *(long long *)e->v : 0)) {
+			longest = ocount(&qu.longest, dk, n + 1 + nn);
+			*longest = qlen;
+		}
+	}
+	qu.enq_seen = 1;
+}
+
+static void q_dequeued(long long t)
+{
+	struct pval dv, ev;
+	int have_dev, have_enq;
+	long long from, qlen;
+	const char *basis;
+	char key[1200], name[512];
+	size_t n;
+	struct onode *e;
+	struct envelope *env;
+
+	kmake(packet_cols, 9);
+	have_dev = pending_take(&qu.devout, kbuf, klen, &dv);
+	have_enq = pending_take(&qu.enq, kbuf, klen, &ev);
+	if (have_enq) {
+		from = ev.t;
+		qlen = ev.x;
+		basis = "enqueue";
+	} else if (have_dev) {
+		from = dv.t;
+		qlen = -1;
+		basis = "dev_out";
+	} else {
+		return;
+	}
+	n = dev_key(key, 512);
+	qdisc_name(name, sizeof(name));
+	n += snprintf(key + n, sizeof(key) - n, "\t%s\t%s", name, basis);
+	e = oget(&qu.stats, key, n);
+	if (!e->v)
+		e->v = xcalloc(sizeof(struct stat));
+	stat_add(e->v, t - from);
+	if (qlen > 0) {
+		char b[32];
+
+		e = oget(&qu.ahead, key, n);
+		if (!e->v)
+			e->v = xcalloc(sizeof(struct omap));
+		(*ocount(e->v, b, snprintf(b, sizeof(b), "%lld", qlen - 1)))++;
+	}
+	n = dev_key(key, 512);
+	e = oget(&qu.sojourns, key, n);
+	if (!e->v)
+		e->v = xcalloc(sizeof(struct envelope));
+	env = e->v;
+	env_add(env, (t - t0) / 1e9, (t - from) / 1e6);
+}
+
 /* one record (fv[0..ncols)) */
 static void record(void)
 {
@@ -356,8 +832,18 @@ static void record(void)
 	count_of(&cpu_last, cpu)->v = t;
 	events++;
 	count_of(&ns_events, get(C_NETNS))->v++;
-	if (is(ev, "qdisc") || is(ev, "qdisc_enq") || is(ev, "wire_out"))
+	if (is(ev, "dev_out")) {
+		q_dev_out(t);
+	} else if (is(ev, "qdisc")) {
+		q_dequeued(t);
 		return;
+	} else if (is(ev, "qdisc_enq")) {
+		q_enqueued(t);
+		return;
+	} else if (is(ev, "wire_out")) {
+		q_wire(t);
+		return;
+	}
 	if (is(ev, "drop_out") || is(ev, "drop_in") || is(ev, "retrans") ||
 	    is(ev, "rto") || is(ev, "tlp") || is(ev, "state") ||
 	    is(ev, "cong_state") || is(ev, "rcvbuf") || is(ev, "rto_end"))
@@ -437,6 +923,187 @@ static void jtimes(const long long *v, int n)
 	putchar(']');
 }
 
+/* a key of tab-joined fields, as a JSON list of strings */
+static void jkey(const char *k, size_t n)
+{
+	const char *end = k + n;
+
+	putchar('[');
+	for (;;) {
+		const char *t = memchr(k, '\t', end - k);
+
+		jstr(k, (t ? t : end) - k);
+		if (!t)
+			break;
+		fputs(", ", stdout);
+		k = t + 1;
+	}
+	putchar(']');
+}
+
+static void jdouble(double d)
+{
+	printf("%.17g", d);
+}
+
+/* a counter: [[key, count], ...] in its order; @list_keys: its keys are
+ * tab-joined fields, else a number's decimal (written as the number) */
+static void jcounts(struct omap *m, int list_keys)
+{
+	struct onode *e;
+
+	putchar('[');
+	for (e = m->first; e; e = e->next) {
+		putchar('[');
+		if (list_keys)
+			jkey(e->key, e->klen);
+		else
+			fputs(e->key, stdout);
+		printf(", %lld]%s", *(long long *)e->v, e->next ? ", " : "");
+	}
+	putchar(']');
+}
+
+static void jstat(struct stat *st)
+{
+	printf("{\"n\": %lld, \"sum\": %lld, ", st->n, st->sum);
+	if (st->n)
+		printf("\"lo\": %lld, \"hi\": %lld, ", st->lo, st->hi);
+	else
+		printf("\"lo\": null, \"hi\": null, ");
+	printf("\"bins\": ");
+	jcounts(&st->bins, 0);
+	putchar('}');
+}
+
+static void jenvelope(struct envelope *e)
+{
+	size_t i;
+
+	printf("{\"n\": %lld, \"width\": ", e->count);
+	jdouble(e->width);
+	printf(", \"t0\": ");
+	if (e->count)
+		jdouble(e->t0);
+	else
+		printf("null");
+	printf(", \"pts\": [");
+	for (i = 0; i < e->n; i++) {
+		printf("%s[", i ? ", " : "");
+		jdouble(e->p[i].t);
+		putchar(',');
+		jdouble(e->p[i].lo);
+		putchar(',');
+		jdouble(e->p[i].hi);
+		putchar(',');
+		jdouble(e->p[i].last);
+		putchar(']');
+	}
+	printf("]}");
+}
+
+static void jpending(struct pending *p)
+{
+	struct onode *e;
+	size_t i;
+
+	printf("{\"n\": %lld, \"d\": [", p->n);
+	for (e = p->d.first; e; e = e->next) {
+		struct pq *q = e->v;
+
+		putchar('[');
+		jkey(e->key, e->klen);
+		printf(", [");
+		for (i = 0; i < q->n; i++) {
+			struct pval v = q->v[q->head + i];
+
+			if (p == &qu.enq && v.x < 0)
+				printf("%s[%lld, null]", i ? ", " : "", v.t);
+			else if (p == &qu.enq)
+				printf("%s[%lld, %lld]", i ? ", " : "", v.t, v.x);
+			else
+				printf("%s%lld", i ? ", " : "", v.t);
+		}
+		printf("]]%s", e->next ? ", " : "");
+	}
+	printf("]}");
+}
+
+/* a map of keys (tab-joined) to what @each writes */
+static void jmap(struct omap *m, void (*each)(void *))
+{
+	struct onode *e;
+
+	putchar('[');
+	for (e = m->first; e; e = e->next) {
+		putchar('[');
+		jkey(e->key, e->klen);
+		printf(", ");
+		each(e->v);
+		printf("]%s", e->next ? ", " : "");
+	}
+	putchar(']');
+}
+
+static void jahead(void *v)
+{
+	jcounts(v, 0);
+}
+
+static void jstatv(void *v)
+{
+	jstat(v);
+}
+
+static void jfill(void *v)
+{
+	struct fill *f = v;
+
+	printf("[%lld, %lld, ", f->qlen, f->backlog);
+	jstr(f->name, strlen(f->name));
+	putchar(']');
+}
+
+static void jname(void *v)
+{
+	jstr(v, strlen(v));
+}
+
+static void jenv(void *v)
+{
+	jenvelope(v);
+}
+
+static void jqueues(void)
+{
+	printf(",\n \"queues\": {\"devout\": ");
+	jpending(&qu.devout);
+	printf(",\n  \"enq\": ");
+	jpending(&qu.enq);
+	printf(",\n  \"toward\": ");
+	jpending(&qu.toward);
+	printf(",\n  \"stats\": ");
+	jmap(&qu.stats, jstatv);
+	printf(",\n  \"ahead\": ");
+	jmap(&qu.ahead, jahead);
+	printf(",\n  \"handed\": ");
+	jcounts(&qu.handed, 1);
+	printf(",\n  \"left\": ");
+	jcounts(&qu.left, 1);
+	printf(",\n  \"through\": ");
+	jmap(&qu.through, jstatv);
+	printf(",\n  \"fill\": ");
+	jmap(&qu.fill, jfill);
+	printf(",\n  \"first\": ");
+	jmap(&qu.first, jname);
+	printf(",\n  \"longest\": ");
+	jcounts(&qu.longest, 1);
+	printf(",\n  \"enq_seen\": %s", qu.enq_seen ? "true" : "false");
+	printf(",\n  \"sojourns\": ");
+	jmap(&qu.sojourns, jenv);
+	printf("}");
+}
+
 static void out(int code, const char *message)
 {
 	size_t i;
@@ -446,7 +1113,10 @@ static void out(int code, const char *message)
 	       "\"misses\", \"discarded\", \"t0\", \"t_end\", \"layers\", "
 	       "\"ns_events\", \"gaps\"], \"flow\": [\"key\", \"first_ns\", "
 	       "\"last_ns\", \"seen_layers\", \"app_events\", \"app_written\", "
-	       "\"app_read\", \"app_one_sent\", \"app_one_read\"]},\n");
+	       "\"app_read\", \"app_one_sent\", \"app_one_read\"], \"queues\": "
+	       "[\"devout\", \"enq\", \"toward\", \"stats\", \"ahead\", "
+	       "\"handed\", \"left\", \"through\", \"fill\", \"first\", "
+	       "\"longest\", \"enq_seen\", \"sojourns\"]},\n");
 	printf(" \"end\": {\"code\": %d, \"message\": ", code);
 	jstr(message, strlen(message));
 	printf("},\n \"log\": {\"records\": %lld, \"events\": %lld, "
@@ -499,7 +1169,9 @@ static void out(int code, const char *message)
 		jtimes(f->app_one_read, f->n_one_read);
 		putchar('}');
 	}
-	printf("]}\n");
+	printf("]");
+	jqueues();
+	printf("}\n");
 }
 
 /* ---- reading ---- */
@@ -549,9 +1221,41 @@ static int split(char *p, size_t n)
 	return i + 1;
 }
 
+/* the bounds on what the pass keeps, as analyse.py has them (magnet-exp
+ * passes its own; tests make them small): --bound NAME=N */
+static const struct {
+	const char *name;
+	long long *v;
+} bounds[] = {
+	{ "pending", &pending_limit },		/* _Pending.LIMIT */
+	{ "buckets", &max_buckets },		/* view.MAX_BUCKETS */
+};
+
+static void bound(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t i;
+	char *end;
+	long long v;
+
+	for (i = 0; eq && i < sizeof(bounds) / sizeof(bounds[0]); i++) {
+		if (strlen(bounds[i].name) != (size_t)(eq - arg) ||
+		    strncmp(arg, bounds[i].name, eq - arg))
+			continue;
+		errno = 0;
+		v = strtoll(eq + 1, &end, 10);
+		if (errno || *end || end == eq + 1 || v < 1)
+			die(2, "--bound %s: not a positive number", arg);
+		*bounds[i].v = v;
+		return;
+	}
+	die(2, "--bound %s: no such bound (pending=N, buckets=N)", arg);
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: magnet-pass [--devices IFINDEX,...] [FILE]\n"
+	fprintf(stderr, "usage: magnet-pass [--devices IFINDEX,...] "
+		"[--bound NAME=N]... [FILE]\n"
 		"  the per-record pass of magnet-exp analyse over the magnet "
 		"text\n  (ttpb2ascii -f magnet), its state as JSON on standard "
 		"output\n");
@@ -568,6 +1272,7 @@ int main(int argc, char **argv)
 	FILE *in = stdin;
 	int i, c, code = 0;
 
+	stat_base = log(1.01);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
 			char *s = argv[++i], *tok;
@@ -578,6 +1283,8 @@ int main(int argc, char **argv)
 
 				count_of(&devices, f);
 			}
+		} else if (!strcmp(argv[i], "--bound") && i + 1 < argc) {
+			bound(argv[++i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			usage();
 		} else if (!path) {

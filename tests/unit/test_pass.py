@@ -17,12 +17,26 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-from magnet_exp import analyse  # noqa: E402
+from magnet_exp import analyse, view  # noqa: E402
 
 
-def python_state(path, devices=None):
-    """the covered members, as the Python pass leaves them"""
+# the Python pass's bounds that magnet-pass's --bound sets: (module or
+# class, attribute) for each name
+BOUNDS = {"pending": (analyse._Pending, "LIMIT")}
+
+
+def python_state(path, devices=None, bounds=None):
+    """the covered members, as the Python pass leaves them, with @bounds
+    ({name: N}) in place of its own"""
     res = analyse.LogAnalysis(path)
+    saved = {}
+    for name, v in (bounds or {}).items():
+        if name == "buckets":
+            saved[name] = view.Envelope.__init__.__defaults__
+            view.Envelope.__init__.__defaults__ = (v,)
+        else:
+            saved[name] = getattr(*BOUNDS[name])
+            setattr(*BOUNDS[name], v)
     with tempfile.TemporaryDirectory() as d:
         csvs = analyse._CsvFiles(d)
         try:
@@ -30,6 +44,11 @@ def python_state(path, devices=None):
                                                  devices=devices)
         finally:
             csvs.close()
+            for name, v in saved.items():
+                if name == "buckets":
+                    view.Envelope.__init__.__defaults__ = v
+                else:
+                    setattr(*BOUNDS[name], v)
     log = dict(records=res.records, events=res.events, lost=res.lost,
                misses=res.misses, discarded=res.discarded, t0=res.t0,
                t_end=res.t_end, layers=sorted(res.layers),
@@ -44,13 +63,46 @@ def python_state(path, devices=None):
                           app_written=f.app_written, app_read=f.app_read,
                           app_one_sent=f.app_one_sent,
                           app_one_read=f.app_one_read))
-    return dict(log=log, flows=flows, end=dict(code=end.code,
-                                               message=end.message))
+    return dict(log=log, flows=flows, queues=queues_state(res.queues),
+                end=dict(code=end.code, message=end.message))
 
 
-def c_state(prog, path, devices=None):
+def _pairs(d, val=lambda v: v):
+    """a dict (tuple keys) as [[key as a list, value], ...] in its order"""
+    return [[list(k) if isinstance(k, tuple) else k, val(v)]
+            for k, v in d.items()]
+
+
+def _stat(st):
+    return dict(n=st.n, sum=st.sum, lo=st.lo, hi=st.hi,
+                bins=_pairs(st.bins))
+
+
+def _envelope(e):
+    return dict(n=e.n, width=e.width, t0=e.t0, pts=[list(p) for p in e.pts])
+
+
+def _pending(p):
+    return dict(n=p.n, d=_pairs(p.d, lambda q: [
+        list(v) if isinstance(v, tuple) else v for v in q]))
+
+
+def queues_state(q):
+    return dict(devout=_pending(q.devout), enq=_pending(q.enq),
+                toward=_pending(q.toward), stats=_pairs(q.stats, _stat),
+                ahead=_pairs(q.ahead, _pairs), handed=_pairs(q.handed),
+                left=_pairs(q.left), through=_pairs(q.through, _stat),
+                fill=_pairs(q.fill, list), first=_pairs(q.first),
+                longest=_pairs(q.longest), enq_seen=q.enq_seen,
+                sojourns=_pairs(q.sojourns, _envelope))
+
+
+def c_state(prog, path, devices=None, bounds=None):
     argv = [prog] + (["--devices", ",".join(sorted(devices))]
-                     if devices is not None else []) + [path]
+                     if devices is not None else [])
+    for name, v in (bounds or {}).items():
+        argv += ["--bound", "%s=%d" % (name, v)]
+    argv.append(path)
     p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode:
         raise AssertionError("%s: exit %d: %s" % (" ".join(argv),
@@ -79,6 +131,14 @@ def compare(name, py, c):
                 bad.append("%s: flow %s: %s: Python %r, C %r" % (
                     name, fp["key"], m, str(fp[m])[:200],
                     str(fc[m])[:200]))
+    for part in c["covers"]:
+        if part in ("log", "flow"):
+            continue
+        for m in c["covers"][part]:
+            if py[part][m] != c[part][m]:
+                bad.append("%s: %s %s: Python %r, C %r" % (
+                    name, part, m, str(py[part][m])[:300],
+                    str(c[part][m])[:300]))
     if py["end"]["code"] != c["end"]["code"]:
         bad.append("%s: end: Python %r, C %r" % (name, py["end"],
                                                   c["end"]))
@@ -135,9 +195,49 @@ def main():
                 line("1700000001.000400000", "0", "lost", lost="1")] +
                 head[40:])
         cases.append(("records lost and discarded", gapped, None))
-        for name, path, devices in cases:
-            bad = compare(name, python_state(path, devices),
-                          c_state(prog, path, devices))
+        # the long flow through a qdisc on the sender's device: each
+        # dev_out enqueued (but every 5th), dequeued (but every 11th of
+        # those) after a wait that varies, and handed to the driver
+        # (wire_out; but every 3rd): with the bounds small, packets
+        # forgotten and the sojourns' envelope made coarser
+        queued = os.path.join(tmp, "queued.txt")
+        ix = {c: i for i, c in enumerate(cols)}
+        with open(long_) as f, open(queued, "w") as out:
+            out.write(next(f))
+            i = 0
+            for ln in f:
+                out.write(ln)
+                v = ln.rstrip("\n").split("\t")
+                if v[ix["event"]] != "dev_out":
+                    continue
+                i += 1
+                sec, ns = v[ix["time"]].split(".")
+                t = int(sec) * 10 ** 9 + int(ns)
+
+                def at(dt, ev, **kw):
+                    w = list(v)
+                    w[ix["time"]] = "%d.%09d" % divmod(t + dt, 10 ** 9)
+                    w[ix["event"]] = ev
+                    for k, x in kw.items():
+                        w[ix[k]] = x
+                    return "\t".join(w) + "\n"
+                q = dict(qdisc="netem", qdisc_handle="8001:0",
+                         qdisc_qlen=str(i % 7), qdisc_backlog=str(i % 7 * 1514))
+                if i % 5:
+                    out.write(at(10, "qdisc_enq", **q))
+                    if i % 11:
+                        out.write(at(20 + i % 13 * 50, "qdisc", **q))
+                if i % 3:
+                    out.write(at(900, "wire_out"))
+        small = {"pending": 5000, "buckets": 300}
+        cases.append(("a qdisc and wire_out", queued, None))
+        cases.append(("a qdisc and wire_out, bounds small", queued, None,
+                      small))
+        for case in cases:
+            name, path, devices = case[:3]
+            bounds = case[3] if len(case) > 3 else None
+            bad = compare(name, python_state(path, devices, bounds),
+                          c_state(prog, path, devices, bounds))
             for b in bad[:10]:
                 print("FAIL", b)
             if bad:
