@@ -133,11 +133,20 @@ static struct str keep(struct field f)
 	return s;
 }
 
+/* @h mixed with @n bytes at @p, 8 at a time */
 static uint64_t hash(const char *p, size_t n, uint64_t h)
 {
-	while (n--)
-		h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
-	return h;
+	uint64_t w;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w ^ n) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 32);
 }
 
 /* ---- the flows: a connection end's key is family, local address and
