@@ -809,6 +809,341 @@ static void q_dequeued(long long t)
 	env_add(env, (t - t0) / 1e9, (t - from) / 1e6);
 }
 
+/* ---- growable arrays ---- */
+
+struct lla {
+	long long *v;
+	size_t n, cap;
+};
+
+static void lla_push(struct lla *a, long long x)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	a->v[a->n++] = x;
+}
+
+/* the first index whose value is above @x (bisect_right) */
+static size_t bisect_right(const long long *v, size_t n, long long x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (x < v[mid])
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* the reversed 5-tuple of the record (family, raddr, rport, laddr,
+ * lport: its peer's end) into kbuf */
+static const enum col k5_cols[5] = {
+	C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT
+};
+static const enum col peer5_cols[5] = {
+	C_FAMILY, C_RADDR, C_RPORT, C_LADDR, C_LPORT
+};
+
+/* kbuf += "\t" the field's text */
+static void kappend(const char *p, size_t n)
+{
+	if (klen + n + 2 >= sizeof(kbuf))
+		die(2, "a record's fields are too long");
+	kbuf[klen++] = '\t';
+	memcpy(kbuf + klen, p, n);
+	klen += n;
+	kbuf[klen] = 0;
+}
+
+/* ---- analyse.py's Received: per receiving end (its 5-tuple and
+ * namespace), the sequence ranges its host got, merged, as offsets
+ * counted on past 4 GiB; per segment a sender sends, whether the peer
+ * had got it all by then ---- */
+
+static long long recv_sent = 4096;	/* Received.SENT */
+
+struct rend {
+	long long base, hi;	/* the first start; the highest start's offset */
+	long long (*iv)[2];	/* sorted disjoint [start, end) offsets */
+	size_t n, cap;
+};
+
+static struct {
+	struct omap d;		/* 5-tuple, netns -> struct rend */
+	struct omap end_ns;	/* 5-tuple -> netns (a char *) */
+	struct omap at_send;	/* 5-tuple, seq, end -> 0, 1 or 2 (None) */
+} rc;
+
+static long long r_off(uint32_t seq, const struct rend *e)
+{
+	uint32_t o = (uint32_t)(seq - (uint32_t)e->base - (uint32_t)e->hi);
+
+	return e->hi + (o >= 0x80000000u ? (long long)o - 0x100000000LL :
+			(long long)o);
+}
+
+static void r_add(struct rend *e, long long seq, long long end)
+{
+	long long s = r_off(seq, e), t;
+	size_t i, j, n = e->n;
+
+	if (s > e->hi)
+		e->hi = s;
+	t = s + (uint32_t)(end - seq);
+	if (n && e->iv[n - 1][0] <= s && s <= e->iv[n - 1][1]) {
+		if (t > e->iv[n - 1][1])
+			e->iv[n - 1][1] = t;
+		return;
+	}
+	/* bisect_left(iv, [s, s]): the first range starting at s or above */
+	{
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (e->iv[mid][0] < s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo;
+	}
+	if (i > 0 && e->iv[i - 1][1] >= s)
+		i--;
+	j = i;
+	while (j < n && e->iv[j][0] <= t) {
+		if (e->iv[j][0] < s)
+			s = e->iv[j][0];
+		if (e->iv[j][1] > t)
+			t = e->iv[j][1];
+		j++;
+	}
+	/* iv[i:j] = [[s, t]] */
+	if (j == i) {
+		if (n == e->cap) {
+			e->cap = e->cap ? e->cap * 2 : 8;
+			e->iv = xrealloc(e->iv, e->cap * sizeof(*e->iv));
+		}
+		memmove(e->iv + i + 1, e->iv + i, (n - i) * sizeof(*e->iv));
+		e->n++;
+	} else if (j > i + 1) {
+		memmove(e->iv + i + 1, e->iv + j, (n - j) * sizeof(*e->iv));
+		e->n -= j - i - 1;
+	}
+	e->iv[i][0] = s;
+	e->iv[i][1] = t;
+}
+
+/* 1 if the end's host got all of [seq, end), 0 if not, 2 if nothing */
+static int r_covers(const char *k, size_t kn, long long seq, long long end)
+{
+	struct onode *n = ofind(&rc.d, k, kn);
+	struct rend *e;
+	long long s, t;
+	size_t lo = 0, hi;
+
+	if (!n)
+		return 2;
+	e = n->v;
+	s = r_off(seq, e);
+	t = s + (uint32_t)(end - seq);
+	/* bisect_right(iv, [s, inf]) - 1: the last range starting at s or
+	 * below */
+	hi = e->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s < e->iv[mid][0])
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo > 0 && e->iv[lo - 1][0] <= s && t <= e->iv[lo - 1][1];
+}
+
+static void r_event(int tcp_out, int tcp_in, long long seq, long long end)
+{
+	struct field ns = get(C_NETNS);
+	struct onode *n;
+
+	if (tcp_out) {
+		char peer[1024];
+		size_t pn;
+
+		kmake(peer5_cols, 5);
+		n = ofind(&rc.end_ns, kbuf, klen);
+		if (!n)
+			return;
+		kappend(n->v, strlen(n->v));
+		memcpy(peer, kbuf, klen + 1);
+		pn = klen;
+		kmake(k5_cols, 5);
+		{
+			char b[64];
+			int c = r_covers(peer, pn, seq, end);
+
+			kappend(b, snprintf(b, sizeof(b), "%lld", seq));
+			kappend(b, snprintf(b, sizeof(b), "%lld", end));
+			n = ofind(&rc.at_send, kbuf, klen);
+			if (n)
+				odel(&rc.at_send, n);
+			n = oget(&rc.at_send, kbuf, klen);
+			n->v = (void *)(intptr_t)(c + 1);
+			if ((long long)rc.at_send.n > recv_sent)
+				odel(&rc.at_send, rc.at_send.first);
+		}
+		return;
+	}
+	kmake(k5_cols, 5);
+	if (tcp_in) {
+		n = oget(&rc.end_ns, kbuf, klen);
+		free(n->v);
+		n->v = keep(ns).p;
+	}
+	kappend(ns.p, ns.n);
+	n = oget(&rc.d, kbuf, klen);
+	if (!n->v) {
+		struct rend *e = n->v = xcalloc(sizeof(*e));
+
+		e->base = seq;
+	}
+	r_add(n->v, seq, end);
+}
+
+/* a state change of the record's end: it exists, in its namespace */
+static void r_end(void)
+{
+	struct onode *n;
+
+	kmake(k5_cols, 5);
+	n = oget(&rc.end_ns, kbuf, klen);
+	free(n->v);
+	n->v = keep(get(C_NETNS)).p;
+}
+
+/* ---- analyse.py's OneWay: each data segment's delay from the sender's
+ * host to the receiver's, per layer ---- */
+
+static long long oneway_sends = 65536;	/* OneWay.SENDS */
+
+struct sends {
+	long long ref, ref_off;
+	struct lla starts, ends, ts, again;
+};
+
+static struct {
+	struct omap sender_ns;	/* 5-tuple -> netns (a char *) */
+	struct omap sends;	/* 5-tuple, layer -> struct sends */
+	struct omap delays;	/* 5-tuple, layer, netns -> omap of us */
+	struct omap again;	/* 5-tuple, layer -> count */
+} ow;
+
+static long long ow_off(long long base, long long seq)
+{
+	uint32_t o = (uint32_t)(seq - base);
+
+	return o >= 0x80000000u ? (long long)o - 0x100000000LL : (long long)o;
+}
+
+static void ow_event(struct field ev, long long seq, long long end,
+		     long long t)
+{
+	struct field ns = get(C_NETNS);
+	const char *u = memchr(ev.p, '_', ev.n);
+	size_t ln = u - ev.p;
+	struct onode *n;
+	struct sends *s;
+	long long a, b;
+	size_t i;
+
+	if (is((struct field){ u, ev.n - ln }, "_out")) {
+		kmake(k5_cols, 5);
+		if (is(ev, "tcp_out")) {
+			n = oget(&ow.sender_ns, kbuf, klen);
+			if (!n->v)
+				n->v = keep(ns).p;
+		} else {
+			n = ofind(&ow.sender_ns, kbuf, klen);
+		}
+		if (!n || strlen(n->v) != ns.n || memcmp(n->v, ns.p, ns.n))
+			return;
+		kappend(ev.p, ln);
+		n = oget(&ow.sends, kbuf, klen);
+		if (!n->v) {
+			s = n->v = xcalloc(sizeof(*s));
+			s->ref = seq;
+		}
+		s = n->v;
+		a = s->ref_off + ow_off(s->ref, seq);
+		b = a + (uint32_t)(end - seq);
+		if (!s->starts.n || a >= s->ends.v[s->ends.n - 1]) {
+			s->ref = seq;
+			s->ref_off = a;
+			lla_push(&s->starts, a);
+			lla_push(&s->ends, b);
+			lla_push(&s->ts, t);
+			lla_push(&s->again, 0);
+			if ((long long)s->starts.n > 2 * oneway_sends) {
+				struct lla *x[4] = { &s->starts, &s->ends,
+						     &s->ts, &s->again };
+				int k;
+
+				for (k = 0; k < 4; k++) {
+					memmove(x[k]->v, x[k]->v + oneway_sends,
+						(x[k]->n - oneway_sends) *
+						sizeof(long long));
+					x[k]->n -= oneway_sends;
+				}
+			}
+			return;
+		}
+		i = bisect_right(s->starts.v, s->starts.n, a);
+		i = i ? i - 1 : 0;
+		for (; i < s->starts.n && s->starts.v[i] < b; i++)
+			if (s->ends.v[i] > a)
+				s->again.v[i] = 1;
+		return;
+	}
+	kmake(peer5_cols, 5);
+	n = ofind(&ow.sender_ns, kbuf, klen);
+	if (n && strlen(n->v) == ns.n && !memcmp(n->v, ns.p, ns.n))
+		return;
+	kappend(ev.p, ln);
+	n = ofind(&ow.sends, kbuf, klen);
+	if (!n)
+		return;
+	s = n->v;
+	a = s->ref_off + ow_off(s->ref, seq);
+	i = bisect_right(s->starts.v, s->starts.n, a);
+	if (!i)
+		return;
+	i--;
+	if (a >= s->ends.v[i] || s->ts.v[i] > t)
+		return;
+	if (s->again.v[i]) {
+		(*ocount(&ow.again, kbuf, klen))++;
+		return;
+	}
+	kappend(ns.p, ns.n);
+	n = oget(&ow.delays, kbuf, klen);
+	if (!n->v)
+		n->v = xcalloc(sizeof(struct omap));
+	{
+		char d[32];
+		long long us = t - s->ts.v[i] + 500;
+
+		us = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+		(*ocount(n->v, d, snprintf(d, sizeof(d), "%lld", us)))++;
+	}
+}
+
 /* one record (fv[0..ncols)) */
 static void record(void)
 {
@@ -853,6 +1188,21 @@ static void record(void)
 		q_wire(t);
 		return;
 	}
+	if (is(ev, "tcp_out") || is(ev, "dev_out") || is(ev, "tcp_in") ||
+	    is(ev, "dev_in") || is(ev, "ip_in")) {
+		struct field sq = get(C_SEQ), eq = get(C_END_SEQ);
+
+		if (sq.n && !(sq.n == eq.n && !memcmp(sq.p, eq.p, sq.n))) {
+			long long a = num(sq, 0), b = num(eq, 0);
+
+			if (!is(ev, "ip_in"))
+				ow_event(ev, a, b, t);
+			if (!is(ev, "dev_out"))
+				r_event(is(ev, "tcp_out"), is(ev, "tcp_in"), a, b);
+		}
+	}
+	if (is(ev, "state") && get(C_LPORT).n)
+		r_end();
 	if (is(ev, "drop_out") || is(ev, "drop_in") || is(ev, "retrans") ||
 	    is(ev, "rto") || is(ev, "tlp") || is(ev, "state") ||
 	    is(ev, "cong_state") || is(ev, "rcvbuf") || is(ev, "rto_end"))
@@ -1113,6 +1463,74 @@ static void jqueues(void)
 	printf("}");
 }
 
+static void jlla(const struct lla *a)
+{
+	size_t i;
+
+	putchar('[');
+	for (i = 0; i < a->n; i++)
+		printf("%s%lld", i ? ", " : "", a->v[i]);
+	putchar(']');
+}
+
+static void jrend(void *v)
+{
+	struct rend *e = v;
+	size_t i;
+
+	printf("[%lld, [", e->base);
+	for (i = 0; i < e->n; i++)
+		printf("%s[%lld, %lld]", i ? ", " : "", e->iv[i][0],
+		       e->iv[i][1]);
+	printf("], %lld]", e->hi);
+}
+
+static void jbool3(void *v)
+{
+	static const char *const b[] = { "false", "true", "null" };
+
+	fputs(b[(intptr_t)v - 1], stdout);
+}
+
+static void jsends(void *v)
+{
+	struct sends *s = v;
+
+	printf("[%lld, %lld, ", s->ref, s->ref_off);
+	jlla(&s->starts);
+	printf(", ");
+	jlla(&s->ends);
+	printf(", ");
+	jlla(&s->ts);
+	printf(", ");
+	jlla(&s->again);
+	putchar(']');
+}
+
+static void jdelays(void *v)
+{
+	jcounts(v, 0);
+}
+
+static void jreceived(void)
+{
+	printf(",\n \"received\": {\"d\": ");
+	jmap(&rc.d, jrend);
+	printf(",\n  \"end_ns\": ");
+	jmap(&rc.end_ns, jname);
+	printf(",\n  \"at_send\": ");
+	jmap(&rc.at_send, jbool3);
+	printf("},\n \"oneway\": {\"sender_ns\": ");
+	jmap(&ow.sender_ns, jname);
+	printf(",\n  \"sends\": ");
+	jmap(&ow.sends, jsends);
+	printf(",\n  \"delays\": ");
+	jmap(&ow.delays, jdelays);
+	printf(",\n  \"again\": ");
+	jcounts(&ow.again, 1);
+	printf("}");
+}
+
 static void out(int code, const char *message)
 {
 	size_t i;
@@ -1125,7 +1543,9 @@ static void out(int code, const char *message)
 	       "\"app_read\", \"app_one_sent\", \"app_one_read\"], \"queues\": "
 	       "[\"devout\", \"enq\", \"toward\", \"stats\", \"ahead\", "
 	       "\"handed\", \"left\", \"through\", \"fill\", \"first\", "
-	       "\"longest\", \"enq_seen\", \"sojourns\"]},\n");
+	       "\"longest\", \"enq_seen\", \"sojourns\"], \"received\": [\"d\", "
+	       "\"end_ns\"], \"oneway\": [\"sender_ns\", "
+	       "\"sends\", \"delays\", \"again\"]},\n");
 	printf(" \"end\": {\"code\": %d, \"message\": ", code);
 	jstr(message, strlen(message));
 	printf("},\n \"log\": {\"records\": %lld, \"events\": %lld, "
@@ -1180,6 +1600,7 @@ static void out(int code, const char *message)
 	}
 	printf("]");
 	jqueues();
+	jreceived();
 	printf("}\n");
 }
 
@@ -1238,6 +1659,8 @@ static const struct {
 } bounds[] = {
 	{ "pending", &pending_limit },		/* _Pending.LIMIT */
 	{ "buckets", &max_buckets },		/* view.MAX_BUCKETS */
+	{ "sent", &recv_sent },			/* Received.SENT */
+	{ "sends", &oneway_sends },		/* OneWay.SENDS */
 };
 
 static void bound(const char *arg)
@@ -1258,7 +1681,7 @@ static void bound(const char *arg)
 		*bounds[i].v = v;
 		return;
 	}
-	die(2, "--bound %s: no such bound (pending=N, buckets=N)", arg);
+	die(2, "--bound %s: no such bound (pending, buckets, sent, sends)", arg);
 }
 
 static void usage(void)

@@ -22,7 +22,9 @@ from magnet_exp import analyse, view  # noqa: E402
 
 # the Python pass's bounds that magnet-pass's --bound sets: (module or
 # class, attribute) for each name
-BOUNDS = {"pending": (analyse._Pending, "LIMIT")}
+BOUNDS = {"pending": (analyse._Pending, "LIMIT"),
+          "sent": (analyse.Received, "SENT"),
+          "sends": (analyse.OneWay, "SENDS")}
 
 
 def python_state(path, devices=None, bounds=None):
@@ -63,7 +65,23 @@ def python_state(path, devices=None, bounds=None):
                           app_written=f.app_written, app_read=f.app_read,
                           app_one_sent=f.app_one_sent,
                           app_one_read=f.app_one_read))
+    rc, ow = res.received, res.oneway
+    received = dict(
+        d=[[list(k5) + [ns], [e[0], [list(x) for x in e[1]], e[2]]]
+           for (k5, ns), e in rc.d.items()],
+        end_ns=_pairs(rc.end_ns),
+        at_send=[[list(k5) + [str(a), str(b)], v]
+                 for (k5, a, b), v in rc.at_send.items()])
+    oneway = dict(
+        sender_ns=_pairs(ow.sender_ns),
+        sends=[[list(k5) + [layer], [v[0], v[1]] + [list(x) for x in v[2:]]]
+               for (k5, layer), v in ow.sends.items()],
+        delays=[[list(k5) + [layer, ns], _pairs(c)]
+                for (k5, layer, ns), c in ow.delays.items()],
+        again=[[list(k5) + [layer], n]
+               for (k5, layer), n in ow.again.items()])
     return dict(log=log, flows=flows, queues=queues_state(res.queues),
+                received=received, oneway=oneway,
                 end=dict(code=end.code, message=end.message))
 
 
@@ -167,6 +185,8 @@ def main():
         test_exp.write_long_flow(long_, 20000)
         cases.append(("long flow", long_, None))
         cases.append(("long flow, no devices", long_, set()))
+        cases.append(("long flow, bounds small", long_, None,
+                      {"sends": 1000, "sent": 100}))
         # a cut line, and a line of the wrong width
         with open(long_) as f:
             head = [next(f) for _ in range(50)]
