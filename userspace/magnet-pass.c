@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 // SPDX-License-Identifier: GPL-2.0
 /*
  * magnet-pass: magnet-exp analyse's per-record pass, in C (work in
@@ -36,12 +37,18 @@
 enum col {
 	C_TIME, C_CPU, C_EVENT, C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT,
 	C_NETNS, C_RET, C_LOST, C_IFINDEX, C_SEQ, C_END_SEQ, C_IP_ID,
-	C_QDISC, C_QDISC_HANDLE, C_QDISC_QLEN, C_QDISC_BACKLOG, C_NCOLS
+	C_QDISC, C_QDISC_HANDLE, C_QDISC_QLEN, C_QDISC_BACKLOG, C_SOCK,
+	C_STATE, C_PREV_STATE, C_CA_STATE, C_KIND, C_DROP_REASON,
+	C_DROP_WHERE, C_LEN, C_RCVBUF, C_RCVBUF_BEFORE, C_WINDOW_CLAMP,
+	C_WINDOW_CLAMP_BEFORE, C_RTO_RECOVERY_MS, C_TOTAL_RTO_TIME, C_NCOLS
 };
 static const char *const col_names[C_NCOLS] = {
 	"time", "cpu", "event", "family", "laddr", "lport", "raddr", "rport",
 	"netns", "ret", "lost", "ifindex", "seq", "end_seq", "ip_id",
-	"qdisc", "qdisc_handle", "qdisc_qlen", "qdisc_backlog",
+	"qdisc", "qdisc_handle", "qdisc_qlen", "qdisc_backlog", "sock",
+	"state", "prev_state", "ca_state", "kind", "drop_reason",
+	"drop_where", "len", "rcvbuf", "rcvbuf_before", "window_clamp",
+	"window_clamp_before", "rto_recovery_ms", "total_rto_time",
 };
 static int col[C_NCOLS];
 
@@ -147,144 +154,6 @@ static uint64_t hash(const char *p, size_t n, uint64_t h)
 	memcpy(&w, p, n);
 	h = (h ^ w ^ n) * 0x9e3779b97f4a7c15ULL;
 	return h ^ (h >> 32);
-}
-
-/* ---- the flows: a connection end's key is family, local address and
- * port, remote address and port, netns (analyse.py's _key()) ---- */
-
-enum layer { L_APP, L_TCP, L_IP, L_DEV, L_OTHER };
-static const char *const layer_names[] = { "app", "tcp", "ip", "dev" };
-
-struct flow {
-	struct str key[6];
-	uint64_t h;
-	long long first_ns, last_ns;
-	unsigned seen_layers;		/* 1 << enum layer */
-	long long app_events, app_written, app_read;
-	long long app_one_sent[MAX_ONE], app_one_read[MAX_ONE];
-	int n_one_sent, n_one_read;
-};
-
-static struct flow **flows;	/* in the order found */
-static size_t nflows, cap_flows;
-static struct flow **tab;	/* open addressing, a power of 2 */
-static size_t tab_size;
-
-static const enum col key_cols[6] = {
-	C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT, C_NETNS
-};
-
-static uint64_t key_hash(void)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	int i;
-
-	for (i = 0; i < 6; i++) {
-		struct field f = get(key_cols[i]);
-
-		h = hash(f.p, f.n, h);
-		h = hash("\t", 1, h);
-	}
-	return h;
-}
-
-static int key_is(const struct flow *fl)
-{
-	int i;
-
-	for (i = 0; i < 6; i++) {
-		struct field f = get(key_cols[i]);
-
-		if (f.n != fl->key[i].n || memcmp(f.p, fl->key[i].p, f.n))
-			return 0;
-	}
-	return 1;
-}
-
-static void tab_grow(void)
-{
-	size_t i, n = tab_size ? tab_size * 2 : 1024;
-	struct flow **t = calloc(n, sizeof(*t));
-
-	if (!t)
-		die(1, "out of memory");
-	for (i = 0; i < nflows; i++) {
-		size_t j = flows[i]->h & (n - 1);
-
-		while (t[j])
-			j = (j + 1) & (n - 1);
-		t[j] = flows[i];
-	}
-	free(tab);
-	tab = t;
-	tab_size = n;
-}
-
-/* the record's flow, made at @t_ns if new */
-static struct flow *flow_of(long long t_ns)
-{
-	uint64_t h = key_hash();
-	struct flow *fl;
-	size_t j;
-	int i;
-
-	if ((nflows + 1) * 2 > tab_size)
-		tab_grow();
-	for (j = h & (tab_size - 1); tab[j]; j = (j + 1) & (tab_size - 1))
-		if (tab[j]->h == h && key_is(tab[j]))
-			return tab[j];
-	fl = calloc(1, sizeof(*fl));
-	if (!fl)
-		die(1, "out of memory");
-	for (i = 0; i < 6; i++)
-		fl->key[i] = keep(get(key_cols[i]));
-	fl->h = h;
-	fl->first_ns = fl->last_ns = t_ns;
-	tab[j] = fl;
-	if (nflows == cap_flows) {
-		cap_flows = cap_flows ? cap_flows * 2 : 64;
-		flows = xrealloc(flows, cap_flows * sizeof(*flows));
-	}
-	flows[nflows++] = fl;
-	return fl;
-}
-
-/* ---- small maps: a netns's events, a CPU's last record ---- */
-
-struct count {
-	struct str k;
-	long long v;
-};
-
-struct counts {
-	struct count *e;
-	size_t n, cap;
-};
-
-static struct count *count_of(struct counts *c, struct field k)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (c->e[i].k.n == k.n && !memcmp(c->e[i].k.p, k.p, k.n))
-			return &c->e[i];
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->e = xrealloc(c->e, c->cap * sizeof(*c->e));
-	}
-	c->e[c->n].k = keep(k);
-	c->e[c->n].v = 0;
-	return &c->e[c->n++];
-}
-
-static struct count *count_find(struct counts *c, struct field k)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (c->e[i].k.n == k.n && !memcmp(c->e[i].k.p, k.p, k.n))
-			return &c->e[i];
-	return NULL;
 }
 
 /* ---- an insertion-ordered map of byte-string keys (a Python dict's
@@ -426,6 +295,176 @@ static void *xcalloc(size_t n)
 	if (!p)
 		die(1, "out of memory");
 	return p;
+}
+
+/* ---- the flows: a connection end's key is family, local address and
+ * port, remote address and port, netns (analyse.py's _key()) ---- */
+
+enum layer { L_APP, L_TCP, L_IP, L_DEV, L_OTHER };
+static const char *const layer_names[] = { "app", "tcp", "ip", "dev" };
+
+struct flow {
+	struct str key[6];
+	uint64_t h;
+	long long first_ns, last_ns;
+	unsigned seen_layers;		/* 1 << enum layer */
+	long long app_events, app_written, app_read;
+	long long app_one_sent[MAX_ONE], app_one_read[MAX_ONE];
+	int n_one_sent, n_one_read;
+	/* the congestion state of its last record with one (ca_prev, a
+	 * number's text, "" for none yet), the states entered, the changes
+	 * kept (their times: ns, a double when a decision's) */
+	char ca_prev[16];
+	int have_ca_prev;
+	struct omap ca_entered;
+	struct ca_change *ca_changes;
+	size_t n_ca_changes, cap_ca_changes;
+};
+
+struct ca_change {
+	double t;
+	long long t_ns;
+	int is_double;
+	const char *name;
+};
+
+static long long max_ca_changes = 10000;	/* _MAX_CA_CHANGES */
+
+static struct flow **flows;	/* in the order found */
+static size_t nflows, cap_flows;
+static struct flow **tab;	/* open addressing, a power of 2 */
+static size_t tab_size;
+
+static const enum col key_cols[6] = {
+	C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT, C_NETNS
+};
+
+static uint64_t key_hash(void)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		struct field f = get(key_cols[i]);
+
+		h = hash(f.p, f.n, h);
+		h = hash("\t", 1, h);
+	}
+	return h;
+}
+
+static int key_is(const struct flow *fl)
+{
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		struct field f = get(key_cols[i]);
+
+		if (f.n != fl->key[i].n || memcmp(f.p, fl->key[i].p, f.n))
+			return 0;
+	}
+	return 1;
+}
+
+static void tab_grow(void)
+{
+	size_t i, n = tab_size ? tab_size * 2 : 1024;
+	struct flow **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		die(1, "out of memory");
+	for (i = 0; i < nflows; i++) {
+		size_t j = flows[i]->h & (n - 1);
+
+		while (t[j])
+			j = (j + 1) & (n - 1);
+		t[j] = flows[i];
+	}
+	free(tab);
+	tab = t;
+	tab_size = n;
+}
+
+/* the record's flow, made at @t_ns if new */
+static struct flow *flow_of(long long t_ns)
+{
+	uint64_t h = key_hash();
+	struct flow *fl;
+	size_t j;
+	int i;
+
+	if ((nflows + 1) * 2 > tab_size)
+		tab_grow();
+	for (j = h & (tab_size - 1); tab[j]; j = (j + 1) & (tab_size - 1))
+		if (tab[j]->h == h && key_is(tab[j]))
+			return tab[j];
+	fl = calloc(1, sizeof(*fl));
+	if (!fl)
+		die(1, "out of memory");
+	for (i = 0; i < 6; i++)
+		fl->key[i] = keep(get(key_cols[i]));
+	fl->h = h;
+	fl->first_ns = fl->last_ns = t_ns;
+	tab[j] = fl;
+	if (nflows == cap_flows) {
+		cap_flows = cap_flows ? cap_flows * 2 : 64;
+		flows = xrealloc(flows, cap_flows * sizeof(*flows));
+	}
+	flows[nflows++] = fl;
+	return fl;
+}
+
+/* the record's flow, NULL if none yet */
+static struct flow *flow_find(void)
+{
+	uint64_t h;
+	size_t j;
+
+	if (!tab_size)
+		return NULL;
+	h = key_hash();
+	for (j = h & (tab_size - 1); tab[j]; j = (j + 1) & (tab_size - 1))
+		if (tab[j]->h == h && key_is(tab[j]))
+			return tab[j];
+	return NULL;
+}
+
+/* ---- small maps: a netns's events, a CPU's last record ---- */
+
+struct count {
+	struct str k;
+	long long v;
+};
+
+struct counts {
+	struct count *e;
+	size_t n, cap;
+};
+
+static struct count *count_of(struct counts *c, struct field k)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->e[i].k.n == k.n && !memcmp(c->e[i].k.p, k.p, k.n))
+			return &c->e[i];
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->e = xrealloc(c->e, c->cap * sizeof(*c->e));
+	}
+	c->e[c->n].k = keep(k);
+	c->e[c->n].v = 0;
+	return &c->e[c->n++];
+}
+
+static struct count *count_find(struct counts *c, struct field k)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->e[i].k.n == k.n && !memcmp(c->e[i].k.p, k.p, k.n))
+			return &c->e[i];
+	return NULL;
 }
 
 /* ---- modulation.py's Stat: count, sum, min, max, bins 1% wide ---- */
@@ -1144,6 +1183,322 @@ static void ow_event(struct field ev, long long seq, long long end,
 	}
 }
 
+/* ---- analyse.py's _decision(): drops, and TCP's decisions by socket;
+ * the interactive view's markers ---- */
+
+static long long max_marks = 20000;	/* view.MAX_MARKS */
+
+static const char *const tcp_states[] = {
+	NULL, "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1",
+	"FIN_WAIT2", "TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN",
+	"CLOSING", "NEW_SYN_RECV"
+};
+static const char *const ca_states[] = {
+	"Open", "Disorder", "CWR", "Recovery", "Loss"
+};
+
+/* _STATES.get(int(f) or 0, f) / _CA_STATES's: the name, else the field */
+static struct field state_name(struct field f, int ca)
+{
+	long long v = num(f, 0);
+	const char *name = NULL;
+
+	if (ca && v >= 0 && v <= 4)
+		name = ca_states[v];
+	else if (!ca && v >= 1 && v <= 12)
+		name = tcp_states[v];
+	if (name)
+		return (struct field){ name, strlen(name) };
+	return f;
+}
+
+struct mark {
+	double t;
+	const char *kind;
+	char *text;
+};
+
+static struct {
+	struct mark *m;
+	size_t n, cap;
+	long long left_out;
+} marks;
+
+static struct {
+	struct omap drops;	/* key (see jdrops) -> count */
+	struct omap sock_keys;	/* sock -> flow key (a char *) */
+	struct omap state_paths;	/* sock -> struct lla */
+	struct omap decisions;	/* sock -> omap: what -> count */
+	struct omap rcvbufs;	/* sock -> count: the last rcvbuf */
+	struct omap rto_times;	/* sock -> count */
+	struct omap cong_socks;	/* sock -> (none) */
+} dc;
+
+/* --host NETNS=NAME: the hosts' names (magnet-exp run's topology) */
+static struct omap hosts;
+
+static void add_mark(double t, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add_mark(double t, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	if ((long long)marks.n >= max_marks) {
+		marks.left_out++;
+		return;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		die(1, "out of memory");
+	va_end(ap);
+	if (marks.n == marks.cap) {
+		marks.cap = marks.cap ? marks.cap * 2 : 64;
+		marks.m = xrealloc(marks.m, marks.cap * sizeof(*marks.m));
+	}
+	marks.m[marks.n++] = (struct mark){ t, kind, text };
+}
+
+#define F(c) (int)get(c).n, get(c).p
+#define FS(f) (int)(f).n, (f).p
+
+static int prefix(struct field f, const char *s)
+{
+	size_t n = strlen(s);
+
+	return f.n >= n && !memcmp(f.p, s, n);
+}
+
+static int qdisc_drop(void)
+{
+	struct field why = get(C_DROP_REASON);
+
+	return prefix(why, "QDISC") || (is(why, "unknown") &&
+					prefix(get(C_DROP_WHERE),
+					       "kfree_skb_list"));
+}
+
+/* analyse.py's _ca_seen(): a record of @f's socket with a TCP part
+ * showed congestion state @ca at @t (a double if @is_double, else @t_ns):
+ * a change from its last such record is an entry into it */
+static void ca_seen(struct flow *f, double t, long long t_ns, int is_double,
+		    struct field ca)
+{
+	if (!ca.n || ca.n >= sizeof(f->ca_prev) ||
+	    (f->have_ca_prev && is(ca, f->ca_prev)))
+		return;
+	if (f->have_ca_prev) {
+		struct field name = state_name(ca, 1);
+		char b[64];
+
+		snprintf(b, sizeof(b), "%.*s", FS(name));
+		(*ocount(&f->ca_entered, b, strlen(b)))++;
+		if ((long long)f->n_ca_changes < max_ca_changes) {
+			struct onode *n = ofind(&f->ca_entered, b, strlen(b));
+
+			if (f->n_ca_changes == f->cap_ca_changes) {
+				f->cap_ca_changes = f->cap_ca_changes ?
+					f->cap_ca_changes * 2 : 16;
+				f->ca_changes = xrealloc(f->ca_changes,
+					f->cap_ca_changes *
+					sizeof(*f->ca_changes));
+			}
+			f->ca_changes[f->n_ca_changes++] = (struct ca_change){
+				t, t_ns, is_double, n->key };
+		}
+	}
+	memcpy(f->ca_prev, ca.p, ca.n);
+	f->ca_prev[ca.n] = 0;
+	f->have_ca_prev = 1;
+}
+
+/* the socket's key in @b: "s\t" its cookie, else "k\t" its flow key */
+static size_t sock_key(char *b, size_t cap)
+{
+	struct field sk = get(C_SOCK);
+
+	if (sk.n) {
+		if (sk.n + 3 > cap)
+			die(2, "a record's fields are too long");
+		b[0] = 's';
+		b[1] = '\t';
+		memcpy(b + 2, sk.p, sk.n);
+		b[sk.n + 2] = 0;
+		return sk.n + 2;
+	}
+	kmake(key_cols, 6);
+	if (klen + 3 > cap)
+		die(2, "a record's fields are too long");
+	b[0] = 'k';
+	b[1] = '\t';
+	memcpy(b + 2, kbuf, klen + 1);
+	return klen + 2;
+}
+
+static void decision(struct field ev, double t)
+{
+	struct field ns = get(C_NETNS), lport = get(C_LPORT);
+	const char *host = "host";
+	char hb[600], sk[1200];
+	size_t skn;
+	struct onode *n;
+	struct omap *c;
+	struct flow *f;
+
+	if (ns.n) {
+		snprintf(hb, sizeof(hb), "%.*s", FS(ns));
+		n = ofind(&hosts, hb, ns.n);
+		if (n && *(char *)n->v)
+			host = n->v;
+		else
+			snprintf(hb, sizeof(hb), "netns %.*s", FS(ns)),
+			host = hb;
+	}
+	if (is(ev, "drop_out"))
+		add_mark(t, "drop", "drop_out, a packet %.*s:%.*s -> %.*s:%.*s, "
+			 "%.*s at %.*s, in %s", F(C_LADDR), F(C_LPORT),
+			 F(C_RADDR), F(C_RPORT), F(C_DROP_REASON),
+			 F(C_DROP_WHERE), host);
+	else if (is(ev, "drop_in"))
+		add_mark(t, "drop", "drop_in, a packet %.*s:%.*s -> %.*s:%.*s, "
+			 "%.*s at %.*s, in %s", F(C_RADDR), F(C_RPORT),
+			 F(C_LADDR), F(C_LPORT), F(C_DROP_REASON),
+			 F(C_DROP_WHERE), host);
+	else if (is(ev, "state"))
+		add_mark(t, "state", "%.*s:%.*s -> %.*s:%.*s %.*s -> %.*s",
+			 F(C_LADDR), F(C_LPORT), F(C_RADDR), F(C_RPORT),
+			 FS(state_name(get(C_PREV_STATE), 0)),
+			 FS(state_name(get(C_STATE), 0)));
+	else if (is(ev, "cong_state"))
+		add_mark(t, "cong_state", "%.*s:%.*s -> %.*s:%.*s %.*s -> %.*s",
+			 F(C_LADDR), F(C_LPORT), F(C_RADDR), F(C_RPORT),
+			 FS(state_name(get(C_PREV_STATE), 1)),
+			 FS(state_name(get(C_CA_STATE), 1)));
+	else if (is(ev, "rcvbuf"))
+		add_mark(t, "rcvbuf", "%.*s:%.*s -> %.*s:%.*s receive buffer "
+			 "%.*s -> %.*s bytes, window clamp %.*s -> %.*s",
+			 F(C_LADDR), F(C_LPORT), F(C_RADDR), F(C_RPORT),
+			 F(C_RCVBUF_BEFORE), F(C_RCVBUF),
+			 F(C_WINDOW_CLAMP_BEFORE), F(C_WINDOW_CLAMP));
+	else if (is(ev, "rto_end"))
+		add_mark(t, "rto_end", "%.*s:%.*s -> %.*s:%.*s RTO recovery "
+			 "ended after %.*s ms (the kernel's sum: %.*s ms in RTO "
+			 "recoveries)", F(C_LADDR), F(C_LPORT), F(C_RADDR),
+			 F(C_RPORT), F(C_RTO_RECOVERY_MS),
+			 F(C_TOTAL_RTO_TIME));
+	else
+		add_mark(t, is(ev, "retrans") ? "retrans" : is(ev, "rto") ?
+			 "rto" : "tlp", "%.*s:%.*s -> %.*s:%.*s%s%.*s",
+			 F(C_LADDR), F(C_LPORT), F(C_RADDR), F(C_RPORT),
+			 get(C_KIND).n ? " " : "", F(C_KIND));
+	if (is(ev, "drop_out") || is(ev, "drop_in")) {
+		int out = is(ev, "drop_out"), qd = out && qdisc_drop();
+		char b[2048];
+		size_t bn;
+		struct fill *fl = NULL;
+
+		if (qd) {
+			char dk[1024];
+			size_t dn = dev_key(dk, sizeof(dk));
+
+			n = ofind(&qu.fill, dk, dn);
+			fl = n ? n->v : NULL;
+		}
+		struct field la = get(out ? C_LADDR : C_RADDR);
+		struct field lp = get(out ? C_LPORT : C_RPORT);
+		struct field ra = get(out ? C_RADDR : C_LADDR);
+		struct field rp = get(out ? C_RPORT : C_LPORT);
+		struct field dev = get(C_IFINDEX);
+
+		bn = snprintf(b, sizeof(b), "%.*s\t%.*s\t%.*s\t%.*s\t%.*s\t"
+			      "%.*s\t%s\t%.*s\t%.*s\t%.*s\t",
+			      F(C_FAMILY), FS(la), FS(lp), FS(ra), FS(rp),
+			      FS(ns), dev.n ? "dev" : "ip",
+			      F(C_DROP_REASON), F(C_DROP_WHERE),
+			      qd ? (int)dev.n : 0, dev.p);
+		if (fl)
+			bn += snprintf(b + bn, sizeof(b) - bn, "%lld\x01%lld\x01%s\x01%lld",
+				       fl->qlen, fl->backlog, fl->name,
+				       num(get(C_LEN), 0));
+		else
+			bn += snprintf(b + bn, sizeof(b) - bn, "-");
+		if (bn >= sizeof(b))
+			die(2, "a record's fields are too long");
+		(*ocount(&dc.drops, b, bn))++;
+		return;
+	}
+	f = flow_find();
+	if (f && get(C_CA_STATE).n)
+		ca_seen(f, t * 1e9 + (double)t0, 0, 1, get(C_CA_STATE));
+	skn = sock_key(sk, sizeof(sk));
+	if (!is(lport, "0") || !ofind(&dc.sock_keys, sk, skn)) {
+		n = oget(&dc.sock_keys, sk, skn);
+		free(n->v);
+		kmake(key_cols, 6);
+		n->v = keep((struct field){ kbuf, klen }).p;
+	}
+	if (is(ev, "state")) {
+		struct lla *path;
+
+		n = oget(&dc.state_paths, sk, skn);
+		if (!n->v)
+			n->v = xcalloc(sizeof(struct lla));
+		path = n->v;
+		if (!path->n)
+			lla_push(path, num(get(C_PREV_STATE), 0));
+		lla_push(path, num(get(C_STATE), 0));
+		return;
+	}
+	n = oget(&dc.decisions, sk, skn);
+	if (!n->v)
+		n->v = xcalloc(sizeof(struct omap));
+	c = n->v;
+	if (is(ev, "rcvbuf")) {
+		(*ocount(c, "rcvbuf", 6))++;
+		*ocount(&dc.rcvbufs, sk, skn) = num(get(C_RCVBUF), 0);
+		return;
+	}
+	if (is(ev, "rto_end")) {
+		*ocount(&dc.rto_times, sk, skn) = num(get(C_TOTAL_RTO_TIME), 0);
+		return;
+	}
+	if (is(ev, "cong_state")) {
+		char b[600];
+		struct field ca = state_name(get(C_CA_STATE), 1);
+
+		(*ocount(c, b, snprintf(b, sizeof(b), "cong %.*s",
+					FS(ca))))++;
+		oget(&dc.cong_socks, sk, skn);
+		return;
+	}
+	{
+		char b[600];
+		struct field kind = get(C_KIND);
+
+		(*ocount(c, b, snprintf(b, sizeof(b), "%.*s%s%.*s", FS(ev),
+					kind.n ? " " : "", FS(kind))))++;
+	}
+	if (is(ev, "retrans") && get(C_SEQ).n) {
+		char b[64];
+
+		kmake(k5_cols, 5);
+		kappend(b, snprintf(b, sizeof(b), "%lld", num(get(C_SEQ), 0)));
+		kappend(b, snprintf(b, sizeof(b), "%lld",
+				    num(get(C_END_SEQ), 0)));
+		n = ofind(&rc.at_send, kbuf, klen);
+		if (n) {
+			intptr_t got = (intptr_t)n->v - 1;
+
+			odel(&rc.at_send, n);
+			if (got == 1)
+				(*ocount(c, "retrans reached", 15))++;
+			else if (got == 0)
+				(*ocount(c, "retrans not reached", 19))++;
+		}
+	}
+}
+
 /* one record (fv[0..ncols)) */
 static void record(void)
 {
@@ -1205,8 +1560,10 @@ static void record(void)
 		r_end();
 	if (is(ev, "drop_out") || is(ev, "drop_in") || is(ev, "retrans") ||
 	    is(ev, "rto") || is(ev, "tlp") || is(ev, "state") ||
-	    is(ev, "cong_state") || is(ev, "rcvbuf") || is(ev, "rto_end"))
+	    is(ev, "cong_state") || is(ev, "rcvbuf") || is(ev, "rto_end")) {
+		decision(ev, (t - t0) / 1e9);
 		return;
+	}
 	l = layer_of(ev);
 	if (have_devices && l == L_DEV && !count_find(&devices, get(C_IFINDEX)))
 		return;
@@ -1531,6 +1888,135 @@ static void jreceived(void)
 	printf("}");
 }
 
+/* a socket's key: its cookie (a string) or its flow key (a list) */
+static void jsock(const char *k, size_t n)
+{
+	if (k[0] == 's')
+		jstr(k + 2, n - 2);
+	else
+		jkey(k + 2, n - 2);
+}
+
+static void jsockmap(struct omap *m, void (*each)(void *))
+{
+	struct onode *e;
+
+	putchar('[');
+	for (e = m->first; e; e = e->next) {
+		putchar('[');
+		jsock(e->key, e->klen);
+		if (each) {
+			printf(", ");
+			each(e->v);
+		}
+		printf("]%s", e->next ? ", " : "");
+	}
+	putchar(']');
+}
+
+static void jflowkey(void *v)
+{
+	jkey(v, strlen(v));
+}
+
+static void jllav(void *v)
+{
+	jlla(v);
+}
+
+static void jstrcounts(void *v)
+{
+	struct omap *m = v;
+	struct onode *e;
+
+	putchar('[');
+	for (e = m->first; e; e = e->next) {
+		putchar('[');
+		jstr(e->key, e->klen);
+		printf(", %lld]%s", *(long long *)e->v, e->next ? ", " : "");
+	}
+	putchar(']');
+}
+
+static void jnum(void *v)
+{
+	printf("%lld", *(long long *)v);
+}
+
+static void jdecisions(void)
+{
+	struct onode *e;
+	size_t i;
+
+	printf(",\n \"decided\": {\"marks\": [");
+	for (i = 0; i < marks.n; i++) {
+		printf("%s[", i ? ", " : "");
+		jdouble(marks.m[i].t);
+		printf(", \"%s\", ", marks.m[i].kind);
+		jstr(marks.m[i].text, strlen(marks.m[i].text));
+		putchar(']');
+	}
+	printf("],\n \"marks_left_out\": %lld", marks.left_out);
+	printf(",\n \"drops\": [");
+	for (e = dc.drops.first; e; e = e->next) {
+		/* family .. ifindex, then the fill or "-" */
+		char *last = strrchr(e->key, '\t') + 1;
+
+		putchar('[');
+		jkey(e->key, last - 1 - e->key);
+		if (!strcmp(last, "-")) {
+			printf(", null");
+		} else {
+			char *a = strchr(last, 1), *b = strchr(a + 1, 1);
+			char *c = strrchr(last, 1);
+
+			printf(", [%.*s, %.*s, ", (int)(a - last), last,
+			       (int)(b - a - 1), a + 1);
+			jstr(b + 1, c - b - 1);
+			printf(", %s]", c + 1);
+		}
+		printf(", %lld]%s", *(long long *)e->v, e->next ? ", " : "");
+	}
+	printf("],\n \"sock_keys\": ");
+	jsockmap(&dc.sock_keys, jflowkey);
+	printf(",\n \"state_paths\": ");
+	jsockmap(&dc.state_paths, jllav);
+	printf(",\n \"decisions\": ");
+	jsockmap(&dc.decisions, jstrcounts);
+	printf(",\n \"rcvbufs\": ");
+	jsockmap(&dc.rcvbufs, jnum);
+	printf(",\n \"rto_times\": ");
+	jsockmap(&dc.rto_times, jnum);
+	printf(",\n \"cong_socks\": ");
+	jsockmap(&dc.cong_socks, NULL);
+	putchar('}');
+}
+
+static void jflow_ca(const struct flow *f)
+{
+	size_t i;
+
+	printf(", \"ca_prev\": ");
+	if (f->have_ca_prev)
+		jstr(f->ca_prev, strlen(f->ca_prev));
+	else
+		printf("null");
+	printf(", \"ca_entered\": ");
+	jstrcounts((void *)&f->ca_entered);
+	printf(", \"ca_changes\": [");
+	for (i = 0; i < f->n_ca_changes; i++) {
+		const struct ca_change *c = &f->ca_changes[i];
+
+		printf("%s[", i ? ", " : "");
+		if (c->is_double)
+			printf("%.17g", c->t);
+		else
+			printf("%lld", c->t_ns);
+		printf(", \"%s\"]", c->name);
+	}
+	putchar(']');
+}
+
 static void out(int code, const char *message)
 {
 	size_t i;
@@ -1544,7 +2030,10 @@ static void out(int code, const char *message)
 	       "[\"devout\", \"enq\", \"toward\", \"stats\", \"ahead\", "
 	       "\"handed\", \"left\", \"through\", \"fill\", \"first\", "
 	       "\"longest\", \"enq_seen\", \"sojourns\"], \"received\": [\"d\", "
-	       "\"end_ns\"], \"oneway\": [\"sender_ns\", "
+	       "\"end_ns\", \"at_send\"], \"decided\": [\"marks\", "
+	       "\"marks_left_out\", \"drops\", \"sock_keys\", "
+	       "\"state_paths\", \"decisions\", \"rcvbufs\", "
+	       "\"rto_times\", \"cong_socks\"], \"oneway\": [\"sender_ns\", "
 	       "\"sends\", \"delays\", \"again\"]},\n");
 	printf(" \"end\": {\"code\": %d, \"message\": ", code);
 	jstr(message, strlen(message));
@@ -1596,11 +2085,13 @@ static void out(int code, const char *message)
 		jtimes(f->app_one_sent, f->n_one_sent);
 		printf(", \"app_one_read\": ");
 		jtimes(f->app_one_read, f->n_one_read);
+		jflow_ca(f);
 		putchar('}');
 	}
 	printf("]");
 	jqueues();
 	jreceived();
+	jdecisions();
 	printf("}\n");
 }
 
@@ -1661,6 +2152,8 @@ static const struct {
 	{ "buckets", &max_buckets },		/* view.MAX_BUCKETS */
 	{ "sent", &recv_sent },			/* Received.SENT */
 	{ "sends", &oneway_sends },		/* OneWay.SENDS */
+	{ "marks", &max_marks },		/* view.MAX_MARKS */
+	{ "ca_changes", &max_ca_changes },	/* _MAX_CA_CHANGES */
 };
 
 static void bound(const char *arg)
@@ -1681,13 +2174,13 @@ static void bound(const char *arg)
 		*bounds[i].v = v;
 		return;
 	}
-	die(2, "--bound %s: no such bound (pending, buckets, sent, sends)", arg);
+	die(2, "--bound %s: no such bound (pending, buckets, sent, sends, marks, ca_changes)", arg);
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: magnet-pass [--devices IFINDEX,...] "
-		"[--bound NAME=N]... [FILE]\n"
+		"[--host NETNS=NAME]... [--bound NAME=N]... [FILE]\n"
 		"  the per-record pass of magnet-exp analyse over the magnet "
 		"text\n  (ttpb2ascii -f magnet), its state as JSON on standard "
 		"output\n");
@@ -1715,6 +2208,14 @@ int main(int argc, char **argv)
 
 				count_of(&devices, f);
 			}
+		} else if (!strcmp(argv[i], "--host") && i + 1 < argc) {
+			char *eq = strchr(argv[++i], '=');
+			struct onode *n;
+
+			if (!eq)
+				die(2, "--host %s: not NETNS=NAME", argv[i]);
+			n = oget(&hosts, argv[i], eq - argv[i]);
+			n->v = eq + 1;
 		} else if (!strcmp(argv[i], "--bound") && i + 1 < argc) {
 			bound(argv[++i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {

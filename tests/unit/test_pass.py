@@ -24,13 +24,15 @@ from magnet_exp import analyse, view  # noqa: E402
 # class, attribute) for each name
 BOUNDS = {"pending": (analyse._Pending, "LIMIT"),
           "sent": (analyse.Received, "SENT"),
-          "sends": (analyse.OneWay, "SENDS")}
+          "sends": (analyse.OneWay, "SENDS"),
+          "marks": (analyse, "MAX_MARKS"),
+          "ca_changes": (analyse, "_MAX_CA_CHANGES")}
 
 
-def python_state(path, devices=None, bounds=None):
+def python_state(path, devices=None, bounds=None, hosts=None):
     """the covered members, as the Python pass leaves them, with @bounds
     ({name: N}) in place of its own"""
-    res = analyse.LogAnalysis(path)
+    res = analyse.LogAnalysis(path, hosts)
     saved = {}
     for name, v in (bounds or {}).items():
         if name == "buckets":
@@ -80,8 +82,27 @@ def python_state(path, devices=None, bounds=None):
                 for (k5, layer, ns), c in ow.delays.items()],
         again=[[list(k5) + [layer], n]
                for (k5, layer), n in ow.again.items()])
+    def sock(k):
+        return list(k) if isinstance(k, tuple) else k
+
+    def socks(d, val=lambda v: v):
+        return [[sock(k), val(v)] for k, v in d.items()]
+
+    def drop(k):
+        (k5, ns, layer, why, where, dev, fill) = k
+        return [list(k5) + [ns, layer, why, where, dev],
+                list(fill) if fill else None]
+    decided = dict(
+        marks=[list(m) for m in res.marks],
+        marks_left_out=res.marks_left_out,
+        drops=[drop(k) + [n] for k, n in res.drops.items()],
+        sock_keys=socks(res.sock_keys, list),
+        state_paths=socks(res.state_paths),
+        decisions=socks(res.decisions, _pairs),
+        rcvbufs=socks(res.rcvbufs), rto_times=socks(res.rto_times),
+        cong_socks=sorted([sock(k)] for k in res.cong_socks))
     return dict(log=log, flows=flows, queues=queues_state(res.queues),
-                received=received, oneway=oneway,
+                received=received, oneway=oneway, decided=decided,
                 end=dict(code=end.code, message=end.message))
 
 
@@ -115,9 +136,11 @@ def queues_state(q):
                 sojourns=_pairs(q.sojourns, _envelope))
 
 
-def c_state(prog, path, devices=None, bounds=None):
+def c_state(prog, path, devices=None, bounds=None, hosts=None):
     argv = [prog] + (["--devices", ",".join(sorted(devices))]
                      if devices is not None else [])
+    for ns, name in (hosts or {}).items():
+        argv += ["--host", "%s=%s" % (ns, name)]
     for name, v in (bounds or {}).items():
         argv += ["--bound", "%s=%d" % (name, v)]
     argv.append(path)
@@ -127,6 +150,7 @@ def c_state(prog, path, devices=None, bounds=None):
                                                   p.returncode, p.stderr))
     st = json.loads(p.stdout)
     st["log"]["layers"] = sorted(st["log"]["layers"])
+    st["decided"]["cong_socks"] = sorted(st["decided"]["cong_socks"])
     st["log"]["ns_events"] = dict(st["log"]["ns_events"])
     for f in st["flows"]:
         f["seen_layers"] = sorted(f["seen_layers"])
@@ -253,11 +277,24 @@ def main():
         cases.append(("a qdisc and wire_out", queued, None))
         cases.append(("a qdisc and wire_out, bounds small", queued, None,
                       small))
+        # the hosts named (magnet-exp run's topology), one of them with
+        # an empty name; and the markers bounded
+        for name, path, *_ in list(cases):
+            if name.startswith("demo") or name.startswith("tcpev"):
+                with open(path) as f:
+                    nss = sorted({ln.split("\t")[ix["netns"]]
+                                  for ln in f} - {"netns", ""})
+                hosts = {ns: "host%d" % i for i, ns in enumerate(nss)}
+                if hosts:
+                    hosts[nss[0]] = ""
+                cases.append((name + ", hosts named, marks bounded", path,
+                              None, {"marks": 7}, hosts))
         for case in cases:
             name, path, devices = case[:3]
             bounds = case[3] if len(case) > 3 else None
-            bad = compare(name, python_state(path, devices, bounds),
-                          c_state(prog, path, devices, bounds))
+            hosts = case[4] if len(case) > 4 else None
+            bad = compare(name, python_state(path, devices, bounds, hosts),
+                          c_state(prog, path, devices, bounds, hosts))
             for b in bad[:10]:
                 print("FAIL", b)
             if bad:
