@@ -40,7 +40,8 @@ enum col {
 	C_QDISC, C_QDISC_HANDLE, C_QDISC_QLEN, C_QDISC_BACKLOG, C_SOCK,
 	C_STATE, C_PREV_STATE, C_CA_STATE, C_KIND, C_DROP_REASON,
 	C_DROP_WHERE, C_LEN, C_RCVBUF, C_RCVBUF_BEFORE, C_WINDOW_CLAMP,
-	C_WINDOW_CLAMP_BEFORE, C_RTO_RECOVERY_MS, C_TOTAL_RTO_TIME, C_NCOLS
+	C_WINDOW_CLAMP_BEFORE, C_RTO_RECOVERY_MS, C_TOTAL_RTO_TIME, C_REQ,
+	C_NCOLS
 };
 static const char *const col_names[C_NCOLS] = {
 	"time", "cpu", "event", "family", "laddr", "lport", "raddr", "rport",
@@ -48,7 +49,7 @@ static const char *const col_names[C_NCOLS] = {
 	"qdisc", "qdisc_handle", "qdisc_qlen", "qdisc_backlog", "sock",
 	"state", "prev_state", "ca_state", "kind", "drop_reason",
 	"drop_where", "len", "rcvbuf", "rcvbuf_before", "window_clamp",
-	"window_clamp_before", "rto_recovery_ms", "total_rto_time",
+	"window_clamp_before", "rto_recovery_ms", "total_rto_time", "req",
 };
 static int col[C_NCOLS];
 
@@ -319,6 +320,10 @@ struct flow {
 	struct omap ca_entered;
 	struct ca_change *ca_changes;
 	size_t n_ca_changes, cap_ca_changes;
+	size_t idx;			/* its place in flows[] */
+	struct modk *mod[2][4];		/* modulation.py's, by dir, layer */
+	long long (*reads)[2];		/* Latency.reads: (end_seq, t) */
+	size_t n_reads, cap_reads;
 };
 
 struct ca_change {
@@ -404,6 +409,7 @@ static struct flow *flow_of(long long t_ns)
 	for (i = 0; i < 6; i++)
 		fl->key[i] = keep(get(key_cols[i]));
 	fl->h = h;
+	fl->idx = nflows;
 	fl->first_ns = fl->last_ns = t_ns;
 	tab[j] = fl;
 	if (nflows == cap_flows) {
@@ -471,15 +477,16 @@ static struct count *count_find(struct counts *c, struct field k)
 
 struct stat {
 	long long n, sum, lo, hi;
-	struct omap bins;	/* bin (decimal) -> count */
+	long long *bins;	/* bin + 1 (bin -1: values <= 0) -> count */
+	size_t nbins;
 };
 
 static double stat_base;	/* log(1.01) */
 
 static void stat_add(struct stat *st, long long v)
 {
-	char b[32];
 	long long bin = v <= 0 ? -1 : (long long)(log((double)v) / stat_base);
+	size_t i = bin + 1;
 
 	if (!st->n || v < st->lo)
 		st->lo = v;
@@ -487,7 +494,15 @@ static void stat_add(struct stat *st, long long v)
 		st->hi = v;
 	st->n++;
 	st->sum += v;
-	(*ocount(&st->bins, b, snprintf(b, sizeof(b), "%lld", bin)))++;
+	if (i >= st->nbins) {
+		size_t n = i + 64;
+
+		st->bins = xrealloc(st->bins, n * sizeof(*st->bins));
+		memset(st->bins + st->nbins, 0,
+		       (n - st->nbins) * sizeof(*st->bins));
+		st->nbins = n;
+	}
+	st->bins[i]++;
 }
 
 /* ---- view.py's Envelope: (t, min, max, last) points, at most cap, then
@@ -1499,6 +1514,159 @@ static void decision(struct field ev, double t)
 	}
 }
 
+/* ---- modulation.py's Modulation (per connection end, direction and
+ * layer: the size of each event with data, the time between them) and
+ * Latency (a segment's time from one layer to the next) ---- */
+
+struct modk {
+	struct stat size, gap, asked;
+	long long last;
+	int have_last, have_asked;
+};
+
+/* 0 out, 1 in (modulation.py's _dir) */
+static int dir_of(struct field ev)
+{
+	return !(is(ev, "app_send") || is(ev, "tcp_out") || is(ev, "ip_out") ||
+		 is(ev, "dev_out"));
+}
+
+static void mod_add(struct flow *f, struct field ev, enum layer l,
+		    long long t)
+{
+	long long size;
+	struct modk *m;
+	int d;
+
+	if (l == L_APP) {
+		size = num(get(C_RET), 0);
+		if (size < 0)
+			size = 0;
+	} else if (get(C_SEQ).n) {
+		size = (uint32_t)(num(get(C_END_SEQ), 0) - num(get(C_SEQ), 0));
+	} else {
+		size = 0;
+	}
+	if (!size)
+		return;
+	d = dir_of(ev);
+	m = f->mod[d][l];
+	if (!m)
+		m = f->mod[d][l] = xcalloc(sizeof(*m));
+	stat_add(&m->size, size);
+	if (l == L_APP) {
+		m->have_asked = 1;
+		stat_add(&m->asked, num(get(C_REQ), 0));
+	}
+	if (m->have_last)
+		stat_add(&m->gap, t - m->last);
+	m->last = t;
+	m->have_last = 1;
+}
+
+static long long lat_limit = 65536;	/* Latency.PENDING */
+
+struct latp {
+	int i;
+	long long t;
+};
+
+static struct {
+	struct omap pending;	/* flow idx, dir, seq, end -> struct latp */
+	struct omap stats;	/* netns, dir, from, to -> struct stat */
+} lat;
+
+static const char *const lat_path[2][3] = {
+	{ "tcp_out", "ip_out", "dev_out" }, { "dev_in", "ip_in", "tcp_in" }
+};
+
+static void lat_stat(struct flow *f, int d, const char *from,
+		     const char *to, long long v)
+{
+	char b[700];
+	size_t n = snprintf(b, sizeof(b), "%s\t%s\t%s\t%s", f->key[5].p,
+			    d ? "in" : "out", from, to);
+	struct onode *e = oget(&lat.stats, b, n);
+
+	if (!e->v)
+		e->v = xcalloc(sizeof(struct stat));
+	stat_add(e->v, v);
+}
+
+static void lat_add(struct flow *f, struct field ev, long long t)
+{
+	long long key[4], seq, end;
+	struct onode *e;
+	int d, i;
+
+	if (is(ev, "app_recv")) {
+		size_t j, k = 0;
+
+		end = num(get(C_END_SEQ), 0);
+		for (j = 0; j < f->n_reads; j++) {
+			if ((uint32_t)(end - f->reads[j][0]) < 0x80000000u)
+				lat_stat(f, 1, "tcp_in", "app_recv",
+					 t - f->reads[j][1]);
+			else
+				memmove(f->reads[k++], f->reads[j],
+					sizeof(f->reads[0]));
+		}
+		f->n_reads = k;
+		return;
+	}
+	d = dir_of(ev);
+	for (i = 0; i < 3 && !is(ev, lat_path[d][i]); i++)
+		;
+	if (i == 3 || !get(C_SEQ).n)
+		return;
+	seq = num(get(C_SEQ), 0);
+	end = num(get(C_END_SEQ), 0);
+	if (seq == end)
+		return;
+	key[0] = f->idx;
+	key[1] = d;
+	key[2] = seq;
+	key[3] = end;
+	e = ofind(&lat.pending, (char *)key, sizeof(key));
+	if (e) {
+		struct latp *p = e->v;
+
+		if (p->i == i - 1)
+			lat_stat(f, d, lat_path[d][i - 1], lat_path[d][i],
+				 t - p->t);
+		free(p);
+		odel(&lat.pending, e);
+	}
+	if (i < 2) {
+		struct latp *p = xcalloc(sizeof(*p));
+
+		p->i = i;
+		p->t = t;
+		oget(&lat.pending, (char *)key, sizeof(key))->v = p;
+	} else if (d == 1) {
+		if (f->n_reads == f->cap_reads) {
+			f->cap_reads = f->cap_reads ? f->cap_reads * 2 : 16;
+			f->reads = xrealloc(f->reads,
+					    f->cap_reads * sizeof(*f->reads));
+		}
+		f->reads[f->n_reads][0] = end;
+		f->reads[f->n_reads++][1] = t;
+		if (f->n_reads > 4096) {
+			memmove(f->reads, f->reads + 1,
+				(f->n_reads - 1) * sizeof(*f->reads));
+			f->n_reads--;
+		}
+	}
+	if ((long long)lat.pending.n > lat_limit) {
+		int k;
+
+		for (k = 0; k < 4096 && lat.pending.first; k++) {
+			free(lat.pending.first->v);
+			odel(&lat.pending, lat.pending.first);
+		}
+	}
+}
+
 /* one record (fv[0..ncols)) */
 static void record(void)
 {
@@ -1575,6 +1743,8 @@ static void record(void)
 	fl = flow_of(t);
 	fl->last_ns = t;
 	fl->seen_layers |= 1u << l;
+	mod_add(fl, ev, l, t);
+	lat_add(fl, ev, t);
 	if (l == L_APP) {
 		long long ret = num(get(C_RET), 0);
 
@@ -1687,9 +1857,19 @@ static void jstat(struct stat *st)
 		printf("\"lo\": %lld, \"hi\": %lld, ", st->lo, st->hi);
 	else
 		printf("\"lo\": null, \"hi\": null, ");
-	printf("\"bins\": ");
-	jcounts(&st->bins, 0);
-	putchar('}');
+	printf("\"bins\": [");
+	{
+		size_t i;
+		int first = 1;
+
+		for (i = 0; i < st->nbins; i++)
+			if (st->bins[i]) {
+				printf("%s[%lld, %lld]", first ? "" : ", ",
+				       (long long)i - 1, st->bins[i]);
+				first = 0;
+			}
+	}
+	printf("]}");
 }
 
 static void jenvelope(struct envelope *e)
@@ -2017,6 +2197,85 @@ static void jflow_ca(const struct flow *f)
 	putchar(']');
 }
 
+static void jflowkey6(const struct flow *f)
+{
+	int k;
+
+	putchar('[');
+	for (k = 0; k < 6; k++) {
+		printf("%s", k ? ", " : "");
+		jstr(f->key[k].p, f->key[k].n);
+	}
+	putchar(']');
+}
+
+static void jmodulation(void)
+{
+	static const char *const what[4] = { "size", "gap", "asked", "last" };
+	size_t i;
+	int w, d, l, first;
+
+	printf(",\n \"modulation\": {");
+	for (w = 0; w < 4; w++) {
+		printf("%s\"%s\": [", w ? ",\n  " : "", what[w]);
+		first = 1;
+		for (i = 0; i < nflows; i++)
+			for (d = 0; d < 2; d++)
+				for (l = 0; l < 4; l++) {
+					struct modk *m = flows[i]->mod[d][l];
+
+					if (!m || (w == 2 && !m->have_asked))
+						continue;
+					printf("%s[[", first ? "" : ", ");
+					first = 0;
+					jflowkey6(flows[i]);
+					printf(", \"%s\", \"%s\"], ",
+					       d ? "in" : "out", layer_names[l]);
+					if (w == 3)
+						printf("%lld", m->last);
+					else
+						jstat(w == 0 ? &m->size :
+						      w == 1 ? &m->gap : &m->asked);
+					putchar(']');
+				}
+		putchar(']');
+	}
+	printf("},\n \"latency\": {\"pending\": [");
+	{
+		struct onode *e;
+
+		for (e = lat.pending.first; e; e = e->next) {
+			long long *k = (long long *)e->key;
+			struct latp *p = e->v;
+
+			putchar('[');
+			jflowkey6(flows[k[0]]);
+			printf(", \"%s\", %lld, %lld, %d, %lld]%s",
+			       k[1] ? "in" : "out", k[2], k[3], p->i, p->t,
+			       e->next ? ", " : "");
+		}
+	}
+	printf("],\n  \"stats\": ");
+	jmap(&lat.stats, jstatv);
+	printf(",\n  \"reads\": [");
+	first = 1;
+	for (i = 0; i < nflows; i++) {
+		size_t j;
+
+		if (!flows[i]->n_reads)
+			continue;
+		printf("%s[", first ? "" : ", ");
+		first = 0;
+		jflowkey6(flows[i]);
+		printf(", [");
+		for (j = 0; j < flows[i]->n_reads; j++)
+			printf("%s[%lld, %lld]", j ? ", " : "",
+			       flows[i]->reads[j][0], flows[i]->reads[j][1]);
+		printf("]]");
+	}
+	printf("]}");
+}
+
 static void out(int code, const char *message)
 {
 	size_t i;
@@ -2033,7 +2292,9 @@ static void out(int code, const char *message)
 	       "\"end_ns\", \"at_send\"], \"decided\": [\"marks\", "
 	       "\"marks_left_out\", \"drops\", \"sock_keys\", "
 	       "\"state_paths\", \"decisions\", \"rcvbufs\", "
-	       "\"rto_times\", \"cong_socks\"], \"oneway\": [\"sender_ns\", "
+	       "\"rto_times\", \"cong_socks\"], \"modulation\": [\"size\", "
+	       "\"gap\", \"asked\", \"last\"], \"latency\": [\"pending\", "
+	       "\"stats\", \"reads\"], \"oneway\": [\"sender_ns\", "
 	       "\"sends\", \"delays\", \"again\"]},\n");
 	printf(" \"end\": {\"code\": %d, \"message\": ", code);
 	jstr(message, strlen(message));
@@ -2092,6 +2353,7 @@ static void out(int code, const char *message)
 	jqueues();
 	jreceived();
 	jdecisions();
+	jmodulation();
 	printf("}\n");
 }
 
@@ -2154,6 +2416,7 @@ static const struct {
 	{ "sends", &oneway_sends },		/* OneWay.SENDS */
 	{ "marks", &max_marks },		/* view.MAX_MARKS */
 	{ "ca_changes", &max_ca_changes },	/* _MAX_CA_CHANGES */
+	{ "latency", &lat_limit },		/* Latency's 65536 */
 };
 
 static void bound(const char *arg)
@@ -2174,7 +2437,7 @@ static void bound(const char *arg)
 		*bounds[i].v = v;
 		return;
 	}
-	die(2, "--bound %s: no such bound (pending, buckets, sent, sends, marks, ca_changes)", arg);
+	die(2, "--bound %s: no such bound (pending, buckets, sent, sends, marks, ca_changes, latency)", arg);
 }
 
 static void usage(void)

@@ -175,6 +175,8 @@ class Latency:
     range), and on receive from TCP to the application's read of its last
     byte."""
 
+    PENDING = 65536     # segments awaiting their next layer, at most
+
     def __init__(self):
         self.pending = {}       # (key, dir, seq, end) -> (index, time)
         self.stats = {}         # (netns, dir, from, to) -> Stat
@@ -222,7 +224,7 @@ class Latency:
             self.reads.setdefault(flow.key, []).append((end, t))
             if len(self.reads[flow.key]) > 4096:
                 del self.reads[flow.key][0]
-        if len(self.pending) > 65536:
+        if len(self.pending) > self.PENDING:
             # segments that never reached the next layer: drop the oldest
             for old in list(self.pending)[:4096]:
                 del self.pending[old]
