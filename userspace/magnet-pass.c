@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,12 @@ enum col {
 	C_STATE, C_PREV_STATE, C_CA_STATE, C_KIND, C_DROP_REASON,
 	C_DROP_WHERE, C_LEN, C_RCVBUF, C_RCVBUF_BEFORE, C_WINDOW_CLAMP,
 	C_WINDOW_CLAMP_BEFORE, C_RTO_RECOVERY_MS, C_TOTAL_RTO_TIME, C_REQ,
+	C_ADVMSS, C_CA_NAME, C_DELIVERED,
+	/* analyse.py's _TCP_INTS, in its order */
+	C_CWND, C_SSTHRESH, C_SRTT_US, C_RTTVAR_US, C_RTO_US, C_MSS,
+	C_PACKETS_OUT, C_RETRANS_OUT, C_TOTAL_RETRANS, C_BYTES_SENT,
+	C_BYTES_RETRANS, C_BYTES_ACKED, C_BYTES_RECEIVED, C_SND_UNA,
+	C_SND_NXT, C_RCV_NXT, C_MIN_RTT_US, C_RTT_US,
 	C_NCOLS
 };
 static const char *const col_names[C_NCOLS] = {
@@ -50,7 +57,14 @@ static const char *const col_names[C_NCOLS] = {
 	"state", "prev_state", "ca_state", "kind", "drop_reason",
 	"drop_where", "len", "rcvbuf", "rcvbuf_before", "window_clamp",
 	"window_clamp_before", "rto_recovery_ms", "total_rto_time", "req",
+	"advmss", "ca_name", "delivered",
+	"cwnd", "ssthresh", "srtt_us", "rttvar_us", "rto_us", "mss",
+	"packets_out", "retrans_out", "total_retrans", "bytes_sent",
+	"bytes_retrans", "bytes_acked", "bytes_received", "snd_una",
+	"snd_nxt", "rcv_nxt", "min_rtt_us", "rtt_us",
 };
+#define N_TCP_INTS 18
+#define TI(c) ((c) - C_CWND)	/* a _TCP_INTS column's index */
 static int col[C_NCOLS];
 
 struct field {
@@ -298,6 +312,22 @@ static void *xcalloc(size_t n)
 	return p;
 }
 
+/* ---- growable arrays ---- */
+
+struct lla {
+	long long *v;
+	size_t n, cap;
+};
+
+static void lla_push(struct lla *a, long long x)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	a->v[a->n++] = x;
+}
+
 /* ---- the flows: a connection end's key is family, local address and
  * port, remote address and port, netns (analyse.py's _key()) ---- */
 
@@ -320,6 +350,24 @@ struct flow {
 	struct omap ca_entered;
 	struct ca_change *ca_changes;
 	size_t n_ca_changes, cap_ca_changes;
+	/* the TCP records' (analyse.py's _tcp) */
+	long long tcp_records, state, advmss;
+	long long last_tcp[N_TCP_INTS];
+	int have_last_tcp, sent_tcp;
+	struct omap ca_names;		/* ca_name -> (none) */
+	struct omap ca_bytes;		/* ca_name -> bytes */
+	long long inflight_max, arrived;
+	long long syn_out, tcp_in_first, data_out_first;	/* -1: none */
+	long long data_in_first, data_in_last;			/* -1: none */
+	struct omap rtt_samples;	/* us -> count */
+	long long min_rtt_us;		/* -1: none */
+	long long srtt_sum, srtt_n, srtt_max, cwnd_max;
+	double ca_first;
+	int have_ca_first;
+	struct lla acked_b;
+	double *acked_t;
+	size_t cap_acked_t;
+	struct series *series, *detail;
 	size_t idx;			/* its place in flows[] */
 	struct modk *mod[2][4];		/* modulation.py's, by dir, layer */
 	long long (*reads)[2];		/* Latency.reads: (end_seq, t) */
@@ -411,6 +459,9 @@ static struct flow *flow_of(long long t_ns)
 	fl->h = h;
 	fl->idx = nflows;
 	fl->first_ns = fl->last_ns = t_ns;
+	fl->syn_out = fl->tcp_in_first = fl->data_out_first = -1;
+	fl->data_in_first = fl->data_in_last = -1;
+	fl->min_rtt_us = -1;
 	tab[j] = fl;
 	if (nflows == cap_flows) {
 		cap_flows = cap_flows ? cap_flows * 2 : 64;
@@ -861,22 +912,6 @@ static void q_dequeued(long long t)
 		e->v = xcalloc(sizeof(struct envelope));
 	env = e->v;
 	env_add(env, (t - t0) / 1e9, (t - from) / 1e6);
-}
-
-/* ---- growable arrays ---- */
-
-struct lla {
-	long long *v;
-	size_t n, cap;
-};
-
-static void lla_push(struct lla *a, long long x)
-{
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 16;
-		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
-	}
-	a->v[a->n++] = x;
 }
 
 /* the first index whose value is above @x (bisect_right) */
@@ -1667,6 +1702,169 @@ static void lat_add(struct flow *f, struct field ev, long long t)
 	}
 }
 
+/* ---- plots.py's Series: points decimated to at most max_points ---- */
+
+static long long max_points = 4000;	/* plots.MAX_POINTS */
+
+#define SERIES_W 6
+#define NONE LLONG_MIN
+
+struct spt {
+	double t;
+	long long v[SERIES_W];	/* NONE: None */
+};
+
+struct series {
+	struct spt *p;
+	size_t n, cap;
+	long long stride, skip;
+	int width;
+};
+
+static void series_add(struct series **sp, int width, double t,
+		       const long long *v)
+{
+	struct series *s = *sp;
+
+	if (!s) {
+		s = *sp = xcalloc(sizeof(*s));
+		s->stride = 1;
+		s->width = width;
+	}
+	if (s->skip) {
+		s->skip--;
+		return;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->p = xrealloc(s->p, s->cap * sizeof(*s->p));
+	}
+	s->p[s->n].t = t;
+	memcpy(s->p[s->n].v, v, width * sizeof(*v));
+	s->n++;
+	s->skip = s->stride - 1;
+	if ((long long)s->n >= max_points) {
+		size_t i, o = 0;
+
+		for (i = 0; i < s->n; i += 2)
+			s->p[o++] = s->p[i];
+		s->n = o;
+		s->stride *= 2;
+	}
+}
+
+/* ---- analyse.py's _tcp(): a TCP record of flow @f ---- */
+
+static void acked(struct flow *f, double ts, long long a)
+{
+	if (!a || (f->acked_b.n && a <= f->acked_b.v[f->acked_b.n - 1]))
+		return;
+	if (f->acked_b.n == f->cap_acked_t) {
+		f->cap_acked_t = f->cap_acked_t ? f->cap_acked_t * 2 : 64;
+		f->acked_t = xrealloc(f->acked_t,
+				      f->cap_acked_t * sizeof(*f->acked_t));
+	}
+	f->acked_t[f->acked_b.n] = ts;
+	lla_push(&f->acked_b, a);
+}
+
+static void tcp_record(struct flow *f, struct field ev, long long t)
+{
+	long long *v = f->last_tcp, seq, end, adv;
+	struct field ca = get(C_CA_NAME), dl;
+	int out = is(ev, "tcp_out"), in = !out && is(ev, "tcp_in");
+	double ts;
+	int i;
+
+	f->tcp_records++;
+	f->state = num(get(C_STATE), 0);
+	adv = num(get(C_ADVMSS), 0);
+	if (adv)
+		f->advmss = adv;
+	for (i = 0; i < N_TCP_INTS; i++)
+		v[i] = num(get(C_CWND + i), 0);
+	f->have_last_tcp = 1;
+	oget(&f->ca_names, ca.p, ca.n);
+	seq = num(get(C_SEQ), 0);
+	end = num(get(C_END_SEQ), 0);
+	if (out) {
+		f->sent_tcp = 1;
+		if (f->data_out_first < 0) {
+			if (f->tcp_records == 1 && f->state == 2)
+				f->syn_out = t;
+			if (num(get(C_LEN), 0))
+				f->data_out_first = t;
+		}
+		if (end != seq) {
+			long long b = (uint32_t)(end - seq);
+			uint32_t d = (uint32_t)(v[TI(C_SND_NXT)] -
+						v[TI(C_SND_UNA)]);
+
+			*ocount(&f->ca_bytes, ca.p, ca.n) += b;
+			if (d < 0x80000000u && (long long)d > f->inflight_max)
+				f->inflight_max = d;
+		}
+	} else if (f->tcp_in_first < 0) {
+		f->tcp_in_first = t;
+	}
+	if (in && end != seq)
+		f->arrived += (uint32_t)(end - seq);
+	ca_seen(f, 0, t, 0, get(C_CA_STATE));
+	ts = (t - t0) / 1e9;
+	acked(f, ts, v[TI(C_BYTES_ACKED)]);
+	if (in && v[TI(C_RTT_US)] > 0) {
+		char b[32];
+
+		(*ocount(&f->rtt_samples, b, snprintf(b, sizeof(b), "%lld",
+						      v[TI(C_RTT_US)])))++;
+	}
+	dl = get(C_DELIVERED);
+	{
+		long long p[6] = {
+			v[TI(C_CWND)], v[TI(C_SRTT_US)], v[TI(C_BYTES_ACKED)],
+			v[TI(C_BYTES_RECEIVED)], f->arrived,
+			dl.n ? num(dl, 0) * v[TI(C_MSS)] : NONE
+		};
+
+		series_add(&f->series, 6, ts, p);
+	}
+	{
+		long long ss = v[TI(C_SSTHRESH)], rtt = v[TI(C_RTT_US)];
+		long long p[4] = {
+			ss == 0x7fffffff ? NONE : ss,
+			in && rtt ? rtt : NONE,
+			v[TI(C_SND_NXT)], v[TI(C_SND_UNA)]
+		};
+
+		if (!f->have_ca_first && ss != 0x7fffffff && ss &&
+		    v[TI(C_CWND)] >= ss && is(get(C_CA_STATE), "0")) {
+			f->ca_first = ts;
+			f->have_ca_first = 1;
+		}
+		series_add(&f->detail, 4, ts, p);
+	}
+	{
+		long long m = v[TI(C_MIN_RTT_US)], sr = v[TI(C_SRTT_US)];
+
+		if (m && m != 0xffffffffLL &&
+		    (f->min_rtt_us < 0 || m < f->min_rtt_us))
+			f->min_rtt_us = m;
+		if (sr) {
+			f->srtt_sum += sr;
+			f->srtt_n++;
+			if (sr > f->srtt_max)
+				f->srtt_max = sr;
+		}
+		if (v[TI(C_CWND)] > f->cwnd_max)
+			f->cwnd_max = v[TI(C_CWND)];
+	}
+	if (in && end != seq) {
+		if (f->data_in_first < 0)
+			f->data_in_first = t;
+		f->data_in_last = t;
+	}
+}
+
 /* one record (fv[0..ncols)) */
 static void record(void)
 {
@@ -1724,8 +1922,14 @@ static void record(void)
 				r_event(is(ev, "tcp_out"), is(ev, "tcp_in"), a, b);
 		}
 	}
-	if (is(ev, "state") && get(C_LPORT).n)
+	if (is(ev, "state") && get(C_LPORT).n) {
+		struct flow *f;
+
 		r_end();
+		f = flow_find();
+		if (f)
+			acked(f, (t - t0) / 1e9, num(get(C_BYTES_ACKED), 0));
+	}
 	if (is(ev, "drop_out") || is(ev, "drop_in") || is(ev, "retrans") ||
 	    is(ev, "rto") || is(ev, "tlp") || is(ev, "state") ||
 	    is(ev, "cong_state") || is(ev, "rcvbuf") || is(ev, "rto_end")) {
@@ -1745,6 +1949,10 @@ static void record(void)
 	fl->seen_layers |= 1u << l;
 	mod_add(fl, ev, l, t);
 	lat_add(fl, ev, t);
+	if (l == L_TCP) {
+		tcp_record(fl, ev, t);
+		return;
+	}
 	if (l == L_APP) {
 		long long ret = num(get(C_RET), 0);
 
@@ -2276,6 +2484,102 @@ static void jmodulation(void)
 	printf("]}");
 }
 
+static void jopt(long long v)
+{
+	if (v < 0)
+		printf("null");
+	else
+		printf("%lld", v);
+}
+
+static void jseries(const struct series *s, int width)
+{
+	size_t i;
+	int k;
+
+	if (!s) {
+		printf("{\"pts\": [], \"stride\": 1, \"skip\": 0}");
+		return;
+	}
+	printf("{\"pts\": [");
+	for (i = 0; i < s->n; i++) {
+		printf("%s[", i ? ", " : "");
+		jdouble(s->p[i].t);
+		for (k = 0; k < width; k++)
+			if (s->p[i].v[k] == NONE)
+				printf(", null");
+			else
+				printf(", %lld", s->p[i].v[k]);
+		putchar(']');
+	}
+	printf("], \"stride\": %lld, \"skip\": %lld}", s->stride, s->skip);
+}
+
+static void jflow_tcp(const struct flow *f)
+{
+	static const char *const ints[N_TCP_INTS] = {
+		"cwnd", "ssthresh", "srtt_us", "rttvar_us", "rto_us", "mss",
+		"packets_out", "retrans_out", "total_retrans", "bytes_sent",
+		"bytes_retrans", "bytes_acked", "bytes_received", "snd_una",
+		"snd_nxt", "rcv_nxt", "min_rtt_us", "rtt_us"
+	};
+	struct onode *e;
+	size_t i;
+
+	printf(",\n   \"tcp_records\": %lld, \"state\": %lld, \"advmss\": %lld, "
+	       "\"last_tcp\": ", f->tcp_records, f->state, f->advmss);
+	if (f->have_last_tcp) {
+		putchar('{');
+		for (i = 0; i < N_TCP_INTS; i++)
+			printf("%s\"%s\": %lld", i ? ", " : "", ints[i],
+			       f->last_tcp[i]);
+		putchar('}');
+	} else {
+		printf("null");
+	}
+	printf(", \"ca_names\": [");
+	for (e = f->ca_names.first; e; e = e->next) {
+		jstr(e->key, e->klen);
+		printf("%s", e->next ? ", " : "");
+	}
+	printf("], \"sent_tcp\": %s, \"ca_bytes\": ",
+	       f->sent_tcp ? "true" : "false");
+	jstrcounts((void *)&f->ca_bytes);
+	printf(", \"inflight_max\": %lld, \"arrived\": %lld, \"syn_out\": ",
+	       f->inflight_max, f->arrived);
+	jopt(f->syn_out);
+	printf(", \"tcp_in_first\": ");
+	jopt(f->tcp_in_first);
+	printf(", \"data_out_first\": ");
+	jopt(f->data_out_first);
+	printf(", \"data_in_first\": ");
+	jopt(f->data_in_first);
+	printf(", \"data_in_last\": ");
+	jopt(f->data_in_last);
+	printf(", \"rtt_samples\": ");
+	jcounts((struct omap *)&f->rtt_samples, 0);
+	printf(", \"min_rtt_us\": ");
+	jopt(f->min_rtt_us);
+	printf(", \"srtt_sum\": %lld, \"srtt_n\": %lld, \"srtt_max\": %lld, "
+	       "\"cwnd_max\": %lld, \"ca_first\": ", f->srtt_sum, f->srtt_n,
+	       f->srtt_max, f->cwnd_max);
+	if (f->have_ca_first)
+		jdouble(f->ca_first);
+	else
+		printf("null");
+	printf(", \"acked_t\": [");
+	for (i = 0; i < f->acked_b.n; i++) {
+		printf("%s", i ? ", " : "");
+		jdouble(f->acked_t[i]);
+	}
+	printf("], \"acked_b\": ");
+	jlla(&f->acked_b);
+	printf(",\n   \"series\": ");
+	jseries(f->series, 6);
+	printf(",\n   \"detail\": ");
+	jseries(f->detail, 4);
+}
+
 static void out(int code, const char *message)
 {
 	size_t i;
@@ -2285,7 +2589,15 @@ static void out(int code, const char *message)
 	       "\"misses\", \"discarded\", \"t0\", \"t_end\", \"layers\", "
 	       "\"ns_events\", \"gaps\"], \"flow\": [\"key\", \"first_ns\", "
 	       "\"last_ns\", \"seen_layers\", \"app_events\", \"app_written\", "
-	       "\"app_read\", \"app_one_sent\", \"app_one_read\"], \"queues\": "
+	       "\"app_read\", \"app_one_sent\", \"app_one_read\", \"ca_prev\", "
+	       "\"ca_entered\", \"ca_changes\", \"tcp_records\", \"state\", "
+	       "\"advmss\", \"last_tcp\", \"ca_names\", \"sent_tcp\", "
+	       "\"ca_bytes\", \"inflight_max\", \"arrived\", \"syn_out\", "
+	       "\"tcp_in_first\", \"data_out_first\", \"data_in_first\", "
+	       "\"data_in_last\", \"rtt_samples\", \"min_rtt_us\", "
+	       "\"srtt_sum\", \"srtt_n\", \"srtt_max\", \"cwnd_max\", "
+	       "\"ca_first\", \"acked_t\", \"acked_b\", \"series\", "
+	       "\"detail\"], \"queues\": "
 	       "[\"devout\", \"enq\", \"toward\", \"stats\", \"ahead\", "
 	       "\"handed\", \"left\", \"through\", \"fill\", \"first\", "
 	       "\"longest\", \"enq_seen\", \"sojourns\"], \"received\": [\"d\", "
@@ -2347,6 +2659,7 @@ static void out(int code, const char *message)
 		printf(", \"app_one_read\": ");
 		jtimes(f->app_one_read, f->n_one_read);
 		jflow_ca(f);
+		jflow_tcp(f);
 		putchar('}');
 	}
 	printf("]");
@@ -2416,7 +2729,8 @@ static const struct {
 	{ "sends", &oneway_sends },		/* OneWay.SENDS */
 	{ "marks", &max_marks },		/* view.MAX_MARKS */
 	{ "ca_changes", &max_ca_changes },	/* _MAX_CA_CHANGES */
-	{ "latency", &lat_limit },		/* Latency's 65536 */
+	{ "latency", &lat_limit },		/* Latency.PENDING */
+	{ "points", &max_points },		/* plots.MAX_POINTS */
 };
 
 static void bound(const char *arg)
@@ -2437,7 +2751,7 @@ static void bound(const char *arg)
 		*bounds[i].v = v;
 		return;
 	}
-	die(2, "--bound %s: no such bound (pending, buckets, sent, sends, marks, ca_changes, latency)", arg);
+	die(2, "--bound %s: no such bound (pending, buckets, sent, sends, marks, ca_changes, latency, points)", arg);
 }
 
 static void usage(void)

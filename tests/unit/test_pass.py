@@ -17,7 +17,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-from magnet_exp import analyse, view  # noqa: E402
+from magnet_exp import analyse, plots, view  # noqa: E402
 
 
 # the Python pass's bounds that magnet-pass's --bound sets: (module or
@@ -27,7 +27,8 @@ BOUNDS = {"pending": (analyse._Pending, "LIMIT"),
           "sends": (analyse.OneWay, "SENDS"),
           "marks": (analyse, "MAX_MARKS"),
           "ca_changes": (analyse, "_MAX_CA_CHANGES"),
-          "latency": (analyse.Latency, "PENDING")}
+          "latency": (analyse.Latency, "PENDING"),
+          "points": (plots, "MAX_POINTS")}
 
 
 def python_state(path, devices=None, bounds=None, hosts=None):
@@ -67,7 +68,26 @@ def python_state(path, devices=None, bounds=None, hosts=None):
                           app_events=f.app_events,
                           app_written=f.app_written, app_read=f.app_read,
                           app_one_sent=f.app_one_sent,
-                          app_one_read=f.app_one_read))
+                          app_one_read=f.app_one_read,
+                          ca_prev=f.ca_prev,
+                          ca_entered=_pairs(f.ca_entered),
+                          ca_changes=[list(c) for c in f.ca_changes],
+                          tcp_records=f.tcp_records, state=f.state,
+                          advmss=f.advmss, last_tcp=f.last_tcp,
+                          ca_names=sorted(f.ca_names),
+                          sent_tcp=f.sent_tcp, ca_bytes=_pairs(f.ca_bytes),
+                          inflight_max=f.inflight_max, arrived=f.arrived,
+                          syn_out=f.syn_out, tcp_in_first=f.tcp_in_first,
+                          data_out_first=f.data_out_first,
+                          data_in_first=f.data_in_first,
+                          data_in_last=f.data_in_last,
+                          rtt_samples=sorted(_pairs(f.rtt_samples)),
+                          min_rtt_us=f.min_rtt_us, srtt_sum=f.srtt_sum,
+                          srtt_n=f.srtt_n, srtt_max=f.srtt_max,
+                          cwnd_max=f.cwnd_max, ca_first=f.ca_first,
+                          acked_t=list(f.acked_t), acked_b=list(f.acked_b),
+                          series=_series(f.series),
+                          detail=_series(f.detail)))
     rc, ow = res.received, res.oneway
     received = dict(
         d=[[list(k5) + [ns], [e[0], [list(x) for x in e[1]], e[2]]]
@@ -128,6 +148,11 @@ def _pairs(d, val=lambda v: v):
             for k, v in d.items()]
 
 
+def _series(se):
+    return dict(pts=[list(p) for p in se.pts], stride=se.stride,
+                skip=se.skip)
+
+
 def _stat(st):
     return dict(n=st.n, sum=st.sum, lo=st.lo, hi=st.hi,
                 bins=sorted([k, v] for k, v in st.bins.items()))
@@ -177,6 +202,8 @@ def c_state(prog, path, devices=None, bounds=None, hosts=None):
     st["log"]["ns_events"] = dict(st["log"]["ns_events"])
     for f in st["flows"]:
         f["seen_layers"] = sorted(f["seen_layers"])
+        f["ca_names"] = sorted(f["ca_names"])
+        f["rtt_samples"] = sorted(f["rtt_samples"])
     return st
 
 
