@@ -328,6 +328,17 @@ static void lla_push(struct lla *a, long long x)
 	a->v[a->n++] = x;
 }
 
+/* the reversed 5-tuple of the record (family, raddr, rport, laddr,
+ * lport: its peer's end) into kbuf */
+static const enum col k5_cols[5] = {
+	C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT
+};
+static const enum col peer5_cols[5] = {
+	C_FAMILY, C_RADDR, C_RPORT, C_LADDR, C_LPORT
+};
+
+static struct omap live;	/* 5-tuple -> struct lla of flow indexes */
+
 /* ---- the flows: a connection end's key is family, local address and
  * port, remote address and port, netns (analyse.py's _key()) ---- */
 
@@ -368,6 +379,23 @@ struct flow {
 	double *acked_t;
 	size_t cap_acked_t;
 	struct series *series, *detail;
+	/* the sequence windows (analyse.py's _Window) and what they feed:
+	 * the loss places (_settle_retx) and the ranges between layers */
+	struct window *sent, *got_dev, *got_tcp;
+	struct omap retx;		/* seq, end (8 bytes) -> sends */
+	long long loss[5], retx_unplaced;
+	struct omap out_ranges;		/* seq, end -> count (may be < 0) */
+	struct omap in_pending;		/* seq, end -> count */
+	struct omap in_starts;		/* seq (4 bytes) -> omap end -> n */
+	long long in_tcp_only;
+	/* the peer's IP IDs per layer (0 dev, 1 ip) */
+	long long peer_id[2];
+	int have_peer_id[2], have_holes[2];
+	struct omap id_holes[2];	/* id (8 bytes) -> time */
+	long long id_lost[2][2];	/* holes never filled, the first's t */
+	int have_id_lost[2];
+	long long id_late[2];
+	int have_id_late[2];
 	size_t idx;			/* its place in flows[] */
 	struct modk *mod[2][4];		/* modulation.py's, by dir, layer */
 	long long (*reads)[2];		/* Latency.reads: (end_seq, t) */
@@ -468,6 +496,15 @@ static struct flow *flow_of(long long t_ns)
 		flows = xrealloc(flows, cap_flows * sizeof(*flows));
 	}
 	flows[nflows++] = fl;
+	{
+		struct onode *e;
+
+		kmake(k5_cols, 5);
+		e = oget(&live, kbuf, klen);
+		if (!e->v)
+			e->v = xcalloc(sizeof(struct lla));
+		lla_push(e->v, fl->idx);
+	}
 	return fl;
 }
 
@@ -929,15 +966,6 @@ static size_t bisect_right(const long long *v, size_t n, long long x)
 	}
 	return lo;
 }
-
-/* the reversed 5-tuple of the record (family, raddr, rport, laddr,
- * lport: its peer's end) into kbuf */
-static const enum col k5_cols[5] = {
-	C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT
-};
-static const enum col peer5_cols[5] = {
-	C_FAMILY, C_RADDR, C_RPORT, C_LADDR, C_LPORT
-};
 
 /* kbuf += "\t" the field's text */
 static void kappend(const char *p, size_t n)
@@ -1753,6 +1781,342 @@ static void series_add(struct series **sp, int width, double t,
 	}
 }
 
+/* ---- analyse.py's _Window: counts per sequence range, the ranges
+ * within window bytes of the highest end seen, at most window_keys ---- */
+
+static long long win_bytes = 1LL << 26;		/* _WINDOW */
+static long long win_keys = 1LL << 18;		/* _WINDOW_KEYS */
+
+struct window {
+	struct omap m;		/* seq, end (2 x uint32) -> count */
+	uint32_t high;
+	int have_high, overflowed;
+};
+
+static uint32_t behind(uint32_t high, uint32_t end)
+{
+	uint32_t d = high - end;
+
+	return d < 0x80000000u ? d : 0;
+}
+
+static void rkey(char *k, uint32_t seq, uint32_t end)
+{
+	memcpy(k, &seq, 4);
+	memcpy(k + 4, &end, 4);
+}
+
+static long long win_get(struct window *w, uint32_t seq, uint32_t end)
+{
+	char k[8];
+	struct onode *e;
+
+	if (!w)
+		return 0;
+	rkey(k, seq, end);
+	e = ofind(&w->m, k, 8);
+	return e ? (long long)(intptr_t)e->v : 0;
+}
+
+static long long win_bump(struct window **wp, uint32_t seq, uint32_t end)
+{
+	struct window *w = *wp;
+	struct onode *e;
+	char k[8];
+	long long n = 1;
+
+	if (!w)
+		w = *wp = xcalloc(sizeof(*w));
+	rkey(k, seq, end);
+	e = ofind(&w->m, k, 8);
+	if (e) {
+		n = (intptr_t)e->v + 1;
+		odel(&w->m, e);
+	}
+	oget(&w->m, k, 8)->v = (void *)(intptr_t)n;
+	if (!w->have_high || (end - w->high != 0 &&
+			      end - w->high < 0x80000000u)) {
+		w->high = end;
+		w->have_high = 1;
+	}
+	for (;;) {
+		struct onode *first = w->m.first;
+		uint32_t fend;
+
+		memcpy(&fend, first->key + 4, 4);
+		if ((long long)behind(w->high, fend) > win_bytes) {
+			odel(&w->m, first);
+		} else if ((long long)w->m.n > win_keys) {
+			odel(&w->m, first);
+			w->overflowed = 1;
+		} else {
+			return n;
+		}
+	}
+}
+
+/* ---- the flows by 5-tuple (res.live), and a flow's peer ---- */
+
+
+static int has_socket(const struct flow *f)
+{
+	return f->tcp_records || f->app_events;
+}
+
+/* analyse.py's LogAnalysis.peer() */
+static struct flow *peer_of(const struct flow *f)
+{
+	char k[1200];
+	size_t n = 0, i;
+	int j;
+	static const int rev[5] = { 0, 3, 4, 1, 2 };
+	struct onode *e;
+	struct lla *l;
+	struct flow *cand = NULL;
+
+	for (j = 0; j < 5; j++) {
+		const struct str *x = &f->key[rev[j]];
+
+		if (n + x->n + 1 >= sizeof(k))
+			return NULL;
+		if (j)
+			k[n++] = '\t';
+		memcpy(k + n, x->p, x->n);
+		n += x->n;
+	}
+	e = ofind(&live, k, n);
+	if (!e)
+		return NULL;
+	l = e->v;
+	for (i = 0; i < l->n; i++) {
+		struct flow *g = flows[l->v[i]];
+
+		if (g == f)
+			continue;
+		if (has_socket(g))
+			return g;
+		if (!cand)
+			cand = g;
+	}
+	return cand;
+}
+
+/* analyse.py's _settle_retx() */
+static void settle_retx(struct flow *f, int final)
+{
+	struct flow *p = NULL;
+	int looked = 0;
+
+	while (f->retx.first) {
+		struct onode *e = f->retx.first;
+		uint32_t seq, end;
+		long long sends, dev, tcp;
+
+		memcpy(&seq, e->key, 4);
+		memcpy(&end, e->key + 4, 4);
+		if (!final && (long long)behind(f->sent->high, end) <=
+		    win_bytes / 2)
+			return;
+		sends = (intptr_t)e->v;
+		odel(&f->retx, e);
+		if (!looked) {
+			p = peer_of(f);
+			looked = 1;
+		}
+		if (!p || !p->tcp_records) {
+			f->retx_unplaced++;
+			continue;
+		}
+		dev = win_get(p->got_dev, seq, end);
+		tcp = win_get(p->got_tcp, seq, end);
+		f->loss[0]++;
+		f->loss[1] += sends;
+		if (p->seen_layers & (1u << L_DEV)) {
+			f->loss[2] += sends > dev ? sends - dev : 0;
+			f->loss[3] += dev > tcp ? dev - tcp : 0;
+		} else {
+			f->loss[2] += sends > tcp ? sends - tcp : 0;
+		}
+		f->loss[4] += tcp > 1 ? tcp - 1 : 0;
+	}
+}
+
+/* a Counter of ranges += @d, the range gone at 0 */
+static void range_add(struct omap *m, uint32_t seq, uint32_t end, long long d)
+{
+	char k[8];
+	struct onode *e;
+
+	rkey(k, seq, end);
+	e = oget(m, k, 8);
+	e->v = (void *)((intptr_t)e->v + d);
+	if (!e->v)
+		odel(m, e);
+}
+
+/* analyse.py's _in_take() */
+static void in_take(struct flow *f, uint32_t seq, uint32_t end)
+{
+	struct onode *e;
+	struct omap *ends;
+
+	range_add(&f->in_pending, seq, end, -1);
+	e = ofind(&f->in_starts, (char *)&seq, 4);
+	ends = e->v;
+	range_add(ends, end, 0, -1);
+	if (!ends->n) {
+		free(ends->b);
+		free(ends);
+		odel(&f->in_starts, e);
+	}
+}
+
+/* analyse.py's _tcp_in_range() */
+static void tcp_in_range(struct flow *f, uint32_t seq, uint32_t end)
+{
+	uint32_t chain[256][2], cur = seq, span = end - seq;
+	int n = 0, i;
+	char k[8];
+	struct onode *e;
+
+	rkey(k, seq, end);
+	e = ofind(&f->in_pending, k, 8);
+	if (e && (intptr_t)e->v > 0) {
+		in_take(f, seq, end);
+		if (end != seq)
+			win_bump(&f->got_tcp, seq, end);
+		return;
+	}
+	while (cur != end && n < 256) {
+		struct onode *s = ofind(&f->in_starts, (char *)&cur, 4);
+		struct onode *x;
+		uint32_t step = 0;
+		int found = 0;
+
+		for (x = s ? ((struct omap *)s->v)->first : NULL; x;
+		     x = x->next) {
+			uint32_t ee;
+
+			memcpy(&ee, x->key, 4);
+			if (ee - cur != 0 && ee - cur <= end - cur) {
+				step = ee;
+				found = 1;
+				break;
+			}
+		}
+		if (!found)
+			break;
+		chain[n][0] = cur;
+		chain[n++][1] = step;
+		cur = step;
+	}
+	if (span && cur == end) {
+		for (i = 0; i < n; i++) {
+			in_take(f, chain[i][0], chain[i][1]);
+			win_bump(&f->got_tcp, chain[i][0], chain[i][1]);
+		}
+	} else {
+		f->in_tcp_only++;
+		if (span)
+			win_bump(&f->got_tcp, seq, end);
+	}
+}
+
+/* ---- analyse.py's _pkt(): an IP or device record of flow @f ---- */
+
+static void pkt_record(struct flow *f, struct field ev, enum layer l,
+		       long long t)
+{
+	struct field sq = get(C_SEQ);
+	long long ip_id, want, payload, segs, ahead;
+	int li = l == L_DEV ? 0 : 1;
+	struct omap *holes;
+
+	if (sq.n && l == L_DEV) {
+		uint32_t seq = num(sq, 0), end = num(get(C_END_SEQ), 0);
+
+		if (is(ev, "dev_out")) {
+			if (f->sent_tcp)
+				range_add(&f->out_ranges, seq, end, -1);
+		} else {
+			struct onode *e;
+
+			if (end != seq)
+				win_bump(&f->got_dev, seq, end);
+			range_add(&f->in_pending, seq, end, 1);
+			e = oget(&f->in_starts, (char *)&seq, 4);
+			if (!e->v)
+				e->v = xcalloc(sizeof(struct omap));
+			range_add(e->v, end, 0, 1);
+		}
+	}
+	if (!(is(ev, "dev_in") || is(ev, "ip_in")) || !is(get(C_FAMILY), "4"))
+		return;
+	ip_id = num(get(C_IP_ID), 0);
+	want = f->peer_id[li];
+	payload = sq.n ? (uint32_t)(num(get(C_END_SEQ), 0) - num(sq, 0)) : 0;
+	if (!ip_id && (!f->have_peer_id[li] ||
+		       (!payload && ((-want) % 65536 + 65536) % 65536 >= 256)))
+		return;
+	segs = f->advmss ? (payload + f->advmss - 1) / f->advmss : 1;
+	if (segs < 1)
+		segs = 1;
+	holes = &f->id_holes[li];
+	f->have_holes[li] = 1;
+	if (!f->have_peer_id[li]) {
+		f->peer_id[li] = ip_id + segs;
+		f->have_peer_id[li] = 1;
+		return;
+	}
+	ahead = ((ip_id - want) % 65536 + 65536) % 65536;
+	if (ahead < 256) {
+		long long k;
+
+		for (k = 0; k < ahead; k++) {
+			long long id = want + k;
+
+			oget(holes, (char *)&id, 8)->v = (void *)(intptr_t)t;
+		}
+		want = f->peer_id[li] = want + ahead + segs;
+		while (holes->first) {
+			long long first, t1;
+
+			memcpy(&first, holes->first->key, 8);
+			if (first >= want - 256)
+				break;
+			t1 = (intptr_t)holes->first->v;
+			odel(holes, holes->first);
+			if (!f->have_id_lost[li]) {
+				f->have_id_lost[li] = 1;
+				f->id_lost[li][0] = 0;
+				f->id_lost[li][1] = t1;
+			}
+			f->id_lost[li][0]++;
+			if (t1 < f->id_lost[li][1])
+				f->id_lost[li][1] = t1;
+		}
+	} else if (ahead >= 65536 - 256) {
+		long long late = want - (65536 - ahead), k;
+		int filled = 0;
+
+		for (k = 0; k < segs; k++) {
+			long long id = late + k;
+			struct onode *e = ofind(holes, (char *)&id, 8);
+
+			if (e) {
+				odel(holes, e);
+				filled++;
+			}
+		}
+		if (filled) {
+			f->id_late[li]++;
+			f->have_id_late[li] = 1;
+		}
+	} else {
+		f->peer_id[li] = want + ahead + segs;
+	}
+}
+
 /* ---- analyse.py's _tcp(): a TCP record of flow @f ---- */
 
 static void acked(struct flow *f, double ts, long long a)
@@ -1800,12 +2164,31 @@ static void tcp_record(struct flow *f, struct field ev, long long t)
 			uint32_t d = (uint32_t)(v[TI(C_SND_NXT)] -
 						v[TI(C_SND_UNA)]);
 
+			long long n;
+
 			*ocount(&f->ca_bytes, ca.p, ca.n) += b;
+			n = win_bump(&f->sent, seq, end);
+			if (n > 1) {
+				char k[8];
+				struct onode *e;
+
+				rkey(k, seq, end);
+				e = ofind(&f->retx, k, 8);
+				if (e)
+					odel(&f->retx, e);
+				oget(&f->retx, k, 8)->v = (void *)(intptr_t)
+					win_get(f->sent, seq, end);
+			}
 			if (d < 0x80000000u && (long long)d > f->inflight_max)
 				f->inflight_max = d;
+			if (f->retx.n)
+				settle_retx(f, 0);
 		}
-	} else if (f->tcp_in_first < 0) {
-		f->tcp_in_first = t;
+		range_add(&f->out_ranges, seq, end, 1);
+	} else {
+		tcp_in_range(f, seq, end);
+		if (f->tcp_in_first < 0)
+			f->tcp_in_first = t;
 	}
 	if (in && end != seq)
 		f->arrived += (uint32_t)(end - seq);
@@ -1949,10 +2332,10 @@ static void record(void)
 	fl->seen_layers |= 1u << l;
 	mod_add(fl, ev, l, t);
 	lat_add(fl, ev, t);
-	if (l == L_TCP) {
+	if (l == L_TCP)
 		tcp_record(fl, ev, t);
-		return;
-	}
+	else if (l != L_APP)
+		pkt_record(fl, ev, l, t);
 	if (l == L_APP) {
 		long long ret = num(get(C_RET), 0);
 
@@ -2515,6 +2898,115 @@ static void jseries(const struct series *s, int width)
 	printf("], \"stride\": %lld, \"skip\": %lld}", s->stride, s->skip);
 }
 
+/* a map of ranges (seq, end as 2 x uint32) to counts */
+static void jranges(const struct omap *m)
+{
+	struct onode *e;
+
+	putchar('[');
+	for (e = m->first; e; e = e->next) {
+		uint32_t a, b;
+
+		memcpy(&a, e->key, 4);
+		memcpy(&b, e->key + 4, 4);
+		printf("[%u, %u, %lld]%s", a, b, (long long)(intptr_t)e->v,
+		       e->next ? ", " : "");
+	}
+	putchar(']');
+}
+
+static void jwindow(const struct window *w)
+{
+	if (!w) {
+		printf("{\"d\": [], \"high\": null, \"overflowed\": false}");
+		return;
+	}
+	printf("{\"d\": ");
+	jranges(&w->m);
+	if (w->have_high)
+		printf(", \"high\": %u", w->high);
+	else
+		printf(", \"high\": null");
+	printf(", \"overflowed\": %s}", w->overflowed ? "true" : "false");
+}
+
+static void jflow_seq(const struct flow *f)
+{
+	static const char *const ln[2] = { "dev", "ip" };
+	struct onode *e;
+	int li, first;
+
+	printf(",\n   \"sent\": ");
+	jwindow(f->sent);
+	printf(",\n   \"got_dev\": ");
+	jwindow(f->got_dev);
+	printf(",\n   \"got_tcp\": ");
+	jwindow(f->got_tcp);
+	printf(",\n   \"retx\": ");
+	jranges(&f->retx);
+	printf(", \"loss\": [%lld, %lld, %lld, %lld, %lld], "
+	       "\"retx_unplaced\": %lld, \"out_ranges\": ", f->loss[0],
+	       f->loss[1], f->loss[2], f->loss[3], f->loss[4],
+	       f->retx_unplaced);
+	jranges(&f->out_ranges);
+	printf(", \"in_pending\": ");
+	jranges(&f->in_pending);
+	printf(", \"in_starts\": [");
+	for (e = f->in_starts.first; e; e = e->next) {
+		struct onode *x;
+		uint32_t seq;
+
+		memcpy(&seq, e->key, 4);
+		printf("[%u, [", seq);
+		for (x = ((struct omap *)e->v)->first; x; x = x->next) {
+			uint32_t end;
+
+			memcpy(&end, x->key, 4);
+			printf("[%u, %lld]%s", end, (long long)(intptr_t)x->v,
+			       x->next ? ", " : "");
+		}
+		printf("]]%s", e->next ? ", " : "");
+	}
+	printf("], \"in_tcp_only\": %lld", f->in_tcp_only);
+	printf(",\n   \"peer_id\": {");
+	for (li = 0, first = 1; li < 2; li++)
+		if (f->have_peer_id[li]) {
+			printf("%s\"%s\": %lld", first ? "" : ", ", ln[li],
+			       f->peer_id[li]);
+			first = 0;
+		}
+	printf("}, \"id_holes\": {");
+	for (li = 0, first = 1; li < 2; li++) {
+		if (!f->have_holes[li])
+			continue;
+		printf("%s\"%s\": [", first ? "" : ", ", ln[li]);
+		first = 0;
+		for (e = f->id_holes[li].first; e; e = e->next) {
+			long long id;
+
+			memcpy(&id, e->key, 8);
+			printf("[%lld, %lld]%s", id, (long long)(intptr_t)e->v,
+			       e->next ? ", " : "");
+		}
+		putchar(']');
+	}
+	printf("}, \"id_lost\": {");
+	for (li = 0, first = 1; li < 2; li++)
+		if (f->have_id_lost[li]) {
+			printf("%s\"%s\": [%lld, %lld]", first ? "" : ", ",
+			       ln[li], f->id_lost[li][0], f->id_lost[li][1]);
+			first = 0;
+		}
+	printf("}, \"id_late\": {");
+	for (li = 0, first = 1; li < 2; li++)
+		if (f->have_id_late[li]) {
+			printf("%s\"%s\": %lld", first ? "" : ", ", ln[li],
+			       f->id_late[li]);
+			first = 0;
+		}
+	putchar('}');
+}
+
 static void jflow_tcp(const struct flow *f)
 {
 	static const char *const ints[N_TCP_INTS] = {
@@ -2597,7 +3089,10 @@ static void out(int code, const char *message)
 	       "\"data_in_last\", \"rtt_samples\", \"min_rtt_us\", "
 	       "\"srtt_sum\", \"srtt_n\", \"srtt_max\", \"cwnd_max\", "
 	       "\"ca_first\", \"acked_t\", \"acked_b\", \"series\", "
-	       "\"detail\"], \"queues\": "
+	       "\"detail\", \"sent\", \"got_dev\", \"got_tcp\", \"retx\", "
+	       "\"loss\", \"retx_unplaced\", \"out_ranges\", \"in_pending\", "
+	       "\"in_starts\", \"in_tcp_only\", \"peer_id\", \"id_holes\", "
+	       "\"id_lost\", \"id_late\"], \"queues\": "
 	       "[\"devout\", \"enq\", \"toward\", \"stats\", \"ahead\", "
 	       "\"handed\", \"left\", \"through\", \"fill\", \"first\", "
 	       "\"longest\", \"enq_seen\", \"sojourns\"], \"received\": [\"d\", "
@@ -2660,6 +3155,7 @@ static void out(int code, const char *message)
 		jtimes(f->app_one_read, f->n_one_read);
 		jflow_ca(f);
 		jflow_tcp(f);
+		jflow_seq(f);
 		putchar('}');
 	}
 	printf("]");
@@ -2731,6 +3227,8 @@ static const struct {
 	{ "ca_changes", &max_ca_changes },	/* _MAX_CA_CHANGES */
 	{ "latency", &lat_limit },		/* Latency.PENDING */
 	{ "points", &max_points },		/* plots.MAX_POINTS */
+	{ "window", &win_bytes },		/* _WINDOW */
+	{ "window_keys", &win_keys },		/* _WINDOW_KEYS */
 };
 
 static void bound(const char *arg)
@@ -2751,7 +3249,7 @@ static void bound(const char *arg)
 		*bounds[i].v = v;
 		return;
 	}
-	die(2, "--bound %s: no such bound (pending, buckets, sent, sends, marks, ca_changes, latency, points)", arg);
+	die(2, "--bound %s: no such bound (pending, buckets, sent, sends, marks, ca_changes, latency, points, window, window_keys)", arg);
 }
 
 static void usage(void)

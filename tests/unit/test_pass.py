@@ -28,7 +28,9 @@ BOUNDS = {"pending": (analyse._Pending, "LIMIT"),
           "marks": (analyse, "MAX_MARKS"),
           "ca_changes": (analyse, "_MAX_CA_CHANGES"),
           "latency": (analyse.Latency, "PENDING"),
-          "points": (plots, "MAX_POINTS")}
+          "points": (plots, "MAX_POINTS"),
+          "window": (analyse, "_WINDOW"),
+          "window_keys": (analyse, "_WINDOW_KEYS")}
 
 
 def python_state(path, devices=None, bounds=None, hosts=None):
@@ -87,7 +89,21 @@ def python_state(path, devices=None, bounds=None, hosts=None):
                           cwnd_max=f.cwnd_max, ca_first=f.ca_first,
                           acked_t=list(f.acked_t), acked_b=list(f.acked_b),
                           series=_series(f.series),
-                          detail=_series(f.detail)))
+                          detail=_series(f.detail),
+                          sent=_window(f.sent), got_dev=_window(f.got_dev),
+                          got_tcp=_window(f.got_tcp),
+                          retx=[list(k) + [n] for k, n in f.retx.items()],
+                          loss=f.loss, retx_unplaced=f.retx_unplaced,
+                          out_ranges=[list(k) + [n]
+                                      for k, n in f.out_ranges.items()],
+                          in_pending=[list(k) + [n]
+                                      for k, n in f.in_pending.items()],
+                          in_starts=[[k, _pairs(c)]
+                                     for k, c in f.in_starts.items()],
+                          in_tcp_only=f.in_tcp_only, peer_id=f.peer_id,
+                          id_holes={la: _pairs(h)
+                                    for la, h in f.id_holes.items()},
+                          id_lost=f.id_lost, id_late=f.id_late))
     rc, ow = res.received, res.oneway
     received = dict(
         d=[[list(k5) + [ns], [e[0], [list(x) for x in e[1]], e[2]]]
@@ -146,6 +162,11 @@ def _pairs(d, val=lambda v: v):
     """a dict (tuple keys) as [[key as a list, value], ...] in its order"""
     return [[list(k) if isinstance(k, tuple) else k, val(v)]
             for k, v in d.items()]
+
+
+def _window(w):
+    return dict(d=[list(k) + [n] for k, n in w.items()], high=w.high,
+                overflowed=w.overflowed)
 
 
 def _series(se):
@@ -260,7 +281,12 @@ def main():
         cases.append(("long flow", long_, None))
         cases.append(("long flow, no devices", long_, set()))
         cases.append(("long flow, bounds small", long_, None,
-                      {"sends": 1000, "sent": 100}))
+                      {"sends": 1000, "sent": 100, "window": 1 << 20,
+                       "points": 100, "ca_changes": 3}))
+        cases.append(("long flow, windows overflowed", long_, None,
+                      {"window_keys": 500}))
+        cases.append(("long flow, windows small", long_, None,
+                      {"window_keys": 500, "window": 1 << 14}))
         # a cut line, and a line of the wrong width
         with open(long_) as f:
             head = [next(f) for _ in range(50)]
