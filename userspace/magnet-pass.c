@@ -48,6 +48,9 @@ enum col {
 	C_PACKETS_OUT, C_RETRANS_OUT, C_TOTAL_RETRANS, C_BYTES_SENT,
 	C_BYTES_RETRANS, C_BYTES_ACKED, C_BYTES_RECEIVED, C_SND_UNA,
 	C_SND_NXT, C_RCV_NXT, C_MIN_RTT_US, C_RTT_US,
+	C_CHRONO, C_BUSY_US, C_RWND_LIMITED_US, C_SNDBUF_LIMITED_US,
+	C_REORDERING, C_REORD_SEEN, C_DSACK_DUPS, C_PACING_RATE, C_SND_WND,
+	C_WRITE_SEQ,
 	C_NCOLS
 };
 static const char *const col_names[C_NCOLS] = {
@@ -62,6 +65,9 @@ static const char *const col_names[C_NCOLS] = {
 	"packets_out", "retrans_out", "total_retrans", "bytes_sent",
 	"bytes_retrans", "bytes_acked", "bytes_received", "snd_una",
 	"snd_nxt", "rcv_nxt", "min_rtt_us", "rtt_us",
+	"chrono", "busy_us", "rwnd_limited_us", "sndbuf_limited_us",
+	"reordering", "reord_seen", "dsack_dups", "pacing_rate", "snd_wnd",
+	"write_seq",
 };
 #define N_TCP_INTS 18
 #define TI(c) ((c) - C_CWND)	/* a _TCP_INTS column's index */
@@ -396,6 +402,7 @@ struct flow {
 	int have_id_lost[2];
 	long long id_late[2];
 	int have_id_late[2];
+	struct limits *limits;		/* limits.py's Limits, or NULL */
 	size_t idx;			/* its place in flows[] */
 	struct modk *mod[2][4];		/* modulation.py's, by dir, layer */
 	long long (*reads)[2];		/* Latency.reads: (end_seq, t) */
@@ -2117,6 +2124,95 @@ static void pkt_record(struct flow *f, struct field ev, enum layer l,
 	}
 }
 
+/* ---- limits.py's Limits: what held a sender back, from the kernel's
+ * chronographs in the records' limit parts ---- */
+
+#define SAMPLE_NS 10000000LL	/* limits.SAMPLE_NS */
+
+struct limits {
+	long long first_ns, last_ns, busy, rwnd, sndbuf, changes, pacing;
+	char chrono[16];
+	int have_chrono, paced;
+	long long reordering, reord_seen, dsack_dups, win_sum, win_n;
+	long long queued_max, cwnd_sum, srtt_sum, busy_n, pace_n, bytes_sent;
+	unsigned long long pace_sum;
+	struct lla st, sb, sr, ss;
+};
+
+static unsigned long long unum(struct field f)
+{
+	unsigned long long v = 0;
+	size_t i;
+
+	for (i = 0; i < f.n; i++)
+		v = v * 10 + (f.p[i] - '0');
+	return v;
+}
+
+static void limits_record(struct flow *f, long long t, const long long *v)
+{
+	struct limits *L = f->limits;
+	long long total = num(get(C_BUSY_US), 0);
+	long long rwnd = num(get(C_RWND_LIMITED_US), 0);
+	long long sndbuf = num(get(C_SNDBUF_LIMITED_US), 0);
+	long long busy = total - rwnd - sndbuf;
+	long long mss = v[TI(C_MSS)], srtt = v[TI(C_SRTT_US)];
+	long long cwnd = v[TI(C_CWND)];
+	struct field ch = get(C_CHRONO);
+	unsigned long long rate = unum(get(C_PACING_RATE));
+
+	if (!L) {
+		L = f->limits = xcalloc(sizeof(*L));
+		L->first_ns = L->last_ns = f->first_ns;
+	}
+	if (L->have_chrono && L->paced && busy > L->busy)
+		L->pacing += busy - L->busy;
+	L->busy = busy;
+	L->rwnd = rwnd;
+	L->sndbuf = sndbuf;
+	if (!L->st.n || t - L->st.v[L->st.n - 1] >= SAMPLE_NS) {
+		lla_push(&L->st, t);
+		lla_push(&L->sb, busy);
+		lla_push(&L->sr, rwnd);
+		lla_push(&L->ss, sndbuf);
+	}
+	if (ch.n >= sizeof(L->chrono))
+		die(2, "chrono %.*s: not one the pass knows", FS(ch));
+	if (!L->have_chrono || !is(ch, L->chrono)) {
+		if (L->have_chrono)
+			L->changes++;
+		memcpy(L->chrono, ch.p, ch.n);
+		L->chrono[ch.n] = 0;
+		L->have_chrono = 1;
+	}
+	L->last_ns = t;
+	L->reordering = num(get(C_REORDERING), 0);
+	L->reord_seen = num(get(C_REORD_SEEN), 0);
+	L->dsack_dups = num(get(C_DSACK_DUPS), 0);
+	L->bytes_sent = v[TI(C_BYTES_SENT)];
+	if (is(ch, "rwnd")) {
+		L->win_sum += num(get(C_SND_WND), 0);
+		L->win_n++;
+	} else if (is(ch, "sndbuf")) {
+		long long q = (uint32_t)(num(get(C_WRITE_SEQ), 0) -
+					 v[TI(C_SND_UNA)]);
+
+		if (q > L->queued_max)
+			L->queued_max = q;
+	} else if (is(ch, "busy")) {
+		L->cwnd_sum += cwnd;
+		L->srtt_sum += srtt;
+		L->busy_n++;
+		if (rate && rate != ~0ULL) {
+			L->pace_sum += rate;
+			L->pace_n++;
+		}
+	}
+	L->paced = is(ch, "busy") && rate && rate != ~0ULL && srtt && mss &&
+		(unsigned __int128)rate * (unsigned long long)srtt <
+		(unsigned __int128)((__int128)cwnd * mss * 1000000);
+}
+
 /* ---- analyse.py's _tcp(): a TCP record of flow @f ---- */
 
 static void acked(struct flow *f, double ts, long long a)
@@ -2192,6 +2288,8 @@ static void tcp_record(struct flow *f, struct field ev, long long t)
 	}
 	if (in && end != seq)
 		f->arrived += (uint32_t)(end - seq);
+	if (get(C_CHRONO).n)
+		limits_record(f, t, v);
 	ca_seen(f, 0, t, 0, get(C_CA_STATE));
 	ts = (t - t0) / 1e9;
 	acked(f, ts, v[TI(C_BYTES_ACKED)]);
@@ -3007,6 +3105,35 @@ static void jflow_seq(const struct flow *f)
 	putchar('}');
 }
 
+static void jlimits(const struct limits *L)
+{
+	if (!L) {
+		printf("null");
+		return;
+	}
+	printf("{\"first_ns\": %lld, \"last_ns\": %lld, \"busy\": %lld, "
+	       "\"rwnd\": %lld, \"sndbuf\": %lld, \"chrono\": ", L->first_ns,
+	       L->last_ns, L->busy, L->rwnd, L->sndbuf);
+	jstr(L->chrono, strlen(L->chrono));
+	printf(", \"changes\": %lld, \"pacing\": %lld, \"paced\": %s, "
+	       "\"reordering\": %lld, \"reord_seen\": %lld, \"dsack_dups\": "
+	       "%lld, \"win_sum\": %lld, \"win_n\": %lld, \"queued_max\": %lld, "
+	       "\"cwnd_sum\": %lld, \"srtt_sum\": %lld, \"busy_n\": %lld, "
+	       "\"pace_sum\": %llu, \"pace_n\": %lld, \"bytes_sent\": %lld, "
+	       "\"st\": ", L->changes, L->pacing, L->paced ? "true" : "false",
+	       L->reordering, L->reord_seen, L->dsack_dups, L->win_sum,
+	       L->win_n, L->queued_max, L->cwnd_sum, L->srtt_sum, L->busy_n,
+	       L->pace_sum, L->pace_n, L->bytes_sent);
+	jlla(&L->st);
+	printf(", \"sb\": ");
+	jlla(&L->sb);
+	printf(", \"sr\": ");
+	jlla(&L->sr);
+	printf(", \"ss\": ");
+	jlla(&L->ss);
+	putchar('}');
+}
+
 static void jflow_tcp(const struct flow *f)
 {
 	static const char *const ints[N_TCP_INTS] = {
@@ -3092,7 +3219,7 @@ static void out(int code, const char *message)
 	       "\"detail\", \"sent\", \"got_dev\", \"got_tcp\", \"retx\", "
 	       "\"loss\", \"retx_unplaced\", \"out_ranges\", \"in_pending\", "
 	       "\"in_starts\", \"in_tcp_only\", \"peer_id\", \"id_holes\", "
-	       "\"id_lost\", \"id_late\"], \"queues\": "
+	       "\"id_lost\", \"id_late\", \"limits\"], \"queues\": "
 	       "[\"devout\", \"enq\", \"toward\", \"stats\", \"ahead\", "
 	       "\"handed\", \"left\", \"through\", \"fill\", \"first\", "
 	       "\"longest\", \"enq_seen\", \"sojourns\"], \"received\": [\"d\", "
@@ -3156,6 +3283,8 @@ static void out(int code, const char *message)
 		jflow_ca(f);
 		jflow_tcp(f);
 		jflow_seq(f);
+		printf(",\n   \"limits\": ");
+		jlimits(f->limits);
 		putchar('}');
 	}
 	printf("]");

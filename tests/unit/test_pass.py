@@ -103,7 +103,8 @@ def python_state(path, devices=None, bounds=None, hosts=None):
                           in_tcp_only=f.in_tcp_only, peer_id=f.peer_id,
                           id_holes={la: _pairs(h)
                                     for la, h in f.id_holes.items()},
-                          id_lost=f.id_lost, id_late=f.id_late))
+                          id_lost=f.id_lost, id_late=f.id_late,
+                          limits=_limits(f.limits)))
     rc, ow = res.received, res.oneway
     received = dict(
         d=[[list(k5) + [ns], [e[0], [list(x) for x in e[1]], e[2]]]
@@ -162,6 +163,13 @@ def _pairs(d, val=lambda v: v):
     """a dict (tuple keys) as [[key as a list, value], ...] in its order"""
     return [[list(k) if isinstance(k, tuple) else k, val(v)]
             for k, v in d.items()]
+
+
+def _limits(li):
+    if li is None:
+        return None
+    return {k: list(getattr(li, k)) if k in ("st", "sb", "sr", "ss")
+            else getattr(li, k) for k in li.__slots__}
 
 
 def _window(w):
@@ -356,6 +364,35 @@ def main():
             out.writelines(ln for ln in f if "\tdev_out\t" not in ln)
         cases.append(("long flow, no dev_out, latency bounded", undev, None,
                       {"latency": 5000}))
+        # the long flow with limit parts (limits.py) in its TCP records:
+        # the chronographs in turn, their times growing, pacing rates that
+        # bind, that do not, unlimited (~0) and none
+        limited = os.path.join(tmp, "limited.txt")
+        chronos = ("busy", "busy", "rwnd", "sndbuf", "none", "busy")
+        rates = ("400000", "900000000", str(2 ** 64 - 1), "")
+        with open(long_) as f, open(limited, "w") as out:
+            out.write(next(f))
+            acc = [0, 0, 0]
+            for i, ln in enumerate(f):
+                v = ln.rstrip("\n").split("\t")
+                if v[ix["event"]] in ("tcp_out", "tcp_in"):
+                    ch = chronos[i // 40 % len(chronos)]
+                    k = {"busy": 0, "rwnd": 1, "sndbuf": 2}.get(ch)
+                    if k is not None:
+                        acc[k] += 1000 + i % 7 * 10
+                    for c, x in (("chrono", ch),
+                                 ("busy_us", str(sum(acc))),
+                                 ("rwnd_limited_us", str(acc[1])),
+                                 ("sndbuf_limited_us", str(acc[2])),
+                                 ("reordering", str(3 + i % 5)),
+                                 ("reord_seen", str(i // 1000)),
+                                 ("dsack_dups", str(i // 3000)),
+                                 ("pacing_rate", rates[i // 120 % 4]),
+                                 ("snd_wnd", str(65536 - i % 4096)),
+                                 ("write_seq", str(v[ix["snd_nxt"]] or 0))):
+                        v[ix[c]] = x
+                out.write("\t".join(v) + "\n")
+        cases.append(("long flow with limit parts", limited, None))
         small = {"pending": 5000, "buckets": 300}
         cases.append(("a qdisc and wire_out", queued, None))
         cases.append(("a qdisc and wire_out, bounds small", queued, None,
