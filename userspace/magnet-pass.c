@@ -51,6 +51,10 @@ enum col {
 	C_CHRONO, C_BUSY_US, C_RWND_LIMITED_US, C_SNDBUF_LIMITED_US,
 	C_REORDERING, C_REORD_SEEN, C_DSACK_DUPS, C_PACING_RATE, C_SND_WND,
 	C_WRITE_SEQ,
+	/* analyse.py's _RATE_COLS, in its order */
+	C_DELIVERY_RATE, C_DELIVERED_CE, C_LOST_OUT, C_SACKED_OUT,
+	C_APP_LIMITED, C_BBR_BW, C_BBR_MIN_RTT, C_BBR_PACING_GAIN,
+	C_BBR_CWND_GAIN,
 	C_NCOLS
 };
 static const char *const col_names[C_NCOLS] = {
@@ -68,6 +72,9 @@ static const char *const col_names[C_NCOLS] = {
 	"chrono", "busy_us", "rwnd_limited_us", "sndbuf_limited_us",
 	"reordering", "reord_seen", "dsack_dups", "pacing_rate", "snd_wnd",
 	"write_seq",
+	"delivery_rate", "delivered_ce", "lost_out", "sacked_out",
+	"app_limited", "bbr_bw", "bbr_min_rtt", "bbr_pacing_gain",
+	"bbr_cwnd_gain",
 };
 #define N_TCP_INTS 18
 #define TI(c) ((c) - C_CWND)	/* a _TCP_INTS column's index */
@@ -403,6 +410,9 @@ struct flow {
 	long long id_late[2];
 	int have_id_late[2];
 	struct limits *limits;		/* limits.py's Limits, or NULL */
+	FILE *csv;			/* its CSV, while open */
+	long long csv_used;		/* when it was last written */
+	int csv_started;
 	size_t idx;			/* its place in flows[] */
 	struct modk *mod[2][4];		/* modulation.py's, by dir, layer */
 	long long (*reads)[2];		/* Latency.reads: (end_seq, t) */
@@ -2213,6 +2223,159 @@ static void limits_record(struct flow *f, long long t, const long long *v)
 		(unsigned __int128)((__int128)cwnd * mss * 1000000);
 }
 
+/* ---- analyse.py's _CsvFiles: a CSV of its TCP records per flow, at
+ * most MAX_OPEN_CSV open at once ---- */
+
+#define MAX_OPEN_CSV 64
+
+static const char *csv_dir;	/* --csv DIR; NULL: none written */
+static int csv_open;
+static long long csv_clock;
+
+static void csv_name(const struct flow *f, char *b, size_t cap)
+{
+	size_t n = 0;
+	int k;
+
+	for (k = 0; k < 5; k++) {
+		const struct str *x = &f->key[k];
+		size_t i;
+
+		if (k && n < cap - 1)
+			b[n++] = '_';
+		for (i = 0; i < x->n && n < cap - 1; i++)
+			b[n++] = (k == 1 || k == 3) && x->p[i] == ':' ? '.' :
+				x->p[i];
+	}
+	b[n] = 0;
+	if (f->key[5].n)
+		snprintf(b + n, cap - n, "_ns%s", f->key[5].p);
+}
+
+static FILE *csv_of(struct flow *f)
+{
+	char name[1200], path[4096];
+	size_t i;
+
+	f->csv_used = ++csv_clock;
+	if (f->csv)
+		return f->csv;
+	if (csv_open >= MAX_OPEN_CSV) {
+		struct flow *lru = NULL;
+
+		for (i = 0; i < nflows; i++)
+			if (flows[i]->csv && (!lru ||
+			    flows[i]->csv_used < lru->csv_used))
+				lru = flows[i];
+		if (fclose(lru->csv))
+			die(1, "%s: %s", csv_dir, strerror(errno));
+		lru->csv = NULL;
+		csv_open--;
+	}
+	csv_name(f, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/%s.csv", csv_dir, name);
+	f->csv = fopen(path, f->csv_started ? "a" : "w");
+	if (!f->csv)
+		die(1, "%s: %s", path, strerror(errno));
+	csv_open++;
+	if (!f->csv_started) {
+		fputs("time,epoch,event,state,ca_state,cwnd,ssthresh,srtt_us,"
+		      "rttvar_us,rto_us,mss,packets_out,retrans_out,"
+		      "total_retrans,bytes_sent,bytes_retrans,bytes_acked,"
+		      "bytes_received,snd_una,snd_nxt,rcv_nxt,min_rtt_us,rtt_us,"
+		      "ca_name,pacing_rate,delivery_rate,delivered,delivered_ce,"
+		      "lost_out,sacked_out,app_limited,bbr_bw,bbr_min_rtt,"
+		      "bbr_pacing_gain,bbr_cwnd_gain\r\n", f->csv);
+		f->csv_started = 1;
+	}
+	return f->csv;
+}
+
+static void csv_close(void)
+{
+	size_t i;
+
+	for (i = 0; i < nflows; i++)
+		if (flows[i]->csv) {
+			if (fclose(flows[i]->csv))
+				die(1, "%s: %s", csv_dir, strerror(errno));
+			flows[i]->csv = NULL;
+		}
+	csv_open = 0;
+}
+
+/* a field as Python's csv writer writes it (quoted if it must be) */
+static void csv_field(FILE *o, const char *p, size_t n)
+{
+	size_t i;
+
+	if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\r', n) &&
+	    !memchr(p, '\n', n)) {
+		fwrite(p, 1, n, o);
+		return;
+	}
+	putc('"', o);
+	for (i = 0; i < n; i++) {
+		if (p[i] == '"')
+			putc('"', o);
+		putc(p[i], o);
+	}
+	putc('"', o);
+}
+
+/* the TCP record's CSV row (analyse.py's _tcp, its last part) */
+static void csv_row(struct flow *f, struct field ev, long long t,
+		    const long long *v)
+{
+	FILE *o;
+	struct field ca = get(C_CA_STATE), s;
+	int i;
+
+	if (is((struct field){ f->key[4].p, f->key[4].n }, "0"))
+		return;		/* a listening socket: no peer, no CSV */
+	o = csv_of(f);
+	fprintf(o, "%.6f,%lld.%09lld,", (t - t0) / 1e9, t / 1000000000,
+		t % 1000000000);
+	csv_field(o, ev.p, ev.n);
+	if (f->state >= 1 && f->state <= 12)
+		fprintf(o, ",%s,", tcp_states[f->state]);
+	else
+		fprintf(o, ",%lld,", f->state);
+	if (ca.n) {
+		s = state_name(ca, 1);
+		csv_field(o, s.p, s.n);
+	}
+	for (i = 0; i < N_TCP_INTS; i++) {
+		putc(',', o);
+		if (!get(C_CWND + i).n ||
+		    (C_CWND + i == C_SSTHRESH && v[i] == 0x7fffffff) ||
+		    (C_CWND + i == C_MIN_RTT_US && v[i] == 0xffffffffLL))
+			continue;
+		fprintf(o, "%lld", v[i]);
+	}
+	putc(',', o);
+	s = get(C_CA_NAME);
+	csv_field(o, s.p, s.n);
+	{
+		static const enum col rate[11] = {
+			C_PACING_RATE, C_DELIVERY_RATE, C_DELIVERED,
+			C_DELIVERED_CE, C_LOST_OUT, C_SACKED_OUT, C_APP_LIMITED,
+			C_BBR_BW, C_BBR_MIN_RTT, C_BBR_PACING_GAIN,
+			C_BBR_CWND_GAIN
+		};
+
+		for (i = 0; i < 11; i++) {
+			s = get(rate[i]);
+			putc(',', o);
+			if (rate[i] == C_PACING_RATE &&
+			    is(s, "18446744073709551615"))
+				continue;
+			csv_field(o, s.p, s.n);
+		}
+	}
+	fputs("\r\n", o);
+}
+
 /* ---- analyse.py's _tcp(): a TCP record of flow @f ---- */
 
 static void acked(struct flow *f, double ts, long long a)
@@ -2344,6 +2507,8 @@ static void tcp_record(struct flow *f, struct field ev, long long t)
 			f->data_in_first = t;
 		f->data_in_last = t;
 	}
+	if (csv_dir)
+		csv_row(f, ev, t, v);
 }
 
 /* one record (fv[0..ncols)) */
@@ -3219,7 +3384,8 @@ static void out(int code, const char *message)
 	       "\"detail\", \"sent\", \"got_dev\", \"got_tcp\", \"retx\", "
 	       "\"loss\", \"retx_unplaced\", \"out_ranges\", \"in_pending\", "
 	       "\"in_starts\", \"in_tcp_only\", \"peer_id\", \"id_holes\", "
-	       "\"id_lost\", \"id_late\", \"limits\"], \"queues\": "
+	       "\"id_lost\", \"id_late\", \"limits\"], \"csv\": [\"files\"], "
+	       "\"queues\": "
 	       "[\"devout\", \"enq\", \"toward\", \"stats\", \"ahead\", "
 	       "\"handed\", \"left\", \"through\", \"fill\", \"first\", "
 	       "\"longest\", \"enq_seen\", \"sojourns\"], \"received\": [\"d\", "
@@ -3384,7 +3550,8 @@ static void bound(const char *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: magnet-pass [--devices IFINDEX,...] "
-		"[--host NETNS=NAME]... [--bound NAME=N]... [FILE]\n"
+		"[--host NETNS=NAME]... [--csv DIR] [--bound NAME=N]... "
+		"[FILE]\n"
 		"  the per-record pass of magnet-exp analyse over the magnet "
 		"text\n  (ttpb2ascii -f magnet), its state as JSON on standard "
 		"output\n");
@@ -3420,6 +3587,8 @@ int main(int argc, char **argv)
 				die(2, "--host %s: not NETNS=NAME", argv[i]);
 			n = oget(&hosts, argv[i], eq - argv[i]);
 			n->v = eq + 1;
+		} else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+			csv_dir = argv[++i];
 		} else if (!strcmp(argv[i], "--bound") && i + 1 < argc) {
 			bound(argv[++i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -3470,6 +3639,8 @@ int main(int argc, char **argv)
 		}
 		record();
 	}
+	if (csv_dir)
+		csv_close();
 	out(code, msg);
 	return 0;
 }

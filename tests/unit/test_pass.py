@@ -57,6 +57,7 @@ def python_state(path, devices=None, bounds=None, hosts=None):
                     view.Envelope.__init__.__defaults__ = v
                 else:
                     setattr(*BOUNDS[name], v)
+        csv_files = _files(d)
     log = dict(records=res.records, events=res.events, lost=res.lost,
                misses=res.misses, discarded=res.discarded, t0=res.t0,
                t_end=res.t_end, layers=sorted(res.layers),
@@ -156,6 +157,7 @@ def python_state(path, devices=None, bounds=None, hosts=None):
     return dict(log=log, flows=flows, queues=queues_state(res.queues),
                 received=received, oneway=oneway, decided=decided,
                 modulation=modulation, latency=latency,
+                csv=dict(files=csv_files),
                 end=dict(code=end.code, message=end.message))
 
 
@@ -163,6 +165,15 @@ def _pairs(d, val=lambda v: v):
     """a dict (tuple keys) as [[key as a list, value], ...] in its order"""
     return [[list(k) if isinstance(k, tuple) else k, val(v)]
             for k, v in d.items()]
+
+
+def _files(d):
+    """{name: its bytes} of the files in @d"""
+    out = {}
+    for name in sorted(os.listdir(d)):
+        with open(os.path.join(d, name), "rb") as f:
+            out[name] = f.read()
+    return out
 
 
 def _limits(li):
@@ -213,12 +224,15 @@ def c_state(prog, path, devices=None, bounds=None, hosts=None):
         argv += ["--host", "%s=%s" % (ns, name)]
     for name, v in (bounds or {}).items():
         argv += ["--bound", "%s=%d" % (name, v)]
-    argv.append(path)
-    p = subprocess.run(argv, capture_output=True, text=True)
-    if p.returncode:
-        raise AssertionError("%s: exit %d: %s" % (" ".join(argv),
-                                                  p.returncode, p.stderr))
-    st = json.loads(p.stdout)
+    with tempfile.TemporaryDirectory() as d:
+        argv += ["--csv", d, path]
+        p = subprocess.run(argv, capture_output=True, text=True)
+        if p.returncode:
+            raise AssertionError("%s: exit %d: %s" % (
+                " ".join(argv), p.returncode, p.stderr))
+        st = json.loads(p.stdout)
+        # (--csv DIR's files)
+        st["csv"] = dict(files=_files(d))
     st["log"]["layers"] = sorted(st["log"]["layers"])
     st["decided"]["cong_socks"] = sorted(st["decided"]["cong_socks"])
     # (kept per flow in C, in one dict in Python: their order is not the
@@ -284,8 +298,14 @@ def main():
                                stderr=subprocess.DEVNULL)
             if os.path.getsize(text):
                 cases.append((name, text, None))
+        # (8,000 segments: the sequence numbers wrap past 2^32, the IP IDs
+        # do not; 20,000 where a bound of thousands must be passed: IDs
+        # wrap too)
         long_ = os.path.join(tmp, "long.txt")
-        test_exp.write_long_flow(long_, 20000)
+        test_exp.write_long_flow(long_, 8000, isn=2 ** 32 - 5000000,
+                                 first_id=60000)
+        longer = os.path.join(tmp, "longer.txt")
+        test_exp.write_long_flow(longer, 20000)
         cases.append(("long flow", long_, None))
         cases.append(("long flow, no devices", long_, set()))
         cases.append(("long flow, bounds small", long_, None,
@@ -330,7 +350,7 @@ def main():
         # forgotten and the sojourns' envelope made coarser
         queued = os.path.join(tmp, "queued.txt")
         ix = {c: i for i, c in enumerate(cols)}
-        with open(long_) as f, open(queued, "w") as out:
+        with open(longer) as f, open(queued, "w") as out:
             out.write(next(f))
             i = 0
             for ln in f:
@@ -393,6 +413,20 @@ def main():
                         v[ix[c]] = x
                 out.write("\t".join(v) + "\n")
         cases.append(("long flow with limit parts", limited, None))
+        # 140 connection ends at once (the long flow's records spread over
+        # 70 ports, both ends): more CSVs than are kept open
+        many = os.path.join(tmp, "many.txt")
+        with open(long_) as f, open(many, "w") as out:
+            out.write(next(f))
+            for i, ln in enumerate(f):
+                v = ln.rstrip("\n").split("\t")
+                port = str(40000 + i % 70)
+                if v[ix["lport"]] == "40000":
+                    v[ix["lport"]] = port
+                elif v[ix["rport"]] == "40000":
+                    v[ix["rport"]] = port
+                out.write("\t".join(v) + "\n")
+        cases.append(("140 connection ends", many, None))
         small = {"pending": 5000, "buckets": 300}
         cases.append(("a qdisc and wire_out", queued, None))
         cases.append(("a qdisc and wire_out, bounds small", queued, None,
