@@ -208,6 +208,9 @@ install: all
 		install -D -m 0644 userspace/$$t.1 $(MAN1DIR)/$$t.1; \
 	done
 	install -D -m 0755 userspace/magnet-exp $(BINDIR)/magnet-exp
+	# the analysis's per-record pass in C, which magnet-exp runs
+	# (python/magnet_exp/cpass.py finds it beside its package)
+	install -D -m 0755 userspace/magnet-pass $(DESTDIR)$(PREFIX)/lib/magnet/magnet-pass
 	install -D -m 0644 wireshark/magnet.lua $(DESTDIR)$(WIRESHARK_LUA_DIR)/magnet.lua
 	for f in python/magnet_exp/*.py; do \
 		install -D -m 0644 $$f $(PYDIR)/magnet_exp/$$(basename $$f); \

@@ -2229,6 +2229,10 @@ static void limits_record(struct flow *f, long long t, const long long *v)
 #define MAX_OPEN_CSV 64
 
 static const char *csv_dir;	/* --csv DIR; NULL: none written */
+/* --full: also what only the pass itself uses (the packets awaiting a
+ * match, the ranges awaiting TCP, the sends awaiting their arrival), for
+ * tests/unit/test_pass.py; without it those are written empty */
+static int full;
 static int csv_open;
 static long long csv_clock;
 
@@ -2681,9 +2685,16 @@ static void jkey(const char *k, size_t n)
 	putchar(']');
 }
 
+/* a double, read back exactly, and as a float (a decimal point or an
+ * exponent: 0.0, not 0) */
 static void jdouble(double d)
 {
-	printf("%.17g", d);
+	char b[40];
+
+	snprintf(b, sizeof(b), "%.17g", d);
+	fputs(b, stdout);
+	if (!strpbrk(b, ".eEni"))
+		fputs(".0", stdout);
 }
 
 /* a counter: [[key, count], ...] in its order; @list_keys: its keys are
@@ -2757,8 +2768,8 @@ static void jpending(struct pending *p)
 	struct onode *e;
 	size_t i;
 
-	printf("{\"n\": %lld, \"d\": [", p->n);
-	for (e = p->d.first; e; e = e->next) {
+	printf("{\"n\": %lld, \"d\": [", full ? p->n : 0);
+	for (e = full ? p->d.first : NULL; e; e = e->next) {
 		struct pq *q = e->v;
 
 		putchar('[');
@@ -2905,16 +2916,18 @@ static void jdelays(void *v)
 
 static void jreceived(void)
 {
+	static struct omap none;
+
 	printf(",\n \"received\": {\"d\": ");
-	jmap(&rc.d, jrend);
+	jmap(full ? &rc.d : &none, jrend);
 	printf(",\n  \"end_ns\": ");
-	jmap(&rc.end_ns, jname);
+	jmap(full ? &rc.end_ns : &none, jname);
 	printf(",\n  \"at_send\": ");
-	jmap(&rc.at_send, jbool3);
+	jmap(full ? &rc.at_send : &none, jbool3);
 	printf("},\n \"oneway\": {\"sender_ns\": ");
-	jmap(&ow.sender_ns, jname);
+	jmap(full ? &ow.sender_ns : &none, jname);
 	printf(",\n  \"sends\": ");
-	jmap(&ow.sends, jsends);
+	jmap(full ? &ow.sends : &none, jsends);
 	printf(",\n  \"delays\": ");
 	jmap(&ow.delays, jdelays);
 	printf(",\n  \"again\": ");
@@ -3043,7 +3056,7 @@ static void jflow_ca(const struct flow *f)
 
 		printf("%s[", i ? ", " : "");
 		if (c->is_double)
-			printf("%.17g", c->t);
+			jdouble(c->t);
 		else
 			printf("%lld", c->t_ns);
 		printf(", \"%s\"]", c->name);
@@ -3078,7 +3091,8 @@ static void jmodulation(void)
 				for (l = 0; l < 4; l++) {
 					struct modk *m = flows[i]->mod[d][l];
 
-					if (!m || (w == 2 && !m->have_asked))
+					if (!m || (w == 2 && !m->have_asked) ||
+					    (w == 3 && !full))
 						continue;
 					printf("%s[[", first ? "" : ", ");
 					first = 0;
@@ -3098,7 +3112,7 @@ static void jmodulation(void)
 	{
 		struct onode *e;
 
-		for (e = lat.pending.first; e; e = e->next) {
+		for (e = full ? lat.pending.first : NULL; e; e = e->next) {
 			long long *k = (long long *)e->key;
 			struct latp *p = e->v;
 
@@ -3116,7 +3130,7 @@ static void jmodulation(void)
 	for (i = 0; i < nflows; i++) {
 		size_t j;
 
-		if (!flows[i]->n_reads)
+		if (!flows[i]->n_reads || !full)
 			continue;
 		printf("%s[", first ? "" : ", ");
 		first = 0;
@@ -3213,9 +3227,9 @@ static void jflow_seq(const struct flow *f)
 	       f->retx_unplaced);
 	jranges(&f->out_ranges);
 	printf(", \"in_pending\": ");
-	jranges(&f->in_pending);
+	jranges(full ? &f->in_pending : &(struct omap){ 0 });
 	printf(", \"in_starts\": [");
-	for (e = f->in_starts.first; e; e = e->next) {
+	for (e = full ? f->in_starts.first : NULL; e; e = e->next) {
 		struct onode *x;
 		uint32_t seq;
 
@@ -3551,7 +3565,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: magnet-pass [--devices IFINDEX,...] "
 		"[--host NETNS=NAME]... [--csv DIR] [--bound NAME=N]... "
-		"[FILE]\n"
+		"[--name NAME] [--full] [FILE]\n"
 		"  the per-record pass of magnet-exp analyse over the magnet "
 		"text\n  (ttpb2ascii -f magnet), its state as JSON on standard "
 		"output\n");
@@ -3560,7 +3574,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *name;
+	const char *path = NULL, *name, *given_name = NULL;
 	char *line = NULL, msg[512] = "";
 	size_t cap = 0;
 	ssize_t n;
@@ -3587,6 +3601,10 @@ int main(int argc, char **argv)
 				die(2, "--host %s: not NETNS=NAME", argv[i]);
 			n = oget(&hosts, argv[i], eq - argv[i]);
 			n->v = eq + 1;
+		} else if (!strcmp(argv[i], "--name") && i + 1 < argc) {
+			given_name = argv[++i];
+		} else if (!strcmp(argv[i], "--full")) {
+			full = 1;
 		} else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
 			csv_dir = argv[++i];
 		} else if (!strcmp(argv[i], "--bound") && i + 1 < argc) {
@@ -3599,14 +3617,19 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	name = path ? path : "-";
+	name = given_name ? given_name : path ? path : "-";
 	if (path && strcmp(path, "-")) {
 		in = fopen(path, "r");
 		if (!in)
 			die(1, "%s: %s", path, strerror(errno));
 	}
 	n = getline(&line, &cap, in);
-	if (n <= 0 || strncmp(line, "time\tcpu\tevent\t", 15))
+	if (n <= 0) {
+		/* nothing (ttpb2ascii found no record): no records */
+		out(0, "");
+		return 0;
+	}
+	if (strncmp(line, "time\tcpu\tevent\t", 15))
 		die(2, "%s: not the magnet text (no header line)", name);
 	if (line[n - 1] == '\n')
 		line[--n] = 0;

@@ -18,11 +18,12 @@ import csv
 import math
 import os
 import re
+import sys
 from array import array
 from collections import Counter, OrderedDict
 from itertools import islice
 
-from magnet_exp import delivery, textlog
+from magnet_exp import cpass, delivery, textlog
 from magnet_exp.limits import Limits
 from magnet_exp.modulation import PCTS, Latency, Modulation, Stat
 from magnet_exp.plots import Series
@@ -793,8 +794,17 @@ def analyse(path, outdir, ttpb2ascii=None, progress=None, devices=None,
     res = LogAnalysis(path, hosts)
     csvs = _CsvFiles(outdir)
     try:
-        gaps, ns_events, end = _pass(res, path, csvs, ttpb2ascii, progress,
-                                     devices)
+        if cpass.usable(path):
+            # the same pass in C (userspace/magnet-pass), its state put
+            # into @res as _pass() leaves it
+            gaps, ns_events, end = cpass.run(sys.modules[__name__], res,
+                                             path, outdir, ttpb2ascii,
+                                             devices)
+            if progress:
+                progress(res.records)
+        else:
+            gaps, ns_events, end = _pass(res, path, csvs, ttpb2ascii,
+                                         progress, devices)
     finally:
         csvs.close()
     if (end.corrupt or end.truncated) and not res.records:

@@ -47,7 +47,11 @@ def find_ttpb2ascii(given=None):
     env = os.environ.get("MAGNET_TTPB2ASCII")
     if env:
         return env
+    # (make install: <PREFIX>/lib/magnet/python/magnet_exp/ and
+    # <PREFIX>/bin/)
     for cand in (os.path.join(_HERE, "..", "..", "userspace", "ttpb2ascii"),
+                 os.path.join(_HERE, "..", "..", "..", "..", "bin",
+                              "ttpb2ascii"),
                  os.path.join(_HERE, "..", "..", "..", "bin", "ttpb2ascii")):
         if os.access(cand, os.X_OK):
             return os.path.normpath(cand)

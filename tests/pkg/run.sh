@@ -146,7 +146,9 @@ expected_files() {
 	./usr/local/lib/magnet/python/magnet_exp/analyse.py
 	./usr/local/lib/magnet/python/magnet_exp/cli.py
 	./usr/local/lib/magnet/python/magnet_exp/clocks.py
+	./usr/local/lib/magnet/magnet-pass
 	./usr/local/lib/magnet/python/magnet_exp/compare.py
+	./usr/local/lib/magnet/python/magnet_exp/cpass.py
 	./usr/local/lib/magnet/python/magnet_exp/delivery.py
 	./usr/local/lib/magnet/python/magnet_exp/export.py
 	./usr/local/lib/magnet/python/magnet_exp/limits.py

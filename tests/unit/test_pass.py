@@ -9,8 +9,12 @@ A binary log is made the magnet text with TTPB2ASCII -f magnet first, so
 both passes read the same lines; a .txt log is read as it is. Also the
 long flow test_exp.py writes (20,000 segments: sequence and IP-ID wraps),
 and the same flow with some devices left out (--devices)."""
+import contextlib
+import io
 import json
+import multiprocessing
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,30 +37,39 @@ BOUNDS = {"pending": (analyse._Pending, "LIMIT"),
           "window_keys": (analyse, "_WINDOW_KEYS")}
 
 
+@contextlib.contextmanager
+def bounded(bounds):
+    """the Python pass's bounds set to @bounds ({name: N}) meanwhile (and
+    so magnet-pass's, when analyse() runs it: cpass passes them on)"""
+    saved = {}
+    try:
+        for name, v in (bounds or {}).items():
+            if name == "buckets":
+                saved[name] = view.Envelope.__init__.__defaults__
+                view.Envelope.__init__.__defaults__ = (v,)
+            else:
+                saved[name] = getattr(*BOUNDS[name])
+                setattr(*BOUNDS[name], v)
+        yield
+    finally:
+        for name, v in saved.items():
+            if name == "buckets":
+                view.Envelope.__init__.__defaults__ = v
+            else:
+                setattr(*BOUNDS[name], v)
+
+
 def python_state(path, devices=None, bounds=None, hosts=None):
     """the covered members, as the Python pass leaves them, with @bounds
     ({name: N}) in place of its own"""
     res = analyse.LogAnalysis(path, hosts)
-    saved = {}
-    for name, v in (bounds or {}).items():
-        if name == "buckets":
-            saved[name] = view.Envelope.__init__.__defaults__
-            view.Envelope.__init__.__defaults__ = (v,)
-        else:
-            saved[name] = getattr(*BOUNDS[name])
-            setattr(*BOUNDS[name], v)
-    with tempfile.TemporaryDirectory() as d:
+    with tempfile.TemporaryDirectory() as d, bounded(bounds):
         csvs = analyse._CsvFiles(d)
         try:
             gaps, ns_events, end = analyse._pass(res, path, csvs,
                                                  devices=devices)
         finally:
             csvs.close()
-            for name, v in saved.items():
-                if name == "buckets":
-                    view.Envelope.__init__.__defaults__ = v
-                else:
-                    setattr(*BOUNDS[name], v)
         csv_files = _files(d)
     log = dict(records=res.records, events=res.events, lost=res.lost,
                misses=res.misses, discarded=res.discarded, t0=res.t0,
@@ -139,7 +152,8 @@ def python_state(path, devices=None, bounds=None, hosts=None):
         state_paths=socks(res.state_paths),
         decisions=socks(res.decisions, _pairs),
         rcvbufs=socks(res.rcvbufs), rto_times=socks(res.rto_times),
-        cong_socks=sorted([sock(k)] for k in res.cong_socks))
+        cong_socks=sorted(([sock(k)] for k in res.cong_socks),
+                          key=json.dumps))
     mo, la = res.modulation, res.latency
 
     def by_key(d, val):
@@ -218,7 +232,7 @@ def queues_state(q):
 
 
 def c_state(prog, path, devices=None, bounds=None, hosts=None):
-    argv = [prog] + (["--devices", ",".join(sorted(devices))]
+    argv = [prog, "--full"] + (["--devices", ",".join(sorted(devices))]
                      if devices is not None else [])
     for ns, name in (hosts or {}).items():
         argv += ["--host", "%s=%s" % (ns, name)]
@@ -234,7 +248,8 @@ def c_state(prog, path, devices=None, bounds=None, hosts=None):
         # (--csv DIR's files)
         st["csv"] = dict(files=_files(d))
     st["log"]["layers"] = sorted(st["log"]["layers"])
-    st["decided"]["cong_socks"] = sorted(st["decided"]["cong_socks"])
+    st["decided"]["cong_socks"] = sorted(st["decided"]["cong_socks"],
+                                         key=json.dumps)
     # (kept per flow in C, in one dict in Python: their order is not the
     # Python pass's, and nothing depends on it)
     for m in st["modulation"]:
@@ -248,6 +263,51 @@ def c_state(prog, path, devices=None, bounds=None, hosts=None):
         f["ca_names"] = sorted(f["ca_names"])
         f["rtt_samples"] = sorted(f["rtt_samples"])
     return st
+
+
+def end_to_end(name, ttpb, path, devices=None, hosts=None, figures=False,
+               bounds=None):
+    """magnet-exp analyse (cli.analyse_one) of @path with the Python pass
+    and with magnet-pass, into the same directory one after the other:
+    every file it writes (but the figures' images, which matplotlib
+    dates) and every line it prints must be the same; the differences,
+    as lines"""
+    from magnet_exp import cli
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(tmp, "analysis")
+        for mode in ("python", "c"):
+            os.environ["MAGNET_EXP_PASS"] = mode
+            printed = io.StringIO()
+            try:
+                with contextlib.redirect_stdout(printed), bounded(bounds):
+                    res, _ = cli.analyse_one(path, d, ttpb, figures,
+                                             devices, hosts, bar=False)
+                if not figures:
+                    # the interactive view (with the figures otherwise):
+                    # the markers, the queues' envelopes
+                    view.write(res, d, "view")
+            finally:
+                del os.environ["MAGNET_EXP_PASS"]
+            files = {n: b for n, b in _files(d).items()
+                     if not n.endswith((".png", ".svg"))}
+            out[mode] = (files, printed.getvalue())
+            shutil.rmtree(d)
+    (fp, pp), (fc, pc) = out["python"], out["c"]
+    bad = []
+    if pp != pc:
+        bad.append("%s: analyse printed %r with the Python pass, %r with "
+                   "magnet-pass" % (name, pp[:300], pc[:300]))
+    for n in sorted(set(fp) | set(fc)):
+        if fp.get(n) != fc.get(n):
+            bad.append("%s: analyse's %s differs (%s bytes with the Python "
+                       "pass, %s with magnet-pass)" % (
+                           name, n, len(fp.get(n, b"")) if n in fp else
+                           "none", len(fc.get(n, b"")) if n in fc else
+                           "none"))
+    if not fp:
+        bad.append("%s: analyse wrote nothing" % name)
+    return bad
 
 
 def compare(name, py, c):
@@ -280,17 +340,34 @@ def compare(name, py, c):
     return bad
 
 
+def run_case(job):
+    """one case: (magnet-pass or None for the end to end only, ttpb2ascii,
+    name, log, devices, bounds, hosts); (name, the differences)"""
+    prog, ttpb, name, path = job[:4]
+    devices, bounds, hosts = (tuple(job[4:]) + (None,) * 3)[:3]
+    bad = []
+    if prog:
+        bad = compare(name, python_state(path, devices, bounds, hosts),
+                      c_state(prog, path, devices, bounds, hosts))
+    bad += end_to_end(name, ttpb, path, devices, hosts,
+                      name.startswith("demo"), bounds)
+    return name, bad
+
+
 def main():
     ttpb, prog, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
     import test_exp
     failed = passed = 0
     with tempfile.TemporaryDirectory() as tmp:
         cases = []
+        binary = []
         for log in logs:
             name = os.path.basename(log)
             if log.endswith(".txt"):
                 cases.append((name, log, None))
                 continue
+            # the binary log itself, through ttpb2ascii
+            binary.append((name + " (binary)", log))
             text = os.path.join(tmp, name + ".txt")
             with open(text, "w") as out:
                 # (a cut or corrupt log's text: what ttpb2ascii gave)
@@ -298,11 +375,11 @@ def main():
                                stderr=subprocess.DEVNULL)
             if os.path.getsize(text):
                 cases.append((name, text, None))
-        # (8,000 segments: the sequence numbers wrap past 2^32, the IP IDs
+        # (5,000 segments: the sequence numbers wrap past 2^32, the IP IDs
         # do not; 20,000 where a bound of thousands must be passed: IDs
         # wrap too)
         long_ = os.path.join(tmp, "long.txt")
-        test_exp.write_long_flow(long_, 8000, isn=2 ** 32 - 5000000,
+        test_exp.write_long_flow(long_, 5000, isn=2 ** 32 - 5000000,
                                  first_id=60000)
         longer = os.path.join(tmp, "longer.txt")
         test_exp.write_long_flow(longer, 20000)
@@ -427,6 +504,33 @@ def main():
                     v[ix["rport"]] = port
                 out.write("\t".join(v) + "\n")
         cases.append(("140 connection ends", many, None))
+        # TCP's decisions the unit logs lack: the kernel's congestion-state
+        # changes, receive-buffer growth, the ends of RTO recoveries; with
+        # the markers bounded too
+        decided = os.path.join(tmp, "decided.txt")
+        with open(long_) as f, open(decided, "w") as out:
+            out.write(next(f))
+            for i, ln in enumerate(f):
+                out.write(ln)
+                if i % 97:
+                    continue
+                v = ln.rstrip("\n").split("\t")
+                ev = ("cong_state", "rcvbuf", "rto_end")[i // 97 % 3]
+                w = list(v)
+                w[ix["event"]] = ev
+                for c, x in (("prev_state", str(i // 97 % 5)),
+                             ("ca_state", str((i // 97 + 1) % 5)),
+                             ("rcvbuf", str(131072 + i)),
+                             ("rcvbuf_before", "131072"),
+                             ("window_clamp", str(65535 + i)),
+                             ("window_clamp_before", "65535"),
+                             ("rto_recovery_ms", str(i % 300)),
+                             ("total_rto_time", str(i))):
+                    w[ix[c]] = x
+                out.write("\t".join(w) + "\n")
+        cases.append(("decisions", decided, None))
+        cases.append(("decisions, marks bounded", decided, None,
+                      {"marks": 50}))
         small = {"pending": 5000, "buckets": 300}
         cases.append(("a qdisc and wire_out", queued, None))
         cases.append(("a qdisc and wire_out, bounds small", queued, None,
@@ -443,19 +547,19 @@ def main():
                     hosts[nss[0]] = ""
                 cases.append((name + ", hosts named, marks bounded", path,
                               None, {"marks": 7}, hosts))
-        for case in cases:
-            name, path, devices = case[:3]
-            bounds = case[3] if len(case) > 3 else None
-            hosts = case[4] if len(case) > 4 else None
-            bad = compare(name, python_state(path, devices, bounds, hosts),
-                          c_state(prog, path, devices, bounds, hosts))
-            for b in bad[:10]:
-                print("FAIL", b)
-            if bad:
-                failed += 1
-            else:
-                passed += 1
-                print("ok", name)
+        jobs = [(prog, ttpb) + tuple(c) for c in cases] + \
+            [(None, ttpb, name, path) for name, path in binary]
+        # (two cases at a time: each runs the Python pass three times)
+        with multiprocessing.get_context("fork").Pool(
+                min(2, len(os.sched_getaffinity(0)))) as pool:
+            for name, bad in pool.imap(run_case, jobs):
+                for b in bad[:10]:
+                    print("FAIL", b)
+                if bad:
+                    failed += 1
+                else:
+                    passed += 1
+                    print("ok", name)
     print("test_pass: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
