@@ -194,6 +194,7 @@ struct onode {
 	char *key;
 	size_t klen;
 	void *v;
+	char kb[];		/* the key, NUL-ended */
 };
 
 struct omap {
@@ -224,9 +225,11 @@ static void kmake(const enum col *cs, int n)
 	kbuf[klen] = 0;
 }
 
-static struct onode *ofind(struct omap *m, const char *k, size_t n)
+#define HSEED 0xcbf29ce484222325ULL
+
+static struct onode *ofind_h(struct omap *m, const char *k, size_t n,
+			     uint64_t h)
 {
-	uint64_t h = hash(k, n, 0xcbf29ce484222325ULL);
 	struct onode *e;
 
 	if (!m->nb)
@@ -235,6 +238,11 @@ static struct onode *ofind(struct omap *m, const char *k, size_t n)
 		if (e->h == h && e->klen == n && !memcmp(e->key, k, n))
 			return e;
 	return NULL;
+}
+
+static struct onode *ofind(struct omap *m, const char *k, size_t n)
+{
+	return ofind_h(m, k, n, hash(k, n, HSEED));
 }
 
 static void ogrow(struct omap *m)
@@ -253,26 +261,58 @@ static void ogrow(struct omap *m)
 	m->nb = nb;
 }
 
+/* nodes freed, by their keys' room (16, 32, 48, 64 bytes), for reuse */
+static struct onode *spare[4];
+
+static struct onode *node_new(size_t n)
+{
+	size_t c = (n + 16) / 16;	/* room for n + 1 bytes, in 16s */
+	struct onode *e;
+
+	if (c <= 4 && spare[c - 1]) {
+		e = spare[c - 1];
+		spare[c - 1] = e->hnext;
+	} else {
+		e = malloc(sizeof(*e) + (c <= 4 ? c * 16 : n + 1));
+		if (!e)
+			die(1, "out of memory");
+	}
+	return e;
+}
+
+static void node_free(struct onode *e)
+{
+	size_t c = (e->klen + 16) / 16;
+
+	if (c <= 4) {
+		e->hnext = spare[c - 1];
+		spare[c - 1] = e;
+	} else {
+		free(e);
+	}
+}
+
 /* the node of key @k, made (its value NULL) at the end if new */
 static struct onode *oget(struct omap *m, const char *k, size_t n)
 {
-	struct onode *e = ofind(m, k, n);
+	uint64_t h = hash(k, n, HSEED);
+	struct onode *e = ofind_h(m, k, n, h);
 
 	if (e)
 		return e;
 	if (m->n + 1 > m->nb)
 		ogrow(m);
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		die(1, "out of memory");
-	e->h = hash(k, n, 0xcbf29ce484222325ULL);
-	e->key = xrealloc(NULL, n + 1);
-	memcpy(e->key, k, n);
-	e->key[n] = 0;
+	e = node_new(n);
+	e->h = h;
+	e->key = e->kb;
+	memcpy(e->kb, k, n);
+	e->kb[n] = 0;
 	e->klen = n;
-	e->hnext = m->b[e->h & (m->nb - 1)];
-	m->b[e->h & (m->nb - 1)] = e;
+	e->v = NULL;
+	e->hnext = m->b[h & (m->nb - 1)];
+	m->b[h & (m->nb - 1)] = e;
 	e->prev = m->last;
+	e->next = NULL;
 	if (m->last)
 		m->last->next = e;
 	else
@@ -299,8 +339,7 @@ static void odel(struct omap *m, struct onode *e)
 	else
 		m->last = e->prev;
 	m->n--;
-	free(e->key);
-	free(e);
+	node_free(e);
 }
 
 /* a counter's value: its node's, as a long long in the pointer's place */
@@ -415,8 +454,8 @@ struct flow {
 	int csv_started;
 	size_t idx;			/* its place in flows[] */
 	struct modk *mod[2][4];		/* modulation.py's, by dir, layer */
-	long long (*reads)[2];		/* Latency.reads: (end_seq, t) */
-	size_t n_reads, cap_reads;
+	long long (*reads)[2];		/* Latency.reads: (end_seq, t), */
+	size_t r_head, n_reads, cap_reads;	/* from reads[r_head] */
 };
 
 struct ca_change {
@@ -1683,6 +1722,8 @@ static void lat_add(struct flow *f, struct field ev, long long t)
 		size_t j, k = 0;
 
 		end = num(get(C_END_SEQ), 0);
+		f->reads += f->r_head;		/* (back below) */
+		f->cap_reads -= f->r_head;
 		for (j = 0; j < f->n_reads; j++) {
 			if ((uint32_t)(end - f->reads[j][0]) < 0x80000000u)
 				lat_stat(f, 1, "tcp_in", "app_recv",
@@ -1692,6 +1733,8 @@ static void lat_add(struct flow *f, struct field ev, long long t)
 					sizeof(f->reads[0]));
 		}
 		f->n_reads = k;
+		f->reads -= f->r_head;
+		f->cap_reads += f->r_head;
 		return;
 	}
 	d = dir_of(ev);
@@ -1724,16 +1767,23 @@ static void lat_add(struct flow *f, struct field ev, long long t)
 		p->t = t;
 		oget(&lat.pending, (char *)key, sizeof(key))->v = p;
 	} else if (d == 1) {
-		if (f->n_reads == f->cap_reads) {
-			f->cap_reads = f->cap_reads ? f->cap_reads * 2 : 16;
-			f->reads = xrealloc(f->reads,
-					    f->cap_reads * sizeof(*f->reads));
+		if (f->r_head + f->n_reads == f->cap_reads) {
+			if (f->r_head) {
+				memmove(f->reads, f->reads + f->r_head,
+					f->n_reads * sizeof(*f->reads));
+				f->r_head = 0;
+			}
+			if (f->n_reads * 2 >= f->cap_reads) {
+				f->cap_reads = f->cap_reads ? f->cap_reads * 2 :
+					16;
+				f->reads = xrealloc(f->reads, f->cap_reads *
+						    sizeof(*f->reads));
+			}
 		}
-		f->reads[f->n_reads][0] = end;
-		f->reads[f->n_reads++][1] = t;
+		f->reads[f->r_head + f->n_reads][0] = end;
+		f->reads[f->r_head + f->n_reads++][1] = t;
 		if (f->n_reads > 4096) {
-			memmove(f->reads, f->reads + 1,
-				(f->n_reads - 1) * sizeof(*f->reads));
+			f->r_head++;
 			f->n_reads--;
 		}
 	}
@@ -2308,58 +2358,122 @@ static void csv_close(void)
 	csv_open = 0;
 }
 
+/* @v (>= 0) in decimal, at least @w digits (zeros before), ending at
+ * @e; where it starts */
+static char *utoa_pad(char *e, unsigned long long v, int w)
+{
+	do {
+		*--e = '0' + v % 10;
+		v /= 10;
+		w--;
+	} while (v || w > 0);
+	return e;
+}
+
+/* a CSV row being made */
+struct row {
+	char b[8192];
+	size_t n;
+};
+
+static void rput(struct row *r, const char *p, size_t n)
+{
+	if (r->n + n > sizeof(r->b))
+		die(2, "a record's fields are too long");
+	memcpy(r->b + r->n, p, n);
+	r->n += n;
+}
+
+static void rnum(struct row *r, long long v)
+{
+	char b[24], *e = b + sizeof(b);
+
+	if (v < 0) {
+		e = utoa_pad(e, -(unsigned long long)v, 1);
+		*--e = '-';
+	} else {
+		e = utoa_pad(e, v, 1);
+	}
+	rput(r, e, b + sizeof(b) - e);
+}
+
 /* a field as Python's csv writer writes it (quoted if it must be) */
-static void csv_field(FILE *o, const char *p, size_t n)
+static void csv_field(struct row *r, const char *p, size_t n)
 {
 	size_t i;
 
 	if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\r', n) &&
 	    !memchr(p, '\n', n)) {
-		fwrite(p, 1, n, o);
+		rput(r, p, n);
 		return;
 	}
-	putc('"', o);
+	rput(r, "\"", 1);
 	for (i = 0; i < n; i++) {
 		if (p[i] == '"')
-			putc('"', o);
-		putc(p[i], o);
+			rput(r, "\"", 1);
+		rput(r, p + i, 1);
 	}
-	putc('"', o);
+	rput(r, "\"", 1);
 }
 
 /* the TCP record's CSV row (analyse.py's _tcp, its last part) */
 static void csv_row(struct flow *f, struct field ev, long long t,
 		    const long long *v)
 {
-	FILE *o;
+	static struct row r;
 	struct field ca = get(C_CA_STATE), s;
+	long long d = t - t0;
 	int i;
 
 	if (is((struct field){ f->key[4].p, f->key[4].n }, "0"))
 		return;		/* a listening socket: no peer, no CSV */
-	o = csv_of(f);
-	fprintf(o, "%.6f,%lld.%09lld,", (t - t0) / 1e9, t / 1000000000,
-		t % 1000000000);
-	csv_field(o, ev.p, ev.n);
+	r.n = 0;
+	/* "%.6f" of the seconds: by hand where they are whole microseconds
+	 * (exact either way), else printf; the epoch "%d.%09d" */
+	if (d >= 0 && d % 1000 == 0) {
+		char b[48], *e = b + sizeof(b);
+
+		e = utoa_pad(e, d / 1000 % 1000000, 6);
+		*--e = '.';
+		e = utoa_pad(e, d / 1000000000, 1);
+		rput(&r, e, b + sizeof(b) - e);
+	} else {
+		char b[48];
+
+		rput(&r, b, snprintf(b, sizeof(b), "%.6f", d / 1e9));
+	}
+	rput(&r, ",", 1);
+	rnum(&r, t / 1000000000);
+	{
+		char b[16], *e = b + sizeof(b);
+
+		*--e = ',';
+		e = utoa_pad(e, t % 1000000000, 9);
+		*--e = '.';
+		rput(&r, e, b + sizeof(b) - e);
+	}
+	csv_field(&r, ev.p, ev.n);
+	rput(&r, ",", 1);
 	if (f->state >= 1 && f->state <= 12)
-		fprintf(o, ",%s,", tcp_states[f->state]);
+		rput(&r, tcp_states[f->state], strlen(tcp_states[f->state]));
 	else
-		fprintf(o, ",%lld,", f->state);
+		rnum(&r, f->state);
+	rput(&r, ",", 1);
 	if (ca.n) {
 		s = state_name(ca, 1);
-		csv_field(o, s.p, s.n);
+		csv_field(&r, s.p, s.n);
 	}
 	for (i = 0; i < N_TCP_INTS; i++) {
-		putc(',', o);
+		rput(&r, ",", 1);
 		if (!get(C_CWND + i).n ||
 		    (C_CWND + i == C_SSTHRESH && v[i] == 0x7fffffff) ||
 		    (C_CWND + i == C_MIN_RTT_US && v[i] == 0xffffffffLL))
 			continue;
-		fprintf(o, "%lld", v[i]);
+		rnum(&r, v[i]);
 	}
-	putc(',', o);
+	rput(&r, ",", 1);
 	s = get(C_CA_NAME);
-	csv_field(o, s.p, s.n);
+	csv_field(&r, s.p, s.n);
 	{
 		static const enum col rate[11] = {
 			C_PACING_RATE, C_DELIVERY_RATE, C_DELIVERED,
@@ -2370,14 +2484,15 @@ static void csv_row(struct flow *f, struct field ev, long long t,
 
 		for (i = 0; i < 11; i++) {
 			s = get(rate[i]);
-			putc(',', o);
+			rput(&r, ",", 1);
 			if (rate[i] == C_PACING_RATE &&
 			    is(s, "18446744073709551615"))
 				continue;
-			csv_field(o, s.p, s.n);
+			csv_field(&r, s.p, s.n);
 		}
 	}
-	fputs("\r\n", o);
+	rput(&r, "\r\n", 2);
+	fwrite_unlocked(r.b, 1, r.n, csv_of(f));
 }
 
 /* ---- analyse.py's _tcp(): a TCP record of flow @f ---- */
@@ -3138,7 +3253,8 @@ static void jmodulation(void)
 		printf(", [");
 		for (j = 0; j < flows[i]->n_reads; j++)
 			printf("%s[%lld, %lld]", j ? ", " : "",
-			       flows[i]->reads[j][0], flows[i]->reads[j][1]);
+			       flows[i]->reads[flows[i]->r_head + j][0],
+			       flows[i]->reads[flows[i]->r_head + j][1]);
 		printf("]]");
 	}
 	printf("]}");
