@@ -189,7 +189,7 @@ static uint64_t hash(const char *p, size_t n, uint64_t h)
  * fields is them joined by tabs ---- */
 
 struct onode {
-	struct onode *hnext, *prev, *next;
+	struct onode *prev, *next, *spare;
 	uint64_t h;
 	char *key;
 	size_t klen;
@@ -197,8 +197,15 @@ struct onode {
 	char kb[];		/* the key, NUL-ended */
 };
 
+/* open addressing, linear probing, each slot the node's hash beside it
+ * (a probe reads no node but the one it finds); at most half full */
+struct slot {
+	uint64_t h;
+	struct onode *e;
+};
+
 struct omap {
-	struct onode **b;
+	struct slot *b;
 	size_t nb, n;
 	struct onode *first, *last;
 };
@@ -230,13 +237,14 @@ static void kmake(const enum col *cs, int n)
 static struct onode *ofind_h(struct omap *m, const char *k, size_t n,
 			     uint64_t h)
 {
-	struct onode *e;
+	size_t i, mask = m->nb - 1;
 
 	if (!m->nb)
 		return NULL;
-	for (e = m->b[h & (m->nb - 1)]; e; e = e->hnext)
-		if (e->h == h && e->klen == n && !memcmp(e->key, k, n))
-			return e;
+	for (i = h & mask; m->b[i].e; i = (i + 1) & mask)
+		if (m->b[i].h == h && m->b[i].e->klen == n &&
+		    !memcmp(m->b[i].e->key, k, n))
+			return m->b[i].e;
 	return NULL;
 }
 
@@ -245,17 +253,26 @@ static struct onode *ofind(struct omap *m, const char *k, size_t n)
 	return ofind_h(m, k, n, hash(k, n, HSEED));
 }
 
+static void oplace(struct slot *b, size_t nb, struct onode *e)
+{
+	size_t i;
+
+	for (i = e->h & (nb - 1); b[i].e; i = (i + 1) & (nb - 1))
+		;
+	b[i].h = e->h;
+	b[i].e = e;
+}
+
 static void ogrow(struct omap *m)
 {
 	size_t nb = m->nb ? m->nb * 2 : 64;
-	struct onode **b = calloc(nb, sizeof(*b)), *e;
+	struct slot *b = calloc(nb, sizeof(*b));
+	struct onode *e;
 
 	if (!b)
 		die(1, "out of memory");
-	for (e = m->first; e; e = e->next) {
-		e->hnext = b[e->h & (nb - 1)];
-		b[e->h & (nb - 1)] = e;
-	}
+	for (e = m->first; e; e = e->next)
+		oplace(b, nb, e);
 	free(m->b);
 	m->b = b;
 	m->nb = nb;
@@ -271,7 +288,7 @@ static struct onode *node_new(size_t n)
 
 	if (c <= 4 && spare[c - 1]) {
 		e = spare[c - 1];
-		spare[c - 1] = e->hnext;
+		spare[c - 1] = e->spare;
 	} else {
 		e = malloc(sizeof(*e) + (c <= 4 ? c * 16 : n + 1));
 		if (!e)
@@ -285,7 +302,7 @@ static void node_free(struct onode *e)
 	size_t c = (e->klen + 16) / 16;
 
 	if (c <= 4) {
-		e->hnext = spare[c - 1];
+		e->spare = spare[c - 1];
 		spare[c - 1] = e;
 	} else {
 		free(e);
@@ -300,7 +317,7 @@ static struct onode *oget(struct omap *m, const char *k, size_t n)
 
 	if (e)
 		return e;
-	if (m->n + 1 > m->nb)
+	if ((m->n + 1) * 2 > m->nb)
 		ogrow(m);
 	e = node_new(n);
 	e->h = h;
@@ -309,8 +326,7 @@ static struct onode *oget(struct omap *m, const char *k, size_t n)
 	e->kb[n] = 0;
 	e->klen = n;
 	e->v = NULL;
-	e->hnext = m->b[h & (m->nb - 1)];
-	m->b[h & (m->nb - 1)] = e;
+	oplace(m->b, m->nb, e);
 	e->prev = m->last;
 	e->next = NULL;
 	if (m->last)
@@ -322,14 +338,27 @@ static struct onode *oget(struct omap *m, const char *k, size_t n)
 	return e;
 }
 
-/* takes @e out of @m and frees it (not its value) */
+/* takes @e out of @m and frees it (not its value): its slot emptied and
+ * the probe sequences after it closed up (backward shift) */
 static void odel(struct omap *m, struct onode *e)
 {
-	struct onode **pp = &m->b[e->h & (m->nb - 1)];
+	size_t mask = m->nb - 1, i, j, k;
 
-	while (*pp != e)
-		pp = &(*pp)->hnext;
-	*pp = e->hnext;
+	for (i = e->h & mask; m->b[i].e != e; i = (i + 1) & mask)
+		;
+	for (j = i;;) {
+		j = (j + 1) & mask;
+		if (!m->b[j].e)
+			break;
+		k = m->b[j].h & mask;
+		/* the node at j may move to i unless its home k lies
+		 * cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->b[i] = m->b[j];
+		i = j;
+	}
+	m->b[i].e = NULL;
 	if (e->prev)
 		e->prev->next = e->next;
 	else
@@ -731,14 +760,40 @@ struct pval {
 };
 
 struct pq {
-	struct pval *v;
+	struct pval *v;		/* one: in one (the usual), else heap */
 	size_t head, n, cap;
+	struct pval one;
+	struct pq *spare;
 };
 
 struct pending {
 	struct omap d;
 	long long n;
 };
+
+static struct pq *spare_pq;
+
+static struct pq *pq_new(void)
+{
+	struct pq *q = spare_pq;
+
+	if (q)
+		spare_pq = q->spare;
+	else
+		q = xcalloc(sizeof(*q));
+	q->v = &q->one;
+	q->head = q->n = 0;
+	q->cap = 1;
+	return q;
+}
+
+static void pq_free(struct pq *q)
+{
+	if (q->v != &q->one)
+		free(q->v);
+	q->spare = spare_pq;
+	spare_pq = q;
+}
 
 static void pending_add(struct pending *p, const char *k, size_t kn,
 			long long t, long long x)
@@ -747,15 +802,21 @@ static void pending_add(struct pending *p, const char *k, size_t kn,
 	struct pq *q = e->v;
 
 	if (!q)
-		q = e->v = xcalloc(sizeof(*q));
+		q = e->v = pq_new();
 	if (q->head + q->n == q->cap) {
 		if (q->head) {
 			memmove(q->v, q->v + q->head, q->n * sizeof(*q->v));
 			q->head = 0;
 		}
 		if (q->n == q->cap) {
-			q->cap = q->cap ? q->cap * 2 : 2;
-			q->v = xrealloc(q->v, q->cap * sizeof(*q->v));
+			struct pval *v = xrealloc(q->v == &q->one ? NULL :
+						  q->v, q->cap * 2 *
+						  sizeof(*q->v));
+
+			if (q->v == &q->one)
+				v[0] = q->one;
+			q->v = v;
+			q->cap *= 2;
 		}
 	}
 	q->v[q->head + q->n++] = (struct pval){ t, x };
@@ -767,8 +828,7 @@ static void pending_add(struct pending *p, const char *k, size_t kn,
 			struct pq *oq = old->v;
 
 			p->n -= oq->n;
-			free(oq->v);
-			free(oq);
+			pq_free(oq);
 			odel(&p->d, old);
 		}
 	}
@@ -788,8 +848,7 @@ static int pending_take(struct pending *p, const char *k, size_t kn,
 	q->n--;
 	p->n--;
 	if (!q->n) {
-		free(q->v);
-		free(q);
+		pq_free(q);
 		odel(&p->d, e);
 	}
 	return 1;
@@ -1688,7 +1747,29 @@ static long long lat_limit = 65536;	/* Latency.PENDING */
 struct latp {
 	int i;
 	long long t;
+	struct latp *spare;
 };
+
+static struct latp *spare_latp;
+
+static struct latp *latp_new(int i, long long t)
+{
+	struct latp *p = spare_latp;
+
+	if (p)
+		spare_latp = p->spare;
+	else
+		p = xcalloc(sizeof(*p));
+	p->i = i;
+	p->t = t;
+	return p;
+}
+
+static void latp_free(struct latp *p)
+{
+	p->spare = spare_latp;
+	spare_latp = p;
+}
 
 static struct {
 	struct omap pending;	/* flow idx, dir, seq, end -> struct latp */
@@ -1757,15 +1838,12 @@ static void lat_add(struct flow *f, struct field ev, long long t)
 		if (p->i == i - 1)
 			lat_stat(f, d, lat_path[d][i - 1], lat_path[d][i],
 				 t - p->t);
-		free(p);
+		latp_free(p);
 		odel(&lat.pending, e);
 	}
 	if (i < 2) {
-		struct latp *p = xcalloc(sizeof(*p));
-
-		p->i = i;
-		p->t = t;
-		oget(&lat.pending, (char *)key, sizeof(key))->v = p;
+		oget(&lat.pending, (char *)key, sizeof(key))->v =
+			latp_new(i, t);
 	} else if (d == 1) {
 		if (f->r_head + f->n_reads == f->cap_reads) {
 			if (f->r_head) {
@@ -1791,7 +1869,7 @@ static void lat_add(struct flow *f, struct field ev, long long t)
 		int k;
 
 		for (k = 0; k < 4096 && lat.pending.first; k++) {
-			free(lat.pending.first->v);
+			latp_free(lat.pending.first->v);
 			odel(&lat.pending, lat.pending.first);
 		}
 	}

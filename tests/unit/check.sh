@@ -1191,7 +1191,7 @@ fold "$tmp/test_exp.log" "test_exp" "$st"
 # the per-record pass in C (userspace/magnet-pass, in the making) against
 # analyse.py's on the same logs: every member it says it covers
 zcat demo-7.2.bin.gz >"$tmp/pass-demo-7.2.bin"
-/usr/bin/python3 ./test_pass.py "$T" ../../userspace/magnet-pass \
+/usr/bin/python3 ./test_pass.py "$T" ./magnet-pass-asan \
 	"$tmp/pass-demo-7.2.bin" drops-7.2.bin qdisc-7.2.bin tcpev-7.2.bin \
 	"$tmp"/exp/*.bin >"$tmp/test_pass.log" 2>&1
 fold "$tmp/test_pass.log" "test_pass" $?
