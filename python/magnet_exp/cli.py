@@ -101,7 +101,11 @@ reader never got finish), segments seen at TCP and never at the device, applicat
 bytes that TCP's counters contradict, loss on the return path in the peer's
 IP IDs) or indeterminate (a connection still open when the capture ended).
 Logs are read through ttpb2ascii -f magnet (MAGNET_TTPB2ASCII, or the one
-beside magnet-exp, or on PATH). Exit status: 0, 1 with --strict and a
+beside magnet-exp, or on PATH), and each record is analysed by
+magnet-pass, the pass in C (MAGNET_PASS, the one make install puts beside
+the package, or on PATH; MAGNET_EXP_PASS=python, ttprobe's and web10g's
+logs, or none found: the same pass in Python, some 20 times slower).
+Exit status: 0, 1 with --strict and a
 verdict other than confirmed, 2 on a usage or I/O error, or a file that
 gives not one complete record (not a log, empty, or cut within its first
 record: ttpb2ascii's reason, and no report for it).
