@@ -1,24 +1,30 @@
-#define _GNU_SOURCE
 // SPDX-License-Identifier: GPL-2.0
 /*
- * magnet-pass: magnet-exp analyse's per-record pass, in C (work in
- * progress, issue #59: the analysis at 1M records a second).
+ * magnet-pass: magnet-exp analyse's pass over every record, in C (#59).
  *
  * It reads the magnet text (ttpb2ascii -f magnet's output, the stable
  * interface; a header line naming the columns, then one record per line,
  * tab-separated) from FILE or standard input, and writes on standard
  * output, as JSON, the state that python/magnet_exp/analyse.py's pass
- * (_pass()) leaves for its end (_finish()): the log's counts and gaps, and
- * per connection end (Flow) what its records added up to.
+ * (_pass()) leaves for its end (_finish()): the log's counts and gaps, the
+ * flows (connection ends) and what their records added up to, the queues,
+ * the one-way delays, TCP's decisions, the modulation and latency tables;
+ * with --csv DIR, the flows' CSVs. python/magnet_exp/cpass.py runs it and
+ * puts that state into the LogAnalysis. Its "covers" member names every
+ * part, and tests/unit/test_pass.py holds each (with --full: also what
+ * only the pass itself uses) against the Python pass, and magnet-exp
+ * analyse's every file and line both ways, on the unit-test logs.
  *
- * This first part covers the log-level state and the flows' table with
- * their layers and application records; its "covers" member names what it
- * computes, and tests/unit/test_pass.py holds each of those against the
- * Python pass on every fixture log. analyse.py does not use it yet.
+ * Each part keeps analyse.py's order (an insertion-ordered map where a
+ * Python dict's order counts) and its bounds (--bound NAME=N: cpass.py
+ * passes analyse.py's own).
  *
- * Exit codes as ttpb2ascii's: 0, 2 (a line that is not a record, a file
- * that is not the magnet text), 3 (the last line cut short).
+ * How the text ended is in the JSON's "end": 0, 2 (a line that is not a
+ * record) or 3 (the last line cut short), with ttpb2ascii's messages.
+ * Exit status: 0; 1 on an I/O error or no memory; 2 on a bad argument, a
+ * file that is not the magnet text, or an event it does not know.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
