@@ -935,18 +935,24 @@ static const enum col packet_cols[9] = {
 	C_END_SEQ, C_IP_ID
 };
 
+/* fields @a and @b joined by @sep into @out (@cap bytes); its length */
+static size_t join2(char *out, size_t cap, enum col a, char sep, enum col b)
+{
+	struct field x = get(a), y = get(b);
+
+	if (x.n + y.n + 2 > cap)
+		die(2, "a record's fields are too long");
+	memcpy(out, x.p, x.n);
+	out[x.n] = sep;
+	memcpy(out + x.n + 1, y.p, y.n);
+	out[x.n + 1 + y.n] = 0;
+	return x.n + 1 + y.n;
+}
+
 /* the device's key (netns, ifindex) into @b; its length */
 static size_t dev_key(char *b, size_t cap)
 {
-	struct field ns = get(C_NETNS), dev = get(C_IFINDEX);
-
-	if (ns.n + dev.n + 2 > cap)
-		die(2, "a record's fields are too long");
-	memcpy(b, ns.p, ns.n);
-	b[ns.n] = '\t';
-	memcpy(b + ns.n + 1, dev.p, dev.n);
-	b[ns.n + 1 + dev.n] = 0;
-	return ns.n + 1 + dev.n;
+	return join2(b, cap, C_NETNS, '\t', C_IFINDEX);
 }
 
 static void q_dev_out(long long t)
@@ -980,15 +986,7 @@ static void q_wire(long long t)
 /* the qdisc's name, "kind handle", into @b */
 static size_t qdisc_name(char *b, size_t cap)
 {
-	struct field k = get(C_QDISC), h = get(C_QDISC_HANDLE);
-
-	if (k.n + h.n + 2 > cap)
-		die(2, "a record's fields are too long");
-	memcpy(b, k.p, k.n);
-	b[k.n] = ' ';
-	memcpy(b + k.n + 1, h.p, h.n);
-	b[k.n + 1 + h.n] = 0;
-	return k.n + 1 + h.n;
+	return join2(b, cap, C_QDISC, ' ', C_QDISC_HANDLE);
 }
 
 static void q_enqueued(long long t)

@@ -343,6 +343,18 @@ def compare(name, py, c):
     return bad
 
 
+def derive(src, dst, each):
+    """the magnet text @dst made from @src's: its header, then for each
+    record i (its fields, a list) the records @each(i, fields) returns;
+    @dst"""
+    with open(src) as f, open(dst, "w") as out:
+        out.write(next(f))
+        for i, ln in enumerate(f):
+            for v in each(i, ln.rstrip("\n").split("\t")):
+                out.write("\t".join(v) + "\n")
+    return dst
+
+
 def run_case(job):
     """one case: (magnet-pass or None for the end to end only, ttpb2ascii,
     name, log, devices, bounds, hosts); (name, the differences)"""
@@ -495,42 +507,34 @@ def main():
         cases.append(("long flow with limit parts", limited, None))
         # 140 connection ends at once (the long flow's records spread over
         # 70 ports, both ends): more CSVs than are kept open
-        many = os.path.join(tmp, "many.txt")
-        with open(long_) as f, open(many, "w") as out:
-            out.write(next(f))
-            for i, ln in enumerate(f):
-                v = ln.rstrip("\n").split("\t")
-                port = str(40000 + i % 70)
-                if v[ix["lport"]] == "40000":
-                    v[ix["lport"]] = port
-                elif v[ix["rport"]] == "40000":
-                    v[ix["rport"]] = port
-                out.write("\t".join(v) + "\n")
+        def spread(i, v):
+            port = str(40000 + i % 70)
+            for c in ("lport", "rport"):
+                if v[ix[c]] == "40000":
+                    v[ix[c]] = port
+                    break
+            return [v]
+        many = derive(long_, os.path.join(tmp, "many.txt"), spread)
         cases.append(("140 connection ends", many, None))
         # TCP's decisions the unit logs lack: the kernel's congestion-state
         # changes, receive-buffer growth, the ends of RTO recoveries; with
         # the markers bounded too
-        decided = os.path.join(tmp, "decided.txt")
-        with open(long_) as f, open(decided, "w") as out:
-            out.write(next(f))
-            for i, ln in enumerate(f):
-                out.write(ln)
-                if i % 97:
-                    continue
-                v = ln.rstrip("\n").split("\t")
-                ev = ("cong_state", "rcvbuf", "rto_end")[i // 97 % 3]
-                w = list(v)
-                w[ix["event"]] = ev
-                for c, x in (("prev_state", str(i // 97 % 5)),
-                             ("ca_state", str((i // 97 + 1) % 5)),
-                             ("rcvbuf", str(131072 + i)),
-                             ("rcvbuf_before", "131072"),
-                             ("window_clamp", str(65535 + i)),
-                             ("window_clamp_before", "65535"),
-                             ("rto_recovery_ms", str(i % 300)),
-                             ("total_rto_time", str(i))):
-                    w[ix[c]] = x
-                out.write("\t".join(w) + "\n")
+        def decide(i, v):
+            if i % 97:
+                return [v]
+            w = list(v)
+            w[ix["event"]] = ("cong_state", "rcvbuf", "rto_end")[i // 97 % 3]
+            for c, x in (("prev_state", str(i // 97 % 5)),
+                         ("ca_state", str((i // 97 + 1) % 5)),
+                         ("rcvbuf", str(131072 + i)),
+                         ("rcvbuf_before", "131072"),
+                         ("window_clamp", str(65535 + i)),
+                         ("window_clamp_before", "65535"),
+                         ("rto_recovery_ms", str(i % 300)),
+                         ("total_rto_time", str(i))):
+                w[ix[c]] = x
+            return [v, w]
+        decided = derive(long_, os.path.join(tmp, "decided.txt"), decide)
         cases.append(("decisions", decided, None))
         cases.append(("decisions, marks bounded", decided, None,
                       {"marks": 50}))
