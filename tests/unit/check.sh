@@ -1190,12 +1190,15 @@ st=$?
 fold "$tmp/test_exp.log" "test_exp" "$st"
 # the per-record pass in C (userspace/magnet-pass, in the making) against
 # analyse.py's on the same logs: every member it says it covers
-zcat demo-7.2.bin.gz >"$tmp/pass-demo-7.2.bin"
+# (the demo log by its name: test_pass also analyses it with the figures
+# and with its hosts named)
+mkdir "$tmp/pass"
+zcat demo-7.2.bin.gz >"$tmp/pass/demo-7.2.bin"
 /usr/bin/python3 ./test_pass.py "$T" ./magnet-pass-asan \
-	"$tmp/pass-demo-7.2.bin" drops-7.2.bin qdisc-7.2.bin tcpev-7.2.bin \
+	"$tmp/pass/demo-7.2.bin" drops-7.2.bin qdisc-7.2.bin tcpev-7.2.bin \
 	"$tmp"/exp/*.bin >"$tmp/test_pass.log" 2>&1
 fold "$tmp/test_pass.log" "test_pass" $?
-rm -f "$tmp/pass-demo-7.2.bin"
+rm -rf "$tmp/pass"
 # `magnet-exp ... | head`: a reader that has gone before the first line
 # (the writer starts 0.5 s after `true` has exited) ends it quietly, with
 # the status of a C tool killed by SIGPIPE (ttpb2ascii's), not a "Broken
