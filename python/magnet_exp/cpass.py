@@ -72,7 +72,8 @@ def run(an, res, path, outdir, ttpb2ascii=None, devices=None):
         argv += ["--bound", "%s=%d" % (name, v)]
     end = textlog.LogEnd()
     feed = None
-    if textlog.is_text(path):
+    text = textlog.is_text(path)
+    if text:
         with open(path, "rb") as f:
             gz = f.read(2) == b"\x1f\x8b"
         if gz:
@@ -98,7 +99,7 @@ def run(an, res, path, outdir, ttpb2ascii=None, devices=None):
         raise RuntimeError("magnet-pass failed (exit %d): %s" % (
             p.returncode, err.decode(errors="replace").strip()))
     st = json.loads(out)
-    if textlog.is_text(path):
+    if text:
         # magnet-pass read the text: its end is the log's (gzip's own
         # failure, a corrupt file, as a line that is not a record)
         end.code = st["end"]["code"]
