@@ -44,6 +44,9 @@
 # MAGNET_XTRACE=1: each case's commands with a timestamp each (bash's
 # xtrace, $EPOCHREALTIME) in build/vm/<kver>/logs/xtrace, to see where a
 # slow case's time goes.
+# The logs of a case that passed and left no check for the host are
+# deleted when it ends (the guest's /tmp is a tmpfs of half its memory);
+# MAGNET_VM_KEEP_LOGS=1 keeps every case's in build/vm/<kver>/logs.
 # A case that captures in the guest and leaves the analysis to the host
 # (magnet-exp's, and case_pcapng's tshark: minutes under emulation) names
 # a check in the guest's $L/host-checks; after the guest,
@@ -270,7 +273,7 @@ run_boot() {
 			vng --verbose --run "$kimg" $kvm --cpus "${MAGNET_VM_CPUS:-2}" --memory "${MAGNET_VM_MEM:-1G}" \
 			"${opts[@]}" "${append[@]}" \
 			--rwdir "$out" \
-			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_XTRACE='${MAGNET_XTRACE:-}' MAGNET_TEST_CASES='$cases' MAGNET_ALL_CASES=$all MAGNET_ONE_CASES=$one MAGNET_EXP_CASES=$exp STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' MAGNET_CASE_TIMEOUT='${MAGNET_CASE_TIMEOUT:-$ct}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" || :
+			--exec "MAGNET_TOP=$top MAGNET_TT_KO=$top/build/$k-ttprobe/ttprobe.ko MAGNET_XTRACE='${MAGNET_XTRACE:-}' MAGNET_VM_KEEP_LOGS='${MAGNET_VM_KEEP_LOGS:-}' MAGNET_TEST_CASES='$cases' MAGNET_ALL_CASES=$all MAGNET_ONE_CASES=$one MAGNET_EXP_CASES=$exp STRESS_CYCLES='${STRESS_CYCLES:-}' STRESS_CONNS='${STRESS_CONNS:-}' STRESS_HOTPLUG='${STRESS_HOTPLUG:-}' STRESS_FLUSHES='${STRESS_FLUSHES:-}' MAGNET_CASE_TIMEOUT='${MAGNET_CASE_TIMEOUT:-$ct}' bash $out/tests/guest.sh $top/build/$k/magnet.ko $out" || :
 	rc=$VM_STATUS
 	echo "vm: $b finished in $(($(date +%s) - start)) s (status $rc)"
 	grep '^\[guest\]' "$out/console.log" | grep -E 'PASS|FAIL|SKIP|===' | sed "s/^/  /"
