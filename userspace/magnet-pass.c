@@ -174,6 +174,31 @@ static struct str keep(struct field f)
 	return s;
 }
 
+/* @v (>= 0) in decimal, at least @w digits (zeros before), ending at
+ * @e; where it starts */
+static char *utoa_pad(char *e, unsigned long long v, int w)
+{
+	do {
+		*--e = '0' + v % 10;
+		v /= 10;
+		w--;
+	} while (v || w > 0);
+	return e;
+}
+
+/* @v in decimal into @b (24 bytes at least), as "%lld"; its length */
+static size_t lltoa(char *b, long long v)
+{
+	char t[24], *e = t + sizeof(t), *p;
+
+	p = utoa_pad(e, v < 0 ? -(unsigned long long)v : (unsigned long long)v,
+		     1);
+	if (v < 0)
+		*--p = '-';
+	memcpy(b, p, e - p);
+	return e - p;
+}
+
 /* @h mixed with @n bytes at @p, 8 at a time */
 static uint64_t hash(const char *p, size_t n, uint64_t h)
 {
@@ -214,6 +239,13 @@ struct omap {
 	struct slot *b;
 	size_t nb, n;
 	struct onode *first, *last;
+	/* every key the same length, 8 bytes at most: hash() is then one
+	 * to one, so an equal hash is an equal key, and a probe reads no
+	 * node (the sequence windows' misses in cache) */
+	int one_to_one;
+	/* nonzero: each node's value is this many bytes of its own, zeroed
+	 * when made (the pendings' queues: no pointer to follow) */
+	size_t vsize;
 };
 
 static char kbuf[4096];
@@ -224,6 +256,20 @@ static void kmake(const enum col *cs, int n)
 {
 	int i;
 
+	for (i = 1; i < n && col[cs[i]] >= 0 && col[cs[i]] == col[cs[0]] + i;
+	     i++)
+		;
+	if (i == n && col[cs[0]] >= 0) {
+		/* adjacent in the line (5-tuples): the text between */
+		struct field a = get(cs[0]), z = get(cs[n - 1]);
+
+		klen = z.p + z.n - a.p;
+		if (klen >= sizeof(kbuf))
+			die(2, "a record's fields are too long");
+		memcpy(kbuf, a.p, klen);
+		kbuf[klen] = 0;
+		return;
+	}
 	klen = 0;
 	for (i = 0; i < n; i++) {
 		struct field f = get(cs[i]);
@@ -248,10 +294,18 @@ static struct onode *ofind_h(struct omap *m, const char *k, size_t n,
 	if (!m->nb)
 		return NULL;
 	for (i = h & mask; m->b[i].e; i = (i + 1) & mask)
-		if (m->b[i].h == h && m->b[i].e->klen == n &&
-		    !memcmp(m->b[i].e->key, k, n))
+		if (m->b[i].h == h && (m->one_to_one ||
+		    (m->b[i].e->klen == n && !memcmp(m->b[i].e->key, k, n))))
 			return m->b[i].e;
 	return NULL;
+}
+
+/* @m's slot for hash @h brought toward the cache, to be read soon (two
+ * maps' misses at once rather than one after the other) */
+static inline void oprefetch(const struct omap *m, uint64_t h)
+{
+	if (m->nb)
+		__builtin_prefetch(&m->b[h & (m->nb - 1)]);
 }
 
 static struct onode *ofind(struct omap *m, const char *k, size_t n)
@@ -284,30 +338,39 @@ static void ogrow(struct omap *m)
 	m->nb = nb;
 }
 
-/* nodes freed, by their keys' room (16, 32, 48, 64 bytes), for reuse */
-static struct onode *spare[4];
+/* nodes freed, by their room after the node (key and value: 16 to 128
+ * bytes), for reuse */
+#define SPARE_ROOMS 8
+static struct onode *spare[SPARE_ROOMS];
 
-static struct onode *node_new(size_t n)
+/* a node's room after its fields, in 16s: key @n bytes and a NUL, then
+ * the map's own value */
+static size_t node_room(const struct omap *m, size_t n)
 {
-	size_t c = (n + 16) / 16;	/* room for n + 1 bytes, in 16s */
+	return (n + 16) / 16 + (m->vsize + 15) / 16;
+}
+
+static struct onode *node_new(const struct omap *m, size_t n)
+{
+	size_t c = node_room(m, n);
 	struct onode *e;
 
-	if (c <= 4 && spare[c - 1]) {
+	if (c <= SPARE_ROOMS && spare[c - 1]) {
 		e = spare[c - 1];
 		spare[c - 1] = e->spare;
 	} else {
-		e = malloc(sizeof(*e) + (c <= 4 ? c * 16 : n + 1));
+		e = malloc(sizeof(*e) + c * 16);
 		if (!e)
 			die(1, "out of memory");
 	}
 	return e;
 }
 
-static void node_free(struct onode *e)
+static void node_free(const struct omap *m, struct onode *e)
 {
-	size_t c = (e->klen + 16) / 16;
+	size_t c = node_room(m, e->klen);
 
-	if (c <= 4) {
+	if (c <= SPARE_ROOMS) {
 		e->spare = spare[c - 1];
 		spare[c - 1] = e;
 	} else {
@@ -315,23 +378,28 @@ static void node_free(struct onode *e)
 	}
 }
 
-/* the node of key @k, made (its value NULL) at the end if new */
-static struct onode *oget(struct omap *m, const char *k, size_t n)
+/* the node of key @k (of hash @h), made (its value NULL) at the end if
+ * new */
+static struct onode *oget_h(struct omap *m, const char *k, size_t n,
+			    uint64_t h)
 {
-	uint64_t h = hash(k, n, HSEED);
 	struct onode *e = ofind_h(m, k, n, h);
 
 	if (e)
 		return e;
 	if ((m->n + 1) * 2 > m->nb)
 		ogrow(m);
-	e = node_new(n);
+	e = node_new(m, n);
 	e->h = h;
 	e->key = e->kb;
 	memcpy(e->kb, k, n);
 	e->kb[n] = 0;
 	e->klen = n;
 	e->v = NULL;
+	if (m->vsize) {
+		e->v = e->kb + (n + 16) / 16 * 16;
+		memset(e->v, 0, m->vsize);
+	}
 	oplace(m->b, m->nb, e);
 	e->prev = m->last;
 	e->next = NULL;
@@ -342,6 +410,27 @@ static struct onode *oget(struct omap *m, const char *k, size_t n)
 	m->last = e;
 	m->n++;
 	return e;
+}
+
+static struct onode *oget(struct omap *m, const char *k, size_t n)
+{
+	return oget_h(m, k, n, hash(k, n, HSEED));
+}
+
+/* @e put last in @m's order, as if taken out and put in again */
+static void olast(struct omap *m, struct onode *e)
+{
+	if (!e->next)
+		return;
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		m->first = e->next;
+	e->next->prev = e->prev;
+	e->prev = m->last;
+	e->next = NULL;
+	m->last->next = e;
+	m->last = e;
 }
 
 /* takes @e out of @m and frees it (not its value): its slot emptied and
@@ -374,7 +463,7 @@ static void odel(struct omap *m, struct onode *e)
 	else
 		m->last = e->prev;
 	m->n--;
-	node_free(e);
+	node_free(m, e);
 }
 
 /* a counter's value: its node's, as a long long in the pointer's place */
@@ -515,6 +604,18 @@ static uint64_t key_hash(void)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int i;
+
+	if (col[C_FAMILY] >= 0 && col[C_RPORT] == col[C_FAMILY] + 4 &&
+	    col[C_LADDR] == col[C_FAMILY] + 1 &&
+	    col[C_LPORT] == col[C_FAMILY] + 2 &&
+	    col[C_RADDR] == col[C_FAMILY] + 3) {
+		/* adjacent in the line: the text from family to rport */
+		struct field a = get(C_FAMILY), z = get(C_RPORT);
+
+		h = hash(a.p, z.p + z.n - a.p, h);
+		a = get(C_NETNS);
+		return hash(a.p, a.n, h);
+	}
 
 	for (i = 0; i < 6; i++) {
 		struct field f = get(key_cols[i]);
@@ -769,7 +870,6 @@ struct pq {
 	struct pval *v;		/* one: in one (the usual), else heap */
 	size_t head, n, cap;
 	struct pval one;
-	struct pq *spare;
 };
 
 struct pending {
@@ -777,38 +877,24 @@ struct pending {
 	long long n;
 };
 
-static struct pq *spare_pq;
-
-static struct pq *pq_new(void)
-{
-	struct pq *q = spare_pq;
-
-	if (q)
-		spare_pq = q->spare;
-	else
-		q = xcalloc(sizeof(*q));
-	q->v = &q->one;
-	q->head = q->n = 0;
-	q->cap = 1;
-	return q;
-}
-
+/* a queue's values beyond its first freed (the queue itself is its
+ * node's value) */
 static void pq_free(struct pq *q)
 {
 	if (q->v != &q->one)
 		free(q->v);
-	q->spare = spare_pq;
-	spare_pq = q;
 }
 
 static void pending_add(struct pending *p, const char *k, size_t kn,
-			long long t, long long x)
+			uint64_t h, long long t, long long x)
 {
-	struct onode *e = oget(&p->d, k, kn);
+	struct onode *e = oget_h(&p->d, k, kn, h);
 	struct pq *q = e->v;
 
-	if (!q)
-		q = e->v = pq_new();
+	if (!q->v) {
+		q->v = &q->one;
+		q->cap = 1;
+	}
 	if (q->head + q->n == q->cap) {
 		if (q->head) {
 			memmove(q->v, q->v + q->head, q->n * sizeof(*q->v));
@@ -842,9 +928,9 @@ static void pending_add(struct pending *p, const char *k, size_t kn,
 
 /* the oldest of key @k's, taken; 0 if none */
 static int pending_take(struct pending *p, const char *k, size_t kn,
-			struct pval *out)
+			uint64_t h, struct pval *out)
 {
-	struct onode *e = ofind(&p->d, k, kn);
+	struct onode *e = ofind_h(&p->d, k, kn, h);
 	struct pq *q;
 
 	if (!e)
@@ -960,9 +1046,14 @@ static void q_dev_out(long long t)
 	char dk[512];
 	size_t n = dev_key(dk, sizeof(dk));
 
+	uint64_t h;
+
 	kmake(packet_cols, 9);
-	pending_add(&qu.devout, kbuf, klen, t, -1);
-	pending_add(&qu.toward, kbuf, klen, t, -1);
+	h = hash(kbuf, klen, HSEED);
+	oprefetch(&qu.devout.d, h);
+	oprefetch(&qu.toward.d, h);
+	pending_add(&qu.devout, kbuf, klen, h, t, -1);
+	pending_add(&qu.toward, kbuf, klen, h, t, -1);
 	(*ocount(&qu.handed, dk, n))++;
 }
 
@@ -974,7 +1065,8 @@ static void q_wire(long long t)
 
 	kmake(packet_cols, 9);
 	(*ocount(&qu.left, dk, n))++;
-	if (pending_take(&qu.toward, kbuf, klen, &v)) {
+	if (pending_take(&qu.toward, kbuf, klen,
+			 hash(kbuf, klen, HSEED), &v)) {
 		struct onode *e = oget(&qu.through, dk, n);
 
 		if (!e->v)
@@ -994,7 +1086,8 @@ static void q_enqueued(long long t)
 	struct field ql = get(C_QDISC_QLEN);
 
 	kmake(packet_cols, 9);
-	pending_add(&qu.enq, kbuf, klen, t, ql.n ? num(ql, 0) : -1);
+	pending_add(&qu.enq, kbuf, klen, hash(kbuf, klen, HSEED), t,
+		    ql.n ? num(ql, 0) : -1);
 	if (ql.n) {
 		char dk[1024], name[512];
 		size_t n = dev_key(dk, 512), nn = qdisc_name(name, sizeof(name));
@@ -1032,10 +1125,12 @@ static void q_dequeued(long long t)
 	size_t n;
 	struct onode *e;
 	struct envelope *env;
+	uint64_t h;
 
 	kmake(packet_cols, 9);
-	have_dev = pending_take(&qu.devout, kbuf, klen, &dv);
-	have_enq = pending_take(&qu.enq, kbuf, klen, &ev);
+	h = hash(kbuf, klen, HSEED);
+	have_dev = pending_take(&qu.devout, kbuf, klen, h, &dv);
+	have_enq = pending_take(&qu.enq, kbuf, klen, h, &ev);
 	if (have_enq) {
 		from = ev.t;
 		qlen = ev.x;
@@ -1060,7 +1155,7 @@ static void q_dequeued(long long t)
 		e = oget(&qu.ahead, key, n);
 		if (!e->v)
 			e->v = xcalloc(sizeof(struct omap));
-		(*ocount(e->v, b, snprintf(b, sizeof(b), "%lld", qlen - 1)))++;
+		(*ocount(e->v, b, lltoa(b, qlen - 1)))++;
 	}
 	n = dev_key(key, 512);
 	e = oget(&qu.sojourns, key, n);
@@ -1225,8 +1320,8 @@ static void r_event(int tcp_out, int tcp_in, long long seq, long long end)
 			char b[64];
 			int c = r_covers(peer, pn, seq, end);
 
-			kappend(b, snprintf(b, sizeof(b), "%lld", seq));
-			kappend(b, snprintf(b, sizeof(b), "%lld", end));
+			kappend(b, lltoa(b, seq));
+			kappend(b, lltoa(b, end));
 			n = ofind(&rc.at_send, kbuf, klen);
 			if (n)
 				odel(&rc.at_send, n);
@@ -1376,7 +1471,7 @@ static void ow_event(struct field ev, long long seq, long long end,
 		long long us = t - s->ts.v[i] + 500;
 
 		us = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
-		(*ocount(n->v, d, snprintf(d, sizeof(d), "%lld", us)))++;
+		(*ocount(n->v, d, lltoa(d, us)))++;
 	}
 }
 
@@ -1973,16 +2068,26 @@ static long long win_bump(struct window **wp, uint32_t seq, uint32_t end)
 	struct onode *e;
 	char k[8];
 	long long n = 1;
+	uint64_t h;
 
-	if (!w)
+	if (!w) {
 		w = *wp = xcalloc(sizeof(*w));
+		w->m.one_to_one = 1;
+	}
 	rkey(k, seq, end);
-	e = ofind(&w->m, k, 8);
+	h = hash(k, 8, HSEED);
+	if (w->m.first) {
+		oprefetch(&w->m, w->m.first->h);
+		__builtin_prefetch(w->m.first->next);
+	}
+	e = ofind_h(&w->m, k, 8, h);
 	if (e) {
 		n = (intptr_t)e->v + 1;
-		odel(&w->m, e);
+		olast(&w->m, e);
+	} else {
+		e = oget_h(&w->m, k, 8, h);
 	}
-	oget(&w->m, k, 8)->v = (void *)(intptr_t)n;
+	e->v = (void *)(intptr_t)n;
 	if (!w->have_high || (end - w->high != 0 &&
 			      end - w->high < 0x80000000u)) {
 		w->high = end;
@@ -2097,6 +2202,7 @@ static void range_add(struct omap *m, uint32_t seq, uint32_t end, long long d)
 	struct onode *e;
 
 	rkey(k, seq, end);
+	m->one_to_one = 1;
 	e = oget(m, k, 8);
 	e->v = (void *)((intptr_t)e->v + d);
 	if (!e->v)
@@ -2193,6 +2299,7 @@ static void pkt_record(struct flow *f, struct field ev, enum layer l,
 			if (end != seq)
 				win_bump(&f->got_dev, seq, end);
 			range_add(&f->in_pending, seq, end, 1);
+			f->in_starts.one_to_one = 1;
 			e = oget(&f->in_starts, (char *)&seq, 4);
 			if (!e->v)
 				e->v = xcalloc(sizeof(struct omap));
@@ -2440,18 +2547,6 @@ static void csv_close(void)
 	csv_open = 0;
 }
 
-/* @v (>= 0) in decimal, at least @w digits (zeros before), ending at
- * @e; where it starts */
-static char *utoa_pad(char *e, unsigned long long v, int w)
-{
-	do {
-		*--e = '0' + v % 10;
-		v /= 10;
-		w--;
-	} while (v || w > 0);
-	return e;
-}
-
 /* a CSV row being made */
 struct row {
 	char b[8192];
@@ -2660,8 +2755,7 @@ static void tcp_record(struct flow *f, struct field ev, long long t)
 	if (in && v[TI(C_RTT_US)] > 0) {
 		char b[32];
 
-		(*ocount(&f->rtt_samples, b, snprintf(b, sizeof(b), "%lld",
-						      v[TI(C_RTT_US)])))++;
+		(*ocount(&f->rtt_samples, b, lltoa(b, v[TI(C_RTT_US)])))++;
 	}
 	dl = get(C_DELIVERED);
 	{
@@ -3781,6 +3875,8 @@ int main(int argc, char **argv)
 	int i, c, code = 0;
 
 	stat_base = log(1.01);
+	qu.devout.d.vsize = qu.enq.d.vsize = qu.toward.d.vsize =
+		sizeof(struct pq);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--devices") && i + 1 < argc) {
 			char *s = argv[++i], *tok;
