@@ -17,7 +17,13 @@
  *
  * Each part keeps analyse.py's order (an insertion-ordered map where a
  * Python dict's order counts) and its bounds (--bound NAME=N: cpass.py
- * passes analyse.py's own).
+ * passes analyse.py's own). Without --full, a sequence window is written
+ * with only the ranges some flow has yet to settle (all that is read of
+ * it after the pass).
+ *
+ * Three threads (see "reading"): one reads the text into batches of
+ * lines, the pass takes them, and one writes the CSVs' rows from the
+ * lines the pass took, which need nothing of its state.
  *
  * How the text ended is in the JSON's "end": 0, 2 (a line that is not a
  * record) or 3 (the last line cut short), with ttpb2ascii's messages.
@@ -29,10 +35,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -91,8 +99,14 @@ struct field {
 	size_t n;
 };
 
-static struct field fv[MAX_COLS];
+/* the record's fields: each thread's own (split()) */
+static __thread struct field fv[MAX_COLS];
 static int ncols;
+static int split(char *p, size_t n);
+
+/* set once the reader and the CSVs' threads run: exit() would flush the
+ * streams they use under them */
+static int threads;
 
 static void __attribute__((format(printf, 2, 3), noreturn))
 die(int code, const char *fmt, ...)
@@ -104,6 +118,8 @@ die(int code, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (threads)
+		_exit(code);
 	exit(code);
 }
 
@@ -521,9 +537,15 @@ static struct omap live;	/* 5-tuple -> struct lla of flow indexes */
 enum layer { L_APP, L_TCP, L_IP, L_DEV, L_OTHER };
 static const char *const layer_names[] = { "app", "tcp", "ip", "dev" };
 
-struct flow {
+/* what is looked up by the record's flow key (its 6 fields), in a
+ * struct ktab: a struct keyed first in it */
+struct keyed {
 	struct str key[6];
 	uint64_t h;
+};
+
+struct flow {
+	struct keyed id;
 	long long first_ns, last_ns;
 	unsigned seen_layers;		/* 1 << enum layer */
 	long long app_events, app_written, app_read;
@@ -573,9 +595,6 @@ struct flow {
 	long long id_late[2];
 	int have_id_late[2];
 	struct limits *limits;		/* limits.py's Limits, or NULL */
-	FILE *csv;			/* its CSV, while open */
-	long long csv_used;		/* when it was last written */
-	int csv_started;
 	size_t idx;			/* its place in flows[] */
 	struct modk *mod[2][4];		/* modulation.py's, by dir, layer */
 	long long (*reads)[2];		/* Latency.reads: (end_seq, t), */
@@ -593,8 +612,6 @@ static long long max_ca_changes = 10000;	/* _MAX_CA_CHANGES */
 
 static struct flow **flows;	/* in the order found */
 static size_t nflows, cap_flows;
-static struct flow **tab;	/* open addressing, a power of 2 */
-static size_t tab_size;
 
 static const enum col key_cols[6] = {
 	C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT, C_NETNS
@@ -626,37 +643,75 @@ static uint64_t key_hash(void)
 	return h;
 }
 
-static int key_is(const struct flow *fl)
+static int key_is(const struct keyed *k)
 {
 	int i;
 
 	for (i = 0; i < 6; i++) {
 		struct field f = get(key_cols[i]);
 
-		if (f.n != fl->key[i].n || memcmp(f.p, fl->key[i].p, f.n))
+		if (f.n != k->key[i].n || memcmp(f.p, k->key[i].p, f.n))
 			return 0;
 	}
 	return 1;
 }
 
-static void tab_grow(void)
+/* open addressing, a power of 2, at most half full */
+struct ktab {
+	struct keyed **t;
+	size_t size, n;
+};
+
+static void ktab_grow(struct ktab *k)
 {
-	size_t i, n = tab_size ? tab_size * 2 : 1024;
-	struct flow **t = calloc(n, sizeof(*t));
+	size_t i, n = k->size ? k->size * 2 : 1024;
+	struct keyed **t = calloc(n, sizeof(*t));
 
 	if (!t)
 		die(1, "out of memory");
-	for (i = 0; i < nflows; i++) {
-		size_t j = flows[i]->h & (n - 1);
+	for (i = 0; i < k->size; i++) {
+		size_t j;
 
-		while (t[j])
-			j = (j + 1) & (n - 1);
-		t[j] = flows[i];
+		if (!k->t[i])
+			continue;
+		for (j = k->t[i]->h & (n - 1); t[j]; j = (j + 1) & (n - 1))
+			;
+		t[j] = k->t[i];
 	}
-	free(tab);
-	tab = t;
-	tab_size = n;
+	free(k->t);
+	k->t = t;
+	k->size = n;
 }
+
+/* the record's in @k (its key's hash @h), NULL if none; @slot: where it
+ * goes (ktab_put) */
+static struct keyed *ktab_find(struct ktab *k, uint64_t h, size_t *slot)
+{
+	size_t j;
+
+	if ((k->n + 1) * 2 > k->size)
+		ktab_grow(k);
+	for (j = h & (k->size - 1); k->t[j]; j = (j + 1) & (k->size - 1))
+		if (k->t[j]->h == h && key_is(k->t[j]))
+			return k->t[j];
+	*slot = j;
+	return NULL;
+}
+
+/* @x put at @slot (ktab_find's, nothing put since), keyed by the record */
+static void ktab_put(struct ktab *k, size_t slot, struct keyed *x,
+		     uint64_t h)
+{
+	int i;
+
+	for (i = 0; i < 6; i++)
+		x->key[i] = keep(get(key_cols[i]));
+	x->h = h;
+	k->t[slot] = x;
+	k->n++;
+}
+
+static struct ktab ftab;	/* the flows */
 
 /* the record's flow, made at @t_ns if new */
 static struct flow *flow_of(long long t_ns)
@@ -664,25 +719,17 @@ static struct flow *flow_of(long long t_ns)
 	uint64_t h = key_hash();
 	struct flow *fl;
 	size_t j;
-	int i;
 
-	if ((nflows + 1) * 2 > tab_size)
-		tab_grow();
-	for (j = h & (tab_size - 1); tab[j]; j = (j + 1) & (tab_size - 1))
-		if (tab[j]->h == h && key_is(tab[j]))
-			return tab[j];
-	fl = calloc(1, sizeof(*fl));
-	if (!fl)
-		die(1, "out of memory");
-	for (i = 0; i < 6; i++)
-		fl->key[i] = keep(get(key_cols[i]));
-	fl->h = h;
+	fl = (struct flow *)ktab_find(&ftab, h, &j);
+	if (fl)
+		return fl;
+	fl = xcalloc(sizeof(*fl));
+	ktab_put(&ftab, j, &fl->id, h);
 	fl->idx = nflows;
 	fl->first_ns = fl->last_ns = t_ns;
 	fl->syn_out = fl->tcp_in_first = fl->data_out_first = -1;
 	fl->data_in_first = fl->data_in_last = -1;
 	fl->min_rtt_us = -1;
-	tab[j] = fl;
 	if (nflows == cap_flows) {
 		cap_flows = cap_flows ? cap_flows * 2 : 64;
 		flows = xrealloc(flows, cap_flows * sizeof(*flows));
@@ -703,16 +750,9 @@ static struct flow *flow_of(long long t_ns)
 /* the record's flow, NULL if none yet */
 static struct flow *flow_find(void)
 {
-	uint64_t h;
 	size_t j;
 
-	if (!tab_size)
-		return NULL;
-	h = key_hash();
-	for (j = h & (tab_size - 1); tab[j]; j = (j + 1) & (tab_size - 1))
-		if (tab[j]->h == h && key_is(tab[j]))
-			return tab[j];
-	return NULL;
+	return (struct flow *)ktab_find(&ftab, key_hash(), &j);
 }
 
 /* ---- small maps: a netns's events, a CPU's last record ---- */
@@ -1883,7 +1923,7 @@ static void lat_stat(struct flow *f, int d, const char *from,
 		     const char *to, long long v)
 {
 	char b[700];
-	size_t n = snprintf(b, sizeof(b), "%s\t%s\t%s\t%s", f->key[5].p,
+	size_t n = snprintf(b, sizeof(b), "%s\t%s\t%s\t%s", f->id.key[5].p,
 			    d ? "in" : "out", from, to);
 	struct onode *e = oget(&lat.stats, b, n);
 
@@ -2129,7 +2169,7 @@ static struct flow *peer_of(const struct flow *f)
 	struct flow *cand = NULL;
 
 	for (j = 0; j < 5; j++) {
-		const struct str *x = &f->key[rev[j]];
+		const struct str *x = &f->id.key[rev[j]];
 
 		if (n + x->n + 1 >= sizeof(k))
 			return NULL;
@@ -2463,7 +2503,10 @@ static void limits_record(struct flow *f, long long t, const long long *v)
 }
 
 /* ---- analyse.py's _CsvFiles: a CSV of its TCP records per flow, at
- * most MAX_OPEN_CSV open at once ---- */
+ * most MAX_OPEN_CSV open at once. A thread of its own writes them (see
+ * "reading" below): it reads each line after the pass did, and all a row
+ * holds is in its record but the first record's time, so it keeps
+ * nothing of the pass's; it finds the flows by their keys itself ---- */
 
 #define MAX_OPEN_CSV 64
 
@@ -2472,10 +2515,41 @@ static const char *csv_dir;	/* --csv DIR; NULL: none written */
  * match, the ranges awaiting TCP, the sends awaiting their arrival), for
  * tests/unit/test_pass.py; without it those are written empty */
 static int full;
-static int csv_open;
-static long long csv_clock;
 
-static void csv_name(const struct flow *f, char *b, size_t cap)
+/* a flow as the CSVs' thread has it */
+struct cflow {
+	struct keyed id;
+	FILE *csv;		/* its CSV, while open */
+	long long used;		/* when it was last written */
+	int started;
+};
+
+static struct ktab ctab;
+static struct cflow **cflows;	/* in the order found */
+static size_t ncflows, cap_cflows;
+static int csv_open;
+static long long csv_clock, csv_t0 = -1;
+
+static struct cflow *cflow_of(void)
+{
+	uint64_t h = key_hash();
+	struct cflow *f;
+	size_t j;
+
+	f = (struct cflow *)ktab_find(&ctab, h, &j);
+	if (f)
+		return f;
+	f = xcalloc(sizeof(*f));
+	ktab_put(&ctab, j, &f->id, h);
+	if (ncflows == cap_cflows) {
+		cap_cflows = cap_cflows ? cap_cflows * 2 : 64;
+		cflows = xrealloc(cflows, cap_cflows * sizeof(*cflows));
+	}
+	cflows[ncflows++] = f;
+	return f;
+}
+
+static void csv_name(const struct keyed *f, char *b, size_t cap)
 {
 	size_t n = 0;
 	int k;
@@ -2495,33 +2569,33 @@ static void csv_name(const struct flow *f, char *b, size_t cap)
 		snprintf(b + n, cap - n, "_ns%s", f->key[5].p);
 }
 
-static FILE *csv_of(struct flow *f)
+static FILE *csv_of(struct cflow *f)
 {
 	char name[1200], path[4096];
 	size_t i;
 
-	f->csv_used = ++csv_clock;
+	f->used = ++csv_clock;
 	if (f->csv)
 		return f->csv;
 	if (csv_open >= MAX_OPEN_CSV) {
-		struct flow *lru = NULL;
+		struct cflow *lru = NULL;
 
-		for (i = 0; i < nflows; i++)
-			if (flows[i]->csv && (!lru ||
-			    flows[i]->csv_used < lru->csv_used))
-				lru = flows[i];
+		for (i = 0; i < ncflows; i++)
+			if (cflows[i]->csv && (!lru ||
+			    cflows[i]->used < lru->used))
+				lru = cflows[i];
 		if (fclose(lru->csv))
 			die(1, "%s: %s", csv_dir, strerror(errno));
 		lru->csv = NULL;
 		csv_open--;
 	}
-	csv_name(f, name, sizeof(name));
+	csv_name(&f->id, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s.csv", csv_dir, name);
-	f->csv = fopen(path, f->csv_started ? "a" : "w");
+	f->csv = fopen(path, f->started ? "a" : "w");
 	if (!f->csv)
 		die(1, "%s: %s", path, strerror(errno));
 	csv_open++;
-	if (!f->csv_started) {
+	if (!f->started) {
 		fputs("time,epoch,event,state,ca_state,cwnd,ssthresh,srtt_us,"
 		      "rttvar_us,rto_us,mss,packets_out,retrans_out,"
 		      "total_retrans,bytes_sent,bytes_retrans,bytes_acked,"
@@ -2529,7 +2603,7 @@ static FILE *csv_of(struct flow *f)
 		      "ca_name,pacing_rate,delivery_rate,delivered,delivered_ce,"
 		      "lost_out,sacked_out,app_limited,bbr_bw,bbr_min_rtt,"
 		      "bbr_pacing_gain,bbr_cwnd_gain\r\n", f->csv);
-		f->csv_started = 1;
+		f->started = 1;
 	}
 	return f->csv;
 }
@@ -2538,11 +2612,11 @@ static void csv_close(void)
 {
 	size_t i;
 
-	for (i = 0; i < nflows; i++)
-		if (flows[i]->csv) {
-			if (fclose(flows[i]->csv))
+	for (i = 0; i < ncflows; i++)
+		if (cflows[i]->csv) {
+			if (fclose(cflows[i]->csv))
 				die(1, "%s: %s", csv_dir, strerror(errno));
-			flows[i]->csv = NULL;
+			cflows[i]->csv = NULL;
 		}
 	csv_open = 0;
 }
@@ -2594,16 +2668,17 @@ static void csv_field(struct row *r, const char *p, size_t n)
 }
 
 /* the TCP record's CSV row (analyse.py's _tcp, its last part) */
-static void csv_row(struct flow *f, struct field ev, long long t,
-		    const long long *v)
+static void csv_row(struct cflow *f, struct field ev, long long t)
 {
 	static struct row r;
 	struct field ca = get(C_CA_STATE), s;
-	long long d = t - t0;
+	long long d = t - csv_t0, v[N_TCP_INTS], state = num(get(C_STATE), 0);
 	int i;
 
-	if (is((struct field){ f->key[4].p, f->key[4].n }, "0"))
+	if (is((struct field){ f->id.key[4].p, f->id.key[4].n }, "0"))
 		return;		/* a listening socket: no peer, no CSV */
+	for (i = 0; i < N_TCP_INTS; i++)
+		v[i] = num(get(C_CWND + i), 0);
 	r.n = 0;
 	/* "%.6f" of the seconds: by hand where they are whole microseconds
 	 * (exact either way), else printf; the epoch "%d.%09d" */
@@ -2631,10 +2706,10 @@ static void csv_row(struct flow *f, struct field ev, long long t,
 	}
 	csv_field(&r, ev.p, ev.n);
 	rput(&r, ",", 1);
-	if (f->state >= 1 && f->state <= 12)
-		rput(&r, tcp_states[f->state], strlen(tcp_states[f->state]));
+	if (state >= 1 && state <= 12)
+		rput(&r, tcp_states[state], strlen(tcp_states[state]));
 	else
-		rnum(&r, f->state);
+		rnum(&r, state);
 	rput(&r, ",", 1);
 	if (ca.n) {
 		s = state_name(ca, 1);
@@ -2670,6 +2745,34 @@ static void csv_row(struct flow *f, struct field ev, long long t,
 	}
 	rput(&r, "\r\n", 2);
 	fwrite_unlocked(r.b, 1, r.n, csv_of(f));
+}
+
+/* the CSVs' thread's part of a line (@p, @n bytes, a record the pass
+ * took): a TCP record's row */
+static void csv_line(char *p, size_t n)
+{
+	const char *e = p, *end = p + n;
+	struct field ev;
+	int tabs = 0;
+
+	if (csv_t0 < 0) {
+		split(p, n);
+		csv_t0 = time_ns(get(C_TIME));
+	}
+	/* the event, the third field (the header says so): a TCP layer's
+	 * (layer_of) or nothing to do */
+	for (; e < end && tabs < 2; e++)
+		tabs += *e == '\t';
+	ev.p = e;
+	while (e < end && *e != '\t')
+		e++;
+	ev.n = e - ev.p;
+	if (layer_of(ev) != L_TCP)
+		return;
+	split(p, n);
+	if (!get(C_LPORT).n)
+		return;
+	csv_row(cflow_of(), ev, time_ns(get(C_TIME)));
 }
 
 /* ---- analyse.py's _tcp(): a TCP record of flow @f ---- */
@@ -2802,8 +2905,6 @@ static void tcp_record(struct flow *f, struct field ev, long long t)
 			f->data_in_first = t;
 		f->data_in_last = t;
 	}
-	if (csv_dir)
-		csv_row(f, ev, t, v);
 }
 
 /* one record (fv[0..ncols)) */
@@ -3362,7 +3463,7 @@ static void jflowkey6(const struct flow *f)
 	putchar('[');
 	for (k = 0; k < 6; k++) {
 		printf("%s", k ? ", " : "");
-		jstr(f->key[k].p, f->key[k].n);
+		jstr(f->id.key[k].p, f->id.key[k].n);
 	}
 	putchar(']');
 }
@@ -3484,14 +3585,41 @@ static void jranges(const struct omap *m)
 	putchar(']');
 }
 
+/* the ranges some flow has yet to settle (its retx): after the pass,
+ * _settle_retx's last lookups are all that reads a window's ranges */
+static struct omap unsettled;
+
 static void jwindow(const struct window *w)
 {
+	struct onode *e;
+	int first = 1;
+
 	if (!w) {
 		printf("{\"d\": [], \"high\": null, \"overflowed\": false}");
 		return;
 	}
 	printf("{\"d\": ");
-	jranges(&w->m);
+	if (full) {
+		jranges(&w->m);
+	} else {
+		/* without --full: only those ranges (the window's tens of
+		 * thousands took a tenth of the Python side's time) */
+		putchar('[');
+		for (e = unsettled.first; e; e = e->next) {
+			struct onode *x = ofind((struct omap *)&w->m, e->key,
+						8);
+			uint32_t a, b;
+
+			if (!x)
+				continue;
+			memcpy(&a, x->key, 4);
+			memcpy(&b, x->key + 4, 4);
+			printf("%s[%u, %u, %lld]", first ? "" : ", ", a, b,
+			       (long long)(intptr_t)x->v);
+			first = 0;
+		}
+		putchar(']');
+	}
 	if (w->have_high)
 		printf(", \"high\": %u", w->high);
 	else
@@ -3736,12 +3864,18 @@ static void out(int code, const char *message)
 	}
 	printf("]},\n \"flows\": [");
 	for (i = 0; i < nflows; i++) {
+		struct onode *e;
+
+		for (e = flows[i]->retx.first; e; e = e->next)
+			oget(&unsettled, e->key, 8);
+	}
+	for (i = 0; i < nflows; i++) {
 		struct flow *f = flows[i];
 
 		printf("%s\n  {\"key\": [", i ? "," : "");
 		for (k = 0; k < 6; k++) {
 			printf("%s", k ? ", " : "");
-			jstr(f->key[k].p, f->key[k].n);
+			jstr(f->id.key[k].p, f->id.key[k].n);
 		}
 		printf("], \"first_ns\": %lld, \"last_ns\": %lld, "
 		       "\"seen_layers\": ", f->first_ns, f->last_ns);
@@ -3814,6 +3948,147 @@ static int split(char *p, size_t n)
 	return i + 1;
 }
 
+/* Three threads: one reads the text into batches of whole lines, the
+ * pass (main) takes each batch's records, then, with --csv, the CSVs'
+ * thread writes their rows; then the batch is read into again. A line
+ * the pass does not take (not a record) ends the batch for the CSVs too.
+ * On two cores the pass runs alone on one. */
+#define NBATCH 4
+#define BATCH_BYTES (1 << 21)
+
+enum { B_FREE, B_READ, B_DONE };	/* whose a batch is: reader's, pass's,
+					 * CSVs' */
+struct batch {
+	char *buf;
+	size_t cap;
+	size_t *start;		/* line i: start[i] to start[i + 1] - 1 (its
+				 * newline) */
+	size_t nl, cap_l;
+	size_t taken;		/* the lines the pass took (the CSVs' too) */
+	size_t cut;		/* at the end: a last line's bytes, no
+				 * newline */
+	int last, stop, err, state;
+};
+
+static struct batch batch[NBATCH];
+static pthread_mutex_t batch_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t batch_cv = PTHREAD_COND_INITIALIZER;
+
+static struct batch *batch_wait(size_t i, int state)
+{
+	struct batch *b = &batch[i % NBATCH];
+
+	pthread_mutex_lock(&batch_mu);
+	while (b->state != state)
+		pthread_cond_wait(&batch_cv, &batch_mu);
+	pthread_mutex_unlock(&batch_mu);
+	return b;
+}
+
+static void batch_give(struct batch *b, int state)
+{
+	pthread_mutex_lock(&batch_mu);
+	b->state = state;
+	pthread_cond_broadcast(&batch_cv);
+	pthread_mutex_unlock(&batch_mu);
+}
+
+/* the reader: @arg's text, batch after batch, each of whole lines (a line
+ * longer than a batch grows it); a line cut at the end of the text is in
+ * the last batch's cut */
+static void *reader(void *arg)
+{
+	FILE *in = arg;
+	char *carry = NULL;
+	size_t ncarry = 0, i;
+
+	for (i = 0;; i++) {
+		struct batch *b = batch_wait(i, B_FREE);
+		size_t len, got, pos, want, ask, scan;
+		int eof = 0;
+
+		if (!b->cap) {
+			b->cap = BATCH_BYTES;
+			b->buf = xrealloc(NULL, b->cap);
+		}
+		if (ncarry > b->cap / 2) {
+			b->cap = ncarry * 2;
+			b->buf = xrealloc(b->buf, b->cap);
+		}
+		if (ncarry)
+			memcpy(b->buf, carry, ncarry);
+		len = ncarry;
+		b->nl = b->cut = 0;
+		b->last = b->stop = b->err = 0;
+		pos = scan = 0;
+		if (!b->cap_l) {
+			b->cap_l = 65536;
+			b->start = xrealloc(NULL, b->cap_l * sizeof(*b->start));
+		}
+		for (;;) {
+			char *nlp;
+
+			ask = b->cap - len;
+			got = fread(b->buf + len, 1, ask, in);
+			len += got;
+			if (got < ask) {
+				eof = 1;
+				if (ferror(in))
+					b->err = errno ? errno : EIO;
+			}
+			while ((nlp = memchr(b->buf + scan, '\n', len - scan))) {
+				if (b->nl + 1 >= b->cap_l) {
+					b->cap_l *= 2;
+					b->start = xrealloc(b->start,
+						b->cap_l * sizeof(*b->start));
+				}
+				b->start[b->nl++] = pos;
+				pos = scan = nlp + 1 - b->buf;
+			}
+			scan = len;
+			if (b->nl || eof)
+				break;
+			/* no newline in the whole batch: a longer one */
+			b->cap *= 2;
+			b->buf = xrealloc(b->buf, b->cap);
+		}
+		b->start[b->nl] = pos;
+		want = len - pos;
+		if (eof) {
+			b->cut = want;
+			b->last = 1;
+		} else {
+			if (want > ncarry)
+				carry = xrealloc(carry, want);
+			ncarry = want;
+			memcpy(carry, b->buf + pos, want);
+		}
+		batch_give(b, B_READ);
+		if (eof)
+			return NULL;
+	}
+}
+
+/* the CSVs' thread: the lines the pass took, batch after batch */
+static void *csv_writer(void *arg)
+{
+	size_t i, l;
+
+	(void)arg;
+	for (i = 0;; i++) {
+		struct batch *b = batch_wait(i, B_DONE);
+
+		for (l = 0; l < b->taken; l++)
+			csv_line(b->buf + b->start[l],
+				 b->start[l + 1] - b->start[l] - 1);
+		if (b->last || b->stop) {
+			csv_close();
+			return NULL;
+		}
+		batch_give(b, B_FREE);
+	}
+}
+
 /* the bounds on what the pass keeps, as analyse.py has them (magnet-exp
  * passes its own; tests make them small): --bound NAME=N */
 static const struct {
@@ -3873,6 +4148,9 @@ int main(int argc, char **argv)
 	long lineno = 1;
 	FILE *in = stdin;
 	int i, c, code = 0;
+	pthread_t rt, ct;
+	size_t j;
+	int end;
 
 	stat_base = log(1.01);
 	qu.devout.d.vsize = qu.enq.d.vsize = qu.toward.d.vsize =
@@ -3937,27 +4215,57 @@ int main(int argc, char **argv)
 				col[c] = i;
 	}
 	/* the columns' names are fv's until the first record: keep none */
-	while ((n = getline(&line, &cap, in)) > 0) {
-		lineno++;
-		if (line[n - 1] != '\n') {
+	if (pthread_create(&rt, NULL, reader, in) ||
+	    (csv_dir && pthread_create(&ct, NULL, csv_writer, NULL)))
+		die(1, "no thread: %s", strerror(errno));
+	threads = 1;
+	for (j = 0;; j++) {
+		struct batch *b = batch_wait(j, B_READ);
+		size_t l;
+
+		if (b->err)
+			die(1, "%s: %s", name, strerror(b->err));
+		for (l = 0; l < b->nl; l++) {
+			char *p = b->buf + b->start[l];
+			size_t len = b->start[l + 1] - b->start[l] - 1;
+
+			lineno++;
+			i = split(p, len);
+			if (i != ncols) {
+				code = 2;
+				snprintf(msg, sizeof(msg), "%s: line %ld has %d "
+					 "fields, the header %d: not a record",
+					 name, lineno, i, ncols);
+				b->stop = 1;
+				break;
+			}
+			record();
+		}
+		b->taken = l;
+		if (b->last && !b->stop && b->cut) {
 			code = 3;
-			snprintf(msg, sizeof(msg), "%s: last line cut short (%zd "
-				 "bytes, line %ld): ignored", name, n, lineno);
-			break;
+			snprintf(msg, sizeof(msg), "%s: last line cut short (%zu "
+				 "bytes, line %ld): ignored", name, b->cut,
+				 lineno + 1);
 		}
-		line[--n] = 0;
-		i = split(line, n);
-		if (i != ncols) {
-			code = 2;
-			snprintf(msg, sizeof(msg), "%s: line %ld has %d fields, "
-				 "the header %d: not a record", name, lineno, i,
-				 ncols);
+		/* (once given, the batch may be read into again) */
+		end = b->stop ? 2 : b->last;
+		batch_give(b, csv_dir ? B_DONE : B_FREE);
+		if (end)
 			break;
-		}
-		record();
 	}
 	if (csv_dir)
-		csv_close();
+		pthread_join(ct, NULL);
+	/* the reader ended with the last batch; else (a line not a record
+	 * ended the pass) it may still read, until the exit */
+	if (end == 1)
+		pthread_join(rt, NULL);
+	else
+		pthread_detach(rt);
 	out(code, msg);
-	return 0;
+	/* the reader may still be reading (a line that is not a record
+	 * ended the pass): no exit() flushing a stream it reads */
+	if (fflush(stdout) || ferror(stdout))
+		_exit(1);
+	_exit(0);
 }

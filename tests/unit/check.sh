@@ -1188,13 +1188,14 @@ mkdir "$tmp/exp"
 /usr/bin/python3 ./test_exp.py "$tmp/exp" >"$tmp/test_exp.log" 2>&1
 st=$?
 fold "$tmp/test_exp.log" "test_exp" "$st"
-# the per-record pass in C (userspace/magnet-pass, in the making) against
-# analyse.py's on the same logs: every member it says it covers
-# (the demo log by its name: test_pass also analyses it with the figures
-# and with its hosts named)
+# the per-record pass in C (userspace/magnet-pass) against analyse.py's
+# on the same logs: every member it says it covers (the demo log by its
+# name: test_pass also analyses it with the figures and with its hosts
+# named); built with ASan and UBSan, and with ThreadSanitizer on the
+# texts of several batches
 mkdir "$tmp/pass"
 zcat demo-7.2.bin.gz >"$tmp/pass/demo-7.2.bin"
-/usr/bin/python3 ./test_pass.py "$T" ./magnet-pass-asan \
+TEST_PASS_TSAN=./magnet-pass-tsan /usr/bin/python3 ./test_pass.py "$T" ./magnet-pass-asan \
 	"$tmp/pass/demo-7.2.bin" drops-7.2.bin qdisc-7.2.bin tcpev-7.2.bin \
 	"$tmp"/exp/*.bin >"$tmp/test_pass.log" 2>&1
 fold "$tmp/test_pass.log" "test_pass" $?
