@@ -18,8 +18,10 @@ add ttpb2ascii -f magnet's own time (the last line of the report).
 
 Each tree's `userspace/magnet-exp analyse --no-figures -o DIR LOG` (figures
 with --figures) runs alone, one after the other on the same log, BASE
-first; per run: the wall time, records per second (the log's records
-over the wall time), the CPU time (user + system, the process and its
+first, once the log is on disk (sync); a log of up to 2M records, whose
+run is a second or so, three times each in turn, and the median run
+(by wall time) is the row; per run: the wall time, records per second
+(the log's records over the wall time), the CPU time (user + system, the process and its
 children) and the peak resident memory (the kernel's ru_maxrss of the
 process, from wait4), its exit status and the first line it printed (its
 verdict). BASE's tree is `git archive REV` of the repository, built with
@@ -42,6 +44,8 @@ sys.path.insert(0, os.path.join(TOP, "python"))
 
 SEG_RECORDS = 4.54      # write_long_flow's records per segment, about
 TARGET = 1000000        # #59's target: records per second
+SHORT = 2000000         # a log of at most so many records is short:
+REPEAT_SHORT = 3        # each tree analyses it so many times (the median)
 
 
 def sh(*argv, **kw):
@@ -147,15 +151,25 @@ def main():
     rows = []
     for size in sizes:
         log, n, wt = make_log(work, size)
+        # (the log on disk first: no writeback under the runs)
+        os.sync()
         print("bench-analysis: %d records (%d MB) written in %.0f s"
               % (n, os.path.getsize(log) >> 20, wt), flush=True)
-        for name, exp in trees:
-            r = analyse(exp, log, os.path.join(work, "an"), a.figures)
-            print("bench-analysis: %s, %d records: %.1f s, %.0f records/s, "
-                  "CPU %.1f s, peak RSS %.0f MiB, exit %d: %s"
-                  % (name, n, r[0], n / r[0], r[1], r[2], r[3], r[4]),
-                  flush=True)
-            rows.append((n, name) + r)
+        # a short log's run is a second or so: REPEAT_SHORT runs of each
+        # tree, in turn, and the median's row
+        reps = REPEAT_SHORT if n <= SHORT else 1
+        runs = {name: [] for name, _ in trees}
+        for _ in range(reps):
+            for name, exp in trees:
+                r = analyse(exp, log, os.path.join(work, "an"), a.figures)
+                print("bench-analysis: %s, %d records: %.1f s, %.0f "
+                      "records/s, CPU %.1f s, peak RSS %.0f MiB, exit %d: "
+                      "%s" % (name, n, r[0], n / r[0], r[1], r[2], r[3],
+                              r[4]), flush=True)
+                runs[name].append(r)
+        for name, _ in trees:
+            rs = sorted(runs[name], key=lambda r: r[0])
+            rows.append((n, name) + rs[len(rs) // 2])
         if not a.keep:
             os.unlink(log)
     shutil.rmtree(os.path.join(work, "an"), ignore_errors=True)
@@ -183,11 +197,13 @@ def main():
             first.replace(work + "/", "").replace("|", "\\|")[:100]))
     rep.append("")
     mine = [r for r in rows if r[1] == trees[1][0]]
-    best = max(n / wall for n, _, wall, *_ in mine)
-    rep.append("Target (#59): at least %d records/s: %s (this tree's "
-               "best: %.0f, %.1f times short)." % (
-                   TARGET, "met" if best >= TARGET else "not met", best,
-                   TARGET / best if best < TARGET else 0))
+    # (on every size: the slowest is what the target is held to)
+    worst = min(n / wall for n, _, wall, *_ in mine)
+    rep.append("Target (#59): at least %d records/s on every log: %s "
+               "(this tree's slowest: %.0f records/s%s)." % (
+                   TARGET, "met" if worst >= TARGET else "not met", worst,
+                   ", %.2f times short" % (TARGET / worst)
+                   if worst < TARGET else ""))
     if len(mine) > 1:
         lo, hi = mine[-2], mine[-1]
         rep.append("Memory from %d to %d records: %.0f to %.0f MiB "

@@ -99,10 +99,11 @@ struct field {
 	size_t n;
 };
 
-/* the record's fields: each thread's own (split()) */
-static __thread struct field fv[MAX_COLS];
+/* the record's line and where each of its fields ends (split()'s), as
+ * each thread has it */
+static __thread const char *cur;
+static __thread const uint32_t *cur_ends;
 static int ncols;
-static int split(char *p, size_t n);
 
 /* set once the reader and the CSVs' threads run: exit() would flush the
  * streams they use under them */
@@ -131,15 +132,22 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-static struct field get(enum col c)
+/* field @i of the record */
+static inline __attribute__((always_inline)) struct field field_at(int i)
+{
+	uint32_t s = i ? cur_ends[i - 1] + 1 : 0;
+
+	return (struct field){ cur + s, cur_ends[i] - s };
+}
+
+static inline __attribute__((always_inline)) struct field get(enum col c)
 {
 	struct field f = { "", 0 };
 
 	if (col[c] >= 0)
-		f = fv[col[c]];
+		f = field_at(col[c]);
 	return f;
 }
-
 static int is(struct field f, const char *s)
 {
 	size_t n = strlen(s);
@@ -341,7 +349,7 @@ static void oplace(struct slot *b, size_t nb, struct onode *e)
 
 static void ogrow(struct omap *m)
 {
-	size_t nb = m->nb ? m->nb * 2 : 64;
+	size_t nb = m->nb ? m->nb * 2 : 8;
 	struct slot *b = calloc(nb, sizeof(*b));
 	struct onode *e;
 
@@ -585,6 +593,8 @@ struct flow {
 	struct omap out_ranges;		/* seq, end -> count (may be < 0) */
 	struct omap in_pending;		/* seq, end -> count */
 	struct omap in_starts;		/* seq (4 bytes) -> omap end -> n */
+	uint32_t in_high;		/* the highest end of in_pending's */
+	int have_in_high;
 	long long in_tcp_only;
 	/* the peer's IP IDs per layer (0 dev, 1 ip) */
 	long long peer_id[2];
@@ -2249,6 +2259,41 @@ static void range_add(struct omap *m, uint32_t seq, uint32_t end, long long d)
 		odel(m, e);
 }
 
+/* the ranges the device got that are _WINDOW behind the highest (@end
+ * the newest) forgotten: TCP never took them (_pkt's end) */
+static void in_forget(struct flow *f, uint32_t end)
+{
+	struct onode *e;
+
+	if (!f->have_in_high || (end - f->in_high != 0 &&
+				 end - f->in_high < 0x80000000u)) {
+		f->in_high = end;
+		f->have_in_high = 1;
+	}
+	while ((e = f->in_pending.first)) {
+		uint32_t seq, en;
+		struct onode *x, *y;
+		struct omap *ends;
+		char k[8];
+
+		memcpy(&seq, e->key, 4);
+		memcpy(&en, e->key + 4, 4);
+		if ((long long)behind(f->in_high, en) <= win_bytes)
+			return;
+		odel(&f->in_pending, e);
+		x = ofind(&f->in_starts, (char *)&seq, 4);
+		ends = x->v;
+		rkey(k, en, 0);
+		y = ofind(ends, k, 8);
+		odel(ends, y);
+		if (!ends->n) {
+			free(ends->b);
+			free(ends);
+			odel(&f->in_starts, x);
+		}
+	}
+}
+
 /* analyse.py's _in_take() */
 static void in_take(struct flow *f, uint32_t seq, uint32_t end)
 {
@@ -2344,6 +2389,7 @@ static void pkt_record(struct flow *f, struct field ev, enum layer l,
 			if (!e->v)
 				e->v = xcalloc(sizeof(struct omap));
 			range_add(e->v, end, 0, 1);
+			in_forget(f, end);
 		}
 	}
 	if (!(is(ev, "dev_in") || is(ev, "ip_in")) || !is(get(C_FAMILY), "4"))
@@ -2747,30 +2793,15 @@ static void csv_row(struct cflow *f, struct field ev, long long t)
 	fwrite_unlocked(r.b, 1, r.n, csv_of(f));
 }
 
-/* the CSVs' thread's part of a line (@p, @n bytes, a record the pass
- * took): a TCP record's row */
-static void csv_line(char *p, size_t n)
+/* the CSVs' thread's part of a record the pass took (cur, cur_ends): a
+ * TCP record's row */
+static void csv_line(void)
 {
-	const char *e = p, *end = p + n;
-	struct field ev;
-	int tabs = 0;
+	struct field ev = get(C_EVENT);
 
-	if (csv_t0 < 0) {
-		split(p, n);
+	if (csv_t0 < 0)
 		csv_t0 = time_ns(get(C_TIME));
-	}
-	/* the event, the third field (the header says so): a TCP layer's
-	 * (layer_of) or nothing to do */
-	for (; e < end && tabs < 2; e++)
-		tabs += *e == '\t';
-	ev.p = e;
-	while (e < end && *e != '\t')
-		e++;
-	ev.n = e - ev.p;
-	if (layer_of(ev) != L_TCP)
-		return;
-	split(p, n);
-	if (!get(C_LPORT).n)
+	if (layer_of(ev) != L_TCP || !get(C_LPORT).n)
 		return;
 	csv_row(cflow_of(), ev, time_ns(get(C_TIME)));
 }
@@ -2907,7 +2938,7 @@ static void tcp_record(struct flow *f, struct field ev, long long t)
 	}
 }
 
-/* one record (fv[0..ncols)) */
+/* one record (cur, cur_ends) */
 static void record(void)
 {
 	struct field ev = get(C_EVENT), cpu = get(C_CPU);
@@ -3903,49 +3934,41 @@ static void out(int code, const char *message)
 
 /* ---- reading ---- */
 
-/* the line @p (@n bytes, no newline) into fv[]: its fields' count, or
- * MAX_COLS + 1 if more. The fields are short (most under 8 bytes): a
- * scan of 16 bytes at a time for the tabs (SSE2), not a memchr per field */
-static int split(char *p, size_t n)
+/* where the fields of the line @p (@n bytes, no newline) end, into
+ * @ends (room for @max): their count, or @max + 1 if more. The fields are
+ * short (most under 8 bytes): a scan of 16 bytes at a time for the tabs
+ * (SSE2), not a memchr per field */
+static int split(const char *p, size_t n, uint32_t *ends, int max)
 {
-	const char *s = p, *end = p + n;
+	const char *s = p, *q = p, *end = p + n;
 	int i = 0;
 
 #ifdef __SSE2__
 	const __m128i tabs = _mm_set1_epi8('\t');
 
-	while (end - p >= 16) {
+	while (end - q >= 16) {
 		unsigned m = _mm_movemask_epi8(_mm_cmpeq_epi8(
-			_mm_loadu_si128((const __m128i *)p), tabs));
+			_mm_loadu_si128((const __m128i *)q), tabs));
 
 		while (m) {
-			const char *t = p + __builtin_ctz(m);
-
-			if (i == MAX_COLS)
-				return MAX_COLS + 1;
-			fv[i].p = s;
-			fv[i].n = t - s;
-			i++;
-			s = t + 1;
+			if (i == max)
+				return max + 1;
+			ends[i++] = q - s + __builtin_ctz(m);
 			m &= m - 1;
 		}
-		p += 16;
+		q += 16;
 	}
 #endif
-	for (; p < end; p++)
-		if (*p == '\t') {
-			if (i == MAX_COLS)
-				return MAX_COLS + 1;
-			fv[i].p = s;
-			fv[i].n = p - s;
-			i++;
-			s = p + 1;
+	for (; q < end; q++)
+		if (*q == '\t') {
+			if (i == max)
+				return max + 1;
+			ends[i++] = q - s;
 		}
-	if (i == MAX_COLS)
-		return MAX_COLS + 1;
-	fv[i].p = s;
-	fv[i].n = end - s;
-	return i + 1;
+	if (i == max)
+		return max + 1;
+	ends[i++] = n;
+	return i;
 }
 
 /* Three threads: one reads the text into batches of whole lines, the
@@ -3954,7 +3977,7 @@ static int split(char *p, size_t n)
  * the pass does not take (not a record) ends the batch for the CSVs too.
  * On two cores the pass runs alone on one. */
 #define NBATCH 4
-#define BATCH_BYTES (1 << 21)
+#define BATCH_BYTES (1 << 20)
 
 enum { B_FREE, B_READ, B_DONE };	/* whose a batch is: reader's, pass's,
 					 * CSVs' */
@@ -3964,6 +3987,8 @@ struct batch {
 	size_t *start;		/* line i: start[i] to start[i + 1] - 1 (its
 				 * newline) */
 	size_t nl, cap_l;
+	uint32_t *ends;		/* line i's fields' ends: ends[i * ncols..] */
+	int *nf;		/* line i's fields (ncols + 1: more) */
 	size_t taken;		/* the lines the pass took (the CSVs' too) */
 	size_t cut;		/* at the end: a last line's bytes, no
 				 * newline */
@@ -3991,6 +4016,14 @@ static void batch_give(struct batch *b, int state)
 	b->state = state;
 	pthread_cond_broadcast(&batch_cv);
 	pthread_mutex_unlock(&batch_mu);
+}
+
+static void lines_room(struct batch *b, size_t n)
+{
+	b->cap_l = n;
+	b->start = xrealloc(b->start, n * sizeof(*b->start));
+	b->nf = xrealloc(b->nf, n * sizeof(*b->nf));
+	b->ends = xrealloc(b->ends, n * ncols * sizeof(*b->ends));
 }
 
 /* the reader: @arg's text, batch after batch, each of whole lines (a line
@@ -4021,10 +4054,8 @@ static void *reader(void *arg)
 		b->nl = b->cut = 0;
 		b->last = b->stop = b->err = 0;
 		pos = scan = 0;
-		if (!b->cap_l) {
-			b->cap_l = 65536;
-			b->start = xrealloc(NULL, b->cap_l * sizeof(*b->start));
-		}
+		if (!b->cap_l)
+			lines_room(b, 4096);
 		for (;;) {
 			char *nlp;
 
@@ -4037,11 +4068,12 @@ static void *reader(void *arg)
 					b->err = errno ? errno : EIO;
 			}
 			while ((nlp = memchr(b->buf + scan, '\n', len - scan))) {
-				if (b->nl + 1 >= b->cap_l) {
-					b->cap_l *= 2;
-					b->start = xrealloc(b->start,
-						b->cap_l * sizeof(*b->start));
-				}
+				if (b->nl + 1 >= b->cap_l)
+					lines_room(b, b->cap_l * 2);
+				b->nf[b->nl] = split(b->buf + pos,
+						     nlp - b->buf - pos,
+						     b->ends + b->nl * ncols,
+						     ncols);
 				b->start[b->nl++] = pos;
 				pos = scan = nlp + 1 - b->buf;
 			}
@@ -4078,9 +4110,11 @@ static void *csv_writer(void *arg)
 	for (i = 0;; i++) {
 		struct batch *b = batch_wait(i, B_DONE);
 
-		for (l = 0; l < b->taken; l++)
-			csv_line(b->buf + b->start[l],
-				 b->start[l + 1] - b->start[l] - 1);
+		for (l = 0; l < b->taken; l++) {
+			cur = b->buf + b->start[l];
+			cur_ends = b->ends + l * ncols;
+			csv_line();
+		}
 		if (b->last || b->stop) {
 			csv_close();
 			return NULL;
@@ -4149,6 +4183,7 @@ int main(int argc, char **argv)
 	FILE *in = stdin;
 	int i, c, code = 0;
 	pthread_t rt, ct;
+	uint32_t hdr_ends[MAX_COLS];
 	size_t j;
 	int end;
 
@@ -4205,16 +4240,17 @@ int main(int argc, char **argv)
 		die(2, "%s: not the magnet text (no header line)", name);
 	if (line[n - 1] == '\n')
 		line[--n] = 0;
-	ncols = split(line, n);
+	ncols = split(line, n, hdr_ends, MAX_COLS);
 	if (ncols > MAX_COLS)
 		die(2, "%s: more columns than %d", name, MAX_COLS);
+	cur = line;
+	cur_ends = hdr_ends;
 	for (c = 0; c < C_NCOLS; c++) {
 		col[c] = -1;
 		for (i = 0; i < ncols; i++)
-			if (is(fv[i], col_names[c]))
+			if (is(field_at(i), col_names[c]))
 				col[c] = i;
 	}
-	/* the columns' names are fv's until the first record: keep none */
 	if (pthread_create(&rt, NULL, reader, in) ||
 	    (csv_dir && pthread_create(&ct, NULL, csv_writer, NULL)))
 		die(1, "no thread: %s", strerror(errno));
@@ -4226,11 +4262,8 @@ int main(int argc, char **argv)
 		if (b->err)
 			die(1, "%s: %s", name, strerror(b->err));
 		for (l = 0; l < b->nl; l++) {
-			char *p = b->buf + b->start[l];
-			size_t len = b->start[l + 1] - b->start[l] - 1;
-
 			lineno++;
-			i = split(p, len);
+			i = b->nf[l];
 			if (i != ncols) {
 				code = 2;
 				snprintf(msg, sizeof(msg), "%s: line %ld has %d "
@@ -4239,6 +4272,8 @@ int main(int argc, char **argv)
 				b->stop = 1;
 				break;
 			}
+			cur = b->buf + b->start[l];
+			cur_ends = b->ends + l * ncols;
 			record();
 		}
 		b->taken = l;

@@ -131,9 +131,14 @@ class Flow:
         self.out_ranges = Counter()
         # received: ranges the device saw and TCP has not (yet), by
         # start too, since TCP may coalesce segments queued in the
-        # socket's backlog into one; and how many TCP saw alone
+        # socket's backlog into one; and how many TCP saw alone. A range
+        # TCP never takes (lost in the receiver's stack) goes once it is
+        # _WINDOW bytes behind the highest end the device got (in_high),
+        # as the windows' do: what is kept follows what is in flight, not
+        # the log's length
         self.in_pending = Counter()
         self.in_starts = {}
+        self.in_high = None
         self.in_tcp_only = 0
         self.seen_layers = set()
         self.sent_tcp = False
@@ -1578,6 +1583,18 @@ def _pkt(f, r, t, ev, layer):
                 f.got_dev.bump((seq, end))
             f.in_pending[(seq, end)] += 1
             f.in_starts.setdefault(seq, Counter())[end] += 1
+            if f.in_high is None or \
+                    0 < (end - f.in_high) & 0xffffffff < 2 ** 31:
+                f.in_high = end
+            while f.in_pending:
+                k = next(iter(f.in_pending))
+                if _behind(f.in_high, k[1]) <= _WINDOW:
+                    break
+                del f.in_pending[k]
+                ends = f.in_starts[k[0]]
+                del ends[k[1]]
+                if not ends:
+                    del f.in_starts[k[0]]
     if ev not in ("dev_in", "ip_in") or f.key[0] != "4":
         return
     # Monarch's test: the peer's socket numbers its packets (IPv4 ID, +1
