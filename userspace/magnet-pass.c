@@ -3943,6 +3943,9 @@ static int split(const char *p, size_t n, uint32_t *ends, int max)
 	const char *s = p, *q = p, *end = p + n;
 	int i = 0;
 
+	if (n > UINT32_MAX)
+		return max + 1;		/* (no record is 4 GiB long) */
+
 #ifdef __SSE2__
 	const __m128i tabs = _mm_set1_epi8('\t');
 

@@ -34,6 +34,10 @@
  *                 records up to the first ACK without an RTT sample
  *                 (min_rtt_us ~0U, pacing_rate not set: ~0UL)
  *
+ *   exp_fixture DIR N   writes DIR/long.bin only: clean.bin's connection
+ *                 with N segments (12 records each; bench/analysis.py's
+ *                 binary logs)
+ *
  * Each is a complete magnet binary log (module/uapi/record.h); the analysis
  * reads them through ttpb2ascii, as it reads any log.
  */
@@ -47,6 +51,7 @@
 #define T0 1000000000ULL
 #define SEG 1000
 #define NSEG 5
+static long nseg = NSEG;	/* the data segments (exp_fixture DIR N: N) */
 
 static const __u8 a_addr[4] = { 10, 0, 0, 1 };	/* the sender */
 static const __u8 b_addr[4] = { 10, 0, 0, 2 };	/* the receiver */
@@ -218,8 +223,8 @@ static void write_log(const char *dir, const char *name, enum variant v)
 		listener = 0;
 		no_rtt = 1;
 	}
-	app(&a, MAGNET_EV_APP_SEND, 1000, NSEG * SEG);
-	for (i = 0; i < NSEG; i++) {
+	app(&a, MAGNET_EV_APP_SEND, 1000, nseg * SEG);
+	for (i = 0; i < nseg; i++) {
 		__u32 seq = 1000 + (__u32)i * SEG;
 
 		a.sent += SEG;
@@ -264,17 +269,17 @@ static void write_log(const char *dir, const char *name, enum variant v)
 		segment(&a, &b, 1000 + 2 * SEG, SEG, 1);
 		segment(&a, &b, 1000 + 4 * SEG, SEG, 1);
 	}
-	app(&b, MAGNET_EV_APP_RECV, 1000, v == CUT ? 3000 : NSEG * SEG);
+	app(&b, MAGNET_EV_APP_RECV, 1000, v == CUT ? 3000 : nseg * SEG);
 	if (v == CUT) {
 		a.state = 4;	/* FIN_WAIT1 */
-		segment(&a, &b, 1000 + NSEG * SEG, 0, 1);
+		segment(&a, &b, 1000 + nseg * SEG, 0, 1);
 		b.state = 7;	/* CLOSE: a reset */
 		rst = 1;
 		segment(&b, &a, 5000, 0, 1);
 		rst = 0;
 	} else if (v != OPEN) {
 		a.state = 4;	/* FIN_WAIT1 */
-		segment(&a, &b, 1000 + NSEG * SEG, 0, 1);
+		segment(&a, &b, 1000 + nseg * SEG, 0, 1);
 		b.state = 9;	/* LAST_ACK */
 		segment(&b, &a, 5000, 0, 1);
 	}
@@ -288,8 +293,22 @@ static void write_log(const char *dir, const char *name, enum variant v)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3) {
+		/* the clean flow of N data segments, DIR/long.bin (12 records
+		 * a segment: bench/analysis.py's binary log) */
+		char *end;
+
+		nseg = strtol(argv[2], &end, 10);
+		if (*end || nseg < 1) {
+			fprintf(stderr, "exp_fixture: %s: not a count\n",
+				argv[2]);
+			return 2;
+		}
+		write_log(argv[1], "long.bin", CLEAN);
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: exp_fixture DIR\n");
+		fprintf(stderr, "usage: exp_fixture DIR [SEGMENTS]\n");
 		return 2;
 	}
 	write_log(argv[1], "clean.bin", CLEAN);
