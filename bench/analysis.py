@@ -214,9 +214,9 @@ def main():
     except (OSError, StopIteration):
         pass
     rep = ["# make bench-analysis, %s" % date, "",
-           "magnet-exp analyse%s on one long flow's magnet text "
-           "(tests/unit/test_exp.py's write_long_flow), each tree alone, "
-           "one after the other on the same log; %s, %d CPUs, Python %s."
+           "magnet-exp analyse%s on long flows (text and binary logs, "
+           "below the table), each tree alone, one after the other on "
+           "the same log; %s, %d CPUs, Python %s."
            % (" --no-figures" if not a.figures else "", cpu,
               os.cpu_count(), sys.version.split()[0]), "",
            "| records | log | tree | wall (s) | records/s | CPU (s) | "
