@@ -620,8 +620,6 @@ struct ca_change {
 
 static long long max_ca_changes = 10000;	/* _MAX_CA_CHANGES */
 
-static struct flow **flows;	/* in the order found */
-static size_t nflows, cap_flows;
 
 static const enum col key_cols[6] = {
 	C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT, C_NETNS
@@ -666,10 +664,11 @@ static int key_is(const struct keyed *k)
 	return 1;
 }
 
-/* open addressing, a power of 2, at most half full */
+/* open addressing, a power of 2, at most half full; and all, in the
+ * order found */
 struct ktab {
-	struct keyed **t;
-	size_t size, n;
+	struct keyed **t, **all;
+	size_t size, n, cap_all;
 };
 
 static void ktab_grow(struct ktab *k)
@@ -694,7 +693,7 @@ static void ktab_grow(struct ktab *k)
 }
 
 /* the record's in @k (its key's hash @h), NULL if none; @slot: where it
- * goes (ktab_put) */
+ * goes (ktab_get) */
 static struct keyed *ktab_find(struct ktab *k, uint64_t h, size_t *slot)
 {
 	size_t j;
@@ -708,43 +707,49 @@ static struct keyed *ktab_find(struct ktab *k, uint64_t h, size_t *slot)
 	return NULL;
 }
 
-/* @x put at @slot (ktab_find's, nothing put since), keyed by the record */
-static void ktab_put(struct ktab *k, size_t slot, struct keyed *x,
-		     uint64_t h)
+/* the record's in @k: found, or made (@size bytes, zeroed, a struct
+ * keyed first) and keyed by the record (*@made set) */
+static void *ktab_get(struct ktab *k, size_t size, int *made)
 {
+	uint64_t h = key_hash();
+	struct keyed *x;
+	size_t slot;
 	int i;
 
+	x = ktab_find(k, h, &slot);
+	*made = !x;
+	if (x)
+		return x;
+	x = xcalloc(size);
 	for (i = 0; i < 6; i++)
 		x->key[i] = keep(get(key_cols[i]));
 	x->h = h;
 	k->t[slot] = x;
-	k->n++;
+	if (k->n == k->cap_all) {
+		k->cap_all = k->cap_all ? k->cap_all * 2 : 64;
+		k->all = xrealloc(k->all, k->cap_all * sizeof(*k->all));
+	}
+	k->all[k->n++] = x;
+	return x;
 }
 
 static struct ktab ftab;	/* the flows */
+#define nflows (ftab.n)
+#define flows ((struct flow **)ftab.all)
 
 /* the record's flow, made at @t_ns if new */
 static struct flow *flow_of(long long t_ns)
 {
-	uint64_t h = key_hash();
-	struct flow *fl;
-	size_t j;
+	int made;
+	struct flow *fl = ktab_get(&ftab, sizeof(*fl), &made);
 
-	fl = (struct flow *)ktab_find(&ftab, h, &j);
-	if (fl)
+	if (!made)
 		return fl;
-	fl = xcalloc(sizeof(*fl));
-	ktab_put(&ftab, j, &fl->id, h);
-	fl->idx = nflows;
+	fl->idx = nflows - 1;
 	fl->first_ns = fl->last_ns = t_ns;
 	fl->syn_out = fl->tcp_in_first = fl->data_out_first = -1;
 	fl->data_in_first = fl->data_in_last = -1;
 	fl->min_rtt_us = -1;
-	if (nflows == cap_flows) {
-		cap_flows = cap_flows ? cap_flows * 2 : 64;
-		flows = xrealloc(flows, cap_flows * sizeof(*flows));
-	}
-	flows[nflows++] = fl;
 	{
 		struct onode *e;
 
@@ -2571,28 +2576,16 @@ struct cflow {
 };
 
 static struct ktab ctab;
-static struct cflow **cflows;	/* in the order found */
-static size_t ncflows, cap_cflows;
+#define ncflows (ctab.n)
+#define cflows ((struct cflow **)ctab.all)
 static int csv_open;
 static long long csv_clock, csv_t0 = -1;
 
 static struct cflow *cflow_of(void)
 {
-	uint64_t h = key_hash();
-	struct cflow *f;
-	size_t j;
+	int made;
 
-	f = (struct cflow *)ktab_find(&ctab, h, &j);
-	if (f)
-		return f;
-	f = xcalloc(sizeof(*f));
-	ktab_put(&ctab, j, &f->id, h);
-	if (ncflows == cap_cflows) {
-		cap_cflows = cap_cflows ? cap_cflows * 2 : 64;
-		cflows = xrealloc(cflows, cap_cflows * sizeof(*cflows));
-	}
-	cflows[ncflows++] = f;
-	return f;
+	return ktab_get(&ctab, sizeof(struct cflow), &made);
 }
 
 static void csv_name(const struct keyed *f, char *b, size_t cap)
