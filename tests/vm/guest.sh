@@ -145,11 +145,14 @@ run_case() {
 	# logs of a case that passed and left no check for the host go once
 	# it ended (468 MB of them filled it on 5.10, and every case after
 	# failed). A failed case's stay, and go out with the rest
-	# (MAGNET_VM_KEEP_LOGS=1, tests/vm/run.sh: every case's stay).
+	# (MAGNET_VM_KEEP_LOGS=1, tests/vm/run.sh: every case's stay), and so
+	# do those it named for a later case (keep_for_later, lib.sh).
 	if [ $rc -eq 0 ] && [ "${MAGNET_VM_KEEP_LOGS:-}" != 1 ] && [ "$(cat "$L/host-checks" 2> /dev/null | wc -l)" = "$hc0" ]; then
 		for f in $(ls -A "$L"); do
-			case $f in xtrace | host-checks) continue ;; esac
-			grep -qxF -- "$f" <<< "$before" || rm -rf -- "${L:?}/$f"
+			case $f in xtrace | host-checks | kept) continue ;; esac
+			grep -qxF -- "$f" <<< "$before" ||
+				grep -qxF -- "$f" "$L/kept" 2> /dev/null ||
+				rm -rf -- "${L:?}/$f"
 		done
 	fi
 	if [ $rc -eq 77 ] && [ -s "$L/skip" ]; then

@@ -41,6 +41,12 @@ skip() {
 	exit 77
 }
 
+# keep_for_later NAME...: files of $L that a later case reads, kept when
+# this one passes (guest.sh deletes the rest of a passed case's files)
+keep_for_later() {
+	printf '%s\n' "$@" >> "$L/kept"
+}
+
 nsexec() {
 	local ns=$1
 	shift

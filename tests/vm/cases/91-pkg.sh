@@ -34,6 +34,7 @@ teacup_modprobe() {
 case_dkms_modprobe() {
 	modinfo -n magnet | grep -E '/updates/dkms/magnet\.ko'
 	teacup_modprobe magnet "$L/dkms.log"
+	keep_for_later dkms.log		# case_ttprobe_compat's
 }
 
 # after `make install-ttprobe-compat`: TEACUP's sanity check, modprobe
