@@ -25,10 +25,10 @@ with --figures) runs alone, one after the other on the same log, BASE
 first, once the log is on disk (sync); a log of up to 2M records, whose
 run is a second or so, three times each in turn, and the median run
 (by wall time) is the row; per run: the wall time, records per second
-(the log's records over the wall time), the CPU time (user + system, the process and its
-children) and the peak resident memory (the kernel's ru_maxrss of the
-process, from wait4), its exit status and the first line it printed (its
-verdict). BASE's tree is `git archive REV` of the repository, built with
+(the log's records over the wall time), the CPU time (user + system,
+the process and its children) and the peak resident memory (the
+kernel's ru_maxrss of the process, from wait4), its exit status and the
+first line it printed (its verdict). BASE's tree is `git archive REV` of the repository, built with
 its own Makefile (default: HEAD^, the commit before this tree's).
 Writes the report (markdown) to --out (default:
 bench/results/<date>-analysis.md) and prints it.
@@ -241,9 +241,9 @@ def main():
                    TARGET, "met" if worst >= TARGET else "not met", worst,
                    ", %.2f times short" % (TARGET / worst)
                    if worst < TARGET else ""))
-    if len([r for r in mine if r[-1] == "text"]) > 1:
-        text = [r for r in mine if r[-1] == "text"]
-        lo, hi = text[-2], text[-1]
+    texts = [r for r in mine if r[-1] == "text"]
+    if len(texts) > 1:
+        lo, hi = texts[-2], texts[-1]
         rep.append("Memory from %d to %d records: %.0f to %.0f MiB "
                    "(%+.1f%%; flat is within 10%%)." % (
                        lo[0], hi[0], lo[4], hi[4],

@@ -148,6 +148,7 @@ static inline __attribute__((always_inline)) struct field get(enum col c)
 		f = field_at(col[c]);
 	return f;
 }
+
 static int is(struct field f, const char *s)
 {
 	size_t n = strlen(s);
@@ -275,15 +276,23 @@ struct omap {
 static char kbuf[4096];
 static size_t klen;
 
+/* whether the columns @cs (@n) are side by side in the header, in that
+ * order: their text in a line is one span, tabs between */
+static int adjacent(const enum col *cs, int n)
+{
+	int i;
+
+	for (i = 1; i < n && col[cs[i]] == col[cs[0]] + i; i++)
+		;
+	return i == n && col[cs[0]] >= 0;
+}
+
 /* the key of the fields @cs of the record, in kbuf */
 static void kmake(const enum col *cs, int n)
 {
 	int i;
 
-	for (i = 1; i < n && col[cs[i]] >= 0 && col[cs[i]] == col[cs[0]] + i;
-	     i++)
-		;
-	if (i == n && col[cs[0]] >= 0) {
+	if (adjacent(cs, n)) {
 		/* adjacent in the line (5-tuples): the text between */
 		struct field a = get(cs[0]), z = get(cs[n - 1]);
 
@@ -620,7 +629,6 @@ struct ca_change {
 
 static long long max_ca_changes = 10000;	/* _MAX_CA_CHANGES */
 
-
 static const enum col key_cols[6] = {
 	C_FAMILY, C_LADDR, C_LPORT, C_RADDR, C_RPORT, C_NETNS
 };
@@ -630,11 +638,8 @@ static uint64_t key_hash(void)
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int i;
 
-	if (col[C_FAMILY] >= 0 && col[C_RPORT] == col[C_FAMILY] + 4 &&
-	    col[C_LADDR] == col[C_FAMILY] + 1 &&
-	    col[C_LPORT] == col[C_FAMILY] + 2 &&
-	    col[C_RADDR] == col[C_FAMILY] + 3) {
-		/* adjacent in the line: the text from family to rport */
+	if (adjacent(key_cols, 5)) {
+		/* the text from family to rport */
 		struct field a = get(C_FAMILY), z = get(C_RPORT);
 
 		h = hash(a.p, z.p + z.n - a.p, h);
@@ -1100,7 +1105,6 @@ static void q_dev_out(long long t)
 {
 	char dk[512];
 	size_t n = dev_key(dk, sizeof(dk));
-
 	uint64_t h;
 
 	kmake(packet_cols, 9);
@@ -2092,6 +2096,16 @@ struct window {
 	int have_high, overflowed;
 };
 
+/* @end, if past *@high (or none yet), the new *@high (analyse.py's
+ * _raised) */
+static void raise_high(uint32_t *high, int *have, uint32_t end)
+{
+	if (!*have || (end - *high != 0 && end - *high < 0x80000000u)) {
+		*high = end;
+		*have = 1;
+	}
+}
+
 static uint32_t behind(uint32_t high, uint32_t end)
 {
 	uint32_t d = high - end;
@@ -2143,11 +2157,7 @@ static long long win_bump(struct window **wp, uint32_t seq, uint32_t end)
 		e = oget_h(&w->m, k, 8, h);
 	}
 	e->v = (void *)(intptr_t)n;
-	if (!w->have_high || (end - w->high != 0 &&
-			      end - w->high < 0x80000000u)) {
-		w->high = end;
-		w->have_high = 1;
-	}
+	raise_high(&w->high, &w->have_high, end);
 	for (;;) {
 		struct onode *first = w->m.first;
 		uint32_t fend;
@@ -2270,11 +2280,7 @@ static void in_forget(struct flow *f, uint32_t end)
 {
 	struct onode *e;
 
-	if (!f->have_in_high || (end - f->in_high != 0 &&
-				 end - f->in_high < 0x80000000u)) {
-		f->in_high = end;
-		f->have_in_high = 1;
-	}
+	raise_high(&f->in_high, &f->have_in_high, end);
 	while ((e = f->in_pending.first)) {
 		uint32_t seq, en;
 		struct onode *x, *y;
@@ -3593,18 +3599,23 @@ static void jseries(const struct series *s, int width)
 }
 
 /* a map of ranges (seq, end as 2 x uint32) to counts */
-static void jranges(const struct omap *m)
+/* @m's ranges and counts; with @only, those of its keys alone */
+static void jranges(const struct omap *m, struct omap *only)
 {
 	struct onode *e;
+	int first = 1;
 
 	putchar('[');
 	for (e = m->first; e; e = e->next) {
 		uint32_t a, b;
 
+		if (only && !ofind(only, e->key, 8))
+			continue;
 		memcpy(&a, e->key, 4);
 		memcpy(&b, e->key + 4, 4);
-		printf("[%u, %u, %lld]%s", a, b, (long long)(intptr_t)e->v,
-		       e->next ? ", " : "");
+		printf("%s[%u, %u, %lld]", first ? "" : ", ", a, b,
+		       (long long)(intptr_t)e->v);
+		first = 0;
 	}
 	putchar(']');
 }
@@ -3615,35 +3626,14 @@ static struct omap unsettled;
 
 static void jwindow(const struct window *w)
 {
-	struct onode *e;
-	int first = 1;
-
 	if (!w) {
 		printf("{\"d\": [], \"high\": null, \"overflowed\": false}");
 		return;
 	}
 	printf("{\"d\": ");
-	if (full) {
-		jranges(&w->m);
-	} else {
-		/* without --full: only those ranges (the window's tens of
-		 * thousands took a tenth of the Python side's time) */
-		putchar('[');
-		for (e = unsettled.first; e; e = e->next) {
-			struct onode *x = ofind((struct omap *)&w->m, e->key,
-						8);
-			uint32_t a, b;
-
-			if (!x)
-				continue;
-			memcpy(&a, x->key, 4);
-			memcpy(&b, x->key + 4, 4);
-			printf("%s[%u, %u, %lld]", first ? "" : ", ", a, b,
-			       (long long)(intptr_t)x->v);
-			first = 0;
-		}
-		putchar(']');
-	}
+	/* (without --full only those ranges: the window's tens of
+	 * thousands took a tenth of the Python side's time) */
+	jranges(&w->m, full ? NULL : &unsettled);
 	if (w->have_high)
 		printf(", \"high\": %u", w->high);
 	else
@@ -3664,14 +3654,14 @@ static void jflow_seq(const struct flow *f)
 	printf(",\n   \"got_tcp\": ");
 	jwindow(f->got_tcp);
 	printf(",\n   \"retx\": ");
-	jranges(&f->retx);
+	jranges(&f->retx, NULL);
 	printf(", \"loss\": [%lld, %lld, %lld, %lld, %lld], "
 	       "\"retx_unplaced\": %lld, \"out_ranges\": ", f->loss[0],
 	       f->loss[1], f->loss[2], f->loss[3], f->loss[4],
 	       f->retx_unplaced);
-	jranges(&f->out_ranges);
+	jranges(&f->out_ranges, NULL);
 	printf(", \"in_pending\": ");
-	jranges(full ? &f->in_pending : &(struct omap){ 0 });
+	jranges(full ? &f->in_pending : &(struct omap){ 0 }, NULL);
 	printf(", \"in_starts\": [");
 	for (e = full ? f->in_starts.first : NULL; e; e = e->next) {
 		struct onode *x;

@@ -274,9 +274,7 @@ class _Window(OrderedDict):
     def bump(self, k):
         n = self.pop(k, 0) + 1
         self[k] = n
-        end = k[1]
-        if self.high is None or 0 < (end - self.high) & 0xffffffff < 2 ** 31:
-            self.high = end
+        self.high = _raised(self.high, k[1])
         while True:
             first = next(iter(self))
             if _behind(self.high, first[1]) > _WINDOW:
@@ -286,6 +284,14 @@ class _Window(OrderedDict):
                 self.overflowed = True
             else:
                 return n
+
+
+def _raised(high, end):
+    """the highest end of sequence space seen, @high (None: none yet),
+    with @end seen too"""
+    if high is None or 0 < (end - high) & 0xffffffff < 2 ** 31:
+        return end
+    return high
 
 
 def _behind(high, end):
@@ -1583,9 +1589,7 @@ def _pkt(f, r, t, ev, layer):
                 f.got_dev.bump((seq, end))
             f.in_pending[(seq, end)] += 1
             f.in_starts.setdefault(seq, Counter())[end] += 1
-            if f.in_high is None or \
-                    0 < (end - f.in_high) & 0xffffffff < 2 ** 31:
-                f.in_high = end
+            f.in_high = _raised(f.in_high, end)
             while f.in_pending:
                 k = next(iter(f.in_pending))
                 if _behind(f.in_high, k[1]) <= _WINDOW:

@@ -586,9 +586,9 @@ def main():
         # state only (ASan's build has the rest)
         tsan = os.environ.get("TEST_PASS_TSAN")
         if tsan:
-            jobs += [(tsan, ttpb, name + TSAN) + tuple(c[1:])
-                     for c in cases for name in [c[0]]
-                     if name in ("long flow", "140 connection ends",
+            jobs += [(tsan, ttpb, c[0] + TSAN) + tuple(c[1:])
+                     for c in cases
+                     if c[0] in ("long flow", "140 connection ends",
                                  "a line longer than a batch",
                                  "a short line after batches",
                                  "cut line after batches")]
